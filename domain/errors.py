@@ -1,0 +1,25 @@
+"""The one small hierarchy of errors a user can trigger in the domain."""
+
+from __future__ import annotations
+
+
+class TrackerError(Exception):
+    """Anything Trek refuses; its message is one sentence meant for the GM."""
+
+
+class RuleViolation(TrackerError):
+    """A command the rules do not allow in the campaign's current state."""
+
+
+class NotFound(RuleViolation):
+    """A named character, conveyance, shortcut or event that does not exist."""
+
+
+class MapError(TrackerError):
+    """A map file that cannot be used, with the line it went wrong on."""
+
+    def __init__(self, reason: str, line: int | None = None) -> None:
+        self.reason = reason
+        self.line = line
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(f"{where}{reason}")
