@@ -1,0 +1,628 @@
+"""BESM overland travel: squares per day, checks, forced marches, strain, repair and rest."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from domain.dice import Dice, RecordedDice, Roll, check
+from domain.errors import NotFound, RuleViolation
+from domain.events import (
+    DayEnded,
+    DayStarted,
+    Foraged,
+    ForcedMarched,
+    Moved,
+    NightTravelled,
+    Recovery,
+    Repaired,
+    ShortcutAttempted,
+    StrainLanded,
+    TrekEvent,
+    Upkeep,
+)
+from domain.geometry import DIRECTIONS, Square
+from domain.maps import BESM_TERRAINS, Terrain
+from domain.ruleset import CharacterOptions, DayEndOptions, Decision, MoveOptions, Situation
+from domain.state import (
+    Character,
+    Conveyance,
+    ConveyanceKind,
+    ConveyanceState,
+    Game,
+    HouseRules,
+    Role,
+)
+
+STATS = ("body", "mind", "soul")
+MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")
+REST_MODES = ("camp", "saddle", "vehicle", "none")
+# Points of success one level of each supply costs when foraging.
+FORAGE_COST = {"provisions": 1, "fuel": 3, "ammo": 3, "wealth": 5}
+MAX_HOURS = 24
+
+
+# -- stats and checks ------------------------------------------------------------------------
+
+
+def stat_value(character: Character, expression: str) -> int:
+    """A stat, or a combined stat such as `body-soul`: the average rounded down."""
+    parts = expression.split("-")
+    values: list[int] = [getattr(character, part) for part in parts]
+    return sum(values) // len(values)
+
+
+def better_skill(character: Character, *skills: str) -> int:
+    return max(character.skill(skill) for skill in skills)
+
+
+def square_penalty(situation: Situation) -> int:
+    if situation.map is None:
+        return 0
+    return situation.map.penalty(situation.game.position)
+
+
+def navigation_target(character: Character, penalty: int) -> int:
+    return character.mind + better_skill(character, "navigation", "survival") - penalty
+
+
+def forage_target(character: Character, penalty: int) -> int:
+    return stat_value(character, "body-mind") + character.skill("survival") - penalty
+
+
+def rider_target(character: Character, penalty: int) -> int:
+    skill = better_skill(character, "animal-ken", "ride")
+    return stat_value(character, "body-soul") + skill - penalty
+
+
+def driver_target(character: Character, penalty: int) -> int:
+    return stat_value(character, "body-mind") + better_skill(character, "drive", "pilot") - penalty
+
+
+def repair_target(character: Character, conveyance: Conveyance, penalty: int) -> int:
+    skill = "medicine" if conveyance.kind is ConveyanceKind.MOUNT else "technology"
+    return character.mind + character.skill(skill) - penalty
+
+
+def party_characters(game: Game) -> list[Character]:
+    return [c for c in game.characters.values() if c.with_party]
+
+
+def best_for(game: Game, target: Callable[[Character], int]) -> Character | None:
+    """The character in the party with the highest target; ties go to the earliest added."""
+    best: Character | None = None
+    for character in party_characters(game):
+        if best is None or target(character) > target(best):
+            best = character
+    return best
+
+
+def roller(situation: Situation, by: str | None, target: Callable[[Character], int],
+           what: str) -> Character:
+    game = situation.game
+    if by is not None:
+        character = game.characters.get(by)
+        if character is None:
+            raise NotFound(f"there is no character called {by!r}; {_known(game.characters)}")
+        if not character.with_party:
+            raise RuleViolation(f"{by} was left behind and cannot roll for {what}")
+        return character
+    best = best_for(game, target)
+    if best is None:
+        raise RuleViolation(
+            f"nobody in the party can roll for {what}; "
+            "add a character with `trek roster add-character`"
+        )
+    return best
+
+
+def _known(names: Iterable[str]) -> str:
+    listed = ", ".join(names)
+    return f"the roster has {listed}" if listed else "the roster is empty"
+
+
+# -- travel rates ----------------------------------------------------------------------------
+
+
+def attribute_rate(attribute: str, level: int) -> int:
+    """Squares a day one movement attribute gives at a level (0 below level 1)."""
+    if level < 1:
+        return 0
+    return 2 * level if attribute == "ground-speed" else level
+
+
+def character_rate(character: Character) -> int:
+    rates = [attribute_rate(a, lvl) for a, lvl in character.attributes.items()
+             if a in MOVEMENT_ATTRIBUTES]
+    return max([1, *rates])
+
+
+def conveyance_rate(conveyance: Conveyance) -> int:
+    return max(1, attribute_rate(conveyance.attribute or "", conveyance.level))
+
+
+@dataclass(frozen=True)
+class Unit:
+    name: str
+    rate: int
+    flies: bool
+
+
+def travelling_conveyances(game: Game) -> list[Conveyance]:
+    return [c for c in game.conveyances.values() if c.with_party and c.usable]
+
+
+def travelling_units(game: Game) -> list[Unit]:
+    """Characters on foot, mounts and vehicles travelling with the party."""
+    units = [
+        Unit(c.name, character_rate(c), c.attributes.get("flight", 0) >= 1)
+        for c in party_characters(game) if c.conveyance is None
+    ]
+    units += [
+        Unit(c.name, conveyance_rate(c), c.attribute == "flight" and c.level >= 1)
+        for c in travelling_conveyances(game)
+    ]
+    return units
+
+
+def base_movement(game: Game) -> int:
+    """The slowest travelling unit sets the pace; a party of nobody walks at 1."""
+    return min((unit.rate for unit in travelling_units(game)), default=1)
+
+
+def group_flies(game: Game) -> bool:
+    units = travelling_units(game)
+    return bool(units) and all(unit.flies for unit in units)
+
+
+# -- the map ---------------------------------------------------------------------------------
+
+
+def step_refusal(situation: Situation, square: Square, through_hazard: bool,
+                 flying: bool) -> str | None:
+    """Why the party may not enter `square`, or None when it may."""
+    game_map = situation.map
+    if game_map is None:
+        return None
+    if not game_map.contains(square):
+        return f"{_sq(square)} is off the map ({game_map.width}×{game_map.height})"
+    cell = game_map.cell(square)
+    if cell.terrain is Terrain.FEATURE and not flying and square not in situation.game.day.opened:
+        what = cell.name or "a terrain feature"
+        return (f"{_sq(square)} is {what}, which the group can only cross flying "
+                "or by a shortcut taken today")
+    if cell.terrain is Terrain.HAZARD and not through_hazard:
+        what = cell.name or "a hazard"
+        return f"{_sq(square)} is {what}; add --through-hazard to go through it"
+    return None
+
+
+def _sq(square: Square) -> str:
+    return f"{square.x},{square.y}"
+
+
+def cheapest_path(situation: Situation, goal: Square, through_hazard: bool,
+                  limit: int) -> list[Square] | None:
+    """Fewest steps (8 directions, 1 each) from the party to `goal`, within `limit` steps."""
+    start = situation.game.position
+    flying = group_flies(situation.game)
+    came_from: dict[Square, Square | None] = {start: None}
+    frontier: deque[tuple[Square, int]] = deque([(start, 0)])
+    while frontier:
+        square, steps = frontier.popleft()
+        if square == goal:
+            path = [square]
+            while (previous := came_from[path[-1]]) is not None:
+                path.append(previous)
+            return path[::-1]
+        if steps == limit:
+            continue
+        for dx, dy in DIRECTIONS.values():
+            nxt = Square(square.x + dx, square.y + dy)
+            if nxt in came_from or step_refusal(situation, nxt, through_hazard, flying):
+                continue
+            came_from[nxt] = square
+            frontier.append((nxt, steps + 1))
+    return None
+
+
+# -- rest ------------------------------------------------------------------------------------
+
+
+def rest_recovery(character: Character, mode: str, hours: int,
+                  rules: HouseRules) -> tuple[int, int]:
+    """Health for the night and Energy for the hours slept, at the night's rate."""
+    mind_soul = stat_value(character, "mind-soul")
+    if mode == "camp":
+        health = max(0, character.body + rules.camp_health_modifier)
+        energy = max(0, mind_soul + rules.camp_energy_modifier)
+    elif mode == "saddle":
+        health, energy = max(0, character.body - 2), max(0, mind_soul - 2)
+    elif mode == "vehicle":
+        health, energy = max(0, character.body - 1), max(0, mind_soul - 1)
+    else:
+        health, energy = 0, 0
+    return health, energy * hours
+
+
+def night_rest_default(game: Game, character: Character) -> str:
+    """After night travel: riders doze in the saddle, passengers in the vehicle, others not."""
+    if character.conveyance is None:
+        return "none"
+    conveyance = game.conveyances.get(character.conveyance)
+    if conveyance is None or not conveyance.usable or not conveyance.with_party:
+        return "none"
+    if character.role is Role.RIDER:
+        return "saddle"
+    if character.role is Role.PASSENGER:
+        return "vehicle"
+    return "none"
+
+
+def night_travel_gain(base: int, roll: Roll) -> int:
+    """Success travels the base movement again; each point of failure costs a square, to 1."""
+    if roll.success:
+        return base
+    return max(1, base - roll.points)
+
+
+def forage_gain(points: int, kind: str) -> int:
+    return points // FORAGE_COST[kind]
+
+
+# -- decisions -------------------------------------------------------------------------------
+
+
+def require_open_day(situation: Situation) -> None:
+    if not situation.game.day.open:
+        raise RuleViolation("no day is open; run `trek day start` first")
+
+
+def require_budget_unspent_on_repair(situation: Situation, what: str) -> None:
+    if situation.game.day.repaired:
+        raise RuleViolation(
+            f"today was spent on a repair, so no {what} is possible until `trek day start`"
+        )
+
+
+class Besm:
+    """The BESM overland ruleset."""
+
+    name = "besm"
+    terrains: frozenset[Terrain] = BESM_TERRAINS
+    extra_commands = frozenset({"shortcut", "forced march", "night travel", "forage", "repair"})
+
+    # -- roster ----------------------------------------------------------------------------
+
+    def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
+        if options.might is not None or options.speed is not None or options.intellect is not None:
+            raise RuleViolation(
+                "Might, Speed and Intellect are Cypher pools; a BESM character takes "
+                "--body, --mind and --soul"
+            )
+        stats: dict[str, int] = {}
+        for stat in STATS:
+            value = getattr(options, stat)
+            if value is None:
+                raise RuleViolation(f"a BESM character needs --{stat} (1 to 12)")
+            if not 1 <= value <= 12:
+                raise RuleViolation(f"{stat.capitalize()} must be 1 to 12, not {value}")
+            stats[stat] = value
+        body, mind, soul = stats["body"], stats["mind"], stats["soul"]
+        health_max = (body + soul) * 5 if options.health_max is None else options.health_max
+        energy_max = (mind + soul) * 5 if options.energy_max is None else options.energy_max
+        for label, value in (("--health-max", health_max), ("--energy-max", energy_max)):
+            if value < 1:
+                raise RuleViolation(f"{label} must be at least 1, not {value}")
+        return {
+            **stats, "skills": dict(options.skills), "attributes": dict(options.attributes),
+            "health_max": health_max, "energy_max": energy_max,
+        }
+
+    def _movement(self, move: tuple[str, int] | None, what: str) -> dict[str, Any]:
+        if move is None:
+            raise RuleViolation(
+                f"a BESM {what} needs --move ATTRIBUTE=LEVEL "
+                f"({', '.join(MOVEMENT_ATTRIBUTES)})"
+            )
+        attribute, level = move
+        if attribute not in MOVEMENT_ATTRIBUTES:
+            raise RuleViolation(
+                f"{attribute!r} is not a movement attribute; use one of "
+                f"{', '.join(MOVEMENT_ATTRIBUTES)}"
+            )
+        if level < 0:
+            raise RuleViolation(f"a movement level is 0 or more, not {level}")
+        return {"attribute": attribute, "level": level}
+
+    def mount(self, situation: Situation, name: str, move: tuple[str, int] | None,
+              rider: str | None) -> dict[str, Any]:
+        return self._movement(move, "mount")
+
+    def vehicle(self, situation: Situation, name: str,
+                move: tuple[str, int] | None) -> dict[str, Any]:
+        return self._movement(move, "vehicle")
+
+    # -- the day ---------------------------------------------------------------------------
+
+    def flying(self, situation: Situation) -> bool:
+        return group_flies(situation.game)
+
+    def movement_status(self, situation: Situation) -> dict[str, Any]:
+        day = situation.game.day
+        base = base_movement(situation.game)
+        if not day.open:
+            return {"base": base, "budget": 0, "used": 0, "remaining": 0}
+        return {"base": base, "budget": day.budget, "used": day.used, "remaining": day.remaining}
+
+    def start_day(self, situation: Situation) -> Decision:
+        day = situation.game.day
+        if day.open:
+            raise RuleViolation(f"day {day.number} is still open; run `trek day end` first")
+        base = base_movement(situation.game)
+        return DayStarted, {"number": day.number + 1, "base": base, "budget": base}
+
+    def move(self, situation: Situation, options: MoveOptions) -> Decision:
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "movement")
+        game = situation.game
+        if options.to is not None:
+            if options.to == game.position:
+                raise RuleViolation(f"the party already stands on {_sq(options.to)}")
+            path = cheapest_path(situation, options.to, options.through_hazard,
+                                 game.day.remaining)
+            if path is None:
+                raise RuleViolation(
+                    f"no legal path reaches {_sq(options.to)} within the "
+                    f"{game.day.remaining} square(s) left today"
+                    + ("" if options.through_hazard else " (hazards avoided; "
+                       "--through-hazard allows them)")
+                )
+        else:
+            if not options.steps:
+                raise RuleViolation("give at least one direction (N NE E SE S SW W NW) or --to X,Y")
+            path = [game.position]
+            for direction in options.steps:
+                path.append(path[-1].step(direction))
+        return self._walk(situation, path, options.through_hazard)
+
+    def redo_move(self, situation: Situation, event: TrekEvent) -> Decision:
+        assert isinstance(event, Moved)
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "movement")
+        return self._walk(situation, list(event.path), event.through_hazard)
+
+    def _walk(self, situation: Situation, path: list[Square], through_hazard: bool) -> Decision:
+        game = situation.game
+        if path[0] != game.position:
+            raise RuleViolation(
+                f"the move starts at {_sq(path[0])} but the party stands on {_sq(game.position)}"
+            )
+        steps = len(path) - 1
+        if steps > game.day.remaining:
+            raise RuleViolation(
+                f"the move needs {steps} square(s) but only {game.day.remaining} remain today"
+            )
+        flying = group_flies(game)
+        for square in path[1:]:
+            reason = step_refusal(situation, square, through_hazard, flying)
+            if reason is not None:
+                raise RuleViolation(f"cannot move: {reason}")
+        hazard = through_hazard and situation.map is not None and any(
+            situation.map.cell(sq).terrain is Terrain.HAZARD for sq in path[1:]
+        )
+        return Moved, {"path": path, "cost": steps, "through_hazard": hazard}
+
+    def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
+        require_open_day(situation)
+        game = situation.game
+        if not 0 <= options.hours <= MAX_HOURS:
+            raise RuleViolation(f"--hours is 0 to {MAX_HOURS}, not {options.hours}")
+        for name, mode in options.rests.items():
+            if mode not in REST_MODES:
+                raise RuleViolation(f"{mode!r} is not a rest mode; use {', '.join(REST_MODES)}")
+            member = game.characters.get(name)
+            if member is None:
+                raise NotFound(f"there is no character called {name!r}; {_known(game.characters)}")
+            if not member.with_party:
+                raise RuleViolation(f"{name} was left behind and does not rest with the party")
+
+        strain: dict[str, StrainLanded] = {}
+        on_foot: list[str] = []
+        for conveyance in game.conveyances.values():
+            if conveyance.pending_strain <= 0 or not conveyance.usable:
+                continue
+            level = conveyance.level - conveyance.pending_strain
+            state = ConveyanceState.OK
+            if level < 0:
+                state = (ConveyanceState.DEAD if conveyance.kind is ConveyanceKind.MOUNT
+                         else ConveyanceState.BROKEN)
+                on_foot += [c.name for c in game.riders_of(conveyance.name)]
+            strain[conveyance.name] = StrainLanded(
+                lost=conveyance.pending_strain, level=level, state=state
+            )
+
+        recovery: dict[str, Recovery] = {}
+        defaults = game.day.night_roles or {}
+        for character in party_characters(game):
+            mode = options.rests.get(character.name) or (
+                defaults.get(character.name, "camp") if game.day.night_travelled else "camp"
+            )
+            health, energy = rest_recovery(character, mode, options.hours, game.rules)
+            recovery[character.name] = Recovery(mode=mode, health=health, energy=energy)
+
+        upkeep: dict[str, Upkeep] = {}
+        for kind, needed in (("provisions", game.rules.upkeep_provisions),
+                             ("fuel", game.rules.upkeep_fuel)):
+            if needed > 0:
+                spent = min(needed, game.supplies[kind])
+                upkeep[kind] = Upkeep(needed=needed, spent=spent, shortfall=needed - spent)
+
+        return DayEnded, {
+            "number": game.day.number, "strain": strain, "on_foot": on_foot,
+            "hours": options.hours, "recovery": recovery, "upkeep": upkeep,
+        }
+
+    # -- commands only this ruleset has ----------------------------------------------------
+
+    def decide(self, command: str, situation: Situation, dice: Dice, **options: Any) -> Decision:
+        handlers: dict[str, Callable[..., Decision]] = {
+            "shortcut": self.shortcut,
+            "forced march": self.forced_march,
+            "night travel": self.night_travel,
+            "forage": self.forage,
+            "repair": self.repair,
+        }
+        return handlers[command](situation, dice, **options)
+
+    def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        dice = RecordedDice({roll.label: roll for roll in event.rolls()})
+        if isinstance(event, ShortcutAttempted):
+            return self.shortcut(situation, dice, name=event.name)
+        if isinstance(event, ForcedMarched):
+            return self.forced_march(situation, dice)
+        if isinstance(event, NightTravelled):
+            return self.night_travel(situation, dice, by=event.roll.by)
+        if isinstance(event, Foraged):
+            return self.forage(situation, dice, by=event.roll.by, take=event.take)
+        if isinstance(event, Repaired):
+            return self.repair(situation, dice, conveyance=event.conveyance, by=event.roll.by)
+        return None
+
+    def shortcut(self, situation: Situation, dice: Dice, *, name: str) -> Decision:
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "shortcut")
+        game_map = situation.map
+        shortcut = game_map.shortcut(name) if game_map is not None else None
+        if game_map is None or shortcut is None:
+            known = ", ".join(s.name for s in game_map.shortcuts) if game_map else ""
+            raise NotFound(
+                f"the map has no shortcut called {name!r}"
+                + (f"; it has {known}" if known else "; it has none")
+            )
+        game = situation.game
+        if shortcut.name in game.day.shortcuts_tried:
+            raise RuleViolation(f"the group already tried {shortcut.name} today; one attempt a day")
+        first = shortcut.path[0]
+        if not game.position.is_adjacent_or_same(first):
+            raise RuleViolation(
+                f"{shortcut.name} starts at {_sq(first)}; the party must stand on or next to it "
+                f"(it is on {_sq(game.position)})"
+            )
+        penalty = square_penalty(situation) + shortcut.penalty
+        navigator = roller(situation, None, lambda c: navigation_target(c, penalty),
+                           "the shortcut")
+        roll = check("shortcut", navigation_target(navigator, penalty), dice, by=navigator.name)
+        return ShortcutAttempted, {
+            "name": shortcut.name, "roll": roll,
+            "bonus": shortcut.bonus if roll.success else 0,
+            "opened": list(shortcut.path) if roll.success else [],
+        }
+
+    def forced_march(self, situation: Situation, dice: Dice) -> Decision:
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "forced march")
+        game = situation.game
+        conveyances = travelling_conveyances(game)
+        if not conveyances:
+            raise RuleViolation("a forced march needs at least one mount or vehicle travelling "
+                                "with the party")
+        penalty = square_penalty(situation)
+        crew: list[tuple[Conveyance, Character, int]] = []
+        for conveyance in conveyances:
+            wanted = Role.RIDER if conveyance.kind is ConveyanceKind.MOUNT else Role.DRIVER
+            aboard = [c for c in game.riders_of(conveyance.name) if c.role is wanted]
+            if not aboard:
+                raise RuleViolation(
+                    f"{conveyance.name} has no {wanted.value}; assign one with "
+                    f"`trek roster assign CHAR --to {conveyance.name} --as {wanted.value}`"
+                )
+            member = aboard[0]
+            target = (rider_target(member, penalty) if wanted is Role.RIDER
+                      else driver_target(member, penalty))
+            crew.append((conveyance, member, target))
+        provisions = sum(1 for c in conveyances if c.kind is ConveyanceKind.MOUNT)
+        fuel = len(conveyances) - provisions
+        for kind, needed in (("provisions", provisions), ("fuel", fuel)):
+            if game.supplies[kind] < needed:
+                raise RuleViolation(
+                    f"a forced march needs {needed} {kind} but the party has "
+                    f"{game.supplies[kind]}"
+                )
+        rolls = [check(member.name, target, dice, by=member.name)
+                 for _conveyance, member, target in crew]
+        strain = {conveyance.name: 1 for (conveyance, _m, _t), roll in zip(crew, rolls, strict=True)
+                  if not roll.success}
+        return ForcedMarched, {
+            "base": base_movement(game), "provisions": provisions, "fuel": fuel,
+            "strain_rolls": rolls, "strain": strain,
+        }
+
+    def night_travel(self, situation: Situation, dice: Dice, *, by: str | None = None) -> Decision:
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "night travel")
+        game = situation.game
+        if game.day.night_travelled:
+            raise RuleViolation("the group already travelled by night today; once a day")
+        penalty = square_penalty(situation)
+        navigator = roller(situation, by, lambda c: navigation_target(c, penalty), "night travel")
+        roll = check("night travel", navigation_target(navigator, penalty), dice,
+                     by=navigator.name)
+        base = base_movement(game)
+        defaults = {c.name: night_rest_default(game, c) for c in party_characters(game)}
+        return NightTravelled, {
+            "roll": roll, "base": base, "gained": night_travel_gain(base, roll),
+            "rest_defaults": defaults,
+        }
+
+    def forage(self, situation: Situation, dice: Dice, *, by: str | None = None,
+               take: str = "provisions") -> Decision:
+        require_open_day(situation)
+        require_budget_unspent_on_repair(situation, "foraging")
+        game = situation.game
+        if take not in FORAGE_COST:
+            raise RuleViolation(f"foraging finds provisions, fuel, ammo or wealth, not {take!r}")
+        if game.day.remaining < 1:
+            raise RuleViolation("foraging gives up one square of today's movement and none remains")
+        penalty = square_penalty(situation) + game.day.forages
+        forager = roller(situation, by, lambda c: forage_target(c, penalty), "foraging")
+        roll = check("forage", forage_target(forager, penalty), dice, by=forager.name)
+        gained = forage_gain(roll.points, take) if roll.success else 0
+        return Foraged, {"roll": roll, "take": take, "gained": gained}
+
+    def repair(self, situation: Situation, dice: Dice, *, conveyance: str,
+               by: str | None) -> Decision:
+        require_open_day(situation)
+        game = situation.game
+        target_conveyance = game.conveyances.get(conveyance)
+        if target_conveyance is None:
+            raise NotFound(f"there is no mount or vehicle called {conveyance!r}; "
+                           f"{_known(game.conveyances)}")
+        if game.day.repaired:
+            raise RuleViolation("today was already spent on a repair; one repair a day")
+        if game.day.used > 0:
+            raise RuleViolation(
+                f"a repair takes the whole day and the group already spent {game.day.used} "
+                "square(s) of it"
+            )
+        if not target_conveyance.usable:
+            raise RuleViolation(f"{conveyance} is {target_conveyance.state.value} for good and "
+                                "cannot be repaired")
+        if not target_conveyance.with_party:
+            raise RuleViolation(f"{conveyance} was left behind; rejoin it first")
+        lost = target_conveyance.base_level - target_conveyance.level
+        if lost <= 0:
+            raise RuleViolation(f"{conveyance} has lost no levels to strain; nothing to repair")
+        if by is None:
+            raise RuleViolation("say who repairs with --by CHAR")
+        penalty = square_penalty(situation)
+        mechanic = roller(situation, by, lambda c: repair_target(c, target_conveyance, penalty),
+                          "the repair")
+        roll = check("repair", repair_target(mechanic, target_conveyance, penalty), dice,
+                     by=mechanic.name)
+        return Repaired, {"conveyance": conveyance, "roll": roll,
+                          "restored": lost if roll.success else 0}
+
+

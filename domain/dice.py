@@ -1,0 +1,90 @@
+"""2d6 roll-under checks, and dice keyed by campaign seed and event position."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from domain.errors import RuleViolation
+
+
+class Roll(BaseModel):
+    """One check as it happened: who rolled, the dice, the target and the outcome."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    label: str
+    by: str | None = None
+    total: int
+    dice: tuple[int, ...] | None = None
+    target: int
+    success: bool
+    margin: int
+
+    @property
+    def points(self) -> int:
+        """Points of success (a spot-on roll still counts one) or of failure."""
+        if self.success:
+            return max(1, self.margin)
+        return -self.margin
+
+
+class Dice(Protocol):
+    """Where a roll's total comes from: the GM, the seeded generator or the record."""
+
+    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]: ...
+
+
+def check(label: str, target: int, dice: Dice, by: str | None = None) -> Roll:
+    """Roll 2d6 under `target`: success when the total does not exceed it."""
+    total, faces = dice.roll(label)
+    return Roll(
+        label=label,
+        by=by,
+        total=total,
+        dice=faces,
+        target=target,
+        success=total <= target,
+        margin=target - total,
+    )
+
+
+def check_given_total(total: int, what: str = "a 2d6 roll") -> int:
+    if not 2 <= total <= 12:
+        raise RuleViolation(f"{what} of {total} is impossible; two six-sided dice total 2 to 12")
+    return total
+
+
+class KeyedDice:
+    """Rolls keyed by (seed, event position, label), so no roll depends on another event's."""
+
+    def __init__(self, seed: int, seq: int, given: Mapping[str, int] | None = None) -> None:
+        self.seed = seed
+        self.seq = seq
+        self.given = dict(given or {})
+
+    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]:
+        if label in self.given:
+            return check_given_total(self.given[label]), None
+        rng = random.Random(f"trek:{self.seed}:{self.seq}:{label}")
+        faces = (rng.randint(1, 6), rng.randint(1, 6))
+        return sum(faces), faces
+
+
+class RecordedDice:
+    """The dice an event already recorded, for re-checking it without rolling again."""
+
+    def __init__(self, rolls: Mapping[str, Roll]) -> None:
+        self.rolls = dict(rolls)
+
+    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]:
+        try:
+            recorded = self.rolls[label]
+        except KeyError:
+            raise RuleViolation(
+                f"it would now need a roll for {label} that was never made"
+            ) from None
+        return recorded.total, recorded.dice

@@ -1,0 +1,73 @@
+"""Re-checking later events when an earlier one is cancelled or restored."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from uuid import UUID
+
+from domain.errors import RuleViolation
+from domain.events import TrekEvent
+from domain.ruleset import Decision, Situation
+from domain.state import Game
+
+Redecide = Callable[[Situation, TrekEvent], Decision]
+
+_PROBE_ID = UUID(int=0)
+
+
+@dataclass
+class Replan:
+    """The game as if the history had gone the new way, and what could not stand in it."""
+
+    game: Game
+    dropped: list[tuple[int, str]] = field(default_factory=list)
+    kept: list[int] = field(default_factory=list)
+
+
+def same_outcome(decision: Decision, event: TrekEvent) -> bool:
+    cls, payload = decision
+    if cls is not type(event):
+        return False
+    probe = cls.model_validate({
+        **payload, "originator_id": _PROBE_ID, "originator_version": 1,
+        "timestamp": event.timestamp,
+    })
+    return probe.payload() == event.payload()
+
+
+def replan(
+    situation: Situation,
+    later: Iterable[TrekEvent],
+    is_live: Callable[[int], bool],
+    redecide: Redecide,
+) -> Replan:
+    """Fold the live events of `later` onto a copy of the situation's game, re-checking each.
+
+    An event stands when deciding it again, from what it recorded (its path, its dice, its
+    options), gives the same outcome in the new history. One that does not is dropped, and the
+    events after it are checked without it, so `dropped` is exactly what a cascade cancels.
+    """
+    game = situation.game.model_copy(deep=True)
+    result = Replan(game=game)
+    for event in later:
+        if not type(event).undoable or not is_live(event.seq):
+            continue
+        here = Situation(game=game, map=situation.map, ruleset=situation.ruleset)
+        try:
+            decision = redecide(here, event)
+        except RuleViolation as refusal:
+            result.dropped.append((event.seq, str(refusal)))
+            continue
+        if not same_outcome(decision, event):
+            result.dropped.append((event.seq, "its recorded outcome would no longer follow"))
+            continue
+        event.apply_to(game)
+        result.kept.append(event.seq)
+    return result
+
+
+def describe_dropped(dropped: list[tuple[int, str]], types: dict[int, str]) -> str:
+    return "; ".join(
+        f"event {seq} ({types.get(seq, 'event')}): {reason}" for seq, reason in dropped
+    )

@@ -1,0 +1,614 @@
+"""Travel maps: the grid of squares, what each square is, shortcuts, and the TOML loader."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Self
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from domain.errors import MapError
+from domain.geometry import Square
+
+
+class Terrain(StrEnum):
+    """What a square is, as the rulesets see it."""
+
+    OPEN = "open"
+    FEATURE = "feature"
+    HAZARD = "hazard"
+    ROUGH = "rough"
+    DIFFICULT = "difficult"
+    WATER = "water"
+    HIGH_GRAVITY = "high-gravity"
+
+
+BESM_TERRAINS: frozenset[Terrain] = frozenset({Terrain.OPEN, Terrain.FEATURE, Terrain.HAZARD})
+CYPHER_TERRAINS: frozenset[Terrain] = frozenset(
+    {
+        Terrain.OPEN,
+        Terrain.ROUGH,
+        Terrain.DIFFICULT,
+        Terrain.WATER,
+        Terrain.HIGH_GRAVITY,
+        Terrain.FEATURE,
+    }
+)
+
+
+class Cell(BaseModel):
+    """One legend entry: what every square drawn with its character is."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    terrain: Terrain
+    name: str | None = None
+    penalty: int = Field(default=0, ge=0)
+    road: bool = False
+
+
+class Shortcut(BaseModel):
+    """A named route the group may roll to take, opening its path for the day."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    path: tuple[Square, ...] = Field(min_length=1)
+    bonus: int = Field(ge=0)
+    penalty: int = Field(default=0, ge=0)
+
+
+class GameMap(BaseModel):
+    """A rectangular grid of squares, each drawn with one legend character."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    rows: tuple[str, ...]
+    legend: dict[str, Cell]
+    shortcuts: tuple[Shortcut, ...] = ()
+    square_miles: int = Field(default=6, gt=0)
+
+    @model_validator(mode="after")
+    def _check_consistent(self) -> Self:
+        # The loader already explains these with line numbers; this guards maps built in code
+        # or read back from stored events, so every GameMap in the program is usable.
+        problem = _shape_problem(self.rows, self.legend, self.shortcuts)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    def contains(self, sq: Square) -> bool:
+        return 0 <= sq.x < self.width and 0 <= sq.y < self.height
+
+    def cell(self, sq: Square) -> Cell:
+        # Negative indices would silently wrap round to the far edge of the map.
+        if not self.contains(sq):
+            raise IndexError(f"square {sq.x},{sq.y} is off the map")
+        return self.legend[self.rows[sq.y][sq.x]]
+
+    def shortcut(self, name: str) -> Shortcut | None:
+        wanted = name.strip().casefold()
+        for shortcut in self.shortcuts:
+            if shortcut.name.casefold() == wanted:
+                return shortcut
+        return None
+
+    def is_feature(self, sq: Square) -> bool:
+        return self.cell(sq).terrain is Terrain.FEATURE
+
+    def is_hazard(self, sq: Square) -> bool:
+        return self.cell(sq).terrain is Terrain.HAZARD
+
+    def penalty(self, sq: Square) -> int:
+        return self.cell(sq).penalty
+
+
+def _shape_problem(
+    rows: tuple[str, ...], legend: Mapping[str, Cell], shortcuts: tuple[Shortcut, ...]
+) -> str | None:
+    if not rows or not rows[0]:
+        return "a map needs at least one row of at least one square"
+    width = len(rows[0])
+    for y, row in enumerate(rows):
+        if len(row) != width:
+            return f"row {y + 1} has {len(row)} squares but every row must have {width}"
+        for ch in row:
+            if ch not in legend:
+                return f"character {ch!r} in row {y + 1} is not in the legend"
+    for key in legend:
+        if len(key) != 1:
+            return f"legend key {key!r} must be exactly one character"
+    seen: set[str] = set()
+    for shortcut in shortcuts:
+        folded = shortcut.name.casefold()
+        if folded in seen:
+            return f"shortcut {shortcut.name!r} is defined twice"
+        seen.add(folded)
+        for sq in shortcut.path:
+            if not (0 <= sq.x < width and 0 <= sq.y < len(rows)):
+                return f"shortcut {shortcut.name!r} goes through {sq.x},{sq.y}, off the map"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding lines in the TOML text.
+#
+# tomllib hands back plain values with no positions, so semantic errors are located by reading
+# the source again, just well enough to know which table each line belongs to and where each
+# key and each string in an array starts. Anything it cannot place gets no line number rather
+# than a wrong one.
+
+_BASIC = r'"(?:[^"\\\n]|\\.)*"'
+_LITERAL = r"'[^'\n]*'"
+_SIMPLE_KEY = rf"(?:{_BASIC}|{_LITERAL}|[A-Za-z0-9_-]+)"
+_DOTTED_KEY = rf"{_SIMPLE_KEY}(?:\s*\.\s*{_SIMPLE_KEY})*"
+_HEADER_RE = re.compile(rf"\s*(\[\[?)\s*({_DOTTED_KEY})\s*\]\]?\s*(?:#.*)?$")
+_KEY_RE = re.compile(rf"\s*({_DOTTED_KEY})\s*=")
+_TOML_POSITION_RE = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)$")
+
+
+def _key_path(raw: str) -> tuple[str, ...] | None:
+    # Letting tomllib decode the key handles quoting and escapes exactly as the real parse did.
+    try:
+        node: Any = tomllib.loads(f"{raw} = 0")
+    except tomllib.TOMLDecodeError:
+        return None
+    path: list[str] = []
+    while isinstance(node, dict) and len(node) == 1:
+        ((key, node),) = node.items()
+        path.append(key)
+    return tuple(path)
+
+
+@dataclass
+class _Section:
+    path: tuple[str, ...]
+    index: int
+    header_line: int | None
+    last_line: int = 0
+    keys: dict[str, int] = field(default_factory=dict)
+    array_strings: dict[str, list[int]] = field(default_factory=dict)
+
+
+class _Source:
+    """Where tables, keys and array strings sit in a TOML text that tomllib has accepted."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = text.splitlines()
+        root = _Section(path=(), index=0, header_line=None)
+        self.sections: list[_Section] = [root]
+        self._current = root
+        self._key: str | None = None
+        self._depth = 0
+        self._multiline: str | None = None
+        for lineno, line in enumerate(self.lines, start=1):
+            self._read_line(lineno, line)
+        self._current.last_line = len(self.lines)
+
+    def _read_line(self, lineno: int, line: str) -> None:
+        if self._depth == 0 and self._multiline is None:
+            header = _HEADER_RE.match(line)
+            if header is not None:
+                self._open_section(lineno, header.group(1) == "[[", header.group(2))
+                return
+            key = _KEY_RE.match(line)
+            if key is not None:
+                path = _key_path(key.group(1))
+                self._key = path[0] if path else None
+                if self._key is not None:
+                    self._current.keys.setdefault(self._key, lineno)
+                self._scan_value(lineno, line, key.end())
+                return
+        self._scan_value(lineno, line, 0)
+
+    def _open_section(self, lineno: int, is_array: bool, raw: str) -> None:
+        path = _key_path(raw) or ()
+        index = 0
+        if is_array:
+            index = sum(1 for s in self.sections if s.path == path and s.header_line is not None)
+        self._current.last_line = lineno - 1
+        self._current = _Section(path=path, index=index, header_line=lineno)
+        self.sections.append(self._current)
+        self._key = None
+
+    def _scan_value(self, lineno: int, line: str, pos: int) -> None:
+        # Tracks bracket depth and strings (including multi-line ones) so that a `[` or `#`
+        # inside a row string is never mistaken for structure.
+        n = len(line)
+        while pos < n:
+            if self._multiline is not None:
+                end = line.find(self._multiline, pos)
+                if end < 0:
+                    return
+                pos = end + 3
+                while pos < n and line[pos] == self._multiline[0]:
+                    pos += 1
+                self._multiline = None
+                continue
+            ch = line[pos]
+            if ch == "#":
+                return
+            if ch in "[{":
+                self._depth += 1
+            elif ch in "]}":
+                self._depth = max(0, self._depth - 1)
+            elif ch in "\"'":
+                if self._depth == 1 and self._key is not None:
+                    self._current.array_strings.setdefault(self._key, []).append(lineno)
+                if line.startswith(ch * 3, pos):
+                    self._multiline = ch * 3
+                    pos += 3
+                    continue
+                pos += 1
+                while pos < n and line[pos] != ch:
+                    pos += 2 if ch == '"' and line[pos] == "\\" else 1
+            pos += 1
+
+    def section(self, path: tuple[str, ...], index: int = 0) -> _Section | None:
+        for s in self.sections:
+            if s.path == path and s.index == index:
+                return s
+        return None
+
+    def header(self, path: tuple[str, ...], index: int = 0) -> int | None:
+        s = self.section(path, index)
+        return s.header_line if s is not None else None
+
+    def key(self, path: tuple[str, ...], key: str, index: int = 0) -> int | None:
+        s = self.section(path, index)
+        return s.keys.get(key) if s is not None else None
+
+    def entry(self, path: tuple[str, ...], key: str, index: int = 0) -> int | None:
+        """The line of `key = ...` in a table, or of the `[path.key]` header that opens it."""
+        found = self.key(path, key, index)
+        return found if found is not None else self.header((*path, key))
+
+    def array_string(self, path: tuple[str, ...], key: str, position: int) -> int | None:
+        s = self.section(path)
+        if s is None:
+            return None
+        lines = s.array_strings.get(key, [])
+        return lines[position] if position < len(lines) else s.keys.get(key)
+
+    def search(self, section: _Section, pattern: re.Pattern[str], start: int) -> int | None:
+        for lineno in range(start, section.last_line + 1):
+            if pattern.search(self.lines[lineno - 1]):
+                return lineno
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The loader.
+
+_TOP_KEYS = ("map", "legend", "shortcut")
+_MAP_KEYS = ("name", "rows", "square_miles")
+_CELL_KEYS = ("terrain", "name", "penalty", "road")
+_SHORTCUT_KEYS = ("name", "path", "bonus", "penalty")
+_PATH_EXAMPLE = "path = [[2, 1]]"
+
+
+def _listing(items: Iterable[str]) -> str:
+    words = list(items)
+    if len(words) <= 1:
+        return "".join(words)
+    return f"{', '.join(words[:-1])} or {words[-1]}"
+
+
+def _squares(count: int) -> str:
+    return f"{count} square" if count == 1 else f"{count} squares"
+
+
+def _is_int(value: object) -> bool:
+    # TOML booleans arrive as Python bools, which are ints; `penalty = true` is a mistake.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _toml_error(exc: tomllib.TOMLDecodeError, text: str) -> MapError:
+    message = str(exc)
+    position = _TOML_POSITION_RE.search(message)
+    line: int | None = None
+    if position is not None:
+        message = message[: position.start()]
+        if position.group(1) is not None:
+            line = int(position.group(1))
+        else:
+            line = max(1, len(text.splitlines()))
+    detail = message[:1].lower() + message[1:]
+    if detail == "illegal character '\\n'":
+        # tomllib's wording for a string whose closing quote is missing.
+        detail = "a string in quotes is not closed before the end of the line"
+    return MapError(
+        f"the map file is not valid TOML ({detail}); check the quotes, brackets, commas and "
+        "equals signs here",
+        line,
+    )
+
+
+class _Loader:
+    def __init__(self, text: str, terrains: frozenset[Terrain]) -> None:
+        try:
+            self.doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise _toml_error(exc, text) from None
+        self.src = _Source(text)
+        self.terrains = terrains
+
+    def load(self) -> GameMap:
+        self._check_unknown_keys(self.doc, (), _TOP_KEYS, "the map file")
+        table = self._map_table()
+        name = self._map_name(table)
+        rows = self._rows(table)
+        square_miles = self._square_miles(table)
+        legend = self._legend()
+        self._check_rows_in_legend(rows, legend)
+        shortcuts = self._shortcuts(len(rows[0]), len(rows))
+        try:
+            return GameMap(
+                name=name,
+                rows=rows,
+                legend=legend,
+                shortcuts=shortcuts,
+                square_miles=square_miles,
+            )
+        except ValidationError as exc:
+            # Every rule GameMap enforces is checked above with a line number; this is a net.
+            reason = exc.errors()[0]["msg"]
+            raise MapError(f"the map cannot be used: {reason}") from None
+
+    def _check_unknown_keys(
+        self,
+        table: Mapping[str, object],
+        path: tuple[str, ...],
+        allowed: tuple[str, ...],
+        what: str,
+        index: int = 0,
+    ) -> None:
+        for key in table:
+            if key not in allowed:
+                line = self.src.entry(path, key, index)
+                raise MapError(
+                    f"{what} has an unknown key {key!r}; the keys allowed there are "
+                    f"{_listing(allowed)}",
+                    line,
+                )
+
+    def _map_table(self) -> dict[str, Any]:
+        table = self.doc.get("map")
+        if table is None:
+            raise MapError("the map file has no [map] table; it needs one with a name and rows")
+        if not isinstance(table, dict):
+            raise MapError(
+                "map must be a [map] table with a name and rows", self.src.key((), "map")
+            )
+        self._check_unknown_keys(table, ("map",), _MAP_KEYS, "[map]")
+        return table
+
+    def _map_name(self, table: Mapping[str, Any]) -> str:
+        name = table.get("name")
+        if not isinstance(name, str):
+            line = self.src.key(("map",), "name") or self.src.header(("map",))
+            raise MapError('[map] needs a name in quotes, such as name = "The Ashen Reach"', line)
+        return name
+
+    def _rows(self, table: Mapping[str, Any]) -> tuple[str, ...]:
+        rows = table.get("rows")
+        rows_line = self.src.key(("map",), "rows")
+        if rows is None:
+            raise MapError(
+                "[map] has no rows; add rows = [...] with one string of legend characters per row",
+                self.src.header(("map",)),
+            )
+        if not isinstance(rows, list) or not all(isinstance(r, str) for r in rows):
+            raise MapError(
+                "rows must be a list of strings in quotes, one string of legend characters per row",
+                rows_line,
+            )
+        if not rows:
+            raise MapError(
+                "rows is empty; the map needs at least one row of at least one square", rows_line
+            )
+        width = len(rows[0])
+        if width == 0:
+            raise MapError(
+                "row 1 is empty; every row needs at least one square",
+                self.src.array_string(("map",), "rows", 0),
+            )
+        for y, row in enumerate(rows):
+            if len(row) != width:
+                raise MapError(
+                    f"row {y + 1} has {_squares(len(row))} but the first row has {width}; every "
+                    f"row must be {width} squares wide",
+                    self.src.array_string(("map",), "rows", y),
+                )
+        return tuple(rows)
+
+    def _square_miles(self, table: Mapping[str, Any]) -> int:
+        miles = table.get("square_miles", 6)
+        if not _is_int(miles) or miles <= 0:
+            raise MapError(
+                f"square_miles is {miles!r} but it must be a whole number of miles greater than "
+                "0, such as 6",
+                self.src.key(("map",), "square_miles"),
+            )
+        return int(miles)
+
+    def _legend(self) -> dict[str, Cell]:
+        legend = self.doc.get("legend")
+        if legend is None:
+            raise MapError(
+                "the map file has no [legend] table; add one saying what each row character is, "
+                'such as "." = { terrain = "open" }'
+            )
+        if not isinstance(legend, dict):
+            raise MapError(
+                "legend must be a [legend] table of characters", self.src.key((), "legend")
+            )
+        return {key: self._cell(key, entry) for key, entry in legend.items()}
+
+    def _cell(self, key: str, entry: object) -> Cell:
+        entry_line = self.src.entry(("legend",), key)
+
+        def fail(reason: str, field_name: str | None = None) -> MapError:
+            line = None
+            if field_name is not None:
+                line = self.src.key(("legend", key), field_name)
+            return MapError(f"legend entry {key!r} {reason}", line or entry_line)
+
+        if len(key) != 1:
+            raise MapError(
+                f"legend key {key!r} must be exactly one character, the one drawn in the rows",
+                entry_line,
+            )
+        if not isinstance(entry, dict):
+            raise fail('must be a table such as { terrain = "open" }')
+        for field_name in entry:
+            if field_name not in _CELL_KEYS:
+                raise fail(
+                    f"has an unknown key {field_name!r}; the keys allowed there are "
+                    f"{_listing(_CELL_KEYS)}",
+                    field_name,
+                )
+        allowed = _listing(t.value for t in Terrain if t in self.terrains)
+        terrain = entry.get("terrain")
+        if terrain is None:
+            raise fail(f"has no terrain; give it one of {allowed}")
+        if not isinstance(terrain, str) or terrain not in {t.value for t in self.terrains}:
+            raise fail(
+                f"has terrain {terrain!r}, which this map cannot use; use one of {allowed}",
+                "terrain",
+            )
+        name = entry.get("name")
+        if name is not None and not isinstance(name, str):
+            raise fail('has a name that is not in quotes; write it as name = "..."', "name")
+        penalty = entry.get("penalty", 0)
+        if not _is_int(penalty) or penalty < 0:
+            raise fail(
+                f"has penalty {penalty!r}; a penalty must be a whole number of 0 or more",
+                "penalty",
+            )
+        road = entry.get("road", False)
+        if not isinstance(road, bool):
+            raise fail(f"has road {road!r}; road must be true or false", "road")
+        return Cell(terrain=Terrain(terrain), name=name, penalty=penalty, road=road)
+
+    def _check_rows_in_legend(self, rows: tuple[str, ...], legend: Mapping[str, Cell]) -> None:
+        known = _listing(repr(k) for k in legend) or "nothing"
+        for y, row in enumerate(rows):
+            for x, ch in enumerate(row):
+                if ch not in legend:
+                    raise MapError(
+                        f"character {ch!r} in row {y + 1}, column {x + 1} (square {x},{y}) is "
+                        f"not in [legend], which defines {known}",
+                        self.src.array_string(("map",), "rows", y),
+                    )
+
+    def _shortcuts(self, width: int, height: int) -> tuple[Shortcut, ...]:
+        raw = self.doc.get("shortcut", [])
+        if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
+            raise MapError(
+                "shortcuts must each be written as a [[shortcut]] table",
+                self.src.key((), "shortcut"),
+            )
+        seen: set[str] = set()
+        shortcuts: list[Shortcut] = []
+        for index, entry in enumerate(raw):
+            shortcut = self._shortcut(index, entry, width, height)
+            folded = shortcut.name.casefold()
+            if folded in seen:
+                raise MapError(
+                    f"shortcut {shortcut.name!r} is defined twice (names are compared ignoring "
+                    "capitals); give each shortcut its own name",
+                    self.src.key(("shortcut",), "name", index),
+                )
+            seen.add(folded)
+            shortcuts.append(shortcut)
+        return tuple(shortcuts)
+
+    def _shortcut(self, index: int, entry: Mapping[str, Any], width: int, height: int) -> Shortcut:
+        path_key = ("shortcut",)
+        header = self.src.header(path_key, index)
+
+        def line_of(field_name: str) -> int | None:
+            return self.src.key(path_key, field_name, index) or header
+
+        name = entry.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise MapError(
+                'every [[shortcut]] needs a name in quotes, such as name = "Kessel Pass"',
+                line_of("name"),
+            )
+        what = f"shortcut {name!r}"
+        self._check_unknown_keys(entry, path_key, _SHORTCUT_KEYS, what, index)
+        path = self._shortcut_path(what, entry.get("path"), line_of("path"), width, height, index)
+        bonus = entry.get("bonus")
+        if bonus is None:
+            raise MapError(
+                f"{what} has no bonus; give the extra squares it grants, such as bonus = 2",
+                line_of("name"),
+            )
+        for field_name, value in (("bonus", bonus), ("penalty", entry.get("penalty", 0))):
+            if not _is_int(value) or value < 0:
+                raise MapError(
+                    f"{what} has {field_name} {value!r}; it must be a whole number of 0 or more",
+                    line_of(field_name),
+                )
+        return Shortcut(name=name, path=path, bonus=bonus, penalty=entry.get("penalty", 0))
+
+    def _shortcut_path(
+        self, what: str, path: object, line: int | None, width: int, height: int, index: int
+    ) -> tuple[Square, ...]:
+        if path is None or path == []:
+            raise MapError(
+                f"{what} has no path; give the squares it crosses as [x, y] pairs, such as "
+                f"{_PATH_EXAMPLE}",
+                line,
+            )
+        if not isinstance(path, list):
+            raise MapError(
+                f"{what} has a path that is not a list; write it as [x, y] pairs, such as "
+                f"{_PATH_EXAMPLE}",
+                line,
+            )
+        squares: list[Square] = []
+        for step in path:
+            if not (isinstance(step, list) and len(step) == 2 and all(map(_is_int, step))):
+                raise MapError(
+                    f"{what} has {step!r} in its path; write each square as [x, y] with whole "
+                    f"numbers, such as {_PATH_EXAMPLE}",
+                    line,
+                )
+            sq = Square(step[0], step[1])
+            if not (0 <= sq.x < width and 0 <= sq.y < height):
+                raise MapError(
+                    f"{what} goes through square {sq.x},{sq.y}, which is off the map; squares "
+                    f"run from 0,0 to {width - 1},{height - 1}",
+                    self._square_line(index, sq, line),
+                )
+            squares.append(sq)
+        return tuple(squares)
+
+    def _square_line(self, index: int, sq: Square, fallback: int | None) -> int | None:
+        # A long path may be spread over several lines; point at the one holding the square.
+        section = self.src.section(("shortcut",), index)
+        if section is None or fallback is None:
+            return fallback
+        pattern = re.compile(rf"\[\s*{sq.x}\s*,\s*{sq.y}\s*\]")
+        return self.src.search(section, pattern, fallback) or fallback
+
+
+def load_map(text: str, *, terrains: frozenset[Terrain] = BESM_TERRAINS) -> GameMap:
+    """Read a map from its TOML text, refusing anything unusable with the line at fault."""
+    return _Loader(text, terrains).load()

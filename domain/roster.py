@@ -1,0 +1,253 @@
+"""Decisions every ruleset shares: the roster, supplies, harm and house rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from domain.errors import NotFound, RuleViolation
+from domain.events import (
+    CharacterAdded,
+    Harmed,
+    HouseRuleChanged,
+    MemberAssigned,
+    MemberDismounted,
+    MemberLeftBehind,
+    MemberRejoined,
+    MountAdded,
+    SuppliesAdded,
+    SuppliesSet,
+    SuppliesSpent,
+    TrekEvent,
+    VehicleAdded,
+)
+from domain.ruleset import CharacterOptions, Decision, Ruleset, Situation
+from domain.state import HOUSE_RULES, SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
+
+
+def _known(names: Mapping[str, Any], what: str) -> str:
+    listed = ", ".join(names)
+    return f"the roster has {listed}" if listed else f"the roster has no {what} yet"
+
+
+def character(game: Game, name: str) -> Character:
+    found = game.characters.get(name)
+    if found is None:
+        known = _known(game.characters, "characters")
+        raise NotFound(f"there is no character called {name!r}; {known}")
+    return found
+
+
+def check_new_name(game: Game, name: str) -> None:
+    if not name.strip():
+        raise RuleViolation("a name cannot be empty")
+    if name in game.characters or name in game.conveyances:
+        raise RuleViolation(f"the roster already has someone called {name!r}; pick another name")
+
+
+def check_free_to_board(game: Game, name: str) -> Character:
+    member = character(game, name)
+    if not member.with_party:
+        raise RuleViolation(f"{name} was left behind; `trek roster rejoin {name}` first")
+    if member.conveyance is not None:
+        role = member.role.value if member.role else "crew"
+        raise RuleViolation(
+            f"{name} is already aboard {member.conveyance} as {role}; "
+            f"`trek roster dismount {name}` first"
+        )
+    return member
+
+
+def check_levels(levels: Mapping[str, int], what: str) -> None:
+    for name, level in levels.items():
+        if level < 0:
+            raise RuleViolation(f"the {what} {name} needs a level of 0 or more, not {level}")
+
+
+def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOptions) -> Decision:
+    check_new_name(situation.game, options.name)
+    check_levels(options.skills, "skill")
+    check_levels(options.attributes, "attribute")
+    return CharacterAdded, {"name": options.name, **ruleset.character(situation, options)}
+
+
+def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
+              rider: str | None) -> Decision:
+    check_new_name(situation.game, name)
+    movement = ruleset.mount(situation, name, move, rider)
+    if rider is not None:
+        check_free_to_board(situation.game, rider)
+    return MountAdded, {"name": name, "rider": rider, **movement}
+
+
+def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
+                driver: str | None, passengers: list[str]) -> Decision:
+    game = situation.game
+    check_new_name(game, name)
+    movement = ruleset.vehicle(situation, name, move)
+    aboard = ([driver] if driver is not None else []) + passengers
+    if len(set(aboard)) != len(aboard):
+        raise RuleViolation("a character can take only one place in a vehicle")
+    for member in aboard:
+        check_free_to_board(game, member)
+    return VehicleAdded, {"name": name, "driver": driver, "passengers": list(passengers),
+                          **movement}
+
+
+def assign(situation: Situation, name: str, conveyance_name: str, role: Role) -> Decision:
+    game = situation.game
+    conveyance = game.conveyances.get(conveyance_name)
+    if conveyance is None:
+        raise NotFound(f"there is no mount or vehicle called {conveyance_name!r}; "
+                       f"{_known(game.conveyances, 'mounts or vehicles')}")
+    check_free_to_board(game, name)
+    if not conveyance.usable:
+        raise RuleViolation(f"{conveyance_name} is {conveyance.state.value}; nobody can board it")
+    if not conveyance.with_party:
+        raise RuleViolation(f"{conveyance_name} was left behind; rejoin it first")
+    crew = game.riders_of(conveyance_name)
+    if conveyance.kind is ConveyanceKind.MOUNT:
+        if role is not Role.RIDER:
+            raise RuleViolation(f"{conveyance_name} is a mount; a character rides it (--as rider)")
+        if crew:
+            raise RuleViolation(f"{conveyance_name} already carries {crew[0].name}")
+    else:
+        if role is Role.RIDER:
+            raise RuleViolation(
+                f"{conveyance_name} is a vehicle; board it --as driver or --as passenger"
+            )
+        drivers = [c.name for c in crew if c.role is Role.DRIVER]
+        if role is Role.DRIVER and drivers:
+            raise RuleViolation(f"{conveyance_name} is already driven by {drivers[0]}")
+    return MemberAssigned, {"character": name, "conveyance": conveyance_name, "role": role}
+
+
+def dismount(situation: Situation, name: str) -> Decision:
+    member = character(situation.game, name)
+    if member.conveyance is None:
+        raise RuleViolation(f"{name} is already on foot")
+    return MemberDismounted, {"character": name, "conveyance": member.conveyance}
+
+
+def leave(situation: Situation, name: str) -> Decision:
+    game = situation.game
+    if name in game.characters:
+        member = game.characters[name]
+        on_foot = [name] if member.conveyance is not None else []
+        with_party = member.with_party
+    elif name in game.conveyances:
+        with_party = game.conveyances[name].with_party
+        on_foot = [c.name for c in game.riders_of(name)]
+    else:
+        raise NotFound(f"nobody called {name!r} is on the roster; "
+                       f"{_known({**game.characters, **game.conveyances}, 'members')}")
+    if not with_party:
+        raise RuleViolation(f"{name} was already left behind")
+    return MemberLeftBehind, {"name": name, "at": game.position, "on_foot": on_foot}
+
+
+def rejoin(situation: Situation, name: str) -> Decision:
+    game = situation.game
+    member = game.characters.get(name) or game.conveyances.get(name)
+    if member is None:
+        raise NotFound(f"nobody called {name!r} is on the roster")
+    if member.with_party or member.left_at is None:
+        raise RuleViolation(f"{name} is already with the party")
+    if member.left_at != game.position:
+        where = member.left_at
+        raise RuleViolation(
+            f"{name} waits at {where.x},{where.y}; the party must stand there to pick them up"
+        )
+    return MemberRejoined, {"name": name}
+
+
+def _check_kinds(amounts: Mapping[str, int], minimum: int) -> None:
+    if not amounts:
+        raise RuleViolation("name at least one supply, as KIND=N")
+    for kind, amount in amounts.items():
+        if kind not in SUPPLY_KINDS:
+            raise RuleViolation(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}")
+        if amount < minimum:
+            raise RuleViolation(f"{kind} needs a whole number of at least {minimum}, not {amount}")
+
+
+def set_supplies(situation: Situation, values: Mapping[str, int]) -> Decision:
+    _check_kinds(values, 0)
+    return SuppliesSet, {"values": dict(values)}
+
+
+def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
+    _check_kinds(amounts, 1)
+    return SuppliesAdded, {"amounts": dict(amounts)}
+
+
+def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
+    _check_kinds(amounts, 1)
+    supplies = situation.game.supplies
+    for kind, amount in amounts.items():
+        if amount > supplies[kind]:
+            raise RuleViolation(f"the party has {supplies[kind]} {kind}, not the {amount} to spend")
+    return SuppliesSpent, {"amounts": dict(amounts)}
+
+
+def harm(situation: Situation, name: str, health: int, energy: int,
+         reason: str | None) -> Decision:
+    character(situation.game, name)
+    if health < 0 or energy < 0:
+        raise RuleViolation("harm takes away Health or Energy; give amounts of 0 or more")
+    if health == 0 and energy == 0:
+        raise RuleViolation("say how much harm: --health N and/or --energy N")
+    return Harmed, {"character": name, "health": health, "energy": energy, "reason": reason}
+
+
+def set_rule(situation: Situation, key: str, value: int) -> Decision:
+    field = HOUSE_RULES.get(key)
+    if field is None:
+        raise RuleViolation(f"{key!r} is not a house rule; use {', '.join(HOUSE_RULES)}")
+    if key.startswith("upkeep") and value < 0:
+        raise RuleViolation(f"{key} is 0 or more, not {value}")
+    previous = getattr(situation.game.rules, field)
+    if previous == value:
+        raise RuleViolation(f"{key} is already {value}")
+    return HouseRuleChanged, {"key": key, "value": value, "previous": previous}
+
+
+def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
+    """Decide a recorded roster, supplies, harm or house-rule event again from its inputs."""
+    if isinstance(event, CharacterAdded):
+        options = CharacterOptions(
+            name=event.name,
+            body=event.body or None, mind=event.mind or None, soul=event.soul or None,
+            might=event.pools.get("might"), speed=event.pools.get("speed"),
+            intellect=event.pools.get("intellect"),
+            skills=event.skills, attributes=event.attributes,
+            health_max=event.health_max or None, energy_max=event.energy_max or None,
+        )
+        return add_character(ruleset, situation, options)
+    if isinstance(event, MountAdded):
+        move = (event.attribute, event.level) if event.attribute else None
+        return add_mount(ruleset, situation, event.name, move, event.rider)
+    if isinstance(event, VehicleAdded):
+        move = ((event.attribute, event.level) if event.attribute
+                else ("miles", event.miles) if event.miles is not None else None)
+        return add_vehicle(ruleset, situation, event.name, move, event.driver,
+                           list(event.passengers))
+    if isinstance(event, MemberAssigned):
+        return assign(situation, event.character, event.conveyance, event.role)
+    if isinstance(event, MemberDismounted):
+        return dismount(situation, event.character)
+    if isinstance(event, MemberLeftBehind):
+        return leave(situation, event.name)
+    if isinstance(event, MemberRejoined):
+        return rejoin(situation, event.name)
+    if isinstance(event, SuppliesSet):
+        return set_supplies(situation, event.values)
+    if isinstance(event, SuppliesAdded):
+        return add_supplies(situation, event.amounts)
+    if isinstance(event, SuppliesSpent):
+        return spend_supplies(situation, event.amounts)
+    if isinstance(event, Harmed):
+        return harm(situation, event.character, event.health, event.energy, event.reason)
+    if isinstance(event, HouseRuleChanged):
+        return set_rule(situation, event.key, event.value)
+    return None
