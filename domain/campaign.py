@@ -17,6 +17,8 @@ from domain.dice import KeyedDice
 from domain.errors import NotFound, RuleViolation
 from domain.events import (
     CampaignStarted,
+    DayEnded,
+    DayStarted,
     EventsCancelled,
     EventsRestored,
     Moved,
@@ -296,15 +298,14 @@ class Campaign:
         decision = self.ruleset.redecide(situation, event)
         if decision is not None:
             return decision
-        name = type(event).__name__
-        if name == "DayStarted":
+        if isinstance(event, DayStarted):
             return self.ruleset.start_day(situation)
-        if name == "DayEnded":
+        if isinstance(event, DayEnded):
             return self.ruleset.end_day(situation, DayEndOptions(
-                rests={n: r.mode for n, r in event.recovery.items()},
+                rests={name: rest.mode for name, rest in event.recovery.items()},
                 hours=event.hours,
             ))
-        raise RuleViolation(f"event {event.seq} ({name}) cannot be checked again")
+        raise RuleViolation(f"event {event.seq} ({type(event).__name__}) cannot be checked again")
 
     def _replan(self, before: Game, later: Iterable[TrekEvent], gone: set[int],
                 back: set[int]) -> Replan:

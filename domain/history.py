@@ -71,3 +71,14 @@ def describe_dropped(dropped: list[tuple[int, str]], types: dict[int, str]) -> s
     return "; ".join(
         f"event {seq} ({types.get(seq, 'event')}): {reason}" for seq, reason in dropped
     )
+
+
+def fold_live(events: Iterable[TrekEvent], is_live: Callable[[int], bool]) -> Game:
+    """The game as the live events make it: reversals' own corrections are not needed here."""
+    from domain.events import CampaignStarted
+
+    game = Game()
+    for event in events:
+        if isinstance(event, CampaignStarted) or (type(event).undoable and is_live(event.seq)):
+            event.apply_to(game)
+    return game

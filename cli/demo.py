@@ -1,0 +1,57 @@
+"""A short sample campaign for `trek demo`: three days on the Ashen Reach."""
+
+from __future__ import annotations
+
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from tracker.app import Trek
+
+DEMO_MAP = """\
+[map]
+name = "The Ashen Reach"
+rows = [
+  "..........",
+  "..^^......",
+  "..^!......",
+  "..........",
+]
+
+[legend]
+"." = { terrain = "open" }
+"^" = { terrain = "feature", name = "mountains" }
+"!" = { terrain = "hazard", name = "ley storm", penalty = 2 }
+
+[[shortcut]]
+name = "Kessel Pass"
+path = [[2, 1], [3, 1]]
+bonus = 2
+penalty = 1
+"""
+
+
+def play(trek: Trek) -> None:
+    """Record a small journey with given dice, so the demo reads the same every time."""
+    trek.init("Ashes Road", map_text=DEMO_MAP, at=Square(1, 1), seed=7)
+    trek.add_character(None, CharacterOptions(
+        name="Kira", body=6, mind=5, soul=4, skills={"ride": 2, "navigation": 2,
+                                                     "survival": 1}))
+    trek.add_character(None, CharacterOptions(name="Oren", body=5, mind=6, soul=5,
+                                              skills={"medicine": 2}))
+    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
+    trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
+    trek.supplies(None, "set", {"provisions": 4, "fuel": 0, "ammo": 2})
+    trek.start_day(None)
+    trek.travel(None, "shortcut", {"shortcut": 6}, name="Kessel Pass")
+    trek.move(None, MoveOptions(steps=("E", "E", "E")))
+    trek.travel(None, "forced march", {"Kira": 9, "Oren": 5})
+    trek.move(None, MoveOptions(to=Square(6, 1)))
+    trek.travel(None, "forage", {"forage": 5})
+    trek.end_day(None, DayEndOptions())
+    trek.start_day(None)
+    trek.move(None, MoveOptions(steps=("SE",)))
+    trek.undo(None, reason="took the wrong fork")
+    trek.move(None, MoveOptions(steps=("E",)))
+    trek.end_day(None, DayEndOptions(hours=6))
+    trek.start_day(None)
+    trek.travel(None, "repair", {"repair": 6}, conveyance="Dusty", by="Oren")
+    trek.end_day(None, DayEndOptions())

@@ -1,0 +1,540 @@
+"""The `trek` command line: parse, call one tracker use case, render a table or JSON."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.progress import Progress
+
+from cli import render
+from cli.options import (
+    ROLL,
+    ROLL_HELP,
+    KeyChoice,
+    KeyValue,
+    Settings,
+    SquareType,
+    store_options,
+)
+from domain.errors import MapError, TrackerError
+from domain.geometry import DIRECTIONS, Square
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.state import SUPPLY_KINDS
+from tracker.app import Documents, Trek, gm_from_env
+from tracker.stores import Location
+
+
+class TrekGroup(click.Group):
+    """Turns every refusal into one sentence on stderr and exit 1, never a traceback."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except TrackerError as error:
+            raise click.ClickException(_sentence(str(error))) from None
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as error:
+            if os.environ.get("TREK_DEBUG"):
+                raise
+            settings = ctx.find_object(Settings)
+            text = f"{type(error).__name__}: {error}"
+            if settings is not None:
+                text = Location.parse(settings.db).scrub(text)
+            raise click.ClickException(
+                _sentence(f"Trek could not finish ({text}); nothing more was recorded")
+            ) from None
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
+
+
+def settings() -> Settings:
+    return click.get_current_context().ensure_object(Settings)
+
+
+def open_store(*, create: bool = False, writes: bool = True) -> Trek:
+    ctx = click.get_current_context()
+    s = settings()
+    trek = Trek.open(s.db, create=create, writable=writes, gm=gm_from_env(s.gm))
+    ctx.call_on_close(trek.close)
+    return trek
+
+
+def recorded(docs: Documents) -> None:
+    if settings().json:
+        render.emit_json(docs)
+    else:
+        render.print_events(docs)
+
+
+def record(action: Callable[[Trek, str | None], Documents]) -> None:
+    trek = open_store()
+    recorded(action(trek, settings().campaign))
+
+
+@click.group(cls=TrekGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@store_options
+@click.version_option(package_name="trek")
+def trek() -> None:
+    """Trek: an event-sourced overland travel tracker for tabletop game masters.
+
+    Every move, forage, forced march, repair and night of rest is recorded as an immutable
+    event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo never deletes:
+    it records a reversal.
+    """
+
+
+# -- the campaign -----------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("name")
+@click.option("--ruleset", type=click.Choice(["besm", "cypher"]), default="besm",
+              show_default=True, help="The travel rules the campaign is played under.")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A TOML map file (see docs/rules.md).")
+@click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+              help="Seed for the dice Trek rolls (default: random, recorded).")
+@store_options
+def init(name: str, ruleset: str, map_file: Path | None, at: Square | None,
+         seed: int | None) -> None:
+    """Create a campaign NAME in the store (creating the store if needed)."""
+    map_text = None
+    if map_file is not None:
+        try:
+            map_text = map_file.read_text(encoding="utf-8")
+        except OSError as error:
+            raise TrackerError(f"cannot read the map {map_file}: {error.strerror}") from None
+        except UnicodeDecodeError:
+            raise TrackerError(f"the map {map_file} is not UTF-8 text") from None
+    try:
+        docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text, at=at,
+                                            seed=seed)
+    except MapError as error:
+        raise TrackerError(f"the map {map_file} was refused at {error}") from None
+    recorded(docs)
+
+
+@trek.command("campaigns")
+@store_options
+def campaigns_cmd() -> None:
+    """List the campaigns in the store."""
+    listing = open_store(writes=False).campaigns()
+    if settings().json:
+        render.emit_json(listing)
+        return
+    for c in listing:
+        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)")
+
+
+@trek.group("map")
+def map_group() -> None:
+    """The campaign's map."""
+
+
+@map_group.command("show")
+@store_options
+def map_show() -> None:
+    """Show the map, its legend and shortcuts, with the party's square marked @."""
+    info = open_store(writes=False).map_info(settings().campaign)
+    if settings().json:
+        render.emit_json(info)
+        return
+    game_map = info["map"]
+    pos = info["position"]
+    if game_map is None:
+        render.console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
+        return
+    render.console.print(f"[bold]{game_map['name']}[/bold] {game_map['width']}×"
+                         f"{game_map['height']}, {game_map['square_miles']} miles a square")
+    for y, row in enumerate(game_map["rows"]):
+        line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
+        render.console.print(line, markup=False)
+    for key, cell in game_map["legend"].items():
+        extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
+        render.console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(),
+                             markup=False)
+    for shortcut in game_map["shortcuts"]:
+        render.console.print(f"  shortcut {shortcut['name']}: bonus {shortcut['bonus']}, "
+                             f"penalty {shortcut['penalty']}", markup=False)
+
+
+# -- the roster -------------------------------------------------------------------------------
+
+
+@trek.group()
+def roster() -> None:
+    """Characters, mounts and vehicles, and who travels on what."""
+
+
+@roster.command("add-character")
+@click.argument("name")
+@click.option("--body", type=int, help="BESM Body (1-12).")
+@click.option("--mind", type=int, help="BESM Mind (1-12).")
+@click.option("--soul", type=int, help="BESM Soul (1-12).")
+@click.option("--might", type=int, help="Cypher Might pool (optional).")
+@click.option("--speed", type=int, help="Cypher Speed pool (optional).")
+@click.option("--intellect", type=int, help="Cypher Intellect pool (optional).")
+@click.option("--skill", "skills", type=KeyValue(), multiple=True,
+              help="A skill and its level, e.g. navigation=2 (repeatable).")
+@click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
+              help="An attribute and its level, e.g. ground-speed=1 (repeatable).")
+@click.option("--health-max", type=int, help="Maximum Health (default (Body+Soul)×5).")
+@click.option("--energy-max", type=int, help="Maximum Energy (default (Mind+Soul)×5).")
+@store_options
+def add_character(name: str, body: int | None, mind: int | None, soul: int | None,
+                  might: int | None, speed: int | None, intellect: int | None,
+                  skills: tuple[tuple[str, int], ...], attributes: tuple[tuple[str, int], ...],
+                  health_max: int | None, energy_max: int | None) -> None:
+    """Add a character to the party."""
+    options = CharacterOptions(
+        name=name, body=body, mind=mind, soul=soul, might=might, speed=speed,
+        intellect=intellect, skills=dict(skills), attributes=dict(attributes),
+        health_max=health_max, energy_max=energy_max,
+    )
+    record(lambda t, c: t.add_character(c, options))
+
+
+@roster.command("add-mount")
+@click.argument("name")
+@click.option("--move", type=KeyValue(), help="Movement attribute and level, e.g. ground-speed=1.")
+@click.option("--rider", help="The character riding it.")
+@store_options
+def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
+    """Add a mount to the party."""
+    record(lambda t, c: t.add_mount(c, name, move, rider))
+
+
+@roster.command("add-vehicle")
+@click.argument("name")
+@click.option("--move", type=KeyValue(),
+              help="Movement attribute and level (BESM), or miles=N a day (Cypher).")
+@click.option("--driver", help="The character driving it.")
+@click.option("--passenger", "passengers", multiple=True, help="A passenger (repeatable).")
+@store_options
+def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
+                passengers: tuple[str, ...]) -> None:
+    """Add a vehicle to the party."""
+    record(lambda t, c: t.add_vehicle(c, name, move, driver, list(passengers)))
+
+
+@roster.command()
+@click.argument("character")
+@click.option("--to", "conveyance", required=True, help="The mount or vehicle.")
+@click.option("--as", "role", type=click.Choice(["rider", "driver", "passenger"]),
+              required=True, help="Rider of a mount; driver or passenger of a vehicle.")
+@store_options
+def assign(character: str, conveyance: str, role: str) -> None:
+    """Put a character on a mount or in a vehicle."""
+    record(lambda t, c: t.assign(c, character, conveyance, role))
+
+
+@roster.command()
+@click.argument("character")
+@store_options
+def dismount(character: str) -> None:
+    """Take a character off its mount or vehicle; it goes on foot."""
+    record(lambda t, c: t.dismount(c, character))
+
+
+@roster.command()
+@click.argument("name")
+@store_options
+def leave(name: str) -> None:
+    """Leave a character, mount or vehicle behind where the party stands now."""
+    record(lambda t, c: t.leave(c, name))
+
+
+@roster.command()
+@click.argument("name")
+@store_options
+def rejoin(name: str) -> None:
+    """Take a member back into the party; only on the square it was left on."""
+    record(lambda t, c: t.rejoin(c, name))
+
+
+# -- supplies and harm ------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("mode", type=click.Choice(["set", "add", "spend"]))
+@click.argument("amounts", nargs=-1, required=True, type=KeyValue())
+@store_options
+def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
+    """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
+    values = dict(amounts)
+    for kind in values:
+        if kind not in SUPPLY_KINDS:
+            raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
+                                     param_hint="KIND=N")
+    record(lambda t, c: t.supplies(c, mode, values))
+
+
+@trek.command()
+@click.argument("character")
+@click.option("--health", type=click.IntRange(0), default=0, help="Health to take away.")
+@click.option("--energy", type=click.IntRange(0), default=0, help="Energy to take away.")
+@click.option("--reason", help="Why, for the log.")
+@store_options
+def harm(character: str, health: int, energy: int, reason: str | None) -> None:
+    """Take Health and/or Energy from a character (never below 0)."""
+    record(lambda t, c: t.harm(c, character, health, energy, reason))
+
+
+@trek.group()
+def rules() -> None:
+    """House rules of the campaign."""
+
+
+@rules.command("show")
+@store_options
+def rules_show() -> None:
+    """Show the campaign's house rules."""
+    values = open_store(writes=False).rules(settings().campaign)
+    if settings().json:
+        render.emit_json(values)
+        return
+    for key, value in values.items():
+        render.console.print(f"{key} = {value}")
+
+
+@rules.command("set")
+@click.argument("setting", type=KeyValue())
+@store_options
+def rules_set(setting: tuple[str, int]) -> None:
+    """Change a house rule, KEY=VALUE (recorded as an event)."""
+    key, value = setting
+    record(lambda t, c: t.set_rule(c, key, value))
+
+
+# -- the day ----------------------------------------------------------------------------------
+
+
+@trek.group()
+def day() -> None:
+    """Open and close travel days."""
+
+
+@day.command("start")
+@store_options
+def day_start() -> None:
+    """Open the next day with a budget of the group's base movement."""
+    record(lambda t, c: t.start_day(c))
+
+
+@day.command("end")
+@click.option("--rest", "rests", multiple=True,
+              type=KeyChoice(("camp", "saddle", "vehicle", "none")),
+              help="How a character spends the night, CHAR=camp|saddle|vehicle|none.")
+@click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
+              help="Hours slept (Energy is regained per hour).")
+@store_options
+def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
+    """Close the day: strain lands, the party rests, upkeep is paid."""
+    options = DayEndOptions(rests=dict(rests), hours=hours)
+    record(lambda t, c: t.end_day(c, options))
+
+
+_DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
+
+
+@trek.command()
+@click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
+@click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
+@click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
+@store_options
+def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
+    """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
+    if directions and to is not None:
+        raise click.UsageError("give directions or --to X,Y, not both")
+    if not directions and to is None:
+        raise click.UsageError("give directions (N NE E SE S SW W NW) or --to X,Y")
+    options = MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
+                          through_hazard=through_hazard)
+    record(lambda t, c: t.move(c, options))
+
+
+@trek.command()
+@click.argument("name")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@store_options
+def shortcut(name: str, roll: int | None) -> None:
+    """Try a shortcut from the map (one attempt per shortcut per day)."""
+    given = {"shortcut": roll} if roll is not None else None
+    record(lambda t, c: t.travel(c, "shortcut", given, name=name))
+
+
+@trek.command("forced-march")
+@click.option("--roll", "rolls", type=KeyValue(2, 12), multiple=True,
+              help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
+@store_options
+def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
+    """Push on for the base movement again, at a cost in provisions and fuel."""
+    given = dict(rolls)
+    record(lambda t, c: t.travel(c, "forced march", given))
+
+
+@trek.command("night-travel")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@click.option("--by", help="Who navigates (default: the best navigator).")
+@store_options
+def night_travel(roll: int | None, by: str | None) -> None:
+    """Travel on after dark (once a day)."""
+    given = {"night travel": roll} if roll is not None else None
+    record(lambda t, c: t.travel(c, "night travel", given, by=by))
+
+
+@trek.command()
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@click.option("--by", help="Who forages (default: the best forager).")
+@click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
+              show_default=True, help="Which supply the points buy.")
+@store_options
+def forage(roll: int | None, by: str | None, take: str) -> None:
+    """Give up a square of today's movement to hunt and forage."""
+    given = {"forage": roll} if roll is not None else None
+    record(lambda t, c: t.travel(c, "forage", given, by=by, take=take))
+
+
+@trek.command()
+@click.argument("conveyance")
+@click.option("--by", required=True, help="Who repairs or tends it.")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@store_options
+def repair(conveyance: str, by: str, roll: int | None) -> None:
+    """Spend the day restoring the levels a mount or vehicle lost to strain."""
+    given = {"repair": roll} if roll is not None else None
+    record(lambda t, c: t.travel(c, "repair", given, conveyance=conveyance, by=by))
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+@trek.command()
+@click.option("--as-of", "as_of", type=int, help="The state right after event SEQ.")
+@store_options
+def status(as_of: int | None) -> None:
+    """Where the party is, its movement, supplies, roster and conveyances."""
+    result = open_store(writes=False).status(settings().campaign, as_of)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_status(result)
+
+
+@trek.command()
+@click.option("--day", "day_number", type=click.IntRange(0), help="Only events of day N.")
+@click.option("--session", type=click.IntRange(1), help="Only events of session N.")
+@store_options
+def log(day_number: int | None, session: int | None) -> None:
+    """Every recorded event in order, reversals included."""
+    entries = open_store(writes=False).log(settings().campaign, day=day_number, session=session)
+    if settings().json:
+        render.emit_json(entries)
+    else:
+        render.print_log(entries)
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("seq", required=False, type=click.IntRange(1))
+@click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
+@click.option("--reason", help="Why, for the audit.")
+@store_options
+def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
+    """Cancel event SEQ (default: the latest) by recording a reversal."""
+    record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason))
+
+
+@trek.command()
+@click.argument("seq", type=click.IntRange(1))
+@click.option("--reason", help="Why, for the audit.")
+@store_options
+def redo(seq: int, reason: str | None) -> None:
+    """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
+    record(lambda t, c: t.redo(c, seq, reason=reason))
+
+
+@trek.command()
+@click.option("--verify", is_flag=True,
+              help="Rebuild in memory and compare with the stored read models; changes nothing.")
+@store_options
+def replay(verify: bool) -> None:
+    """Rebuild every read model from the event log (records no event)."""
+    trek_app = open_store(writes=not verify)
+    show_bar = not settings().json and sys.stderr.isatty()
+    with Progress(transient=True, disable=not show_bar) as bar:
+        task = bar.add_task("verifying" if verify else "replaying", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = trek_app.verify_views(progress) if verify else trek_app.replay(progress)
+    if settings().json:
+        render.emit_json(result)
+    elif verify:
+        if result["verified"]:
+            render.console.print("Read models match the event log.")
+        for problem in result["differences"]:
+            render.errors.print(problem, markup=False)
+    else:
+        render.console.print(f"Rebuilt the read models from {result['notifications']} "
+                             f"events in {result['seconds']}s.")
+    if verify and not result["verified"]:
+        raise TrackerError(f"the read models differ from the event log in "
+                           f"{len(result['differences'])} place(s); run `trek replay` to rebuild")
+
+
+@trek.group()
+def session() -> None:
+    """Play sessions: every event is stamped with the open one."""
+
+
+@session.command("start")
+@click.argument("title", required=False)
+@store_options
+def session_start(title: str | None) -> None:
+    """Open a play session."""
+    record(lambda t, c: t.start_session(c, title))
+
+
+@session.command("end")
+@store_options
+def session_end() -> None:
+    """Close the open play session."""
+    record(lambda t, c: t.end_session(c))
+
+
+@trek.command()
+@store_options
+def demo() -> None:
+    """Play a short sample campaign into a temporary store and show its status and log."""
+    from cli.demo import play
+
+    with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
+          Trek.open(str(Path(folder) / "demo.db"), create=True, gm="demo") as trek_app):
+        play(trek_app)
+        result = trek_app.status(None)
+        entries = trek_app.log(None)
+    if settings().json:
+        render.emit_json({"status": result, "log": entries})
+        return
+    render.print_status(result)
+    render.print_log(entries)
+
+
+def main() -> None:
+    trek(prog_name="trek")

@@ -1,0 +1,112 @@
+"""Shared click options and parameter types for the trek commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import click
+
+from domain.geometry import Square, parse_square
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class Settings:
+    """What the group-level options said; a command's own options override them."""
+
+    db: str = "trek.db"
+    campaign: str | None = None
+    gm: str | None = None
+    json: bool = False
+
+
+def _merge(field: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+        settings = ctx.ensure_object(Settings)
+        if value is not None and value is not False:
+            setattr(settings, field, value)
+        return value
+    return callback
+
+
+def store_options(func: F) -> F:
+    """--db, --campaign, --gm and --json, accepted before or after the command name."""
+    for option in reversed([
+        click.option("--db", envvar="TREK_DB", expose_value=False, callback=_merge("db"),
+                     help="SQLite file path or postgresql:// URL (default ./trek.db)."),
+        click.option("--campaign", envvar="TREK_CAMPAIGN", expose_value=False,
+                     callback=_merge("campaign"),
+                     help="Campaign slug; may be left out when the store holds one."),
+        click.option("--gm", envvar="TREK_GM", expose_value=False, callback=_merge("gm"),
+                     help="Name stamped on recorded events (default: the OS user)."),
+        click.option("--json", "as_json", is_flag=True, default=False, expose_value=False,
+                     callback=_merge("json"), help="Print JSON for scripts."),
+    ]):
+        func = option(func)
+    return func
+
+
+class KeyValue(click.ParamType[tuple[str, int]]):
+    """NAME=N with a whole number, as in --skill navigation=2 or provisions=3."""
+
+    name = "NAME=N"
+
+    def __init__(self, low: int | None = None, high: int | None = None) -> None:
+        self.low = low
+        self.high = high
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, int]:
+        if isinstance(value, tuple):
+            return value
+        key, sep, number = str(value).partition("=")
+        if not sep or not key.strip():
+            self.fail(f"{value!r} should be NAME=N, for example navigation=2", param, ctx)
+        try:
+            amount = int(number)
+        except ValueError:
+            self.fail(f"{value!r}: {number!r} is not a whole number", param, ctx)
+        if (self.low is not None and amount < self.low) or (
+                self.high is not None and amount > self.high):
+            self.fail(f"{value!r}: the number must be {self.low} to {self.high}", param, ctx)
+        return key.strip(), amount
+
+
+class SquareType(click.ParamType[Square]):
+    name = "X,Y"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Square:
+        if isinstance(value, Square):
+            return value
+        try:
+            return parse_square(str(value))
+        except ValueError as error:
+            self.fail(str(error), param, ctx)
+
+
+class KeyChoice(click.ParamType[tuple[str, str]]):
+    """NAME=CHOICE, as in --rest Kira=saddle."""
+
+    name = "NAME=MODE"
+
+    def __init__(self, choices: tuple[str, ...]) -> None:
+        self.choices = choices
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, str]:
+        if isinstance(value, tuple):
+            return value
+        key, sep, choice = str(value).partition("=")
+        if not sep or not key.strip():
+            self.fail(f"{value!r} should be NAME=MODE", param, ctx)
+        if choice not in self.choices:
+            self.fail(f"{choice!r} is not one of {', '.join(self.choices)}", param, ctx)
+        return key.strip(), choice
+
+
+ROLL = click.IntRange(2, 12)
+ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."

@@ -1,0 +1,158 @@
+"""Human output with rich, and JSON output for scripts."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+console = Console(highlight=False)
+errors = Console(stderr=True, highlight=False)
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def _sq(value: Any) -> str:
+    if isinstance(value, dict):
+        return f"{value['x']},{value['y']}"
+    if isinstance(value, list | tuple) and len(value) == 2:
+        return f"{value[0]},{value[1]}"
+    return str(value)
+
+
+def _roll(doc: dict[str, Any]) -> str:
+    if "roll" not in doc or isinstance(doc["roll"], list):
+        return ""
+    dice = doc.get("dice")
+    faces = f" ({'+'.join(map(str, dice))})" if dice else " (given)"
+    verdict = "success" if doc["success"] else "failure"
+    who = f"{doc['by']} rolled " if doc.get("by") else "rolled "
+    return f"{who}{doc['roll']}{faces} vs {doc['target']}: {verdict}"
+
+
+def _day_ended(d: dict[str, Any]) -> str:
+    parts = [f"day {d['number']} ended"]
+    for name, landed in d["strain"].items():
+        fate = "" if landed["state"] == "ok" else f", {landed['state']}"
+        parts.append(f"{name} lost {landed['lost']} level(s) to strain{fate}")
+    for name, rest in d["recovery"].items():
+        parts.append(f"{name} rested ({rest['mode']}) +{rest['health']} Health "
+                     f"+{rest['energy']} Energy")
+    for kind, upkeep in d["upkeep"].items():
+        short = f", short by {upkeep['shortfall']}" if upkeep["shortfall"] else ""
+        parts.append(f"upkeep {upkeep['spent']} {kind}{short}")
+    return "; ".join(parts)
+
+
+def _forced(d: dict[str, Any]) -> str:
+    rolls = ", ".join(
+        f"{r['by']} {r['total']} vs {r['target']} {'ok' if r['success'] else 'strain'}"
+        for r in d["strain_rolls"])
+    return (f"forced march: +{d['base']} squares for {d['provisions']} provisions and "
+            f"{d['fuel']} fuel ({rolls})")
+
+
+def _amounts(values: dict[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in values.items())
+
+
+_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "CampaignStarted": lambda d: f"campaign {d['name']} ({d['ruleset']}) starts at "
+                                 f"{_sq(d['start'])}",
+    "HouseRuleChanged": lambda d: f"house rule {d['key']} = {d['value']} (was {d['previous']})",
+    "CharacterAdded": lambda d: f"{d['name']} joins (Health {d['health_max']}, "
+                                f"Energy {d['energy_max']})",
+    "MountAdded": lambda d: f"mount {d['name']} joins"
+                            + (f", ridden by {d['rider']}" if d.get("rider") else ""),
+    "VehicleAdded": lambda d: f"vehicle {d['name']} joins"
+                              + (f", driven by {d['driver']}" if d.get("driver") else ""),
+    "MemberAssigned": lambda d: f"{d['character']} boards {d['conveyance']} as {d['role']}",
+    "MemberDismounted": lambda d: f"{d['character']} leaves {d['conveyance']}, on foot",
+    "MemberLeftBehind": lambda d: f"{d['name']} is left behind at {_sq(d['at'])}",
+    "MemberRejoined": lambda d: f"{d['name']} rejoins the party",
+    "Harmed": lambda d: f"{d['character']} loses {d['health']} Health, {d['energy']} Energy"
+                        + (f" ({d['reason']})" if d.get("reason") else ""),
+    "SuppliesSet": lambda d: f"supplies set: {_amounts(d['values'])}",
+    "SuppliesAdded": lambda d: f"supplies added: {_amounts(d['amounts'])}",
+    "SuppliesSpent": lambda d: f"supplies spent: {_amounts(d['amounts'])}",
+    "DayStarted": lambda d: f"day {d['number']} starts with {d['budget']} square(s)",
+    "Moved": lambda d: f"moved {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
+                       f"({d['cost']} square(s))",
+    "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"
+                                   + (f", +{d['bonus']} squares" if d["success"] else ""),
+    "ForcedMarched": _forced,
+    "NightTravelled": lambda d: f"night travel: {_roll(d)}, +{d['gained']} squares",
+    "Foraged": lambda d: f"forage: {_roll(d)}"
+                         + (f", +{d['gained']} {d['take']}" if d["success"] else ""),
+    "Repaired": lambda d: f"repair {d['conveyance']}: {_roll(d)}"
+                          + (f", +{d['restored']} level(s)" if d["success"] else ""),
+    "DayEnded": _day_ended,
+    "Travelled": lambda d: (f"travelled to {_sq(d['to'])}" if d["arrived"]
+                            else f"in transit toward {_sq(d['to'])}, {d['still_to_pay']} "
+                                 "of a day still to go") + f" (spent {d['spent']} day)",
+    "SessionStarted": lambda d: f"session {d['number']} starts"
+                                + (f": {d['title']}" if d.get("title") else ""),
+    "SessionEnded": lambda d: f"session {d['number']} ends",
+    "EventsCancelled": lambda d: "undo of " + ", ".join(map(str, d["cancels"]))
+                                 + (f" ({d['reason']})" if d.get("reason") else ""),
+    "EventsRestored": lambda d: "redo of " + ", ".join(map(str, d["restores"]))
+                                + (f" ({d['reason']})" if d.get("reason") else ""),
+}
+
+
+def summary(doc: dict[str, Any]) -> str:
+    describe = _SUMMARIES.get(doc["type"])
+    return describe(doc) if describe else doc["type"]
+
+
+def print_events(docs: list[dict[str, Any]]) -> None:
+    for doc in docs:
+        console.print(f"[bold]#{doc['seq']}[/bold] {summary(doc)}")
+
+
+def print_status(status: dict[str, Any]) -> None:
+    day = status["day"]
+    day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
+    console.print(f"[bold]{status['name']}[/bold] ({status['campaign']}, {status['ruleset']}) — "
+                  f"{day_text}, at {_sq(status['position'])}"
+                  + (", flying" if status["flying"] else "")
+                  + f", {status['events']} events")
+    movement = status["movement"]
+    console.print("movement: " + ", ".join(f"{k} {v}" for k, v in movement.items()
+                                           if k != "in_transit")
+                  + (f", in transit to {_sq(movement['in_transit']['to'])}"
+                     if movement.get("in_transit") else ""))
+    console.print("supplies: " + _amounts(status["supplies"]))
+    if status["characters"]:
+        table = Table("character", "Health", "Energy", "aboard", "where")
+        for name, c in status["characters"].items():
+            aboard = f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot"
+            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            table.add_row(name, f"{c['health']}/{c['health_max']}",
+                          f"{c['energy']}/{c['energy_max']}", aboard, where)
+        console.print(table)
+    if status["conveyances"]:
+        table = Table("conveyance", "kind", "move", "level", "strain", "state", "where")
+        for name, c in status["conveyances"].items():
+            move = f"{c['attribute']}" if c["attribute"] else f"{c.get('miles', '-')} mi/day"
+            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            table.add_row(name, c["kind"], move, f"{c['level']}/{c['base_level']}",
+                          str(c["pending_strain"]), c["state"], where)
+        console.print(table)
+
+
+def print_log(entries: list[dict[str, Any]]) -> None:
+    table = Table("seq", "day", "event", "what happened", "note")
+    for entry in entries:
+        cancelled = entry["cancelled_by"]
+        note = f"cancelled by #{cancelled}" if cancelled else ""
+        style = "dim strike" if cancelled else None
+        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry), note,
+                      style=style)
+    console.print(table)

@@ -1,0 +1,181 @@
+"""Keeps the read models caught up with the notification log, rebuilds and verifies them."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol
+
+from domain.events import CampaignStarted, TrekEvent
+from projections.db import VIEW_TABLES, Cursor, Database
+from projections.views import CampaignView, load_view, save_view, status_of
+
+TRACKING_NAME = "trek-views"
+BATCH = 2000
+
+Progress = Callable[[int, int], None]
+
+
+class Note(Protocol):
+    id: int
+    originator_id: Any
+    originator_version: int
+    topic: str
+    state: bytes
+
+
+class NotificationSource(Protocol):
+    def select_notifications(self, start: int | None, limit: int, stop: int | None = None,
+                             topics: Sequence[str] = (), *,
+                             inclusive_of_start: bool = True) -> Sequence[Any]: ...
+
+    def max_notification_id(self) -> int | None: ...
+
+
+Decode = Callable[[Any], TrekEvent | None]
+
+
+class ViewsOutOfStep(Exception):
+    """The stored read models differ from a rebuild of the log."""
+
+
+def _position(cursor: Cursor) -> int:
+    cursor.execute("SELECT notification_id FROM trek_view_tracking WHERE name = ?",
+                   (TRACKING_NAME,))
+    rows = cursor.fetchall()
+    return int(rows[0][0]) if rows else 0
+
+
+def _set_position(cursor: Cursor, notification_id: int) -> None:
+    cursor.execute(
+        "INSERT INTO trek_view_tracking (name, notification_id) VALUES (?, ?) "
+        "ON CONFLICT (name) DO UPDATE SET notification_id = excluded.notification_id",
+        (TRACKING_NAME, notification_id))
+
+
+def fold(views: dict[str, CampaignView], event: TrekEvent,
+         load: Callable[[str], CampaignView | None]) -> CampaignView:
+    cid = str(event.originator_id)
+    view = views.get(cid)
+    if view is None:
+        if isinstance(event, CampaignStarted):
+            view = CampaignView.start(event)
+        else:
+            view = load(cid)
+            if view is None:
+                raise ViewsOutOfStep(f"event {event.seq} belongs to a campaign with no view")
+        views[cid] = view
+    view.apply(event)
+    return view
+
+
+class Projector:
+    """Pulls new notifications and folds them into the persisted read models."""
+
+    def __init__(self, db: Database, source: NotificationSource, decode: Decode,
+                 batch: int = BATCH) -> None:
+        self.db = db
+        self.source = source
+        self.decode = decode
+        self.batch = batch
+
+    def position(self) -> int:
+        rows = self.db.query("SELECT notification_id FROM trek_view_tracking WHERE name = ?",
+                             (TRACKING_NAME,))
+        return int(rows[0][0]) if rows else 0
+
+    def lag(self) -> int:
+        return (self.source.max_notification_id() or 0) - self.position()
+
+    def _events(self, after: int) -> Iterator[tuple[int, list[TrekEvent]]]:
+        while True:
+            notes = self.source.select_notifications(after + 1, self.batch)
+            if not notes:
+                return
+            events = [e for e in map(self.decode, notes) if e is not None]
+            after = notes[-1].id
+            yield after, events
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        """Fold every notification past the tracking position; returns how many were folded."""
+        done = 0
+        total = self.lag() if progress else 0
+        while True:
+            with self.db.transaction() as cursor:
+                after = _position(cursor)
+                notes = self.source.select_notifications(after + 1, self.batch)
+                if not notes:
+                    return done
+                views: dict[str, CampaignView] = {}
+                for event in filter(None, map(self.decode, notes)):
+                    fold(views, event, lambda cid: load_view(cursor, cid))
+                for view in views.values():
+                    save_view(cursor, view)
+                _set_position(cursor, notes[-1].id)
+            done += len(notes)
+            if progress:
+                progress(done, max(total, done))
+
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Drop the read models and fold the whole log again, a batch per transaction."""
+        with self.db.transaction() as cursor:
+            for table in VIEW_TABLES:
+                cursor.execute(f"DELETE FROM {table}")
+            _set_position(cursor, 0)
+        return self.catch_up(progress)
+
+    def verify(self, progress: Progress | None = None) -> list[str]:
+        """Fold the whole log in memory and list every way the stored read models differ."""
+        views: dict[str, CampaignView] = {}
+        problems: list[str] = []
+        total = self.source.max_notification_id() or 0
+        seen = 0
+        for after, events in self._events(0):
+            for event in events:
+                view = fold(views, event, lambda _cid: None)
+                # The log is compared as it streams, so memory stays flat.
+                for entry in view.new_log:
+                    rows = self.db.query(
+                        "SELECT type, day, event_json FROM trek_view_log "
+                        "WHERE campaign_id = ? AND seq = ?", (view.campaign_id, entry.seq))
+                    if not rows:
+                        problems.append(f"{view.slug}: log entry {entry.seq} is missing")
+                    elif (rows[0][0], int(rows[0][1]), json.loads(rows[0][2])) != (
+                            entry.type, entry.day, entry.event):
+                        problems.append(f"{view.slug}: log entry {entry.seq} differs")
+                view.new_log = []
+                view.marks = {}
+            seen = after
+            if progress:
+                progress(seen, max(total, seen))
+        stored_position = self.position()
+        if stored_position != seen:
+            problems.append(f"read models are at notification {stored_position}, "
+                            f"the log at {seen}")
+        for view in views.values():
+            stored = self.stored_view(view.campaign_id)
+            if stored is None:
+                problems.append(f"{view.slug}: no stored read models")
+                continue
+            expected, actual = status_of(view), status_of(stored)
+            for key in expected:
+                if expected[key] != actual.get(key):
+                    problems.append(f"{view.slug}: {key} is stored as {actual.get(key)!r} "
+                                    f"but the log gives {expected[key]!r}")
+            marks = {int(seq): int(by) for seq, by in self.db.query(
+                "SELECT seq, cancelled_by FROM trek_view_log WHERE campaign_id = ? "
+                "AND cancelled_by IS NOT NULL", (view.campaign_id,))}
+            if marks != view.cancelled:
+                problems.append(f"{view.slug}: cancelled events are stored as {marks} "
+                                f"but the log gives {view.cancelled}")
+            if (stored.events, stored.last_hash) != (view.events, view.last_hash):
+                problems.append(f"{view.slug}: the stored event count or hash differs")
+        stored_ids = {row[0] for row in self.db.query(
+            "SELECT campaign_id FROM trek_view_campaigns")}
+        for extra in stored_ids - set(views):
+            problems.append(f"campaign {extra} has read models but no events")
+        return problems
+
+    def stored_view(self, campaign_id: str) -> CampaignView | None:
+        with self.db.reading() as cursor:
+            return load_view(cursor, campaign_id)

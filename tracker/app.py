@@ -1,0 +1,490 @@
+"""The Trek application: one use case per method, over the eventsourcing library's store."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import secrets
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.persistence import (
+    IntegrityError,
+    Mapper,
+    OperationalError,
+    PersistenceError,
+    RecordConflictError,
+)
+
+from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
+from domain.errors import NotFound, RuleViolation, TrackerError
+from domain.events import (
+    CampaignStarted,
+    EventsCancelled,
+    EventsRestored,
+    TrekEvent,
+)
+from domain.geometry import Square
+from domain.history import fold_live
+from domain.maps import load_map
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.rulesets import ruleset_named
+from domain.state import Game, Role
+from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_schema
+from projections.projector import Progress, Projector
+from projections.views import CampaignView, event_document, log_entries, status_of
+from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+from tracker.stores import (
+    Location,
+    StoreError,
+    StoreKind,
+    check_postgres_store,
+    check_sqlite_store,
+)
+
+SNAPSHOT_EVERY = 200
+SAVE_ATTEMPTS = 8
+
+Documents = list[dict[str, Any]]
+
+
+class ConcurrentChange(TrackerError):
+    """Another GM recorded into the campaign at the same moment, again and again."""
+
+
+class TrekApplication(Application[UUID]):
+    """The event store of campaigns; snapshots are taken by the use cases, not per interval."""
+
+    name = "Trek"
+    is_snapshotting_enabled = True
+
+    def construct_mapper(self) -> Mapper[UUID]:
+        return PydanticMapper(transcoder=CanonicalJSONTranscoder())
+
+    def decode(self, notification: Any) -> TrekEvent | None:
+        event = self.mapper.to_domain_event(notification)
+        return event if isinstance(event, TrekEvent) else None
+
+
+def default_gm() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "gm"
+
+
+# Memory stores live for the process, so several commands in one test share one.
+_MEMORY: dict[str, tuple[TrekApplication, Database]] = {}
+
+
+class Trek:
+    """Every use case of the tracker; takes and returns plain values and read-model documents."""
+
+    def __init__(self, location: Location, app: TrekApplication, views: Database, *,
+                 gm: str, writable: bool) -> None:
+        self.location = location
+        self.app = app
+        self.views = views
+        self.gm = gm
+        self.writable = writable
+        self.projector = Projector(views, app.recorder, app.decode)
+        self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+
+    # -- opening and closing ------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, db: str, *, create: bool = False, writable: bool = True,
+             gm: str | None = None) -> Trek:
+        """Open the store at `db`; `create` allows making a new one (only `init` does)."""
+        location = Location.parse(db)
+        gm = gm or default_gm()
+        try:
+            if location.kind is StoreKind.MEMORY:
+                if location.target not in _MEMORY:
+                    if not create:
+                        raise StoreError(f"there is no Trek store at {location.display}; "
+                                         "create one with `trek init NAME`")
+                    app = TrekApplication(env=location.eventsourcing_env(create=True))
+                    memory_db = SQLiteDatabase(":memory:")
+                    create_schema(memory_db)
+                    _MEMORY[location.target] = (app, memory_db)
+                app, views = _MEMORY[location.target]
+                return cls(location, app, views, gm=gm, writable=writable)
+            if location.kind is StoreKind.SQLITE:
+                exists = check_sqlite_store(location.target, create=create)
+                views_db: Database = SQLiteDatabase(
+                    location.target, read_only=exists and not writable)
+            else:
+                exists = check_postgres_store(location, create=create)
+                views_db = PostgresDatabase(location.target)
+            if not exists:
+                create_schema(views_db)
+            app = TrekApplication(env=location.eventsourcing_env(create=not exists))
+            return cls(location, app, views_db, gm=gm, writable=writable)
+        except PersistenceError as error:
+            raise StoreError(location.scrub(f"the store {location.display} failed: {error}")
+                             ) from None
+
+    def close(self) -> None:
+        if self.location.kind is StoreKind.MEMORY:
+            return
+        self.views.close()
+        self.app.close()
+
+    def __enter__(self) -> Trek:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- campaigns ----------------------------------------------------------------------------
+
+    def campaigns(self) -> list[dict[str, Any]]:
+        rows = self.views.query(
+            "SELECT slug, name, ruleset, events FROM trek_view_campaigns ORDER BY slug")
+        return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
+
+    def resolve(self, slug: str | None) -> str:
+        """The campaign to act on: the one named, or the only one in the store."""
+        if slug is not None:
+            return slug
+        known = [c["slug"] for c in self.campaigns()]
+        if not known:
+            raise NotFound("the store holds no campaign yet; create one with `trek init NAME`")
+        if len(known) > 1:
+            raise RuleViolation(
+                f"the store holds {len(known)} campaigns ({', '.join(known)}); "
+                "choose one with --campaign SLUG"
+            )
+        return str(known[0])
+
+    def _load(self, slug: str) -> Campaign:
+        try:
+            campaign: Campaign = self.app.repository.get(campaign_id(slug))
+        except AggregateNotFoundError:
+            known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
+            raise NotFound(f"there is no campaign called {slug!r} (the store has {known})"
+                           ) from None
+        assert isinstance(campaign, Campaign)
+        return campaign
+
+    def _stamp(self) -> Stamp:
+        return Stamp(gm=self.gm, at=self.clock())
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def _save(self, campaign: Campaign) -> None:
+        self.app.save(campaign)
+        if campaign.version % SNAPSHOT_EVERY == 0:
+            assert self.app.snapshots is not None
+            self.app.snapshots.put([CampaignSnapshot.take(campaign)])
+
+    @contextmanager
+    def _store_errors(self) -> Iterator[None]:
+        try:
+            yield
+        except (RecordConflictError, IntegrityError):
+            raise
+        except OperationalError as error:
+            raise StoreError(self.location.scrub(
+                f"the store {self.location.display} could not be written: {error}")) from None
+
+    def record(self, slug: str | None, action: Callable[[Campaign], TrekEvent]) -> Documents:
+        """Load the campaign, let `action` record one event, save it, and catch up the views.
+
+        Two GMs recording at once clash on the event's version; the loser loads the campaign
+        again and decides afresh, so no event is lost or recorded twice.
+        """
+        self._require_writable()
+        name = self.resolve(slug)
+        for attempt in range(SAVE_ATTEMPTS):
+            campaign = self._load(name)
+            campaign.stamp = self._stamp()
+            event = action(campaign)
+            try:
+                with self._store_errors():
+                    self._save(campaign)
+            except (RecordConflictError, IntegrityError):
+                time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
+                continue
+            self.catch_up()
+            return [event_document(event)]
+        raise ConcurrentChange(
+            "the campaign changed while this was being recorded; run the command again"
+        )
+
+    def catch_up(self, progress: Progress | None = None) -> int:
+        with self._store_errors():
+            return self.projector.catch_up(progress)
+
+    def _require_writable(self) -> None:
+        if not self.writable:
+            raise RuntimeError("a read command tried to record")
+
+    # -- use cases: the campaign --------------------------------------------------------------
+
+    def init(self, name: str, *, ruleset: str = "besm", map_text: str | None = None,
+             at: Square | None = None, seed: int | None = None) -> Documents:
+        self._require_writable()
+        rules = ruleset_named(ruleset)
+        game_map = load_map(map_text, terrains=rules.terrains) if map_text is not None else None
+        slug = slugify(name)
+        if slug in {c["slug"] for c in self.campaigns()}:
+            raise RuleViolation(f"the store already has a campaign called {slug!r}; "
+                                "pick another name or use --db for another store")
+        campaign = Campaign.start(
+            self._stamp(), name=name, ruleset=ruleset,
+            seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map,
+            at=at,
+        )
+        started = campaign.pending_events[0]
+        try:
+            with self._store_errors():
+                self._save(campaign)
+        except (RecordConflictError, IntegrityError):
+            raise RuleViolation(f"the store already has a campaign called {slug!r}") from None
+        self.catch_up()
+        return [event_document(started)]
+
+    def _event(self, slug: str, seq: int) -> TrekEvent:
+        events = list(self.app.events.get(campaign_id(slug), gt=seq - 1, lte=seq))
+        if not events:
+            raise NotFound(f"there is no event {seq}")
+        event = events[0]
+        assert isinstance(event, TrekEvent)
+        return event
+
+    def _events(self, slug: str, *, gt: int | None = None, lte: int | None = None
+                ) -> list[TrekEvent]:
+        events = [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
+                  if isinstance(e, TrekEvent)]
+        return events
+
+    def add_character(self, slug: str | None, options: CharacterOptions) -> Documents:
+        return self.record(slug, lambda c: c.add_character(options))
+
+    def add_mount(self, slug: str | None, name: str, move: tuple[str, int] | None,
+                  rider: str | None) -> Documents:
+        return self.record(slug, lambda c: c.add_mount(name, move, rider))
+
+    def add_vehicle(self, slug: str | None, name: str, move: tuple[str, int] | None,
+                    driver: str | None, passengers: list[str]) -> Documents:
+        return self.record(slug, lambda c: c.add_vehicle(name, move, driver, passengers))
+
+    def assign(self, slug: str | None, character: str, conveyance: str, role: str) -> Documents:
+        return self.record(slug, lambda c: c.assign(character, conveyance, Role(role)))
+
+    def dismount(self, slug: str | None, character: str) -> Documents:
+        return self.record(slug, lambda c: c.dismount(character))
+
+    def leave(self, slug: str | None, name: str) -> Documents:
+        return self.record(slug, lambda c: c.leave(name))
+
+    def rejoin(self, slug: str | None, name: str) -> Documents:
+        return self.record(slug, lambda c: c.rejoin(name))
+
+    def supplies(self, slug: str | None, mode: str, amounts: Mapping[str, int]) -> Documents:
+        actions: dict[str, Callable[[Campaign], TrekEvent]] = {
+            "set": lambda c: c.set_supplies(amounts),
+            "add": lambda c: c.add_supplies(amounts),
+            "spend": lambda c: c.spend_supplies(amounts),
+        }
+        return self.record(slug, actions[mode])
+
+    def harm(self, slug: str | None, character: str, health: int, energy: int,
+             reason: str | None) -> Documents:
+        return self.record(slug, lambda c: c.harm(character, health, energy, reason))
+
+    def set_rule(self, slug: str | None, key: str, value: int) -> Documents:
+        return self.record(slug, lambda c: c.set_rule(key, value))
+
+    def rules(self, slug: str | None) -> dict[str, Any]:
+        view = self.view(slug)
+        return {key.replace("_", "-"): value
+                for key, value in view.game.rules.model_dump().items()}
+
+    def start_day(self, slug: str | None) -> Documents:
+        return self.record(slug, lambda c: c.start_day())
+
+    def move(self, slug: str | None, options: MoveOptions) -> Documents:
+        return self.record(slug, lambda c: c.move(options))
+
+    def end_day(self, slug: str | None, options: DayEndOptions) -> Documents:
+        return self.record(slug, lambda c: c.end_day(options))
+
+    def travel(self, slug: str | None, command: str, given: Mapping[str, int] | None = None,
+               **options: Any) -> Documents:
+        return self.record(slug, lambda c: c.travel_command(command, given, **options))
+
+    def start_session(self, slug: str | None, title: str | None) -> Documents:
+        return self.record(slug, lambda c: c.start_session(title))
+
+    def end_session(self, slug: str | None) -> Documents:
+        return self.record(slug, lambda c: c.end_session())
+
+    # -- history --------------------------------------------------------------------------------
+
+    def _latest_live(self, campaign: Campaign) -> int:
+        top = campaign.version
+        while top > 0:
+            page = self._events_desc(campaign.slug, top)
+            for event in page:
+                if type(event).undoable and campaign.is_live(event.seq):
+                    return event.seq
+            top = page[-1].seq - 1 if page else 0
+        raise RuleViolation("there is nothing to undo yet")
+
+    def _events_desc(self, slug: str, lte: int, limit: int = 64) -> list[TrekEvent]:
+        return [e for e in self.app.events.get(campaign_id(slug), lte=lte, desc=True,
+                                               limit=limit) if isinstance(e, TrekEvent)]
+
+    def _game_before(self, campaign: Campaign, first: int, later: list[TrekEvent]) -> Game:
+        """The game just before event `first`, under today's cancellations.
+
+        The stored state at `first - 1` serves unless a later reversal changed which of the
+        earlier events count; only then is the campaign folded from its start.
+        """
+        touched_earlier = any(
+            isinstance(e, EventsCancelled | EventsRestored)
+            and any(s < first for s in (e.cancels if isinstance(e, EventsCancelled)
+                                        else e.restores))
+            for e in later
+        )
+        if not touched_earlier:
+            past: Campaign = self.app.repository.get(campaign.id, version=first - 1)
+            assert isinstance(past, Campaign)
+            return past.game
+        return fold_live(self._events(campaign.slug, lte=first - 1), campaign.is_live)
+
+    def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
+             reason: str | None = None) -> Documents:
+        def action(campaign: Campaign) -> TrekEvent:
+            target = seq if seq is not None else self._latest_live(campaign)
+            if target < 1 or target > campaign.version:
+                raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
+            later = self._events(campaign.slug, gt=target - 1)
+            before = self._game_before(campaign, target, later)
+            return campaign.cancel([target], before=before, later=later, cascade=cascade,
+                                   reason=reason)
+        return self.record(slug, action)
+
+    def redo(self, slug: str | None, seq: int, *, reason: str | None = None) -> Documents:
+        def action(campaign: Campaign) -> TrekEvent:
+            if seq < 1 or seq > campaign.version:
+                raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
+            named = self._event(campaign.slug, seq)
+            if isinstance(named, EventsCancelled):
+                targets = [s for s in named.cancels if campaign.cancelled.get(s) == seq]
+                if not targets:
+                    raise RuleViolation(f"everything event {seq} cancelled is already restored")
+            else:
+                targets = [seq]
+            first = min(targets)
+            later = self._events(campaign.slug, gt=first - 1)
+            before = self._game_before(campaign, first, later)
+            return campaign.restore(targets, before=before, later=later, reason=reason)
+        return self.record(slug, action)
+
+    # -- reading ----------------------------------------------------------------------------------
+
+    def view(self, slug: str | None) -> CampaignView:
+        """A campaign's read models, with any events not yet projected folded in memory."""
+        name = self.resolve(slug)
+        cid = str(campaign_id(name))
+        view = self.projector.stored_view(cid)
+        if view is None:
+            events = self._events(name)
+            if not events:
+                raise NotFound(f"there is no campaign called {name!r}")
+            first = events[0]
+            assert isinstance(first, CampaignStarted)
+            view = CampaignView.start(first)
+        else:
+            events = self._events(name, gt=view.events)
+        for event in events:
+            view.apply(event)
+        return view
+
+    def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
+        if as_of is None:
+            return status_of(self.view(slug))
+        return status_of(self.view_as_of(slug, as_of))
+
+    def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
+        """The read models right after event `seq`: the same fold, cut short."""
+        name = self.resolve(slug)
+        events = self._events(name, lte=seq)
+        if not events:
+            raise NotFound(f"there is no campaign called {name!r}")
+        if seq < 1 or seq > self._last_seq(name):
+            raise NotFound(f"there is no event {seq}; the log runs 1 to {self._last_seq(name)}")
+        first = events[0]
+        assert isinstance(first, CampaignStarted)
+        view = CampaignView.start(first)
+        for event in events:
+            view.apply(event)
+        return view
+
+    def _last_seq(self, slug: str) -> int:
+        last = self._events_desc(slug, 2**62, limit=1)
+        return last[0].seq if last else 0
+
+    def log(self, slug: str | None, *, day: int | None = None,
+            session: int | None = None) -> Documents:
+        view = self.view(slug)
+        rows = self.views.query(
+            "SELECT seq, type, day, session, gm, recorded_at, cancelled_by, event_json "
+            "FROM trek_view_log WHERE campaign_id = ? ORDER BY seq", (view.campaign_id,))
+        entries = log_entries(rows)
+        stored = {e["seq"] for e in entries}
+        for pending in view.new_log:
+            if pending.seq not in stored:
+                entries.append({"seq": pending.seq, "type": pending.type, "day": pending.day,
+                                "session": pending.session, "gm": pending.gm,
+                                "recorded_at": pending.recorded_at, "cancelled_by": None,
+                                **{k: v for k, v in pending.event.items()
+                                   if k not in ("seq", "type")}})
+        for entry in entries:
+            entry["cancelled_by"] = view.cancelled.get(entry["seq"])
+        if day is not None:
+            entries = [e for e in entries if e["day"] == day]
+        if session is not None:
+            entries = [e for e in entries if e["session"] == session]
+        return entries
+
+    def map_info(self, slug: str | None) -> dict[str, Any]:
+        view = self.view(slug)
+        game_map = view.map
+        info: dict[str, Any] = {"campaign": view.slug, "position": view.game.position.as_dict()}
+        if game_map is None:
+            info["map"] = None
+            return info
+        info["map"] = {
+            "name": game_map.name, "width": game_map.width, "height": game_map.height,
+            "square_miles": game_map.square_miles, "rows": list(game_map.rows),
+            "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
+            "shortcuts": [s.model_dump(mode="json") for s in game_map.shortcuts],
+        }
+        return info
+
+    def replay(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Rebuild every read model from the log; records no event."""
+        started = time.perf_counter()
+        with self._store_errors():
+            folded = self.projector.rebuild(progress)
+        return {"rebuilt": True, "notifications": folded,
+                "seconds": round(time.perf_counter() - started, 3)}
+
+    def verify_views(self, progress: Progress | None = None) -> dict[str, Any]:
+        """Fold the log in memory and compare with every stored read model; changes nothing."""
+        problems = self.projector.verify(progress)
+        return {"verified": not problems, "differences": problems}
+
+
+def gm_from_env(explicit: str | None) -> str:
+    return explicit or os.environ.get("TREK_GM") or default_gm()

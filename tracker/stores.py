@@ -1,0 +1,147 @@
+"""Where a Trek store lives (SQLite file, PostgreSQL URL, or memory) and whether it is one."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from domain.errors import TrackerError
+
+STORE_FORMAT = "trek-1"
+
+
+class StoreError(TrackerError):
+    """The store is missing, unreachable or not a Trek store; nothing was changed."""
+
+
+class StoreKind(StrEnum):
+    SQLITE = "sqlite"
+    POSTGRES = "postgres"
+    MEMORY = "memory"
+
+
+@dataclass(frozen=True)
+class Location:
+    kind: StoreKind
+    target: str
+    password: str | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Location:
+        if text.startswith(("postgresql://", "postgres://")):
+            parts = urlsplit(text)
+            if not parts.hostname or not parts.path.strip("/"):
+                raise StoreError(
+                    "a PostgreSQL store is written postgresql://USER:PASSWORD@HOST:PORT/DBNAME"
+                )
+            return cls(StoreKind.POSTGRES, text,
+                       unquote(parts.password) if parts.password else None)
+        if text == ":memory:" or text.startswith("memory:"):
+            return cls(StoreKind.MEMORY, text)
+        return cls(StoreKind.SQLITE, text)
+
+    @property
+    def display(self) -> str:
+        """The location as it may be shown: a PostgreSQL password is never printed."""
+        if self.kind is not StoreKind.POSTGRES:
+            return self.target
+        parts = urlsplit(self.target)
+        user = parts.username or ""
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+        auth = f"{user}:***@" if self.password else (f"{user}@" if user else "")
+        return f"postgresql://{auth}{host}{port}{parts.path}"
+
+    def scrub(self, text: str) -> str:
+        """Remove the password (and the full URL) from a message before it is shown."""
+        text = text.replace(self.target, self.display)
+        if self.password:
+            text = text.replace(self.password, "***")
+        return text
+
+    def eventsourcing_env(self, *, create: bool) -> dict[str, str]:
+        env = {"CREATE_TABLE": "y" if create else "n"}
+        if self.kind is StoreKind.SQLITE:
+            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.target,
+                       SQLITE_LOCK_TIMEOUT="30")
+        elif self.kind is StoreKind.POSTGRES:
+            parts = urlsplit(self.target)
+            env.update(
+                PERSISTENCE_MODULE="eventsourcing.postgres",
+                POSTGRES_DBNAME=parts.path.strip("/"),
+                POSTGRES_HOST=parts.hostname or "localhost",
+                POSTGRES_PORT=str(parts.port or 5432),
+                POSTGRES_USER=unquote(parts.username or ""),
+                POSTGRES_PASSWORD=self.password or "",
+                POSTGRES_CONNECT_TIMEOUT="10",
+                POSTGRES_LOCK_TIMEOUT="30",
+            )
+        else:
+            env.update(PERSISTENCE_MODULE="eventsourcing.popo")
+        return env
+
+
+def check_sqlite_store(path: str, *, create: bool) -> bool:
+    """True when `path` is a Trek store, False when nothing is there yet (and `create` allows).
+
+    A file that is not a Trek store is refused after looking at it read-only, so it is left
+    exactly as it was.
+    """
+    file = Path(path)
+    if not file.exists():
+        if not create:
+            raise StoreError(
+                f"there is no Trek store at {path}; create one with `trek init NAME`"
+            )
+        if not file.parent.exists():
+            raise StoreError(f"the folder {file.parent} does not exist; create it first")
+        return False
+    if file.is_dir():
+        raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
+    try:
+        conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        try:
+            row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        row = None
+    if row is None or row[0] != STORE_FORMAT:
+        raise StoreError(
+            f"{path} is not a Trek store; it was left untouched (give another --db path)"
+        )
+    return True
+
+
+def check_postgres_store(location: Location, *, create: bool) -> bool:
+    """True when the database holds a Trek store, False when it is empty (and `create` allows)."""
+    import psycopg
+
+    try:
+        with psycopg.connect(location.target, connect_timeout=10) as conn:
+            has_meta = conn.execute("SELECT to_regclass('trek_meta')").fetchone()
+            if has_meta is not None and has_meta[0] is not None:
+                row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
+                if row is not None and row[0] == STORE_FORMAT:
+                    return True
+            others = conn.execute(
+                "SELECT count(*) FROM information_schema.tables "
+                "WHERE table_schema = current_schema()").fetchone()
+    except psycopg.Error as error:
+        raise StoreError(location.scrub(
+            f"cannot reach the PostgreSQL store {location.display}: "
+            f"{str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__}"
+        )) from None
+    if not create:
+        raise StoreError(
+            f"the database {location.display} holds no Trek store; create one with `trek init NAME`"
+        )
+    if others and others[0]:
+        raise StoreError(
+            f"the database {location.display} already holds other tables; "
+            "give Trek an empty database"
+        )
+    return False
