@@ -66,8 +66,9 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "CampaignStarted": lambda d: f"campaign {d['name']} ({d['ruleset']}) starts at "
                                  f"{_sq(d['start'])}",
     "HouseRuleChanged": lambda d: f"house rule {d['key']} = {d['value']} (was {d['previous']})",
-    "CharacterAdded": lambda d: f"{d['name']} joins (Health {d['health_max']}, "
-                                f"Energy {d['energy_max']})",
+    "CharacterAdded": lambda d: f"{d['name']} joins"
+                                + (f" (Health {d['health_max']}, Energy {d['energy_max']})"
+                                   if d["health_max"] else ""),
     "MountAdded": lambda d: f"mount {d['name']} joins"
                             + (f", ridden by {d['rider']}" if d.get("rider") else ""),
     "VehicleAdded": lambda d: f"vehicle {d['name']} joins"
@@ -81,7 +82,8 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "SuppliesSet": lambda d: f"supplies set: {_amounts(d['values'])}",
     "SuppliesAdded": lambda d: f"supplies added: {_amounts(d['amounts'])}",
     "SuppliesSpent": lambda d: f"supplies spent: {_amounts(d['amounts'])}",
-    "DayStarted": lambda d: f"day {d['number']} starts with {d['budget']} square(s)",
+    "DayStarted": lambda d: f"day {d['number']} starts"
+                            + (f" with {d['budget']} square(s)" if d["budget"] else ""),
     "Moved": lambda d: f"moved {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
                        f"({d['cost']} square(s))",
     "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"
@@ -93,9 +95,10 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "Repaired": lambda d: f"repair {d['conveyance']}: {_roll(d)}"
                           + (f", +{d['restored']} level(s)" if d["success"] else ""),
     "DayEnded": _day_ended,
-    "Travelled": lambda d: (f"travelled to {_sq(d['to'])}" if d["arrived"]
-                            else f"in transit toward {_sq(d['to'])}, {d['still_to_pay']} "
-                                 "of a day still to go") + f" (spent {d['spent']} day)",
+    "Travelled": lambda d: f"travelled {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
+                           f"({d['miles']} miles, {d['spent']} of a day)"
+                           + (f", in transit toward {_sq(d['toward'])} with {d['still_to_pay']} "
+                              "of a day to go" if d.get("toward") else ""),
     "SessionStarted": lambda d: f"session {d['number']} starts"
                                 + (f": {d['title']}" if d.get("title") else ""),
     "SessionEnded": lambda d: f"session {d['number']} ends",

@@ -436,27 +436,28 @@ class DayEnded(TrekEvent):
 
 
 class Travelled(TrekEvent):
-    """Cypher: part of a day spent toward the next square, arriving when its cost is paid."""
+    """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
 
-    start: Square
-    to: Square
+    # The square left, then every square arrived at.
+    path: list[Square]
     spent: str
-    arrived: bool
-    cost: str
-    still_to_pay: str
     miles: int = 0
-    dropped: Square | None = None
+    # Progress toward a square whose cost is not yet paid: the square and what is left to pay.
+    toward: Square | None = None
+    still_to_pay: str | None = None
+    # A transit given up by turning elsewhere, with the part of a day that was still owed.
+    dropped: Transit | None = None
 
     def apply_to(self, game: Game) -> None:
         from fractions import Fraction
 
         game.day.spent = str(Fraction(game.day.spent) + Fraction(self.spent))
-        if self.arrived:
-            game.position = self.to
-            game.transit = None
-            game.day.miles += self.miles
+        game.day.miles += self.miles
+        game.position = self.path[-1]
+        if self.toward is not None and self.still_to_pay is not None:
+            game.transit = Transit(to=self.toward, remaining=self.still_to_pay)
         else:
-            game.transit = Transit(to=self.to, remaining=self.still_to_pay)
+            game.transit = None
 
 
 # -- bookkeeping -----------------------------------------------------------------------------

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from domain.besm import Besm
+from domain.cypher import Cypher
 from domain.errors import RuleViolation
 from domain.ruleset import Ruleset
 
-RULESETS: dict[str, Ruleset] = {"besm": Besm()}
+RULESETS: dict[str, Ruleset] = {"besm": Besm(), "cypher": Cypher()}
 
 
 def ruleset_named(name: str) -> Ruleset:

@@ -1,0 +1,314 @@
+"""Cypher long-term travel: miles per day, terrain multipliers, exact fractions, transit."""
+
+from __future__ import annotations
+
+import heapq
+from fractions import Fraction
+from itertools import count
+from typing import Any
+
+from domain.dice import Dice
+from domain.errors import RuleViolation
+from domain.events import DayEnded, DayStarted, Travelled, TrekEvent
+from domain.geometry import DIRECTIONS, Square
+from domain.maps import CYPHER_TERRAINS, Terrain
+from domain.ruleset import (
+    CharacterOptions,
+    DayEndOptions,
+    Decision,
+    MoveOptions,
+    Situation,
+    not_offered,
+)
+from domain.state import ConveyanceKind, Game, Role
+
+ROAD_MILES = 20
+OVERLAND_MILES = 12
+DEFAULT_SQUARE_MILES = 6
+POOLS = ("might", "speed", "intellect")
+
+# Long-term movement is cut to this part of the normal rate on each kind of ground.
+TERRAIN_MULTIPLIER: dict[Terrain, Fraction] = {
+    Terrain.OPEN: Fraction(1),
+    Terrain.ROUGH: Fraction(1, 2),
+    Terrain.DIFFICULT: Fraction(1, 3),
+    Terrain.WATER: Fraction(1, 4),
+    Terrain.HIGH_GRAVITY: Fraction(1, 3),
+}
+# A skill every traveller has that softens a terrain, and the multiplier it gives instead.
+TRAINED: dict[Terrain, tuple[str, Fraction]] = {
+    Terrain.WATER: ("swimming", Fraction(1, 2)),
+    Terrain.HIGH_GRAVITY: ("high-gravity", Fraction(1)),
+}
+
+
+def fraction_text(value: Fraction) -> str:
+    """Lowest terms, whole numbers without a denominator: "0", "1", "3/2"."""
+    return str(value)
+
+
+def square_miles(situation: Situation) -> int:
+    return situation.map.square_miles if situation.map is not None else DEFAULT_SQUARE_MILES
+
+
+def unit_rates(game: Game, road: bool) -> list[int]:
+    """Miles a day of each travelling unit: walkers, riders (doubled) and vehicles."""
+    walk = ROAD_MILES if road else OVERLAND_MILES
+    rates: list[int] = []
+    for character in game.characters.values():
+        if not character.with_party:
+            continue
+        if character.conveyance is None:
+            rates.append(walk)
+            continue
+        conveyance = game.conveyances.get(character.conveyance)
+        if (conveyance is not None and conveyance.kind is ConveyanceKind.MOUNT
+                and character.role is Role.RIDER):
+            rates.append(2 * walk)
+    rates += [c.miles or 0 for c in game.conveyances.values()
+              if c.kind is ConveyanceKind.VEHICLE and c.with_party and c.usable]
+    return rates
+
+
+def terrain_multiplier(game: Game, terrain: Terrain) -> Fraction:
+    multiplier = TERRAIN_MULTIPLIER.get(terrain, Fraction(1))
+    trained = TRAINED.get(terrain)
+    if trained is not None:
+        skill, better = trained
+        travellers = [c for c in game.characters.values() if c.with_party]
+        if travellers and all(c.skill(skill) >= 1 for c in travellers):
+            multiplier = better
+    return multiplier
+
+
+def group_rate(situation: Situation, square: Square) -> Fraction:
+    """The group's miles a day on `square`: the slowest unit, times the square's terrain."""
+    game_map = situation.map
+    cell = game_map.cell(square) if game_map is not None else None
+    road = bool(cell and cell.road)
+    slowest = min(unit_rates(situation.game, road),
+                  default=ROAD_MILES if road else OVERLAND_MILES)
+    terrain = cell.terrain if cell is not None else Terrain.OPEN
+    return Fraction(slowest) * terrain_multiplier(situation.game, terrain)
+
+
+def square_cost(situation: Situation, square: Square) -> Fraction:
+    """The part of a day entering `square` takes."""
+    rate = group_rate(situation, square)
+    if rate <= 0:
+        raise RuleViolation("a vehicle travelling with the party has no miles a day; "
+                            "nothing can move")
+    return Fraction(square_miles(situation)) / rate
+
+
+def entry_refusal(situation: Situation, square: Square) -> str | None:
+    game_map = situation.map
+    if game_map is None:
+        return None
+    if not game_map.contains(square):
+        return f"{square.x},{square.y} is off the map ({game_map.width}×{game_map.height})"
+    cell = game_map.cell(square)
+    if cell.terrain is Terrain.FEATURE:
+        return f"{square.x},{square.y} is {cell.name or 'a terrain feature'}, which is impassable"
+    return None
+
+
+def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
+    """The squares from the party to `goal` taking the least time (Dijkstra, exact fractions)."""
+    start = situation.game.position
+    game_map = situation.map
+    if game_map is None:
+        # On an open plain every step costs the same: walk diagonally, then straight.
+        path, here = [], start
+        while here != goal:
+            here = Square(here.x + (goal.x > here.x) - (goal.x < here.x),
+                          here.y + (goal.y > here.y) - (goal.y < here.y))
+            path.append(here)
+        return path
+    tie = count()
+    frontier: list[tuple[Fraction, int, Square]] = [(Fraction(0), next(tie), start)]
+    best: dict[Square, Fraction] = {start: Fraction(0)}
+    came_from: dict[Square, Square] = {}
+    while frontier:
+        cost, _, square = heapq.heappop(frontier)
+        if square == goal:
+            route = [square]
+            while route[-1] != start:
+                route.append(came_from[route[-1]])
+            return route[-2::-1]
+        if cost > best[square]:
+            continue
+        for dx, dy in DIRECTIONS.values():
+            nxt = Square(square.x + dx, square.y + dy)
+            if entry_refusal(situation, nxt):
+                continue
+            total = cost + square_cost(situation, nxt)
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                came_from[nxt] = square
+                heapq.heappush(frontier, (total, next(tie), nxt))
+    return None
+
+
+class Cypher:
+    """The Cypher System's long-term travel."""
+
+    name = "cypher"
+    terrains: frozenset[Terrain] = CYPHER_TERRAINS
+    extra_commands: frozenset[str] = frozenset()
+
+    def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
+        besm = [flag for flag, value in (
+            ("--body", options.body), ("--mind", options.mind), ("--soul", options.soul),
+            ("--health-max", options.health_max), ("--energy-max", options.energy_max),
+        ) if value is not None]
+        if options.attributes:
+            besm.append("--attribute")
+        if besm:
+            raise RuleViolation(
+                f"{', '.join(besm)} {'is a BESM option' if len(besm) == 1 else 'are BESM options'}"
+                "; a Cypher character takes optional --might, --speed and --intellect pools "
+                "and --skill"
+            )
+        pools = {pool: getattr(options, pool) for pool in POOLS
+                 if getattr(options, pool) is not None}
+        for pool, value in pools.items():
+            if value < 0:
+                raise RuleViolation(f"the {pool} pool is 0 or more, not {value}")
+        return {"pools": pools, "skills": dict(options.skills)}
+
+    def mount(self, situation: Situation, name: str, move: tuple[str, int] | None,
+              rider: str | None) -> dict[str, Any]:
+        if move is not None:
+            raise RuleViolation("a Cypher mount takes no --move: riding it doubles its rider's "
+                                "daily miles")
+        return {}
+
+    def vehicle(self, situation: Situation, name: str,
+                move: tuple[str, int] | None) -> dict[str, Any]:
+        if move is None or move[0] != "miles":
+            raise RuleViolation("a Cypher vehicle needs --move miles=N, its miles a day")
+        if move[1] < 1:
+            raise RuleViolation(f"a vehicle travels at least 1 mile a day, not {move[1]}")
+        return {"miles": move[1]}
+
+    def flying(self, situation: Situation) -> bool:
+        return False
+
+    def movement_status(self, situation: Situation) -> dict[str, Any]:
+        game = situation.game
+        day = game.day
+        spent = Fraction(day.spent) if day.open else Fraction(0)
+        transit = game.transit
+        return {
+            "unit": "day",
+            "used": fraction_text(spent),
+            "remaining": fraction_text(1 - spent) if day.open else "0",
+            "miles_today": day.miles if day.open else 0,
+            "in_transit": (
+                {"to": transit.to.as_dict(), "remaining": transit.remaining}
+                if transit is not None else None
+            ),
+        }
+
+    def start_day(self, situation: Situation) -> Decision:
+        day = situation.game.day
+        if day.open:
+            raise RuleViolation(f"day {day.number} is still open; run `trek day end` first")
+        return DayStarted, {"number": day.number + 1, "base": 0, "budget": 0}
+
+    def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
+        day = situation.game.day
+        if not day.open:
+            raise RuleViolation("no day is open; run `trek day start` first")
+        if options.rests:
+            raise RuleViolation("the Cypher ruleset has no rest rules; leave out --rest")
+        return DayEnded, {"number": day.number, "hours": options.hours}
+
+    def move(self, situation: Situation, options: MoveOptions) -> Decision:
+        game = situation.game
+        self._require_time(situation)
+        if options.to is not None:
+            if options.to == game.position:
+                raise RuleViolation(f"the party already stands on {options.to.x},{options.to.y}")
+            route = cheapest_route(situation, options.to)
+            if route is None:
+                raise RuleViolation(f"no passable route reaches {options.to.x},{options.to.y}")
+            return self._travel(situation, route, as_far_as_today=True)
+        if not options.steps:
+            raise RuleViolation("give at least one direction (N NE E SE S SW W NW) or --to X,Y")
+        route, here = [], game.position
+        for direction in options.steps:
+            here = here.step(direction)
+            route.append(here)
+        return self._travel(situation, route, as_far_as_today=False)
+
+    def redo_move(self, situation: Situation, event: TrekEvent) -> Decision:
+        assert isinstance(event, Travelled)
+        self._require_time(situation)
+        if event.path[0] != situation.game.position:
+            where = situation.game.position
+            raise RuleViolation(f"the move starts at {event.path[0].x},{event.path[0].y} but "
+                                f"the party stands on {where.x},{where.y}")
+        route = list(event.path[1:]) + ([event.toward] if event.toward is not None else [])
+        return self._travel(situation, route, as_far_as_today=False)
+
+    def _require_time(self, situation: Situation) -> None:
+        day = situation.game.day
+        if not day.open:
+            raise RuleViolation("no day is open; run `trek day start` first")
+        if Fraction(day.spent) >= 1:
+            raise RuleViolation(f"nothing remains of day {day.number}; run `trek day end`")
+
+    def _travel(self, situation: Situation, route: list[Square],
+                as_far_as_today: bool) -> Decision:
+        game = situation.game
+        left = 1 - Fraction(game.day.spent)
+        spent = Fraction(0)
+        miles = 0
+        here = game.position
+        path = [here]
+        transit = game.transit
+        dropped = None
+        toward: Square | None = None
+        owed: Fraction | None = None
+        for index, square in enumerate(route):
+            if left == 0 and as_far_as_today:
+                break
+            reason = entry_refusal(situation, square)
+            if reason is not None:
+                raise RuleViolation(f"cannot move: {reason}")
+            if transit is not None and index == 0 and square == transit.to:
+                # The cost still owed was fixed when the transit began.
+                cost = Fraction(transit.remaining)
+            else:
+                if transit is not None and index == 0:
+                    dropped = transit
+                cost = square_cost(situation, square)
+            if cost <= left:
+                left -= cost
+                spent += cost
+                miles += square_miles(situation)
+                path.append(square)
+                here = square
+                continue
+            if index < len(route) - 1 and not as_far_as_today:
+                raise RuleViolation(
+                    f"the day runs out on the way to {square.x},{square.y}, with "
+                    f"{len(route) - index - 1} more step(s) to go; move fewer steps"
+                )
+            toward, owed = square, cost - left
+            spent += left
+            left = Fraction(0)
+            break
+        return Travelled, {
+            "path": path, "spent": fraction_text(spent), "miles": miles, "toward": toward,
+            "still_to_pay": fraction_text(owed) if owed is not None else None,
+            "dropped": dropped.model_dump() if dropped is not None else None,
+        }
+
+    def decide(self, command: str, situation: Situation, dice: Dice, **options: Any) -> Decision:
+        raise not_offered(self.name, command)
+
+    def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        return None
