@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import click
@@ -21,13 +21,23 @@ class Settings:
     campaign: str | None = None
     gm: str | None = None
     json: bool = False
+    # Settings given on the command line, which an environment variable must not override.
+    explicit: set[str] = field(default_factory=set)
 
 
-def _merge(field: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
-    def callback(ctx: click.Context, _param: click.Parameter, value: Any) -> Any:
+def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    def callback(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
         settings = ctx.ensure_object(Settings)
         if value is not None and value is not False:
-            setattr(settings, field, value)
+            from_env = (param.name is not None and ctx.get_parameter_source(param.name)
+                        is click.core.ParameterSource.ENVIRONMENT)
+            # `trek --db X status` with TREK_DB set: the command's own --db comes from the
+            # environment and must not replace the X given before the command name.
+            if from_env and name in settings.explicit:
+                return value
+            setattr(settings, name, value)
+            if not from_env:
+                settings.explicit.add(name)
         return value
     return callback
 

@@ -371,8 +371,13 @@ class Besm:
         if options.to is not None:
             if options.to == game.position:
                 raise RuleViolation(f"the party already stands on {_sq(options.to)}")
-            path = cheapest_path(situation, options.to, options.through_hazard,
-                                 game.day.remaining)
+            path = cheapest_path(situation, options.to, False, game.day.remaining)
+            if options.through_hazard:
+                # --through-hazard allows a hazard, it does not seek one: only a shorter way
+                # justifies facing it.
+                risky = cheapest_path(situation, options.to, True, game.day.remaining)
+                if risky is not None and (path is None or len(risky) < len(path)):
+                    path = risky
             if path is None:
                 raise RuleViolation(
                     f"no legal path reaches {_sq(options.to)} within the "

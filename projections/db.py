@@ -6,6 +6,7 @@ import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
+from urllib.parse import quote
 
 Row = tuple[Any, ...]
 
@@ -79,10 +80,14 @@ class SQLiteDatabase:
             self.conn = sqlite3.connect(":memory:", isolation_level=None,
                                         check_same_thread=False)
         else:
-            uri = f"file:{path}?mode=ro" if read_only else f"file:{path}"
-            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30,
-                                        check_same_thread=False)
-        if not read_only:
+            # Quoted, so a # or ? in the path is part of the file name, not URI syntax. A
+            # read-only store is opened with writes switched off rather than mode=ro: a mode=ro
+            # connection that closes last leaves the WAL's -wal and -shm files behind.
+            self.conn = sqlite3.connect(f"file:{quote(path)}", uri=True, isolation_level=None,
+                                        timeout=30, check_same_thread=False)
+        if read_only:
+            self.conn.execute("PRAGMA query_only = ON")
+        else:
             self.conn.execute("PRAGMA busy_timeout = 30000")
 
     @contextmanager

@@ -4,6 +4,7 @@ Sections, one per fixture (add new fixtures as new sections):
 
 * ``pg_server`` -- one throwaway PostgreSQL server for the whole session
 * ``pg_url``    -- a fresh, empty database on that server for each test
+* ``trek_cli``  -- run the real ``trek`` program (``python -m cli``) as a subprocess
 
 ``tests/`` has no ``__init__.py``, so pytest puts this directory on
 ``sys.path`` and the helper module ``tests/pgserver.py`` imports as ``pgserver``.
@@ -11,10 +12,16 @@ Sections, one per fixture (add new fixtures as new sections):
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
+import subprocess
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from pgserver import PgServer, pg_unavailable_reason
@@ -60,3 +67,66 @@ def pg_url(pg_server: PgServer, request: pytest.FixtureRequest) -> str:
     """
     slug = re.sub(r"[^a-z0-9]+", "_", request.node.name.lower()).strip("_")[:40]
     return pg_server.create_database(f"t_{slug}_{uuid.uuid4().hex[:12]}")
+
+
+# --------------------------------------------------------------------------
+# trek_cli: run the real ``trek`` program as a subprocess
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TrekRun:
+    """What one run of the real ``trek`` program did."""
+
+    args: tuple[str, ...]
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def __str__(self) -> str:
+        return (f"trek {' '.join(self.args)} -> exit {self.returncode}\n"
+                f"--- stdout ---\n{self.stdout}\n--- stderr ---\n{self.stderr}")
+
+
+_PROJECT_ROOT = Path(__file__).resolve().parents[1]
+
+
+def trek_env(db: str | None = None, **extra: str) -> dict[str, str]:
+    """The environment the ``trek`` subprocesses run in: no stray TREK_* settings, the project
+    importable, wide output, and TREK_DB when a store is given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(_PROJECT_ROOT), env.get("PYTHONPATH", "")) if p)
+    env["COLUMNS"] = "200"
+    env["TREK_GM"] = "test-gm"
+    if db is not None:
+        env["TREK_DB"] = db
+    env.update(extra)
+    return env
+
+
+def trek_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cli", *args]
+
+
+@pytest.fixture
+def trek_cli(tmp_path: Path) -> Callable[..., TrekRun]:
+    """Run ``python -m cli ARGS...`` with TREK_DB at ``tmp_path/trek.db`` (or ``db=``).
+
+    The working directory is ``tmp_path``, so a stray ``./trek.db`` would show up there.
+    """
+    default_db = str(tmp_path / "trek.db")
+
+    def run(*args: str, db: str | None = None, timeout: float = 120,
+            env: dict[str, str] | None = None) -> TrekRun:
+        result = subprocess.run(
+            trek_command(*args), cwd=tmp_path, env=env or trek_env(db or default_db),
+            stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout,
+            check=False,
+        )
+        return TrekRun(tuple(args), result.returncode, result.stdout, result.stderr)
+
+    return run

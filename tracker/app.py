@@ -349,6 +349,9 @@ class Trek:
         The stored state at `first - 1` serves unless a later reversal changed which of the
         earlier events count; only then is the campaign folded from its start.
         """
+        if first <= 1:
+            # Nothing comes before the campaign's start (and the store has no version 0).
+            return Game()
         touched_earlier = any(
             isinstance(e, EventsCancelled | EventsRestored)
             and any(s < first for s in (e.cancels if isinstance(e, EventsCancelled)
@@ -418,11 +421,13 @@ class Trek:
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
         """The read models right after event `seq`: the same fold, cut short."""
         name = self.resolve(slug)
-        events = self._events(name, lte=seq)
-        if not events:
+        last = self._last_seq(name)
+        if last == 0:
             raise NotFound(f"there is no campaign called {name!r}")
-        if seq < 1 or seq > self._last_seq(name):
-            raise NotFound(f"there is no event {seq}; the log runs 1 to {self._last_seq(name)}")
+        # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
+        if seq < 1 or seq > last:
+            raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
+        events = self._events(name, lte=seq)
         first = events[0]
         assert isinstance(first, CampaignStarted)
         view = CampaignView.start(first)

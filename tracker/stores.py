@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import quote, unquote, urlsplit
 
 from domain.errors import TrackerError
 
@@ -102,7 +102,7 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
     if file.is_dir():
         raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
     try:
-        conn = sqlite3.connect(f"file:{file}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro", uri=True)
         try:
             row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
         finally:

@@ -1,0 +1,238 @@
+"""Events recorded by an older release still load: the mapper upcasts them, step by step.
+
+Every shipped event class is still at class_version 1, so these tests make the newer versions
+themselves: a test-local event class at version 3 with two upcasters, and a real event class
+(CharacterAdded) raised to version 2 for the length of a test, reading a hand-written version 1
+row out of a real SQLite store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.utils import get_topic
+from pydantic import ValidationError
+
+from domain.campaign import campaign_id
+from domain.events import CharacterAdded, TrekEvent, canonical_bytes
+from domain.ruleset import CharacterOptions
+from tracker.app import Trek
+from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+
+UPCASTS: list[str] = []
+WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+
+
+class ScoutReported(TrekEvent):
+    """A test-only event with a history.
+
+    v1 stored {"who": ...}; v2 renamed it "scout"; v3 added "weather", which v1 and v2
+    never recorded.
+    """
+
+    class_version: ClassVar[int] = 3
+
+    scout: str
+    weather: str
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        UPCASTS.append("v1->v2")
+        state["scout"] = state.pop("who")
+
+    @staticmethod
+    def upcast_v2_v3(state: dict[str, Any]) -> None:
+        UPCASTS.append("v2->v3")
+        state["weather"] = "not recorded"
+
+
+class ScoutReportedWithoutUpcasters(TrekEvent):
+    """The same v3 shape with no way to read older states: what upcasting saves us from."""
+
+    scout: str
+    weather: str
+
+
+@pytest.fixture
+def mapper() -> PydanticMapper:
+    return PydanticMapper(transcoder=CanonicalJSONTranscoder())
+
+
+@pytest.fixture(autouse=True)
+def _fresh_upcast_record() -> Iterator[None]:
+    UPCASTS.clear()
+    yield
+    UPCASTS.clear()
+
+
+def stored(cls: type[Any], state: dict[str, Any], version: int = 2,
+           originator: uuid.UUID | None = None) -> StoredEvent:
+    return StoredEvent(
+        originator_id=originator or uuid.UUID(int=7), originator_version=version,
+        topic=get_topic(cls), state=canonical_bytes(state),
+    )
+
+
+def old_state(**fields: Any) -> dict[str, Any]:
+    return {"timestamp": WHEN.isoformat(), "gm": "old-release", "session": None,
+            "prev_hash": "", **fields}
+
+
+def test_a_version_1_state_is_upcast_through_every_step(mapper: PydanticMapper) -> None:
+    record = stored(ScoutReported, old_state(who="Kira"))  # no class_version: version 1
+
+    event = mapper.to_domain_event(record)
+
+    assert UPCASTS == ["v1->v2", "v2->v3"]
+    assert isinstance(event, ScoutReported)
+    assert (event.scout, event.weather) == ("Kira", "not recorded")
+    assert (event.originator_id, event.seq, event.gm) == (uuid.UUID(int=7), 2, "old-release")
+
+
+def test_a_version_2_state_runs_only_the_later_upcaster(mapper: PydanticMapper) -> None:
+    event = mapper.to_domain_event(
+        stored(ScoutReported, old_state(scout="Oren", class_version=2)))
+
+    assert UPCASTS == ["v2->v3"]
+    assert (event.scout, event.weather) == ("Oren", "not recorded")
+
+
+def test_a_current_event_is_stored_with_its_version_and_read_back_unchanged(
+        mapper: PydanticMapper) -> None:
+    event = ScoutReported(originator_id=uuid.UUID(int=7), originator_version=4, timestamp=WHEN,
+                          gm="gm", scout="Kira", weather="sleet")
+
+    record = mapper.to_stored_event(event)
+    state = json.loads(record.state)
+    assert state["class_version"] == 3
+    assert "originator_id" not in state
+
+    again = mapper.to_domain_event(record)
+    assert UPCASTS == []
+    assert again.model_dump() == event.model_dump()
+    # At the current version the stored bytes are exactly the event's own serialisation.
+    assert again.event_hash() == event.event_hash() == hashlib.sha256(record.state).hexdigest()
+
+
+def test_without_upcasters_an_old_state_does_not_load(mapper: PydanticMapper) -> None:
+    with pytest.raises(ValidationError):
+        mapper.to_domain_event(stored(ScoutReportedWithoutUpcasters, old_state(who="Kira")))
+
+
+def test_an_upcast_event_keeps_the_hash_of_the_bytes_it_was_stored_as(
+        mapper: PydanticMapper) -> None:
+    record = stored(ScoutReported, old_state(who="Kira"))
+
+    event = mapper.to_domain_event(record)
+
+    # The hash chain links what is in the store, which the upcast event no longer serialises to.
+    assert event.event_hash() == hashlib.sha256(record.state).hexdigest()
+    assert canonical_bytes(event.stored_state()) != record.state
+
+
+def _character_added_v1_v2(state: dict[str, Any]) -> None:
+    """Pretend release 1 stored no maxima: they followed from the stats, as RULES §3 says."""
+    UPCASTS.append("CharacterAdded v1->v2")
+    state.setdefault("health_max", (state["body"] + state["soul"]) * 5)
+    state.setdefault("energy_max", (state["mind"] + state["soul"]) * 5)
+
+
+@pytest.fixture
+def character_added_v2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CharacterAdded at class_version 2 for one test, with the upcaster from version 1."""
+    monkeypatch.setattr(CharacterAdded, "class_version", 2)
+    monkeypatch.setattr(CharacterAdded, "upcast_v1_v2", staticmethod(_character_added_v1_v2),
+                        raising=False)
+
+
+def v1_character_state() -> dict[str, Any]:
+    return old_state(name="Kira", body=6, mind=5, soul=4, pools={}, skills={"ride": 2},
+                     attributes={})
+
+
+@pytest.mark.usefixtures("character_added_v2")
+def test_a_real_event_class_raised_to_version_2_reads_version_1(
+        mapper: PydanticMapper) -> None:
+    event = mapper.to_domain_event(stored(CharacterAdded, v1_character_state()))
+
+    assert UPCASTS == ["CharacterAdded v1->v2"]
+    assert isinstance(event, CharacterAdded)
+    # (6 + 4) x 5 and (5 + 4) x 5: filled in by the upcaster, not the field defaults (0).
+    assert (event.health_max, event.energy_max) == (50, 45)
+    assert mapper.to_stored_event(event).state.count(b'"class_version":2') == 1
+
+
+def test_the_same_version_1_state_without_the_upcaster_loses_the_maxima(
+        mapper: PydanticMapper) -> None:
+    # The control for the test above: at version 1 nothing fills the fields in.
+    event = mapper.to_domain_event(stored(CharacterAdded, v1_character_state()))
+
+    assert UPCASTS == []
+    assert (event.health_max, event.energy_max) == (0, 0)
+
+
+@pytest.mark.usefixtures("character_added_v2")
+def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "old.db")
+    with Trek.open(db, create=True, gm="old-release") as trek:
+        trek.init("Old Road", seed=3)
+        first_hash = trek.app.repository.get(campaign_id("old-road")).last_hash
+
+    # What release 1 wrote for `roster add-character Kira --body 6 --mind 5 --soul 4`.
+    row_state = canonical_bytes(v1_character_state() | {"prev_hash": first_hash})
+    assert b"health_max" not in row_state
+    assert b"class_version" not in row_state
+    conn = sqlite3.connect(db)
+    try:
+        [(originator,)] = conn.execute(
+            "SELECT originator_id FROM stored_events WHERE originator_version = 1").fetchall()
+        with conn:
+            conn.execute("INSERT INTO stored_events VALUES (?, ?, ?, ?)",
+                         (originator, 2, get_topic(CharacterAdded), row_state))
+    finally:
+        conn.close()
+
+    with Trek.open(db, gm="new-release") as trek:
+        # Read before the read models have seen the row: folded in memory, upcast on the way.
+        kira = trek.status(None)["characters"]["Kira"]
+        assert (kira["health"], kira["health_max"], kira["energy"], kira["energy_max"]) == (
+            50, 50, 45, 45)
+        # Recording loads the campaign through the same mapper and links to the stored bytes.
+        [added] = trek.add_character(None, CharacterOptions(name="Oren", body=5, mind=6, soul=5))
+        assert added["seq"] == 3
+        [third] = [e for e in trek.app.events.get(campaign_id("old-road")) if e.seq == 3]
+        assert third.prev_hash == hashlib.sha256(row_state).hexdigest()
+        assert trek.verify_views()["verified"] is True
+        trek.replay()
+        assert trek.verify_views()["verified"] is True
+        status = trek.status(None)
+        assert status["characters"]["Kira"]["health_max"] == 50
+        assert status["characters"]["Oren"]["energy_max"] == 55
+        log = trek.log(None)
+        assert [(e["seq"], e["type"]) for e in log] == [
+            (1, "CampaignStarted"), (2, "CharacterAdded"), (3, "CharacterAdded")]
+        assert log[1]["gm"] == "old-release"
+
+    # The old row is still exactly as written: upcasting happens on reading, never in the store.
+    conn = sqlite3.connect(db)
+    try:
+        [(state,)] = conn.execute(
+            "SELECT state FROM stored_events WHERE originator_version = 2").fetchall()
+        [(new_state,)] = conn.execute(
+            "SELECT state FROM stored_events WHERE originator_version = 3").fetchall()
+    finally:
+        conn.close()
+    assert bytes(state) == row_state
+    # The event recorded now says which version wrote it.
+    assert json.loads(new_state)["class_version"] == 2
+    assert "CharacterAdded v1->v2" in UPCASTS

@@ -1,0 +1,372 @@
+"""Undo and redo on the Campaign aggregate (RULES.md §4), and the corrections reversals carry."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from domain.campaign import Campaign, Stamp
+from domain.errors import NotFound, RuleViolation
+from domain.events import EventsCancelled, EventsRestored, TrekEvent
+from domain.geometry import Square
+from domain.history import fold_live
+from domain.maps import load_map
+from domain.patch import Correction, apply, diff
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.state import Game
+
+PLAIN = load_map("""\
+[map]
+name = "Plain"
+rows = [
+  ".....",
+  ".....",
+  ".....",
+]
+
+[legend]
+"." = { terrain = "open" }
+
+[[shortcut]]
+name = "Old Road"
+path = [[1, 1]]
+bonus = 1
+""")
+
+STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
+
+
+class Table:
+    """A campaign and every event it recorded so far, as the application would load them."""
+
+    def __init__(self) -> None:
+        self.campaign = Campaign.start(STAMP, name="Ashes Road", ruleset="besm", seed=3,
+                                       game_map=PLAIN, at=Square(0, 0))
+        self.events: list[TrekEvent] = self.campaign.collect_events()
+
+    def do(self, command: Callable[[Campaign], TrekEvent]) -> int:
+        event = command(self.campaign)
+        self.events.extend(self.campaign.collect_events())
+        return event.seq
+
+    def undo(self, *seqs: int, cascade: bool = False) -> EventsCancelled:
+        k = min(seqs)
+        before = fold_live(self.events[:k - 1], self.campaign.is_live)
+        event = self.campaign.cancel(list(seqs), before=before, later=self.events[k - 1:],
+                                     cascade=cascade, reason=None)
+        self.events.extend(self.campaign.collect_events())
+        assert isinstance(event, EventsCancelled)
+        return event
+
+    def redo(self, *seqs: int) -> EventsRestored:
+        k = min(seqs)
+        before = fold_live(self.events[:k - 1], self.campaign.is_live)
+        event = self.campaign.restore(list(seqs), before=before, later=self.events[k - 1:],
+                                      reason=None)
+        self.events.extend(self.campaign.collect_events())
+        assert isinstance(event, EventsRestored)
+        return event
+
+    def state(self) -> dict[str, Any]:
+        return self.campaign.game.model_dump()
+
+    def live_fold(self) -> dict[str, Any]:
+        return fold_live(self.events, self.campaign.is_live).model_dump()
+
+    def read_model_fold(self) -> dict[str, Any]:
+        """Every event in order, reversals applied by their corrections: what readers do."""
+        game = Game()
+        for event in self.events:
+            event.apply_to(game)
+        return game.model_dump()
+
+
+def refused(table: Table, command: Callable[[], object], match: str | None = None) -> str:
+    game = table.state()
+    version = table.campaign.version
+    cancelled = dict(table.campaign.cancelled)
+    with pytest.raises(RuleViolation, match=match) as caught:
+        command()
+    assert table.state() == game
+    assert table.campaign.version == version
+    assert table.campaign.cancelled == cancelled
+    assert table.campaign.pending_events == []
+    return str(caught.value)
+
+
+def party() -> Table:
+    """Kira (rider target (7+4)/2 + ride 3 = 8) on Dusty, ground-speed 2; Bo walks at speed 4."""
+    table = Table()
+    table.do(lambda c: c.add_character(CharacterOptions(
+        name="Kira", body=7, mind=6, soul=4, skills={"ride": 3, "survival": 2})))
+    table.do(lambda c: c.add_mount("Dusty", ("ground-speed", 2), "Kira"))
+    table.do(lambda c: c.set_supplies({"provisions": 4}))
+    return table
+
+
+def step(*directions: str) -> Callable[[Campaign], TrekEvent]:
+    return lambda c: c.move(MoveOptions(steps=directions))
+
+
+def end_day(c: Campaign) -> TrekEvent:
+    return c.end_day(DayEndOptions())
+
+
+LATEST: dict[str, Callable[[Campaign], TrekEvent]] = {
+    "move": step("E", "SE"),
+    "forage": lambda c: c.travel_command("forage", {"forage": 3}),
+    "forced march": lambda c: c.travel_command("forced march", {"Kira": 11}),
+    "night travel": lambda c: c.travel_command("night travel", {"night travel": 4}),
+    "shortcut": lambda c: c.travel_command("shortcut", {"shortcut": 2}, name="Old Road"),
+    "harm": lambda c: c.harm("Kira", 5, 5, "a fall"),
+    "day end": end_day,
+    "supplies": lambda c: c.spend_supplies({"provisions": 2}),
+    "dismount": lambda c: c.dismount("Kira"),
+}
+
+
+@pytest.mark.parametrize("command", list(LATEST))
+def test_undoing_the_latest_event_restores_the_game_as_it_was_before_it(command: str) -> None:
+    # given an open day and one more event
+    table = party()
+    table.do(lambda c: c.start_day())
+    before = table.state()
+    seq = table.do(LATEST[command])
+    assert table.state() != before
+
+    # when it is undone
+    reversal = table.undo(seq)
+
+    # then the game is as it was, and the reversal names what it cancelled
+    assert table.state() == before
+    assert reversal.cancels == [seq]
+    assert table.campaign.cancelled == {seq: reversal.seq}
+    assert table.campaign.version == seq + 1  # the undo is recorded, nothing is deleted
+    assert table.live_fold() == before
+    assert table.read_model_fold() == before
+
+
+def two_moves() -> tuple[Table, int, int]:
+    table = party()
+    table.do(lambda c: c.start_day())  # budget 4
+    first = table.do(step("E"))
+    second = table.do(step("E"))
+    assert table.campaign.game.position == Square(2, 0)
+    return table, first, second
+
+
+def test_undoing_an_earlier_move_is_refused_naming_the_later_move_it_would_break() -> None:
+    table, first, second = two_moves()
+
+    message = refused(table, lambda: table.undo(first))
+
+    assert f"event {second} (Moved)" in message
+    assert "1,0" in message  # the later move starts where the first one ended
+    assert "--cascade" in message
+
+
+def test_a_cascading_undo_cancels_the_later_events_that_depend_on_it() -> None:
+    table, first, second = two_moves()
+
+    reversal = table.undo(first, cascade=True)
+
+    assert reversal.cancels == [first, second]
+    assert table.campaign.game.position == Square(0, 0)
+    assert table.campaign.game.day.used == 0
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_undoing_an_earlier_event_keeps_the_later_ones_that_still_follow() -> None:
+    # given a move, then a harm that does not depend on it
+    table, _first, second = two_moves()
+    harm = table.do(lambda c: c.harm("Kira", 3, 0, None))
+
+    reversal = table.undo(second)
+
+    assert reversal.cancels == [second]
+    assert table.campaign.is_live(harm)
+    assert table.campaign.game.characters["Kira"].health == 52  # (7 + 4) × 5 = 55, − 3
+    assert table.campaign.game.position == Square(1, 0)
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_redo_restores_an_undone_event() -> None:
+    table, _first, second = two_moves()
+    after = table.state()
+    table.undo(second)
+
+    restored = table.redo(second)
+
+    assert restored.restores == [second]
+    assert table.state() == after
+    assert table.campaign.cancelled == {}
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_redo_is_checked_like_undo() -> None:
+    # given both moves cancelled by one cascade
+    table, first, second = two_moves()
+    table.undo(first, cascade=True)
+
+    # then the second cannot come back without the first
+    message = refused(table, lambda: table.redo(second))
+    assert f"event {second} (Moved)" in message
+
+    # but the first alone, or both together, can
+    table.redo(first)
+    assert table.campaign.game.position == Square(1, 0)
+    table.redo(second)
+    assert table.campaign.game.position == Square(2, 0)
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def strained_day(roll: int) -> tuple[Table, int, int]:
+    table = party()
+    table.do(lambda c: c.start_day())
+    march = table.do(lambda c: c.travel_command("forced march", {"Kira": roll}))
+    day_end = table.do(end_day)
+    return table, march, day_end
+
+
+def test_undoing_a_forced_march_that_strained_a_mount_invalidates_the_day_end() -> None:
+    # given a failed forced march (11 > 8) whose strain landed at the day's end
+    table, march, day_end = strained_day(11)
+    assert table.campaign.game.conveyances["Dusty"].level == 1
+
+    message = refused(table, lambda: table.undo(march))
+
+    assert f"event {day_end} (DayEnded)" in message
+    assert "would no longer follow" in message
+
+
+def test_a_cascading_undo_of_a_straining_forced_march_drops_the_day_end() -> None:
+    table, march, day_end = strained_day(11)
+
+    reversal = table.undo(march, cascade=True)
+
+    assert reversal.cancels == [march, day_end]
+    dusty = table.campaign.game.conveyances["Dusty"]
+    assert (dusty.level, dusty.pending_strain) == (2, 0)
+    assert table.campaign.game.day.open  # the day is open again
+    assert table.campaign.game.supplies["provisions"] == 4
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_undoing_a_forced_march_without_strain_leaves_the_day_end_standing() -> None:
+    table, march, day_end = strained_day(8)  # spot-on: no strain
+
+    reversal = table.undo(march)
+
+    assert reversal.cancels == [march]
+    assert table.campaign.is_live(day_end)
+    assert not table.campaign.game.day.open
+    assert table.campaign.game.supplies["provisions"] == 4
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_undoing_the_day_start_makes_every_later_travel_event_illegal() -> None:
+    table, first, second = two_moves()
+    day_start = first - 1
+
+    message = refused(table, lambda: table.undo(day_start))
+    assert f"event {first} (Moved)" in message
+    assert f"event {second} (Moved)" in message
+
+    reversal = table.undo(day_start, cascade=True)
+    assert reversal.cancels == [day_start, first, second]
+    assert not table.campaign.game.day.open
+
+
+def test_undo_refuses_bookkeeping_events_cancelled_events_and_unknown_seqs() -> None:
+    table, _first, second = two_moves()
+    reversal = table.undo(second)
+
+    refused(table, lambda: table.undo(1), match="keeps the books")  # CampaignStarted
+    refused(table, lambda: table.undo(reversal.seq), match="redo")
+    refused(table, lambda: table.undo(second), match=f"already cancelled by event {reversal.seq}")
+    with pytest.raises(NotFound):
+        table.undo(reversal.seq + 5)
+    refused(table, lambda: table.redo(1), match="not cancelled")
+
+
+# -- patch -----------------------------------------------------------------------------------
+
+
+def test_diff_of_equal_documents_is_empty() -> None:
+    document = {"a": 1, "b": {"c": [1, 2]}}
+
+    assert diff(document, {"a": 1, "b": {"c": [1, 2]}}) == []
+
+
+def test_diff_sets_changed_values_adds_keys_and_deletes_missing_ones() -> None:
+    before = {"keep": 1, "gone": 2, "nested": {"x": 1, "y": [1, 2]}}
+    after = {"keep": 1, "new": {"z": 3}, "nested": {"x": 2, "y": [1, 2, 3]}}
+
+    corrections = diff(before, after)
+
+    assert corrections == [
+        Correction(path=("gone",), delete=True),
+        Correction(path=("new",), value={"z": 3}),
+        Correction(path=("nested", "x"), value=2),
+        Correction(path=("nested", "y"), value=[1, 2, 3]),  # lists are replaced whole
+    ]
+    assert apply(before, corrections) == after
+
+
+def test_diff_tells_a_boolean_from_an_equal_number() -> None:
+    # True == 1 in Python, but a JSON document must keep the type it had
+    corrections = diff({"flag": 1}, {"flag": True})
+
+    assert corrections == [Correction(path=("flag",), value=True)]
+    assert apply({"flag": 1}, corrections)["flag"] is True
+
+
+def test_apply_leaves_its_input_untouched() -> None:
+    before = {"a": {"b": 1}}
+
+    after = apply(before, [Correction(path=("a", "b"), value=2)])
+
+    assert before == {"a": {"b": 1}}
+    assert after == {"a": {"b": 2}}
+
+
+def test_a_whole_document_correction_replaces_the_document() -> None:
+    assert apply({"a": 1}, diff({"a": 1}, {"b": 2})) == {"b": 2}
+    assert apply({"a": 1}, [Correction(path=(), value={"c": 3})]) == {"c": 3}
+    with pytest.raises(ValueError, match="object"):
+        apply({"a": 1}, [Correction(path=(), value=[1])])
+
+
+_SCALARS = (st.none() | st.booleans() | st.integers(-5, 5)
+            | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3))
+_KEYS = st.sampled_from(["a", "b", "c", "d"])
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=12,
+)
+_DOCUMENTS = st.dictionaries(_KEYS, _JSON, max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=_DOCUMENTS, after=_DOCUMENTS)
+def test_applying_the_diff_turns_one_document_into_the_other(before: dict[str, Any],
+                                                             after: dict[str, Any]) -> None:
+    corrections = diff(before, after)
+
+    assert apply(before, corrections) == after
+    assert diff(after, apply(before, corrections)) == []
+    # corrections survive the JSON round trip a stored reversal makes
+    stored = [Correction.model_validate_json(c.model_dump_json()) for c in corrections]
+    assert apply(before, stored) == after
+
+
+@settings(max_examples=100, deadline=None)
+@given(document=_DOCUMENTS)
+def test_a_document_needs_no_corrections_to_become_itself(document: dict[str, Any]) -> None:
+    assert diff(document, document) == []
