@@ -7,7 +7,6 @@ from click.testing import CliRunner
 
 from cli.main import trek
 
-
 Found = list[tuple[tuple[str, ...], click.Command]]
 
 
