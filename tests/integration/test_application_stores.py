@@ -15,6 +15,7 @@ import pytest
 import tracker.app
 from domain.campaign import Campaign, campaign_id
 from domain.errors import NotFound, RuleViolation, TrackerError
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
@@ -433,13 +434,14 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
         return real_get(*args, **kwargs)
 
     monkeypatch.setattr(trek.app.events, "get", spy)
-    loaded = trek.app.repository.get(cid)
+    loaded: Campaign = trek.app.repository.get(cid)
     monkeypatch.undo()
     assert [call.get("gt") for call in asked] == [SNAPSHOT_EVERY]
 
     # ... and gives what a fold of every event gives.
     folded: Campaign | None = None
     for event in trek.app.events.get(cid):
+        assert isinstance(event, TrekEvent)
         folded = event.mutate(folded)
     assert isinstance(loaded, Campaign)
     assert isinstance(folded, Campaign)

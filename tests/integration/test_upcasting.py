@@ -22,7 +22,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 from pydantic import ValidationError
 
-from domain.campaign import campaign_id
+from domain.campaign import Campaign, campaign_id
 from domain.events import CharacterAdded, TrekEvent, canonical_bytes
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
@@ -186,7 +186,8 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
     db = str(tmp_path / "old.db")
     with Trek.open(db, create=True, gm="old-release") as trek:
         trek.init("Old Road", seed=3)
-        first_hash = trek.app.repository.get(campaign_id("old-road")).last_hash
+        campaign: Campaign = trek.app.repository.get(campaign_id("old-road"))
+        first_hash = campaign.last_hash
 
     # What release 1 wrote for `roster add-character Kira --body 6 --mind 5 --soul 4`.
     row_state = canonical_bytes(v1_character_state() | {"prev_hash": first_hash})
@@ -210,7 +211,8 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
         # Recording loads the campaign through the same mapper and links to the stored bytes.
         [added] = trek.add_character(None, CharacterOptions(name="Oren", body=5, mind=6, soul=5))
         assert added["seq"] == 3
-        [third] = [e for e in trek.app.events.get(campaign_id("old-road")) if e.seq == 3]
+        [third] = [e for e in trek.app.events.get(campaign_id("old-road"))
+                   if isinstance(e, TrekEvent) and e.seq == 3]
         assert third.prev_hash == hashlib.sha256(row_state).hexdigest()
         assert trek.verify_views()["verified"] is True
         trek.replay()
