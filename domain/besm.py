@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from domain import roster
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.errors import NotFound, RuleViolation
 from domain.events import (
@@ -103,9 +104,7 @@ def roller(situation: Situation, by: str | None, target: Callable[[Character], i
            what: str) -> Character:
     game = situation.game
     if by is not None:
-        character = game.characters.get(by)
-        if character is None:
-            raise NotFound(f"there is no character called {by!r}; {_known(game.characters)}")
+        character = roster.character(game, by)
         if not character.with_party:
             raise RuleViolation(f"{by} was left behind and cannot roll for {what}")
         return character
@@ -116,11 +115,6 @@ def roller(situation: Situation, by: str | None, target: Callable[[Character], i
             "add a character with `trek roster add-character`"
         )
     return best
-
-
-def _known(names: Iterable[str]) -> str:
-    listed = ", ".join(names)
-    return f"the roster has {listed}" if listed else "the roster is empty"
 
 
 # -- travel rates ----------------------------------------------------------------------------
@@ -428,9 +422,7 @@ class Besm:
         for name, mode in options.rests.items():
             if mode not in REST_MODES:
                 raise RuleViolation(f"{mode!r} is not a rest mode; use {', '.join(REST_MODES)}")
-            member = game.characters.get(name)
-            if member is None:
-                raise NotFound(f"there is no character called {name!r}; {_known(game.characters)}")
+            member = roster.character(game, name)
             if not member.with_party:
                 raise RuleViolation(f"{name} was left behind and does not rest with the party")
 
@@ -604,7 +596,7 @@ class Besm:
         target_conveyance = game.conveyances.get(conveyance)
         if target_conveyance is None:
             raise NotFound(f"there is no mount or vehicle called {conveyance!r}; "
-                           f"{_known(game.conveyances)}")
+                           f"{roster.known(game.conveyances, 'mounts or vehicles')}")
         if game.day.repaired:
             raise RuleViolation("today was already spent on a repair; one repair a day")
         if game.day.used > 0:

@@ -218,10 +218,8 @@ class MemberLeftBehind(TrekEvent):
     on_foot: list[str] = Field(default_factory=list)
 
     def apply_to(self, game: Game) -> None:
-        member: Character | Conveyance = (
-            game.characters[self.name] if self.name in game.characters
-            else game.conveyances[self.name]
-        )
+        member = game.member(self.name)
+        assert member is not None, "the roster decision checked the name"
         member.with_party = False
         member.left_at = self.at
         for name in self.on_foot:
@@ -233,10 +231,8 @@ class MemberRejoined(TrekEvent):
     name: str
 
     def apply_to(self, game: Game) -> None:
-        member: Character | Conveyance = (
-            game.characters[self.name] if self.name in game.characters
-            else game.conveyances[self.name]
-        )
+        member = game.member(self.name)
+        assert member is not None, "the roster decision checked the name"
         member.with_party = True
         member.left_at = None
 

@@ -25,7 +25,7 @@ from domain.ruleset import CharacterOptions, Decision, Ruleset, Situation
 from domain.state import HOUSE_RULES, SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
 
 
-def _known(names: Mapping[str, Any], what: str) -> str:
+def known(names: Mapping[str, Any], what: str) -> str:
     listed = ", ".join(names)
     return f"the roster has {listed}" if listed else f"the roster has no {what} yet"
 
@@ -33,8 +33,8 @@ def _known(names: Mapping[str, Any], what: str) -> str:
 def character(game: Game, name: str) -> Character:
     found = game.characters.get(name)
     if found is None:
-        known = _known(game.characters, "characters")
-        raise NotFound(f"there is no character called {name!r}; {known}")
+        listed = known(game.characters, "characters")
+        raise NotFound(f"there is no character called {name!r}; {listed}")
     return found
 
 
@@ -99,7 +99,7 @@ def assign(situation: Situation, name: str, conveyance_name: str, role: Role) ->
     conveyance = game.conveyances.get(conveyance_name)
     if conveyance is None:
         raise NotFound(f"there is no mount or vehicle called {conveyance_name!r}; "
-                       f"{_known(game.conveyances, 'mounts or vehicles')}")
+                       f"{known(game.conveyances, 'mounts or vehicles')}")
     check_free_to_board(game, name)
     if not conveyance.usable:
         raise RuleViolation(f"{conveyance_name} is {conveyance.state.value}; nobody can board it")
@@ -140,7 +140,7 @@ def leave(situation: Situation, name: str) -> Decision:
         on_foot = [c.name for c in game.riders_of(name)]
     else:
         raise NotFound(f"nobody called {name!r} is on the roster; "
-                       f"{_known({**game.characters, **game.conveyances}, 'members')}")
+                       f"{known({**game.characters, **game.conveyances}, 'members')}")
     if not with_party:
         raise RuleViolation(f"{name} was already left behind")
     return MemberLeftBehind, {"name": name, "at": game.position, "on_foot": on_foot}
@@ -148,7 +148,7 @@ def leave(situation: Situation, name: str) -> Decision:
 
 def rejoin(situation: Situation, name: str) -> Decision:
     game = situation.game
-    member = game.characters.get(name) or game.conveyances.get(name)
+    member = game.member(name)
     if member is None:
         raise NotFound(f"nobody called {name!r} is on the roster")
     if member.with_party or member.left_at is None:

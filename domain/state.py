@@ -130,6 +130,10 @@ class Game(_Mutable):
     def member_names(self) -> list[str]:
         return [*self.characters, *self.conveyances]
 
+    def member(self, name: str) -> Character | Conveyance | None:
+        """A character or conveyance of the roster by name."""
+        return self.characters.get(name) or self.conveyances.get(name)
+
     def riders_of(self, conveyance: str) -> list[Character]:
         return [c for c in self.characters.values() if c.conveyance == conveyance]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import getpass
-import os
 import secrets
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -252,12 +251,10 @@ class Trek:
         return [event_document(started)]
 
     def _event(self, slug: str, seq: int) -> TrekEvent:
-        events = list(self.app.events.get(campaign_id(slug), gt=seq - 1, lte=seq))
+        events = self._events(slug, gt=seq - 1, lte=seq)
         if not events:
             raise NotFound(f"there is no event {seq}")
-        event = events[0]
-        assert isinstance(event, TrekEvent)
-        return event
+        return events[0]
 
     def _events(self, slug: str, *, gt: int | None = None, lte: int | None = None
                 ) -> list[TrekEvent]:
@@ -492,4 +489,4 @@ class Trek:
 
 
 def gm_from_env(explicit: str | None) -> str:
-    return explicit or os.environ.get("TREK_GM") or default_gm()
+    return explicit or default_gm()
