@@ -5,6 +5,8 @@ Sections, one per fixture (add new fixtures as new sections):
 * ``pg_server`` -- one throwaway PostgreSQL server for the whole session
 * ``pg_url``    -- a fresh, empty database on that server for each test
 * ``trek_cli``  -- run the real ``trek`` program (``python -m cli``) as a subprocess
+* ``store``     -- one test body on memory, SQLite and PostgreSQL (a db string for Trek.open)
+* ``open_trek`` -- Trek.open, closing every opened Trek at the end of the test
 
 ``tests/`` has no ``__init__.py``, so pytest puts this directory on
 ``sys.path`` and the helper module ``tests/pgserver.py`` imports as ``pgserver``.
@@ -25,6 +27,9 @@ from typing import Any
 
 import pytest
 from pgserver import PgServer, pg_unavailable_reason
+
+import tracker.app
+from tracker.app import Trek
 
 
 def _running_in_ci() -> bool:
@@ -130,3 +135,40 @@ def trek_cli(tmp_path: Path) -> Callable[..., TrekRun]:
         return TrekRun(tuple(args), result.returncode, result.stdout, result.stderr)
 
     return run
+
+
+# --------------------------------------------------------------------------
+# store / open_trek: one test body on memory, SQLite and PostgreSQL
+# --------------------------------------------------------------------------
+
+OpenTrek = Callable[..., Trek]
+
+
+@pytest.fixture(params=["memory", "sqlite",
+                        pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A db string for Trek.open: an in-process memory store, an SQLite file or PostgreSQL."""
+    kind = request.param
+    if kind == "memory":
+        name = f"memory:{uuid.uuid4()}"
+        yield name
+        tracker.app._MEMORY.pop(name, None)
+    elif kind == "sqlite":
+        yield str(tmp_path / "t.db")
+    else:
+        yield str(request.getfixturevalue("pg_url"))
+
+
+@pytest.fixture
+def open_trek() -> Iterator[OpenTrek]:
+    """Trek.open, with every opened Trek closed at the end of the test."""
+    opened: list[Trek] = []
+
+    def open_(db: str, **options: Any) -> Trek:
+        trek = Trek.open(db, gm="gm-test", **options)
+        opened.append(trek)
+        return trek
+
+    yield open_
+    for trek in opened:
+        trek.close()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any
 
 import pytest
+from cliruns import ok, recorded, refused, usage_error
 from conftest import TrekRun
 
 Run = Callable[..., TrekRun]
@@ -43,44 +43,6 @@ STATUS_KEYS = {"campaign", "ruleset", "day", "day_open", "position", "flying", "
 CHARACTER_KEYS = {"health", "health_max", "energy", "energy_max", "with_party", "position"}
 CONVEYANCE_KEYS = {"kind", "attribute", "level", "base_level", "pending_strain", "state",
                    "with_party"}
-
-
-def ok(run: TrekRun) -> TrekRun:
-    assert run.returncode == 0, run
-    assert "Traceback" not in run.stderr, run
-    return run
-
-
-def recorded(run: TrekRun, seq: int, type_: str) -> dict[str, Any]:
-    """A recording command's --json output: a list of the one event it recorded."""
-    events = ok(run).json()
-    assert isinstance(events, list), run
-    assert len(events) == 1, run
-    [event] = events
-    assert (event["seq"], event["type"]) == (seq, type_), run
-    return dict(event)
-
-
-def refused(run: TrekRun, *fragments: str) -> None:
-    """Exit 1, one sentence on stderr, nothing on stdout, no traceback."""
-    assert run.returncode == 1, run
-    assert run.stdout == "", run
-    assert "Traceback" not in run.stderr, run
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1, run
-    assert lines[0].startswith("Error: "), run
-    assert lines[0].endswith("."), run
-    for fragment in fragments:
-        # The sentence starts with a capital, whatever the fragment quoted.
-        assert fragment.casefold() in lines[0].casefold(), run
-
-
-def usage_error(run: TrekRun) -> None:
-    assert run.returncode == 2, run
-    assert run.stdout == "", run
-    assert "Traceback" not in run.stderr, run
-    assert "Usage: trek" in run.stderr, run
-    assert "Error:" in run.stderr, run
 
 
 def events_count(trek_cli: Run) -> int:

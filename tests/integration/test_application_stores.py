@@ -5,8 +5,7 @@ The numbers asserted are worked out by hand from RULES.md §3, not read back fro
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,39 +50,6 @@ penalty = 1
 """
 
 OpenTrek = Callable[..., Trek]
-
-
-# -- the store every test body runs on --------------------------------------------------------
-
-
-@pytest.fixture(params=["memory", "sqlite",
-                        pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """A db string for Trek.open: an in-process memory store, an SQLite file or PostgreSQL."""
-    kind = request.param
-    if kind == "memory":
-        name = f"memory:{uuid.uuid4()}"
-        yield name
-        tracker.app._MEMORY.pop(name, None)
-    elif kind == "sqlite":
-        yield str(tmp_path / "t.db")
-    else:
-        yield str(request.getfixturevalue("pg_url"))
-
-
-@pytest.fixture
-def open_trek() -> Iterator[OpenTrek]:
-    """Trek.open, with every opened Trek closed at the end of the test."""
-    opened: list[Trek] = []
-
-    def open_(db: str, **options: Any) -> Trek:
-        trek = Trek.open(db, gm="gm-test", **options)
-        opened.append(trek)
-        return trek
-
-    yield open_
-    for trek in opened:
-        trek.close()
 
 
 # -- the journey --------------------------------------------------------------------------------
