@@ -18,6 +18,7 @@ from cli.options import (
     ROLL_HELP,
     KeyChoice,
     KeyValue,
+    PointType,
     Settings,
     SquareType,
     store_options,
@@ -27,6 +28,7 @@ from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from tracker.app import Documents, Trek, gm_from_env
+from tracker.points import Point
 from tracker.stores import Location
 
 
@@ -422,11 +424,15 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
 
 
 @trek.command()
-@click.option("--as-of", "as_of", type=int, help="The state right after event SEQ.")
+@click.option("--as-of", "as_of", type=PointType(),
+              help="The state right after event SEQ, or at the end of day N (day:N).")
 @store_options
-def status(as_of: int | None) -> None:
+def status(as_of: Point | None) -> None:
     """Where the party is, its movement, supplies, roster and conveyances."""
-    result = open_store(writes=False).status(settings().campaign, as_of)
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    result = (trek_app.status(campaign) if as_of is None
+              else trek_app.status_at(campaign, as_of))
     if settings().json:
         render.emit_json(result)
     else:
@@ -498,6 +504,67 @@ def replay(verify: bool) -> None:
                            f"{len(result['differences'])} place(s); run `trek replay` to rebuild")
 
 
+@trek.command()
+@click.argument("a", type=PointType(with_campaign=True))
+@click.argument("b", type=PointType(with_campaign=True), default="now")
+@store_options
+def diff(a: Point, b: Point) -> None:
+    """What changed between two points: position, supplies, levels, states, Health/Energy.
+
+    A and B are each SEQ (right after that event), day:N (the end of day N) or now (B's
+    default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
+    compare a branch with its original: `trek diff ashes-road@now what-if@now`.
+    """
+    result = open_store(writes=False).diff(settings().campaign, a, b)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_diff(result)
+
+
+@trek.command()
+@click.option("--session", type=click.IntRange(1), help="Only session N.")
+@store_options
+def audit(session: int | None) -> None:
+    """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos."""
+    result = open_store(writes=False).audit(settings().campaign, session)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_audit(result)
+
+
+@trek.command()
+@click.argument("name", metavar="NEW-SLUG")
+@click.option("--at", "at", type=click.IntRange(1),
+              help="Copy the history up to event SEQ (default: all of it).")
+@store_options
+def branch(name: str, at: int | None) -> None:
+    """Start a what-if campaign in this store whose history is this one's up to SEQ.
+
+    The branch records where it came from; play a plan out there with --campaign NEW-SLUG and
+    compare with `trek diff SLUG@now NEW-SLUG@now`. Rolls Trek makes in the branch come from
+    the same seed, so the branch meets the same luck at the same event numbers.
+    """
+    record(lambda t, c: t.branch(c, name, at))
+
+
+@trek.command()
+@store_options
+def verify() -> None:
+    """Check each campaign's hash chain and name the first broken link (changes nothing)."""
+    result = open_store(writes=False).verify_chain(settings().campaign)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_chain(result)
+    broken = [r for r in result["campaigns"] if not r["intact"]]
+    if broken:
+        first = broken[0]
+        raise TrackerError(f"the event log of {first['campaign']} was changed: "
+                           f"{first['problem']}")
+
+
 @trek.group()
 def session() -> None:
     """Play sessions: every event is stamped with the open one."""
@@ -534,6 +601,8 @@ def demo() -> None:
         return
     render.print_status(result)
     render.print_log(entries)
+
+
 
 
 def main() -> None:

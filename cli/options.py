@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from domain.geometry import Square, parse_square
+from tracker.points import Point
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -120,3 +121,21 @@ class KeyChoice(click.ParamType[tuple[str, str]]):
 
 ROLL = click.IntRange(2, 12)
 ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."
+
+
+class PointType(click.ParamType[Point]):
+    """A point in a campaign's history: SEQ, day:N or now (SLUG@ before it where allowed)."""
+
+    name = "POINT"
+
+    def __init__(self, *, with_campaign: bool = False) -> None:
+        self.with_campaign = with_campaign
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Point:
+        if isinstance(value, Point):
+            return value
+        try:
+            return Point.parse(str(value), with_campaign=self.with_campaign)
+        except ValueError as error:
+            self.fail(str(error), param, ctx)

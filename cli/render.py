@@ -64,7 +64,10 @@ def _amounts(values: dict[str, int]) -> str:
 
 _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "CampaignStarted": lambda d: f"campaign {d['name']} ({d['ruleset']}) starts at "
-                                 f"{_sq(d['start'])}",
+                                 f"{_sq(d['start'])}"
+                                 + (f", branched from {d['branched_from']['campaign']} after "
+                                    f"event {d['branched_from']['seq']}"
+                                    if d.get("branched_from") else ""),
     "HouseRuleChanged": lambda d: f"house rule {d['key']} = {d['value']} (was {d['previous']})",
     "CharacterAdded": lambda d: f"{d['name']} joins"
                                 + (f" (Health {d['health_max']}, Energy {d['energy_max']})"
@@ -159,3 +162,94 @@ def print_log(entries: list[dict[str, Any]]) -> None:
         table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry), note,
                       style=style)
     console.print(table)
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, dict) and set(value) == {"x", "y"}:
+        return _sq(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def print_diff(result: dict[str, Any]) -> None:
+    def label(end: dict[str, Any]) -> str:
+        return f"{end['campaign']} #{end['seq']} (day {end['day']})"
+
+    a, b = result["a"], result["b"]
+    if not result["changes"]:
+        console.print(f"Nothing differs between {label(a)} and {label(b)}.")
+        return
+    table = Table("what", label(a), label(b))
+    for change in result["changes"]:
+        table.add_row(change["field"], _value(change["a"]), _value(change["b"]))
+    console.print(table)
+
+
+def _dice(roll: dict[str, Any]) -> str:
+    return "+".join(map(str, roll["dice"])) if roll["dice"] else "given"
+
+
+def print_audit(result: dict[str, Any]) -> None:
+    for audit in result["sessions"]:
+        number = audit["session"]
+        title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")
+                 if number is not None else "Outside any session")
+        span = audit["events"]
+        console.print(f"[bold]{title}[/bold]"
+                      + (f" — events {span['first']} to {span['last']}" if span else "")
+                      + (f", GM {', '.join(audit['gms'])}" if audit["gms"] else ""))
+        days = audit["days"]
+        supplies = audit["supplies"]
+        facts = [
+            ("days", f"{days[0]} to {days[-1]}" if len(days) > 1 else
+             (str(days[0]) if days else "-")),
+            ("squares moved", str(audit["squares_moved"])
+             + (f" ({audit['miles']} miles)" if audit["miles"] else "")),
+            ("supplies gained", _amounts(supplies["gained"]) or "-"),
+            ("supplies spent", _amounts(supplies["spent"]) or "-"),
+            ("strain", "; ".join(f"#{s['seq']} {s['conveyance']}"
+                                 + (f" +{s['pending_added']} pending" if s["pending_added"]
+                                    else "")
+                                 + (f" -{s['levels_lost']} level(s)" if s["levels_lost"]
+                                    else "") for s in audit["strain"]) or "-"),
+            ("deaths", "; ".join(f"#{d['seq']} {d['conveyance']} {d['state']}"
+                                 for d in audit["deaths"]) or "-"),
+            ("repairs", "; ".join(f"#{r['seq']} {r['conveyance']} by {r['by']}: "
+                                  + (f"+{r['levels_restored']} level(s)" if r["success"]
+                                     else "failed") for r in audit["repairs"]) or "-"),
+        ]
+        table = Table(show_header=False, box=None, pad_edge=False)
+        for key, value in facts:
+            table.add_row(key, value)
+        console.print(table)
+        if audit["rolls"]:
+            rolls = Table("seq", "day", "roll", "by", "dice", "total", "target", "result")
+            for roll in audit["rolls"]:
+                result_text = "success" if roll["success"] else "failure"
+                if roll["cancelled_by"]:
+                    result_text += f" (cancelled by #{roll['cancelled_by']})"
+                rolls.add_row(str(roll["seq"]), str(roll["day"]), roll["type"],
+                              roll["by"] or "", _dice(roll), str(roll["roll"]),
+                              str(roll["target"]), result_text)
+            console.print(rolls)
+        if audit["undos"]:
+            undos = Table("seq", "action", "events", "when", "GM", "why")
+            for undo in audit["undos"]:
+                undos.add_row(str(undo["seq"]), undo["action"],
+                              ", ".join(f"#{e['seq']} {e['type']}" for e in undo["events"]),
+                              undo["at"][:16].replace("T", " "), undo["gm"],
+                              undo["reason"] or "")
+            console.print(undos)
+
+
+def print_chain(result: dict[str, Any]) -> None:
+    for report in result["campaigns"]:
+        if report["intact"]:
+            console.print(f"{report['campaign']}: the hash chain of {report['events']} events "
+                          "is intact.")
+        else:
+            errors.print(f"{report['campaign']}: broken at event {report['broken_at']}: "
+                         f"{report['problem']}", markup=False)

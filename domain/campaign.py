@@ -208,6 +208,36 @@ class Campaign:
         campaign.stamp = stamp
         return campaign
 
+    @classmethod
+    def branch(cls, stamp: Stamp, origin: CampaignStarted, *, name: str, at: int,
+               head: str) -> Campaign:
+        """A new campaign whose history will be the original's copied up to event `at`.
+
+        Its first event is the original's start under the new name, recording where it came
+        from (`head` is the hash of the original's event `at`); `copy_in` adds the rest.
+        """
+        slug = slugify(name)
+        started = CampaignStarted.model_validate({
+            **origin.model_dump(), "originator_id": campaign_id(slug), "slug": slug,
+            "name": name, "prev_hash": "",
+            "branched_from": {"campaign": origin.slug, "seq": at, "hash": head,
+                              "at": stamp.at, "gm": stamp.gm},
+        })
+        campaign = cls(started)
+        campaign.absorb(started)
+        campaign._pending.append(started)
+        campaign.stamp = stamp
+        return campaign
+
+    def copy_in(self, event: TrekEvent) -> TrekEvent:
+        """Append an event of the original's history as it was, linked into this chain."""
+        copy = type(event).model_validate({
+            **event.model_dump(), "originator_id": self._id, "prev_hash": self.last_hash,
+        })
+        copy.mutate(self)
+        self._pending.append(copy)
+        return copy
+
     # -- commands shared by every ruleset ----------------------------------------------------
 
     def add_character(self, options: CharacterOptions) -> TrekEvent:

@@ -99,6 +99,19 @@ class TrekEvent(BaseModel):
 # -- the campaign ----------------------------------------------------------------------------
 
 
+class BranchOrigin(BaseModel):
+    """Where a what-if branch came from: the original campaign, the event it was cut after, and
+    that event's hash; when and by whom the branch was made."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    campaign: str
+    seq: int
+    hash: str
+    at: datetime
+    gm: str
+
+
 class CampaignStarted(TrekEvent):
     undoable: ClassVar[bool] = False
 
@@ -108,6 +121,8 @@ class CampaignStarted(TrekEvent):
     seed: int
     map: GameMap | None = None
     start: Square = Square(0, 0)
+    # Set on a branch's first event; its history up to `branched_from.seq` is the original's.
+    branched_from: BranchOrigin | None = None
 
     def mutate(self, aggregate: Campaign | None) -> Campaign | None:
         from domain.campaign import Campaign

@@ -34,10 +34,14 @@ from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.rulesets import ruleset_named
 from domain.state import Game, Role
+from projections.audit import Auditor
+from projections.compare import changes
 from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_schema
 from projections.projector import Progress, Projector
 from projections.views import CampaignView, event_document, log_entries, status_of
+from tracker.chain import check_chain
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+from tracker.points import Point
 from tracker.stores import (
     Location,
     StoreError,
@@ -416,7 +420,7 @@ class Trek:
         return status_of(self.view_as_of(slug, as_of))
 
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
-        """The read models right after event `seq`: the same fold, cut short."""
+        """The read models right after event `seq`: the same fold, cut short at `seq`."""
         name = self.resolve(slug)
         last = self._last_seq(name)
         if last == 0:
@@ -424,13 +428,15 @@ class Trek:
         # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
         if seq < 1 or seq > last:
             raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
-        events = self._events(name, lte=seq)
-        first = events[0]
-        assert isinstance(first, CampaignStarted)
-        view = CampaignView.start(first)
-        for event in events:
-            view.apply(event)
-        return view
+        # The write model at that version: the nearest snapshot at or before it, then the rest.
+        past: Campaign = self.app.repository.get(campaign_id(name), version=seq)
+        assert isinstance(past, Campaign)
+        return CampaignView(
+            campaign_id=str(past.id), slug=past.slug, name=past.name, ruleset=past.ruleset_name,
+            seed=past.seed, map=past.map, game=past.game, events=past.version,
+            last_hash=past.last_hash, session=past.session, sessions=past.sessions,
+            cancelled=dict(past.cancelled),
+        )
 
     def _last_seq(self, slug: str) -> int:
         last = self._events_desc(slug, 2**62, limit=1)
@@ -486,6 +492,133 @@ class Trek:
         """Fold the log in memory and compare with every stored read model; changes nothing."""
         problems = self.projector.verify(progress)
         return {"verified": not problems, "differences": problems}
+
+    # -- time travel, diff, audit, branches, tamper evidence ------------------------------------
+
+    def _iter_events(self, slug: str, *, lte: int | None = None, page: int = 500
+                     ) -> Iterator[TrekEvent]:
+        """A campaign's events in order, a page at a time, so memory stays flat."""
+        after = 0
+        while True:
+            events = [e for e in self.app.events.get(campaign_id(slug), gt=after, lte=lte,
+                                                     limit=page) if isinstance(e, TrekEvent)]
+            if not events:
+                return
+            yield from events
+            after = events[-1].seq
+
+    def seq_of(self, slug: str | None, point: Point) -> int:
+        """The event a point names: SEQ itself, the last event of day N, or the latest."""
+        name = self.resolve(point.campaign or slug)
+        last = self._last_seq(name)
+        if last == 0:
+            raise NotFound(f"there is no campaign called {name!r}")
+        if point.kind == "now":
+            return last
+        if point.kind == "seq":
+            if not 1 <= point.number <= last:
+                raise NotFound(f"there is no event {point.number}; the log runs 1 to {last}")
+            return point.number
+        view = self.view(name)
+        if point.number > view.game.day.number:
+            raise NotFound(f"{name} has not reached day {point.number}; it is on day "
+                           f"{view.game.day.number}")
+        rows = self.views.query(
+            "SELECT MAX(seq) FROM trek_view_log WHERE campaign_id = ? AND day = ?",
+            (view.campaign_id, point.number))
+        found = [int(rows[0][0])] if rows and rows[0][0] is not None else []
+        found += [entry.seq for entry in view.new_log if entry.day == point.number]
+        if not found:
+            raise NotFound(f"no event of {name} falls on day {point.number}")
+        return max(found)
+
+    def status_at(self, slug: str | None, point: Point) -> dict[str, Any]:
+        name = self.resolve(point.campaign or slug)
+        if point.kind == "now":
+            return self.status(name)
+        return status_of(self.view_as_of(name, self.seq_of(name, point)))
+
+    def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
+        """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
+        ends = []
+        for point in (a, b):
+            name = self.resolve(point.campaign or slug)
+            seq = self.seq_of(name, point)
+            status = self.status_at(name, point)
+            ends.append(({"campaign": name, "point": str(point), "seq": seq,
+                          "day": status["day"]}, status))
+        (about_a, status_a), (about_b, status_b) = ends
+        return {"a": about_a, "b": about_b, "changes": changes(status_a, status_b)}
+
+    def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
+        """Per session: days, squares, rolls, supplies, strain, deaths, repairs and undos."""
+        view = self.view(slug)
+        if session is not None and not 1 <= session <= view.sessions:
+            held = (f"sessions 1 to {view.sessions}" if view.sessions
+                    else "no session yet; `trek session start` opens one")
+            raise NotFound(f"there is no session {session}; {view.slug} has {held}")
+        auditor = Auditor(view.cancelled.get)
+        auditor.fold(self._iter_events(view.slug))
+        return {"campaign": view.slug, "sessions": auditor.documents(session)}
+
+    def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
+        """A new campaign in this store whose history is this one's up to event `at`."""
+        self._require_writable()
+        origin = self.resolve(slug)
+        last = self._last_seq(origin)
+        cut = last if at is None else at
+        if not 1 <= cut <= last:
+            raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")
+        new_slug = slugify(name)
+        if new_slug in {c["slug"] for c in self.campaigns()}:
+            raise RuleViolation(f"the store already has a campaign called {new_slug!r}; "
+                                "pick another name for the branch")
+        events = self._iter_events(origin, lte=cut)
+        started = next(events)
+        assert isinstance(started, CampaignStarted)
+        head = self._event(origin, cut).event_hash()
+        campaign = Campaign.branch(self._stamp(), started, name=name, at=cut, head=head)
+        first = campaign.pending_events[0]
+        for event in events:
+            campaign.copy_in(event)
+        try:
+            # One save: the whole copied history lands in one transaction, or none of it.
+            with self._store_errors():
+                self.app.save(campaign)
+        except (RecordConflictError, IntegrityError):
+            raise RuleViolation(f"the store already has a campaign called {new_slug!r}"
+                                ) from None
+        assert self.app.snapshots is not None
+        self.app.snapshots.put([CampaignSnapshot.take(campaign)])
+        self.catch_up()
+        return [event_document(first)]
+
+    def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
+        """Walk each campaign's hash chain over the stored rows; names the first broken link."""
+        names = [self.resolve(slug)] if slug is not None else [
+            c["slug"] for c in self.campaigns()]
+        reports = []
+        for name in names:
+            cid = campaign_id(name)
+            stored = self.projector.stored_view(str(cid))
+            known = (stored.events, stored.last_hash) if stored else None
+            check = check_chain(self._stored_rows(cid), known=known)
+            if check.events == 0:
+                raise NotFound(f"there is no campaign called {name!r}")
+            reports.append({"campaign": name, "events": check.events, "intact": check.intact,
+                            "broken_at": check.broken_at, "problem": check.problem})
+        return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
+
+    def _stored_rows(self, cid: UUID, page: int = 1000) -> Iterator[tuple[int, bytes]]:
+        after = 0
+        while True:
+            with self._store_errors():
+                rows = self.app.recorder.select_events(cid, gt=after, limit=page)
+            if not rows:
+                return
+            for row in rows:
+                yield row.originator_version, bytes(row.state)
+            after = rows[-1].originator_version
 
 
 def gm_from_env(explicit: str | None) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from journeys import MAP, record_full_day
 
 import tracker.app
 from domain.campaign import Campaign, campaign_id
@@ -20,60 +21,10 @@ from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.stores import StoreError
 
-# The Ashen Reach as in the README, without the rough squares: every square here has penalty 0
-# except the hazard, which the journey never enters.
-#   x: 0123456789
-#   y0 ..........
-#   y1 ..^^......     mountains at 2,1 and 3,1; the party starts at 1,1
-#   y2 ..^!......
-#   y3 ..........
-MAP = """\
-[map]
-name = "The Ashen Reach"
-rows = [
-  "..........",
-  "..^^......",
-  "..^!......",
-  "..........",
-]
-
-[legend]
-"." = { terrain = "open" }
-"^" = { terrain = "feature", name = "mountains" }
-"!" = { terrain = "hazard", name = "ley storm", penalty = 2 }
-
-[[shortcut]]
-name = "Kessel Pass"
-path = [[2, 1], [3, 1]]
-bonus = 2
-penalty = 1
-"""
-
 OpenTrek = Callable[..., Trek]
 
 
 # -- the journey --------------------------------------------------------------------------------
-
-
-def record_full_day(trek: Trek) -> None:
-    """Day 1 of the README journey, with the dice given, then one harm; events 1 to 14."""
-    trek.init("Ashes Road", map_text=MAP, at=Square(1, 1), seed=42)             # 1
-    trek.add_character(None, CharacterOptions(                                   # 2
-        name="Kira", body=6, mind=5, soul=4,
-        skills={"ride": 2, "navigation": 2, "survival": 1}))
-    trek.add_character(None, CharacterOptions(                                   # 3
-        name="Oren", body=5, mind=6, soul=5, skills={"medicine": 2, "survival": 2}))
-    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")                   # 4
-    trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")                 # 5
-    trek.supplies(None, "set", {"provisions": 4, "ammo": 2})                     # 6
-    trek.start_day(None)                                                         # 7
-    trek.travel(None, "shortcut", {"shortcut": 6}, name="Kessel Pass")           # 8
-    trek.move(None, MoveOptions(steps=("E", "E", "E")))                          # 9
-    trek.travel(None, "forced march", {"Kira": 9, "Oren": 5})                    # 10
-    trek.move(None, MoveOptions(to=Square(6, 1)))                                # 11
-    trek.travel(None, "forage", {"forage": 5})                                   # 12
-    trek.harm(None, "Kira", 12, 20, "ambush")                                    # 13
-    trek.end_day(None, DayEndOptions())                                          # 14
 
 
 def snapshot_of(trek: Trek, slug: str | None = None) -> tuple[Any, ...]:
