@@ -460,6 +460,7 @@ class Besm:
         return DayEnded, {
             "number": game.day.number, "strain": strain, "on_foot": on_foot,
             "hours": options.hours, "recovery": recovery, "upkeep": upkeep,
+            "chosen": sorted(options.rests),
         }
 
     # -- commands only this ruleset has ----------------------------------------------------

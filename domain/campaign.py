@@ -331,10 +331,15 @@ class Campaign:
         if isinstance(event, DayStarted):
             return self.ruleset.start_day(situation)
         if isinstance(event, DayEnded):
-            return self.ruleset.end_day(situation, DayEndOptions(
-                rests={name: rest.mode for name, rest in event.recovery.items()},
+            chosen = event.chosen if event.chosen is not None else list(event.recovery)
+            cls, payload = self.ruleset.end_day(situation, DayEndOptions(
+                rests={name: rest.mode for name, rest in event.recovery.items()
+                       if name in chosen},
                 hours=event.hours,
             ))
+            if event.chosen is None:
+                payload = {**payload, "chosen": None}
+            return cls, payload
         raise RuleViolation(f"event {event.seq} ({type(event).__name__}) cannot be checked again")
 
     def _replan(self, before: Game, later: Iterable[TrekEvent], gone: set[int],

@@ -424,6 +424,9 @@ class DayEnded(TrekEvent):
     # Health and Energy regained at the night's rate; the fold caps them at the maxima.
     recovery: dict[str, Recovery] = Field(default_factory=dict)
     upkeep: dict[str, Upkeep] = Field(default_factory=dict)
+    # The characters whose rest mode the GM chose (--rest); the others took the default, which
+    # a re-check works out again. None on events recorded before this was kept: all as chosen.
+    chosen: list[str] | None = None
 
     def apply_to(self, game: Game) -> None:
         for name, landed in self.strain.items():

@@ -370,3 +370,37 @@ def test_applying_the_diff_turns_one_document_into_the_other(before: dict[str, A
 @given(document=_DOCUMENTS)
 def test_a_document_needs_no_corrections_to_become_itself(document: dict[str, Any]) -> None:
     assert diff(document, document) == []
+
+
+def night_then_day_end(**rests: str) -> tuple[Table, int, int]:
+    """Day 1: a successful night travel (4 vs Kira's navigation target), then the day's end."""
+    table = party()
+    table.do(lambda c: c.start_day())
+    night = table.do(lambda c: c.travel_command("night travel", {"night travel": 4}))
+    day_end = table.do(lambda c: c.end_day(DayEndOptions(rests=rests)))
+    return table, night, day_end
+
+
+def test_undoing_night_travel_rechecks_the_rest_the_riders_took_by_default() -> None:
+    # Kira rode through the night, so she rested in the saddle by default; without the night
+    # travel she would have camped, so the recorded day end no longer follows.
+    table, night, day_end = night_then_day_end()
+    ended = table.events[day_end - 1]
+    assert ended.recovery["Kira"].mode == "saddle"  # type: ignore[attr-defined]
+
+    message = refused(table, lambda: table.undo(night))
+    assert f"event {day_end} (DayEnded)" in message
+
+    reversal = table.undo(night, cascade=True)
+    assert reversal.cancels == [night, day_end]
+    assert table.state() == table.live_fold() == table.read_model_fold()
+
+
+def test_a_rest_the_gm_chose_stands_when_the_night_travel_is_undone() -> None:
+    # The GM chose camp for Kira: the day end decides the same without the night travel.
+    table, night, day_end = night_then_day_end(Kira="camp")
+    reversal = table.undo(night)
+    assert reversal.cancels == [night]
+    assert table.campaign.is_live(day_end)
+    assert table.events[day_end - 1].chosen == ["Kira"]  # type: ignore[attr-defined]
+    assert table.state() == table.live_fold() == table.read_model_fold()
