@@ -462,7 +462,10 @@ class Trek:
         if day is not None:
             entries = [e for e in entries if e["day"] == day]
         if session is not None:
-            entries = [e for e in entries if e["session"] == session]
+            # A session's opening event is stamped with the session before it, so it is
+            # picked out by the number it opens.
+            entries = [e for e in entries if e["session"] == session or (
+                e["type"] == "SessionStarted" and e.get("number") == session)]
         return entries
 
     def map_info(self, slug: str | None) -> dict[str, Any]:
@@ -617,7 +620,10 @@ class Trek:
             if not rows:
                 return
             for row in rows:
-                yield row.originator_version, bytes(row.state)
+                # An edit made with a text tool can turn the stored bytes into text.
+                state = row.state
+                yield row.originator_version, (state.encode() if isinstance(state, str)
+                                               else bytes(state))
             after = rows[-1].originator_version
 
 

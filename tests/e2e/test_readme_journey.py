@@ -8,16 +8,19 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def journey_lines() -> list[str]:
+def journey_lines(after: str = "## A three-day journey") -> list[str]:
+    """The `trek` lines of the first bash block after the heading `after`."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```bash\n(.*?)```", text, re.S)
-    assert block is not None, "the README has a bash journey block"
+    assert after in text, f"the README has a section {after!r}"
+    block = re.search(r"```bash\n(.*?)```", text[text.index(after):], re.S)
+    assert block is not None, f"the README's {after!r} has a bash block"
     lines = []
     for line in block.group(1).splitlines():
         line = line.split("  #")[0].strip()
@@ -57,3 +60,40 @@ def test_the_readme_journey_ends_where_the_rules_say(tmp_path: Path) -> None:
     verify = trek(["replay", "--verify", "--json"], env, ROOT)
     assert verify.returncode == 0
     assert json.loads(verify.stdout)["verified"] is True
+
+
+@pytest.mark.slow
+def test_the_readme_walkthrough_fixes_last_sessions_mistake(tmp_path: Path) -> None:
+    import shlex
+
+    env = {**os.environ, "TREK_DB": str(tmp_path / "reach.db"), "PYTHONPATH": str(ROOT),
+           "TREK_GM": "Sam"}
+    lines = journey_lines("## Fixing a mistake from last session")
+    assert "trek verify" in lines
+    for line in lines:
+        result = trek(shlex.split(line)[1:], env, ROOT)
+        assert result.returncode == 0, (line, result.stderr)
+
+    def read(*args: str) -> Any:
+        result = trek([*args, "--json"], env, ROOT)
+        assert result.returncode == 0, (args, result.stderr)
+        return json.loads(result.stdout)
+
+    # Worked by hand: 1 init, 2-4 roster and supplies, 5 session 1, 6 day start, 7 move N,
+    # 8 forage, 9 day end, 10 session end, 11 session 2, 12 undo 9, 13 undo 7, 14 move S,
+    # 15 day end. South of 1,1 is 1,2.
+    status = read("status")
+    assert (status["position"], status["day"], status["day_open"], status["events"]) == (
+        {"x": 1, "y": 2}, 1, False, 15)
+    # 4 provisions and the forage (5 against 6, Kira's survival target) adds 1.
+    assert status["supplies"]["provisions"] == 5
+    session_1 = read("log", "--session", "1")
+    assert [(e["seq"], e["cancelled_by"]) for e in session_1] == [
+        (5, None), (6, None), (7, 13), (8, None), (9, 12), (10, None)]
+    [audit] = read("audit", "--session", "2")["sessions"]
+    assert [(u["seq"], u["events"][0]["seq"], u["gm"], u["reason"]) for u in audit["undos"]] == [
+        (12, 9, "Sam", "reopen day 1 to fix the route"), (13, 7, "Sam", "they took the south road")]
+    assert read("status", "--as-of", "10")["position"] == {"x": 1, "y": 0}
+    assert {"field": "position", "a": {"x": 1, "y": 0}, "b": {"x": 1, "y": 2}} in read(
+        "diff", "10", "now")["changes"]
+    assert read("verify")["verified"] is True
