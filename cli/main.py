@@ -23,6 +23,7 @@ from cli.options import (
     SquareType,
     store_options,
 )
+from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
@@ -603,6 +604,7 @@ def demo() -> None:
     render.print_log(entries)
 
 
+trek.add_command(watch)
 
 
 def main() -> None:
