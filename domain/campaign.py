@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, ClassVar, Self
@@ -351,34 +351,45 @@ class Campaign:
             self.redecide,
         )
 
-    def cancel(self, targets: list[int], *, before: Game, later: list[TrekEvent],
+    def cancel(self, targets: list[int], *, before: Game, later: Iterable[TrekEvent],
                cascade: bool, reason: str | None) -> TrekEvent:
         """Record one reversal cancelling `targets` (and, with cascade, what depends on them).
 
         `before` is the game just before the earliest target, and `later` every event from it
-        on, both as the application loaded them.
+        on, as the application loads them: read once, in order, so it may be a stream.
         """
-        by_seq = {event.seq: event for event in later}
         for seq in targets:
-            event = by_seq.get(seq)
-            if event is None or seq > self._version:
+            if seq < 1 or seq > self._version:
                 raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
-            if not type(event).undoable:
-                raise RuleViolation(
-                    f"event {seq} ({type(event).__name__}) keeps the books and cannot be undone"
-                    + ("; `trek redo` takes a reversal back" if "Events" in type(event).__name__
-                       else "")
-                )
             if seq in self.cancelled:
+                # Only an undoable event is ever cancelled, so this is the first thing wrong.
                 raise RuleViolation(
                     f"event {seq} was already cancelled by event {self.cancelled[seq]}"
                 )
-        plan = self._replan(before, later, set(targets), set())
+
+        unseen = set(targets)
+
+        def checked(events: Iterable[TrekEvent]) -> Iterator[TrekEvent]:
+            # Each target is checked as the stream reaches it, before anything is decided.
+            for event in events:
+                if event.seq in unseen:
+                    unseen.discard(event.seq)
+                    if not type(event).undoable:
+                        name = type(event).__name__
+                        raise RuleViolation(
+                            f"event {event.seq} ({name}) keeps the books and cannot be undone"
+                            + ("; `trek redo` takes a reversal back" if "Events" in name
+                               else "")
+                        )
+                yield event
+
+        plan = self._replan(before, checked(later), set(targets), set())
+        if unseen:
+            raise NotFound(f"there is no event {min(unseen)}; the log runs to {self._version}")
         if plan.dropped and not cascade:
-            types = {e.seq: type(e).__name__ for e in later}
             raise RuleViolation(
                 "undoing it would leave later events breaking the rules: "
-                + describe_dropped(plan.dropped, types)
+                + describe_dropped(plan.dropped, plan.types)
                 + "; add --cascade to cancel them as well"
             )
         cancels = sorted({*targets, *(seq for seq, _ in plan.dropped)})
@@ -387,17 +398,19 @@ class Campaign:
             "corrections": diff(self.game.dump(), plan.game.dump()),
         }))
 
-    def restore(self, targets: list[int], *, before: Game, later: list[TrekEvent],
+    def restore(self, targets: list[int], *, before: Game, later: Iterable[TrekEvent],
                 reason: str | None) -> TrekEvent:
-        """Record one entry bringing cancelled events back, if history still allows them."""
+        """Record one entry bringing cancelled events back, if history still allows them.
+
+        `later` is read once, in order, so it may be a stream (see `cancel`).
+        """
         for seq in targets:
             if seq not in self.cancelled:
                 raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")
         plan = self._replan(before, later, set(), set(targets))
         if plan.dropped:
-            types = {e.seq: type(e).__name__ for e in later}
             raise RuleViolation(
-                "restoring it would break the rules: " + describe_dropped(plan.dropped, types)
+                "restoring it would break the rules: " + describe_dropped(plan.dropped, plan.types)
             )
         return self._record((EventsRestored, {
             "restores": sorted(targets), "reason": reason,

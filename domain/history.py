@@ -22,7 +22,11 @@ class Replan:
 
     game: Game
     dropped: list[tuple[int, str]] = field(default_factory=list)
-    kept: list[int] = field(default_factory=list)
+    # How many live later events still stand (a count, not a list: memory stays flat).
+    kept: int = 0
+    # The event type of each dropped seq, for the refusal message: `later` may be a stream
+    # that cannot be read twice.
+    types: dict[int, str] = field(default_factory=dict)
 
 
 def same_outcome(decision: Decision, event: TrekEvent) -> bool:
@@ -47,23 +51,29 @@ def replan(
     An event stands when deciding it again, from what it recorded (its path, its dice, its
     options), gives the same outcome in the new history. One that does not is dropped, and the
     events after it are checked without it, so `dropped` is exactly what a cascade cancels.
+
+    `later` is read once, in order, and nothing of it is kept but what was dropped: it may be a
+    stream of a long campaign's events, and memory stays flat.
     """
     game = situation.game.model_copy(deep=True)
     result = Replan(game=game)
+    # One Situation for the whole walk: it only holds references, and `game` changes in place.
+    here = Situation(game=game, map=situation.map, ruleset=situation.ruleset)
     for event in later:
         if not type(event).undoable or not is_live(event.seq):
             continue
-        here = Situation(game=game, map=situation.map, ruleset=situation.ruleset)
         try:
             decision = redecide(here, event)
         except RuleViolation as refusal:
             result.dropped.append((event.seq, str(refusal)))
+            result.types[event.seq] = type(event).__name__
             continue
         if not same_outcome(decision, event):
             result.dropped.append((event.seq, "its recorded outcome would no longer follow"))
+            result.types[event.seq] = type(event).__name__
             continue
         event.apply_to(game)
-        result.kept.append(event.seq)
+        result.kept += 1
     return result
 
 

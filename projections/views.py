@@ -8,19 +8,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
+from uuid import UUID
 
 from domain.events import (
+    EVENT_TYPES,
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
     SessionEnded,
     SessionStarted,
     TrekEvent,
+    canonical_bytes,
 )
 from domain.geometry import Square
 from domain.maps import GameMap
+from domain.patch import apply as apply_corrections
 from domain.ruleset import Situation
 from domain.rulesets import ruleset_named
 from domain.state import (
@@ -35,37 +38,128 @@ from domain.state import (
 from projections.db import Cursor
 
 
-@dataclass
 class LogEntry:
-    seq: int
-    type: str
-    day: int
-    session: int | None
-    gm: str
-    recorded_at: str
-    cancelled_by: int | None
-    event: dict[str, Any]
+    """One travel-log row made by an event, its fields read from the event when asked for.
+
+    Only the event, the day it left the party on and (when the event came from the store) its
+    stored JSON are kept, so folding a long log makes no per-row documents nobody reads.
+    """
+
+    __slots__ = ("_stored", "cancelled_by", "day", "source")
+
+    def __init__(self, event: TrekEvent, day: int, stored: bytes | str | None = None) -> None:
+        self.source = event
+        self.day = day
+        self.cancelled_by: int | None = None
+        self._stored = stored
+
+    @property
+    def seq(self) -> int:
+        return self.source.seq
+
+    @property
+    def type(self) -> str:
+        return type(self.source).__name__
+
+    @property
+    def session(self) -> int | None:
+        return self.source.session
+
+    @property
+    def gm(self) -> str:
+        return self.source.gm
+
+    @property
+    def recorded_at(self) -> str:
+        return self.source.timestamp.isoformat()
+
+    @property
+    def event(self) -> dict[str, Any]:
+        """The event as scripts see it (`event_document`)."""
+        return event_document(self.source)
+
+    @property
+    def stored_json(self) -> str:
+        """The event's state exactly as the event store holds it: what the log row keeps."""
+        stored = self._stored
+        if stored is None:
+            stored = canonical_bytes(self.source.stored_state())
+        return stored.decode() if isinstance(stored, bytes | bytearray | memoryview) else stored
 
 
-@dataclass
 class CampaignView:
-    """One campaign's read models held in memory while events fold into them."""
+    """One campaign's read models held in memory while events fold into them.
 
-    campaign_id: str
-    slug: str
-    name: str
-    ruleset: str
-    seed: int
-    map: GameMap | None
-    game: Game = field(default_factory=Game)
-    events: int = 0
-    last_hash: str = ""
-    session: int | None = None
-    sessions: int = 0
-    cancelled: dict[int, int] = field(default_factory=dict)
-    # Log rows made and cancellation marks changed since the view was loaded.
-    new_log: list[LogEntry] = field(default_factory=list)
-    marks: dict[int, int | None] = field(default_factory=dict)
+    The map of cancelled events is read from its stored JSON only when something asks for it
+    (an undo or redo folding in, the log, verify): `trek status` and an ordinary command's
+    catch-up never pay for it, however many events a long campaign has cancelled.
+    """
+
+    def __init__(self, campaign_id: str, slug: str, name: str, ruleset: str, seed: int,
+                 map: GameMap | None, game: Game | None = None, events: int = 0,
+                 last_hash: str = "", session: int | None = None, sessions: int = 0,
+                 cancelled: dict[int, int] | None = None, *,
+                 cancelled_json: str | None = None) -> None:
+        self.campaign_id = campaign_id
+        self.slug = slug
+        self.name = name
+        self.ruleset = ruleset
+        self.seed = seed
+        self.map = map
+        self.game = game if game is not None else Game()
+        self.events = events
+        self._last_hash = last_hash
+        # The last event folded in: its hash is taken when asked for, not once per event.
+        self._last: TrekEvent | None = None
+        self.session = session
+        self.sessions = sessions
+        self._cancelled: dict[int, int] | None = cancelled
+        self._cancelled_json: str | None = None
+        if cancelled is None:
+            if cancelled_json is None:
+                self._cancelled = {}
+            else:
+                self._cancelled_json = cancelled_json
+        # Log rows made and cancellation marks changed since the view was loaded.
+        self.new_log: list[LogEntry] = []
+        self.marks: dict[int, int | None] = {}
+
+    @property
+    def last_hash(self) -> str:
+        """The hash of the last event folded in: what the next event's `prev_hash` links to."""
+        if self._last is not None:
+            self._last_hash = self._last.event_hash()
+            self._last = None
+        return self._last_hash
+
+    @last_hash.setter
+    def last_hash(self, value: str) -> None:
+        self._last_hash = value
+        self._last = None
+
+    @property
+    def cancelled(self) -> dict[int, int]:
+        """Cancelled event seq -> the seq of the reversal that cancelled it."""
+        if self._cancelled is None:
+            self._cancelled = {int(k): v for k, v in
+                               json.loads(self._cancelled_json or "{}").items()}
+            self._cancelled_json = None
+        return self._cancelled
+
+    @cancelled.setter
+    def cancelled(self, value: dict[int, int]) -> None:
+        self._cancelled = value
+        self._cancelled_json = None
+
+    def cancellations_unread(self) -> bool:
+        """True while the map of cancellations is still the stored text, untouched."""
+        return self._cancelled is None
+
+    def cancelled_json(self) -> str:
+        """The stored form of `cancelled`; unchanged text when it was never read."""
+        if self._cancelled is None:
+            return self._cancelled_json or "{}"
+        return _json({str(k): v for k, v in self._cancelled.items()})
 
     @classmethod
     def start(cls, event: CampaignStarted) -> CampaignView:
@@ -74,34 +168,58 @@ class CampaignView:
             ruleset=event.ruleset, seed=event.seed, map=event.map,
         )
 
-    def apply(self, event: TrekEvent) -> None:
+    def apply(self, event: TrekEvent, stored: bytes | str | None = None) -> None:
+        """Fold one event in; `stored` is its state as stored, kept for the log row."""
         if event.seq != self.events + 1:
             raise ValueError(f"{self.slug}: event {event.seq} does not follow {self.events}")
-        event.apply_to(self.game)
         if isinstance(event, EventsCancelled):
+            correct(self.game, event)
+            cancelled = self.cancelled
             for seq in event.cancels:
-                self.cancelled[seq] = event.seq
+                cancelled[seq] = event.seq
                 self.marks[seq] = event.seq
         elif isinstance(event, EventsRestored):
+            correct(self.game, event)
+            cancelled = self.cancelled
             for seq in event.restores:
-                self.cancelled.pop(seq, None)
+                cancelled.pop(seq, None)
                 self.marks[seq] = None
-        elif isinstance(event, SessionStarted):
-            self.session = event.number
-            self.sessions = event.number
-        elif isinstance(event, SessionEnded):
-            self.session = None
+        else:
+            event.apply_to(self.game)
+            if isinstance(event, SessionStarted):
+                self.session = event.number
+                self.sessions = event.number
+            elif isinstance(event, SessionEnded):
+                self.session = None
         self.events = event.seq
-        self.last_hash = event.event_hash()
-        self.new_log.append(LogEntry(
-            seq=event.seq, type=type(event).__name__, day=self.game.day.number,
-            session=event.session, gm=event.gm, recorded_at=event.timestamp.isoformat(),
-            cancelled_by=None, event=event_document(event),
-        ))
+        self._last = event
+        self.new_log.append(LogEntry(event, self.game.day.number, stored))
 
     @property
     def situation(self) -> Situation:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset)
+
+
+def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:
+    """Apply a reversal's corrections, as `apply_to` does, to only the parts they touch.
+
+    `apply_to` dumps the whole game, patches it and validates it all again; patching just the
+    top-level fields the corrections name gives the same game (a field that is not named is
+    dumped and validated back to an equal value) for a fraction of the work.
+    """
+    corrections = reversal.corrections
+    touched = {c.path[0] for c in corrections if c.path}
+    if not touched or any(not c.path for c in corrections) or not touched <= _GAME_FIELDS:
+        # Nothing to correct, a whole-game correction, or one naming no field: as apply_to.
+        reversal.apply_to(game)
+        return
+    part = game.model_dump(mode="json", include=touched)
+    corrected = Game.model_validate(apply_corrections(part, corrections))
+    for name in touched:
+        setattr(game, name, getattr(corrected, name))
+
+
+_GAME_FIELDS = frozenset(Game.model_fields)
 
 
 def event_document(event: TrekEvent) -> dict[str, Any]:
@@ -143,7 +261,7 @@ def load_view(cursor: Cursor, campaign_id: str) -> CampaignView | None:
         campaign_id=campaign_id, slug=slug, name=name, ruleset=ruleset, seed=int(seed),
         map=GameMap.model_validate_json(map_json) if map_json else None,
         events=int(events), last_hash=last_hash, session=session, sessions=int(sessions),
-        cancelled={int(k): v for k, v in json.loads(cancelled).items()},
+        cancelled_json=cancelled,
     )
     game = view.game
     cursor.execute("SELECT day_json, x, y, transit_json, rules_json FROM trek_view_position "
@@ -192,13 +310,22 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
     """Write every read model of one campaign, and the log rows its new events made."""
     cid = view.campaign_id
     game = view.game
-    cursor.execute("DELETE FROM trek_view_campaigns WHERE campaign_id = ?", (cid,))
-    cursor.execute(
-        "INSERT INTO trek_view_campaigns (campaign_id, slug, name, ruleset, seed, map_json, "
-        "events, last_hash, session, sessions, cancelled_json) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-        (cid, view.slug, view.name, view.ruleset, view.seed,
-         view.map.model_dump_json() if view.map else None, view.events, view.last_hash,
-         view.session, view.sessions, _json({str(k): v for k, v in view.cancelled.items()})))
+    # An update, not a delete and insert: a long campaign's map of cancellations is only
+    # written when it changed (the database then leaves the big value's pages alone).
+    unchanged = view.cancellations_unread()
+    updated = cursor.execute(
+        "UPDATE trek_view_campaigns SET events = ?, last_hash = ?, session = ?, sessions = ?"
+        + ("" if unchanged else ", cancelled_json = ?") + " WHERE campaign_id = ?",
+        (view.events, view.last_hash, view.session, view.sessions,
+         *(() if unchanged else (view.cancelled_json(),)), cid))
+    if not updated.rowcount:
+        cursor.execute(
+            "INSERT INTO trek_view_campaigns (campaign_id, slug, name, ruleset, seed, map_json, "
+            "events, last_hash, session, sessions, cancelled_json) "
+            "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            (cid, view.slug, view.name, view.ruleset, view.seed,
+             view.map.model_dump_json() if view.map else None, view.events, view.last_hash,
+             view.session, view.sessions, view.cancelled_json()))
     ruleset = ruleset_named(view.ruleset)
     situation = view.situation
     for table in ("trek_view_position", "trek_view_supplies", "trek_view_characters",
@@ -232,11 +359,15 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
           c.state.value, int(c.with_party), *_where(game, c.with_party, c.left_at), c.miles)
          for i, c in enumerate(game.conveyances.values())])
     if view.new_log:
+        # A new row is cancelled only if a reversal in the same batch named it, so the map of
+        # cancellations is looked at only when one was folded in.
+        marked = view.cancelled if view.marks else {}
         cursor.executemany(
             "INSERT INTO trek_view_log (campaign_id, seq, type, day, session, gm, recorded_at, "
             "cancelled_by, event_json) VALUES (?,?,?,?,?,?,?,?,?)",
-            [(cid, e.seq, e.type, e.day, e.session, e.gm, e.recorded_at,
-              view.cancelled.get(e.seq), _json(e.event)) for e in view.new_log])
+            [(cid, (ev := e.source).originator_version, type(ev).__name__, e.day, ev.session,
+              ev.gm, ev.timestamp.isoformat(), marked.get(ev.originator_version), e.stored_json)
+             for e in view.new_log])
     if view.marks:
         cursor.executemany(
             "UPDATE trek_view_log SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",
@@ -300,10 +431,43 @@ def log_entries(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
     """Log rows (seq, type, day, session, gm, recorded_at, cancelled_by, event_json) as dicts."""
     entries = []
     for seq, type_, day, session, gm, recorded_at, cancelled_by, event_json in rows:
-        event = json.loads(event_json)
+        event = stored_document(int(seq), type_, event_json)
         entries.append({
             "seq": int(seq), "type": type_, "day": int(day), "session": session, "gm": gm,
             "recorded_at": recorded_at, "cancelled_by": cancelled_by,
             **{k: v for k, v in event.items() if k not in ("seq", "type")},
         })
     return entries
+
+
+# What every stored event carries besides what it says (see TrekEvent.payload).
+_BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash"})
+_ANY_ID = UUID(int=0)
+
+
+def stored_document(seq: int, type_name: str, event_json: str | bytes) -> dict[str, Any]:
+    """The `event_document` of a log row, from the event's state as stored, keys sorted.
+
+    The log keeps each event's stored JSON as it is, so folding never serialises a document.
+    For most events the document is that JSON less the bookkeeping every event carries (the
+    stored state is the event's own JSON dump, which reads back to the same dump). An event
+    with rolls (whose document spells them out) or a class that has been upcast is read back
+    into its class and documented like a fresh one. Rows written before the log kept stored
+    JSON hold the document itself.
+    """
+    state: dict[str, Any] = json.loads(event_json)
+    if "prev_hash" not in state:
+        return state
+    cls = EVENT_TYPES.get(type_name)
+    if cls is None or (cls.rolls is TrekEvent.rolls and cls.class_version == 1):
+        document = {"seq": seq, "type": type_name}
+        document.update((k, v) for k, v in state.items() if k not in _BOOKKEEPING)
+        return document
+    version = int(state.pop("class_version", 1))
+    while version < cls.class_version:
+        getattr(cls, f"upcast_v{version}_v{version + 1}")(state)
+        version += 1
+    event = cls.model_validate({**state, "originator_id": _ANY_ID, "originator_version": seq})
+    # Through canonical JSON, so nested keys come sorted as in every other row.
+    loaded: dict[str, Any] = json.loads(_json(event_document(event)))
+    return loaded

@@ -25,7 +25,6 @@ from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
-    EventsRestored,
     TrekEvent,
 )
 from domain.geometry import Square
@@ -40,7 +39,7 @@ from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_sc
 from projections.projector import Progress, Projector
 from projections.views import CampaignView, event_document, log_entries, status_of
 from tracker.chain import check_chain
-from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, page_events
 from tracker.points import Point
 from tracker.stores import (
     Location,
@@ -50,7 +49,9 @@ from tracker.stores import (
     check_sqlite_store,
 )
 
-SNAPSHOT_EVERY = 200
+# Loading a campaign reads its latest snapshot and the events since (at most this many), so a
+# command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
+SNAPSHOT_EVERY = 100
 SAVE_ATTEMPTS = 8
 
 Documents = list[dict[str, Any]]
@@ -170,11 +171,13 @@ class Trek:
         try:
             campaign: Campaign = self.app.repository.get(campaign_id(slug))
         except AggregateNotFoundError:
-            known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
-            raise NotFound(f"there is no campaign called {slug!r} (the store has {known})"
-                           ) from None
+            raise self._no_campaign(slug) from None
         assert isinstance(campaign, Campaign)
         return campaign
+
+    def _no_campaign(self, slug: str) -> NotFound:
+        known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
+        return NotFound(f"there is no campaign called {slug!r} (the store has {known})")
 
     def _stamp(self) -> Stamp:
         return Stamp(gm=self.gm, at=self.clock())
@@ -182,8 +185,11 @@ class Trek:
     # -- recording ----------------------------------------------------------------------------
 
     def _save(self, campaign: Campaign) -> None:
+        before = campaign.version - len(campaign.pending_events)
         self.app.save(campaign)
-        if campaign.version % SNAPSHOT_EVERY == 0:
+        # A snapshot each time the version reaches (or, saving several events, passes) the
+        # next multiple of SNAPSHOT_EVERY.
+        if campaign.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
             assert self.app.snapshots is not None
             self.app.snapshots.put([CampaignSnapshot.take(campaign)])
 
@@ -344,26 +350,22 @@ class Trek:
         return [e for e in self.app.events.get(campaign_id(slug), lte=lte, desc=True,
                                                limit=limit) if isinstance(e, TrekEvent)]
 
-    def _game_before(self, campaign: Campaign, first: int, later: list[TrekEvent]) -> Game:
+    def _game_before(self, campaign: Campaign, first: int) -> Game:
         """The game just before event `first`, under today's cancellations.
 
-        The stored state at `first - 1` serves unless a later reversal changed which of the
-        earlier events count; only then is the campaign folded from its start.
+        The stored state at `first - 1` (its nearest snapshot and the events since) serves
+        when the same earlier events count today as counted then; only when a later reversal
+        changed that is the campaign folded from its start, streamed a page at a time.
         """
         if first <= 1:
             # Nothing comes before the campaign's start (and the store has no version 0).
             return Game()
-        touched_earlier = any(
-            isinstance(e, EventsCancelled | EventsRestored)
-            and any(s < first for s in (e.cancels if isinstance(e, EventsCancelled)
-                                        else e.restores))
-            for e in later
-        )
-        if not touched_earlier:
-            past: Campaign = self.app.repository.get(campaign.id, version=first - 1)
-            assert isinstance(past, Campaign)
+        past: Campaign = self.app.repository.get(campaign.id, version=first - 1)
+        assert isinstance(past, Campaign)
+        if {s for s in campaign.cancelled if s < first} == set(past.cancelled):
             return past.game
-        return fold_live(self._events(campaign.slug, lte=first - 1), campaign.is_live)
+        return fold_live(page_events(self.app.events, campaign.id, lte=first - 1),
+                         campaign.is_live)
 
     def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
              reason: str | None = None) -> Documents:
@@ -371,8 +373,10 @@ class Trek:
             target = seq if seq is not None else self._latest_live(campaign)
             if target < 1 or target > campaign.version:
                 raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
-            later = self._events(campaign.slug, gt=target - 1)
-            before = self._game_before(campaign, target, later)
+            before = self._game_before(campaign, target)
+            # Streamed: the later events are read once, a page at a time, as they are checked.
+            later = page_events(self.app.events, campaign.id, gt=target - 1,
+                                lte=campaign.version)
             return campaign.cancel([target], before=before, later=later, cascade=cascade,
                                    reason=reason)
         return self.record(slug, action)
@@ -389,8 +393,9 @@ class Trek:
             else:
                 targets = [seq]
             first = min(targets)
-            later = self._events(campaign.slug, gt=first - 1)
-            before = self._game_before(campaign, first, later)
+            before = self._game_before(campaign, first)
+            later = page_events(self.app.events, campaign.id, gt=first - 1,
+                                lte=campaign.version)
             return campaign.restore(targets, before=before, later=later, reason=reason)
         return self.record(slug, action)
 
@@ -404,7 +409,7 @@ class Trek:
         if view is None:
             events = self._events(name)
             if not events:
-                raise NotFound(f"there is no campaign called {name!r}")
+                raise self._no_campaign(name)
             first = events[0]
             assert isinstance(first, CampaignStarted)
             view = CampaignView.start(first)
@@ -424,7 +429,7 @@ class Trek:
         name = self.resolve(slug)
         last = self._last_seq(name)
         if last == 0:
-            raise NotFound(f"there is no campaign called {name!r}")
+            raise self._no_campaign(name)
         # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
         if seq < 1 or seq > last:
             raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
@@ -498,24 +503,12 @@ class Trek:
 
     # -- time travel, diff, audit, branches, tamper evidence ------------------------------------
 
-    def _iter_events(self, slug: str, *, lte: int | None = None, page: int = 500
-                     ) -> Iterator[TrekEvent]:
-        """A campaign's events in order, a page at a time, so memory stays flat."""
-        after = 0
-        while True:
-            events = [e for e in self.app.events.get(campaign_id(slug), gt=after, lte=lte,
-                                                     limit=page) if isinstance(e, TrekEvent)]
-            if not events:
-                return
-            yield from events
-            after = events[-1].seq
-
     def seq_of(self, slug: str | None, point: Point) -> int:
         """The event a point names: SEQ itself, the last event of day N, or the latest."""
         name = self.resolve(point.campaign or slug)
         last = self._last_seq(name)
         if last == 0:
-            raise NotFound(f"there is no campaign called {name!r}")
+            raise self._no_campaign(name)
         if point.kind == "now":
             return last
         if point.kind == "seq":
@@ -561,7 +554,7 @@ class Trek:
                     else "no session yet; `trek session start` opens one")
             raise NotFound(f"there is no session {session}; {view.slug} has {held}")
         auditor = Auditor(view.cancelled.get)
-        auditor.fold(self._iter_events(view.slug))
+        auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
 
     def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
@@ -576,7 +569,7 @@ class Trek:
         if new_slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {new_slug!r}; "
                                 "pick another name for the branch")
-        events = self._iter_events(origin, lte=cut)
+        events = page_events(self.app.events, campaign_id(origin), lte=cut)
         started = next(events)
         assert isinstance(started, CampaignStarted)
         head = self._event(origin, cut).event_hash()
@@ -607,7 +600,7 @@ class Trek:
             known = (stored.events, stored.last_hash) if stored else None
             check = check_chain(self._stored_rows(cid), known=known)
             if check.events == 0:
-                raise NotFound(f"there is no campaign called {name!r}")
+                raise self._no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}

@@ -218,7 +218,8 @@ def test_refusals_exit_1_with_one_sentence_and_record_nothing(trek_cli: Run) -> 
     refused(trek_cli("roster", "add-character", "Vex", "--body", "13", "--mind", "1",
                      "--soul", "1"), "1 to 12")
     refused(trek_cli("supplies", "spend", "provisions=1"), "not the 1 to spend")
-    refused(trek_cli("--campaign", "nowhere", "status"), "no campaign called 'nowhere'")
+    refused(trek_cli("--campaign", "nowhere", "status"), "no campaign called 'nowhere'",
+            "(the store has ashes-road)")
     ok(trek_cli("day", "start"))
     refused(trek_cli("forced-march", "--roll", "Kira=5"), "needs 1 provisions")
     refused(trek_cli("repair", "Dusty", "--by", "Kira"), "nothing to repair")
