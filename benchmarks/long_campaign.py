@@ -1,0 +1,276 @@
+"""A long, realistic BESM campaign on the Ashen Reach, played through the application layer.
+
+The same day-by-day plan drives two players:
+
+* `AppPlayer` calls one Trek use case per command, exactly as `trek` on the command line does
+  (a load, a decision, a save, a catch-up each time). The small campaign is played this way.
+* `MemoryPlayer` keeps one Campaign aggregate in memory, calls the same aggregate methods the
+  use cases call, and saves the new events in batches through `Trek._save`, cutting a batch at
+  every version the application snapshots. Read models are caught up from the log as the
+  application does. The large campaign is played this way, for build speed.
+
+Days are made of moves along the map's open top row, forages, forced marches (now and then one
+that strains a mount, repaired the next day), night travel, harm, supplies, sessions, and undos
+of a wrong move (a fifth of them taken back with redo).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import tracker.app
+from domain.campaign import Campaign, Stamp
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.state import Game
+from tracker.app import Trek
+
+ROOT = Path(__file__).resolve().parents[1]
+MAP_TEXT = (ROOT / "docs" / "examples" / "ashen-reach.toml").read_text(encoding="utf-8")
+NAME = "Long Road"
+GM = "bench"
+START = datetime(2024, 1, 1, 18, 0, tzinfo=UTC)
+# The early event `undo_old` cancels: `supplies add wealth=1`; nothing later spends or forages
+# wealth, so cancelling it is always legal and every later event is re-checked.
+UNDO_OLD_TARGET = 7
+SAVE_BATCH = 1000
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+def setup(trek: Trek) -> None:
+    """Events 1 to 8: the campaign, two riders on two mounts, supplies and a session."""
+    trek.init(NAME, map_text=MAP_TEXT, at=Square(1, 0), seed=42)
+    trek.add_character(None, CharacterOptions(
+        name="Kira", body=6, mind=5, soul=4,
+        skills={"ride": 2, "navigation": 2, "survival": 1}))
+    trek.add_character(None, CharacterOptions(
+        name="Oren", body=5, mind=6, soul=5, skills={"medicine": 2, "survival": 2}))
+    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
+    trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
+    trek.supplies(None, "set", {"provisions": 6, "ammo": 2})
+    trek.supplies(None, "add", {"wealth": 1})  # event 7: UNDO_OLD_TARGET
+    trek.start_session(None, "session 1")
+
+
+def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
+    """Commands one after another; `game()` is read between them, so each one is legal."""
+    heading = 1
+    day = 0
+    session = 1
+    while True:
+        day += 1
+        if day % 12 == 0:
+            session += 1
+            yield Command("session end")
+            yield Command("session start", {"title": f"session {session}"})
+        yield Command("day start")
+        damaged = [c for c in game().conveyances.values()
+                   if c.usable and c.level < c.base_level]
+        if damaged:
+            # A repair takes the whole day.
+            yield Command("repair", {"conveyance": damaged[0].name, "roll": rng.randint(2, 6)})
+            yield Command("day end", {"hours": 8})
+            continue
+        current = game()
+        if rng.random() < 0.35 and current.supplies["provisions"] >= 2:
+            fresh = all(c.level == c.base_level for c in current.conveyances.values())
+            strain = fresh and rng.random() < 0.25
+            yield Command("forced march", {"rolls": {"Kira": 12 if strain else 4, "Oren": 4}})
+        night = False
+        while True:
+            current = game()
+            if current.day.remaining <= 0:
+                if night or rng.random() >= 0.3:
+                    break
+                night = True
+                yield Command("night travel", {"roll": rng.randint(3, 8)})
+                continue
+            roll = rng.random()
+            if roll < 0.12:
+                yield Command("forage", {"roll": rng.randint(3, 7)})
+            elif roll < 0.2:
+                yield Command("harm", {"health": rng.randint(0, 3), "energy": rng.randint(1, 4)})
+            elif roll < 0.24:
+                yield Command("supplies add", {"amounts": {rng.choice(["provisions", "ammo"]): 1}})
+            else:
+                x = current.position.x
+                if not 0 <= x + heading <= 9:
+                    heading = -heading
+                room = 9 - x if heading > 0 else x
+                steps = min(current.day.remaining, room, rng.choice((1, 1, 2)))
+                yield Command("move", {"steps": ("E" if heading > 0 else "W",) * steps})
+                if rng.random() < 0.05:
+                    yield Command("undo", {"reason": "wrong fork"})
+                    if rng.random() < 0.2:
+                        yield Command("redo")
+        yield Command("day end", {"hours": rng.choice((8, 8, 8, 6))})
+
+
+class Clock:
+    """A minute of table time per event, so timestamps are realistic and reproducible."""
+
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(minutes=1)
+        return self.now
+
+
+class AppPlayer:
+    """Each command is one Trek use case, as one `trek` command line would run it."""
+
+    def __init__(self, trek: Trek) -> None:
+        self.trek = trek
+        self.undone = 0
+
+    def game(self) -> Game:
+        return self.trek._load(self.trek.resolve(None)).game
+
+    def version(self) -> int:
+        return self.trek._load(self.trek.resolve(None)).version
+
+    def play(self, command: Command) -> None:
+        t, a = self.trek, command.args
+        if command.kind == "undo":
+            self.undone = int(t.undo(None, reason=a.get("reason"))[0]["cancels"][0])
+        elif command.kind == "redo":
+            t.redo(None, self.undone)
+        else:
+            ACTIONS[command.kind](_AppTarget(t), a)
+
+    def finish(self) -> None:
+        self.trek.catch_up()
+
+
+class _AppTarget:
+    def __init__(self, trek: Trek) -> None:
+        self.trek = trek
+
+    def start_day(self) -> Any:
+        return self.trek.start_day(None)
+
+    def end_day(self, options: DayEndOptions) -> Any:
+        return self.trek.end_day(None, options)
+
+    def move(self, options: MoveOptions) -> Any:
+        return self.trek.move(None, options)
+
+    def travel_command(self, command: str, given: dict[str, int], **options: Any) -> Any:
+        return self.trek.travel(None, command, given, **options)
+
+    def harm(self, character: str, health: int, energy: int, reason: str | None) -> Any:
+        return self.trek.harm(None, character, health, energy, reason)
+
+    def add_supplies(self, amounts: dict[str, int]) -> Any:
+        return self.trek.supplies(None, "add", amounts)
+
+    def start_session(self, title: str | None) -> Any:
+        return self.trek.start_session(None, title)
+
+    def end_session(self) -> Any:
+        return self.trek.end_session(None)
+
+
+# One table for both players: the aggregate and the use-case facade share these method names.
+ACTIONS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
+    "day start": lambda c, a: c.start_day(),
+    "day end": lambda c, a: c.end_day(DayEndOptions(hours=a["hours"])),
+    "move": lambda c, a: c.move(MoveOptions(steps=a["steps"])),
+    "forage": lambda c, a: c.travel_command("forage", {"forage": a["roll"]}),
+    "forced march": lambda c, a: c.travel_command("forced march", a["rolls"]),
+    "night travel": lambda c, a: c.travel_command("night travel", {"night travel": a["roll"]}),
+    "repair": lambda c, a: c.travel_command("repair", {"repair": a["roll"]},
+                                            conveyance=a["conveyance"], by="Oren"),
+    "harm": lambda c, a: c.harm("Kira", a["health"], a["energy"], "bandits"),
+    "supplies add": lambda c, a: c.add_supplies(a["amounts"]),
+    "session start": lambda c, a: c.start_session(a["title"]),
+    "session end": lambda c, a: c.end_session(),
+}
+
+
+class MemoryPlayer:
+    """One aggregate in memory; events saved in batches as the application would save them."""
+
+    def __init__(self, trek: Trek, clock: Clock) -> None:
+        self.trek = trek
+        self.clock = clock
+        self.campaign: Campaign = trek._load(trek.resolve(None))
+        self.last: TrekEvent | None = None
+        self.before_last: Game | None = None
+        self.undone: tuple[TrekEvent, TrekEvent, Game] | None = None
+
+    def game(self) -> Game:
+        return self.campaign.game
+
+    def version(self) -> int:
+        return self.campaign.version
+
+    def play(self, command: Command) -> None:
+        campaign = self.campaign
+        campaign.stamp = Stamp(gm=GM, at=self.clock())
+        if command.kind == "undo":
+            # What Trek.undo does for the latest event: the game before it, and the events
+            # from it on (just itself).
+            assert self.last is not None
+            assert self.before_last is not None
+            reversal = campaign.cancel([self.last.seq], before=self.before_last,
+                                       later=[self.last], cascade=False,
+                                       reason=command.args.get("reason"))
+            self.undone = (self.last, reversal, self.before_last)
+            self.last = self.before_last = None
+        elif command.kind == "redo":
+            assert self.undone is not None
+            event, reversal, before = self.undone
+            campaign.restore([event.seq], before=before, later=[event, reversal], reason=None)
+            self.undone = None
+        else:
+            if command.kind == "move":
+                self.before_last = campaign.game.model_copy(deep=True)
+            self.last = ACTIONS[command.kind](campaign, command.args)
+            if command.kind != "move":
+                self.before_last = None
+        if (campaign.version % tracker.app.SNAPSHOT_EVERY == 0
+                or len(campaign._pending) >= SAVE_BATCH):
+            self.trek._save(campaign)
+
+    def finish(self) -> None:
+        if self.campaign._pending:
+            self.trek._save(self.campaign)
+        self.trek.catch_up()
+
+
+def play_to(player: AppPlayer | MemoryPlayer, events: int, seed: int,
+            progress: Callable[[int], None] | None = None) -> None:
+    """Play the plan until the campaign holds exactly `events` events."""
+    commands = plan(random.Random(seed), player.game)
+    version = player.version()
+    while version < events:
+        player.play(next(commands))
+        version = player.version() if isinstance(player, AppPlayer) else player.campaign.version
+        if progress is not None and version % 10_000 == 0:
+            progress(version)
+    player.finish()
+
+
+def build(path: str, events: int, *, seed: int = 1, in_memory: bool,
+          progress: Callable[[int], None] | None = None) -> None:
+    """A new store at `path` holding one campaign of exactly `events` events."""
+    clock = Clock()
+    with Trek.open(path, create=True, gm=GM) as trek:
+        trek.clock = clock
+        setup(trek)
+        player: AppPlayer | MemoryPlayer = (MemoryPlayer(trek, clock) if in_memory
+                                            else AppPlayer(trek))
+        play_to(player, events, seed, progress)
