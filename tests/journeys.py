@@ -2,38 +2,20 @@
 
 from __future__ import annotations
 
+from cli.demo import DEMO_MAP
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
-# The Ashen Reach as in the README, without the rough squares: every square here has penalty 0
+# The demo's map (cli/demo.py): the Ashen Reach of the README without its rough squares, so
+# every square has penalty 0
 # except the hazard, which the journey never enters.
 #   x: 0123456789
 #   y0 ..........
 #   y1 ..^^......     mountains at 2,1 and 3,1; the party starts at 1,1
 #   y2 ..^!......
 #   y3 ..........
-MAP = """\
-[map]
-name = "The Ashen Reach"
-rows = [
-  "..........",
-  "..^^......",
-  "..^!......",
-  "..........",
-]
-
-[legend]
-"." = { terrain = "open" }
-"^" = { terrain = "feature", name = "mountains" }
-"!" = { terrain = "hazard", name = "ley storm", penalty = 2 }
-
-[[shortcut]]
-name = "Kessel Pass"
-path = [[2, 1], [3, 1]]
-bonus = 2
-penalty = 1
-"""
+MAP = DEMO_MAP
 
 
 def record_full_day(trek: Trek) -> None:

@@ -268,9 +268,8 @@ class Trek:
 
     def _events(self, slug: str, *, gt: int | None = None, lte: int | None = None
                 ) -> list[TrekEvent]:
-        events = [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
-                  if isinstance(e, TrekEvent)]
-        return events
+        return [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
+                if isinstance(e, TrekEvent)]
 
     def add_character(self, slug: str | None, options: CharacterOptions) -> Documents:
         return self.record(slug, lambda c: c.add_character(options))
@@ -529,18 +528,21 @@ class Trek:
         return max(found)
 
     def status_at(self, slug: str | None, point: Point) -> dict[str, Any]:
-        name = self.resolve(point.campaign or slug)
+        return self._seq_and_status(self.resolve(point.campaign or slug), point)[1]
+
+    def _seq_and_status(self, name: str, point: Point) -> tuple[int, dict[str, Any]]:
+        """The event a point names and the status right after it (now: the read models)."""
+        seq = self.seq_of(name, point)
         if point.kind == "now":
-            return self.status(name)
-        return status_of(self.view_as_of(name, self.seq_of(name, point)))
+            return seq, self.status(name)
+        return seq, status_of(self.view_as_of(name, seq))
 
     def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
         ends = []
         for point in (a, b):
             name = self.resolve(point.campaign or slug)
-            seq = self.seq_of(name, point)
-            status = self.status_at(name, point)
+            seq, status = self._seq_and_status(name, point)
             ends.append(({"campaign": name, "point": str(point), "seq": seq,
                           "day": status["day"]}, status))
         (about_a, status_a), (about_b, status_b) = ends
