@@ -24,10 +24,12 @@ from pathlib import Path
 from typing import Any
 
 import tracker.app
+from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.campaign import Campaign, Stamp
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.ruleset import Command as RulesetCommand
 from domain.state import Game
 from tracker.app import Trek
 
@@ -167,8 +169,8 @@ class _AppTarget:
     def move(self, options: MoveOptions) -> Any:
         return self.trek.move(None, options)
 
-    def travel_command(self, command: str, given: dict[str, int], **options: Any) -> Any:
-        return self.trek.travel(None, command, given, **options)
+    def decide(self, command: RulesetCommand) -> Any:
+        return self.trek.decide(None, command)
 
     def harm(self, character: str, health: int, energy: int, reason: str | None) -> Any:
         return self.trek.harm(None, character, health, energy, reason)
@@ -188,11 +190,10 @@ ACTIONS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "day start": lambda c, a: c.start_day(),
     "day end": lambda c, a: c.end_day(DayEndOptions(hours=a["hours"])),
     "move": lambda c, a: c.move(MoveOptions(steps=a["steps"])),
-    "forage": lambda c, a: c.travel_command("forage", {"forage": a["roll"]}),
-    "forced march": lambda c, a: c.travel_command("forced march", a["rolls"]),
-    "night travel": lambda c, a: c.travel_command("night travel", {"night travel": a["roll"]}),
-    "repair": lambda c, a: c.travel_command("repair", {"repair": a["roll"]},
-                                            conveyance=a["conveyance"], by="Oren"),
+    "forage": lambda c, a: c.decide(Forage(roll=a["roll"])),
+    "forced march": lambda c, a: c.decide(ForcedMarch(rolls=a["rolls"])),
+    "night travel": lambda c, a: c.decide(TravelByNight(roll=a["roll"])),
+    "repair": lambda c, a: c.decide(Repair(conveyance=a["conveyance"], by="Oren", roll=a["roll"])),
     "harm": lambda c, a: c.harm("Kira", a["health"], a["energy"], "bandits"),
     "supplies add": lambda c, a: c.add_supplies(a["amounts"]),
     "session start": lambda c, a: c.start_session(a["title"]),

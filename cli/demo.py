@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
@@ -41,11 +42,11 @@ def play(trek: Trek) -> None:
     trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
     trek.supplies(None, "set", {"provisions": 4, "fuel": 0, "ammo": 2})
     trek.start_day(None)
-    trek.travel(None, "shortcut", {"shortcut": 6}, name="Kessel Pass")
+    trek.decide(None, TakeShortcut(name="Kessel Pass", roll=6))
     trek.move(None, MoveOptions(steps=("E", "E", "E")))
-    trek.travel(None, "forced march", {"Kira": 9, "Oren": 5})
+    trek.decide(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))
     trek.move(None, MoveOptions(to=Square(6, 1)))
-    trek.travel(None, "forage", {"forage": 5})
+    trek.decide(None, Forage(roll=5))
     trek.end_day(None, DayEndOptions())
     trek.start_day(None)
     trek.move(None, MoveOptions(steps=("SE",)))
@@ -53,5 +54,5 @@ def play(trek: Trek) -> None:
     trek.move(None, MoveOptions(steps=("E",)))
     trek.end_day(None, DayEndOptions(hours=6))
     trek.start_day(None)
-    trek.travel(None, "repair", {"repair": 6}, conveyance="Dusty", by="Oren")
+    trek.decide(None, Repair(conveyance="Dusty", by="Oren", roll=6))
     trek.end_day(None, DayEndOptions())

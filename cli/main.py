@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +13,9 @@ import click
 from rich.progress import Progress
 
 from cli import render
+from cli.context import open_store, record, recorded, settings
+from cli.encounter import encounter
 from cli.options import (
-    ROLL,
-    ROLL_HELP,
     KeyChoice,
     KeyValue,
     PointType,
@@ -28,8 +28,10 @@ from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
-from tracker.app import Documents, Trek, gm_from_env
+from domain.values import MAX_POINTS, MAX_SEQ
+from tracker.app import Trek, recorded_but
 from tracker.points import Point
+from tracker.registry import RULESETS
 from tracker.stores import Location
 
 
@@ -48,41 +50,46 @@ class TrekGroup(click.Group):
                 raise
             settings = ctx.find_object(Settings)
             text = f"{type(error).__name__}: {error}"
+            appended: list[Any] = []
             if settings is not None:
-                text = Location.parse(settings.db).scrub(text)
-            raise click.ClickException(
-                _sentence(f"Trek could not finish ({text}); nothing more was recorded")
-            ) from None
+                text = _scrubbed(settings.db, text)
+                appended = [e for t in settings.opened for e in t.appended]
+            if appended:
+                message = recorded_but(appended, f"Trek could not finish ({text})")
+            else:
+                message = f"Trek could not finish ({text}); nothing was recorded"
+            raise click.ClickException(_sentence(message)) from None
+
+
+def _scrubbed(db: str, text: str) -> str:
+    try:
+        return Location.parse(db).scrub(text)
+    except TrackerError:
+        return text
+
+
+# Trek's own messages open with one of these words and get a capital; a message that opens
+# with something the GM typed (a path, a slug, a name) keeps the GM's spelling.
+_OPENING_WORDS = frozenset({
+    "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
+    "day", "event", "events", "every", "everything", "for", "forced", "foraging", "give", "harm",
+    "has", "is", "it", "keeps", "legend", "map", "models", "name", "night", "no", "nobody", "not",
+    "nothing", "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say",
+    "session", "shortcut", "shortcuts", "square", "step", "that", "the", "there", "this", "today",
+    "trek",
+    "undoing", "watching", "when", "with"
+})
 
 
 def _sentence(text: str) -> str:
     text = text.strip()
-    text = text[:1].upper() + text[1:]
+    # Nothing typed may reach the terminal as a control sequence.
+    text = "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\x{ord(ch):02x}"
+                   for ch in text)
+    first = text.split(" ", 1)[0]
+    if first in _OPENING_WORDS:
+        text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
-
-
-def settings() -> Settings:
-    return click.get_current_context().ensure_object(Settings)
-
-
-def open_store(*, create: bool = False, writes: bool = True) -> Trek:
-    ctx = click.get_current_context()
-    s = settings()
-    trek = Trek.open(s.db, create=create, writable=writes, gm=gm_from_env(s.gm))
-    ctx.call_on_close(trek.close)
-    return trek
-
-
-def recorded(docs: Documents) -> None:
-    if settings().json:
-        render.emit_json(docs)
-    else:
-        render.print_events(docs)
-
-
-def record(action: Callable[[Trek, str | None], Documents]) -> None:
-    trek = open_store()
-    recorded(action(trek, settings().campaign))
 
 
 @click.group(cls=TrekGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -102,7 +109,7 @@ def trek() -> None:
 
 @trek.command()
 @click.argument("name")
-@click.option("--ruleset", type=click.Choice(["besm", "cypher"]), default="besm",
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
               show_default=True, help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md).")
@@ -138,7 +145,8 @@ def campaigns_cmd() -> None:
         render.emit_json(listing)
         return
     for c in listing:
-        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)")
+        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)",
+                             markup=False)
 
 
 @trek.group("map")
@@ -159,7 +167,7 @@ def map_show() -> None:
     if game_map is None:
         render.console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
         return
-    render.console.print(f"[bold]{game_map['name']}[/bold] {game_map['width']}×"
+    render.console.print(f"[bold]{render.plain(game_map['name'])}[/bold] {game_map['width']}×"
                          f"{game_map['height']}, {game_map['square_miles']} miles a square")
     for y, row in enumerate(game_map["rows"]):
         line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
@@ -276,18 +284,24 @@ def rejoin(name: str) -> None:
 @store_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
-    values = dict(amounts)
-    for kind in values:
+    values: dict[str, int] = {}
+    for kind, amount in amounts:
         if kind not in SUPPLY_KINDS:
             raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
                                      param_hint="KIND=N")
+        if kind in values:
+            raise click.BadParameter(f"{kind} is given twice; name each supply once",
+                                     param_hint="KIND=N")
+        values[kind] = amount
     record(lambda t, c: t.supplies(c, mode, values))
 
 
 @trek.command()
 @click.argument("character")
-@click.option("--health", type=click.IntRange(0), default=0, help="Health to take away.")
-@click.option("--energy", type=click.IntRange(0), default=0, help="Energy to take away.")
+@click.option("--health", type=click.IntRange(0, MAX_POINTS), default=0,
+              help="Health to take away.")
+@click.option("--energy", type=click.IntRange(0, MAX_POINTS), default=0,
+              help="Energy to take away.")
 @click.option("--reason", help="Why, for the log.")
 @store_options
 def harm(character: str, health: int, energy: int, reason: str | None) -> None:
@@ -309,7 +323,7 @@ def rules_show() -> None:
         render.emit_json(values)
         return
     for key, value in values.items():
-        render.console.print(f"{key} = {value}")
+        render.console.print(f"{key} = {value}", markup=False)
 
 
 @rules.command("set")
@@ -368,59 +382,6 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
     record(lambda t, c: t.move(c, options))
 
 
-@trek.command()
-@click.argument("name")
-@click.option("--roll", type=ROLL, help=ROLL_HELP)
-@store_options
-def shortcut(name: str, roll: int | None) -> None:
-    """Try a shortcut from the map (one attempt per shortcut per day)."""
-    given = {"shortcut": roll} if roll is not None else None
-    record(lambda t, c: t.travel(c, "shortcut", given, name=name))
-
-
-@trek.command("forced-march")
-@click.option("--roll", "rolls", type=KeyValue(2, 12), multiple=True,
-              help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
-@store_options
-def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
-    """Push on for the base movement again, at a cost in provisions and fuel."""
-    given = dict(rolls)
-    record(lambda t, c: t.travel(c, "forced march", given))
-
-
-@trek.command("night-travel")
-@click.option("--roll", type=ROLL, help=ROLL_HELP)
-@click.option("--by", help="Who navigates (default: the best navigator).")
-@store_options
-def night_travel(roll: int | None, by: str | None) -> None:
-    """Travel on after dark (once a day)."""
-    given = {"night travel": roll} if roll is not None else None
-    record(lambda t, c: t.travel(c, "night travel", given, by=by))
-
-
-@trek.command()
-@click.option("--roll", type=ROLL, help=ROLL_HELP)
-@click.option("--by", help="Who forages (default: the best forager).")
-@click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
-              show_default=True, help="Which supply the points buy.")
-@store_options
-def forage(roll: int | None, by: str | None, take: str) -> None:
-    """Give up a square of today's movement to hunt and forage."""
-    given = {"forage": roll} if roll is not None else None
-    record(lambda t, c: t.travel(c, "forage", given, by=by, take=take))
-
-
-@trek.command()
-@click.argument("conveyance")
-@click.option("--by", required=True, help="Who repairs or tends it.")
-@click.option("--roll", type=ROLL, help=ROLL_HELP)
-@store_options
-def repair(conveyance: str, by: str, roll: int | None) -> None:
-    """Spend the day restoring the levels a mount or vehicle lost to strain."""
-    given = {"repair": roll} if roll is not None else None
-    record(lambda t, c: t.travel(c, "repair", given, conveyance=conveyance, by=by))
-
-
 # -- reading ----------------------------------------------------------------------------------
 
 
@@ -441,8 +402,9 @@ def status(as_of: Point | None) -> None:
 
 
 @trek.command()
-@click.option("--day", "day_number", type=click.IntRange(0), help="Only events of day N.")
-@click.option("--session", type=click.IntRange(1), help="Only events of session N.")
+@click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
+              help="Only events of day N.")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only events of session N.")
 @store_options
 def log(day_number: int | None, session: int | None) -> None:
     """Every recorded event in order, reversals included."""
@@ -457,7 +419,7 @@ def log(day_number: int | None, session: int | None) -> None:
 
 
 @trek.command()
-@click.argument("seq", required=False, type=click.IntRange(1))
+@click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
 @click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
 @click.option("--reason", help="Why, for the audit.")
 @store_options
@@ -467,7 +429,7 @@ def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
 
 
 @trek.command()
-@click.argument("seq", type=click.IntRange(1))
+@click.argument("seq", type=click.IntRange(1, MAX_SEQ))
 @click.option("--reason", help="Why, for the audit.")
 @store_options
 def redo(seq: int, reason: str | None) -> None:
@@ -524,7 +486,7 @@ def diff(a: Point, b: Point) -> None:
 
 
 @trek.command()
-@click.option("--session", type=click.IntRange(1), help="Only session N.")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only session N.")
 @store_options
 def audit(session: int | None) -> None:
     """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos."""
@@ -537,7 +499,7 @@ def audit(session: int | None) -> None:
 
 @trek.command()
 @click.argument("name", metavar="NEW-SLUG")
-@click.option("--at", "at", type=click.IntRange(1),
+@click.option("--at", "at", type=click.IntRange(1, MAX_SEQ),
               help="Copy the history up to event SEQ (default: all of it).")
 @store_options
 def branch(name: str, at: int | None) -> None:
@@ -605,6 +567,25 @@ def demo() -> None:
 
 
 trek.add_command(watch)
+trek.add_command(encounter)
+
+
+def _mount_ruleset_commands() -> None:
+    """Each ruleset's own commands, from the registry; a campaign under another ruleset
+    refuses them with a sentence."""
+    seen: set[str] = set()
+    for ruleset in RULESETS:
+        if ruleset.command_line is None:
+            continue
+        module = importlib.import_module(ruleset.command_line)
+        render.add_summaries(getattr(module, "SUMMARIES", {}))
+        for command in module.COMMANDS:
+            if command.name not in seen:
+                seen.add(command.name)
+                trek.add_command(command)
+
+
+_mount_ruleset_commands()
 
 
 def main() -> None:

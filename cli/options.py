@@ -24,6 +24,8 @@ class Settings:
     json: bool = False
     # Settings given on the command line, which an environment variable must not override.
     explicit: set[str] = field(default_factory=set)
+    # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
+    opened: list[Any] = field(default_factory=list)
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:

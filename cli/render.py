@@ -8,14 +8,35 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
+from rich.table import Table as RichTable
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
+def plain(value: object) -> str:
+    """Anything a GM typed, shown as the text it is: never read as rich markup."""
+    return escape(str(value))
+
+
+class Table(RichTable):
+    """A rich table whose headers and cells are always plain text."""
+
+    def __init__(self, *headers: str, **options: Any) -> None:
+        super().__init__(*(plain(h) for h in headers), **options)
+
+    def add_row(self, *cells: Any, **options: Any) -> None:
+        super().add_row(*(plain(c) if isinstance(c, str) else c for c in cells), **options)
+
+
 def emit_json(value: Any) -> None:
     sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+
+
+def square_text(value: Any) -> str:
+    """A cell or square as X,Y, from a document's dict or [x, y] list."""
+    return _sq(value)
 
 
 def _sq(value: Any) -> str:
@@ -112,6 +133,23 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 }
 
 
+_SUMMARIES.update({
+    "EncounterStarted": lambda d: f"encounter {d['name']} starts"
+                                  + (f" on {d['map']['name']}" if d.get("map") else
+                                     " on an open plain"),
+    "CombatantEntered": lambda d: f"{d['name']} ({d['side']}) enters at {_sq(d['at'])}",
+    "CombatantRemoved": lambda d: f"{d['name']} leaves the fight",
+    "RoundStarted": lambda d: f"round {d['number']} starts",
+    "EncounterEnded": lambda d: f"encounter {d['name']} ends after {d['rounds']} round(s)",
+})
+
+
+def add_summaries(summaries: dict[str, Callable[[dict[str, Any]], str]]) -> None:
+    """A ruleset's own log lines, mounted from its command-line module."""
+    for name, describe in summaries.items():
+        _SUMMARIES.setdefault(name, describe)
+
+
 def summary(doc: dict[str, Any]) -> str:
     describe = _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
@@ -119,22 +157,22 @@ def summary(doc: dict[str, Any]) -> str:
 
 def print_events(docs: list[dict[str, Any]]) -> None:
     for doc in docs:
-        console.print(f"[bold]#{doc['seq']}[/bold] {summary(doc)}")
+        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc))}")
 
 
 def print_status(status: dict[str, Any]) -> None:
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
-    console.print(f"[bold]{status['name']}[/bold] ({status['campaign']}, {status['ruleset']}) — "
-                  f"{day_text}, at {_sq(status['position'])}"
+    console.print(f"[bold]{plain(status['name'])}[/bold] ({plain(status['campaign'])}, "
+                  f"{status['ruleset']}) — {day_text}, at {_sq(status['position'])}"
                   + (", flying" if status["flying"] else "")
                   + f", {status['events']} events")
     movement = status["movement"]
     console.print("movement: " + ", ".join(f"{k} {v}" for k, v in movement.items()
                                            if k != "in_transit")
                   + (f", in transit to {_sq(movement['in_transit']['to'])}"
-                     if movement.get("in_transit") else ""))
-    console.print("supplies: " + _amounts(status["supplies"]))
+                     if movement.get("in_transit") else ""), markup=False)
+    console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
         table = Table("character", "Health", "Energy", "aboard", "where")
         for name, c in status["characters"].items():
@@ -180,7 +218,7 @@ def print_diff(result: dict[str, Any]) -> None:
 
     a, b = result["a"], result["b"]
     if not result["changes"]:
-        console.print(f"Nothing differs between {label(a)} and {label(b)}.")
+        console.print(f"Nothing differs between {label(a)} and {label(b)}.", markup=False)
         return
     table = Table("what", label(a), label(b))
     for change in result["changes"]:
@@ -198,9 +236,9 @@ def print_audit(result: dict[str, Any]) -> None:
         title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")
                  if number is not None else "Outside any session")
         span = audit["events"]
-        console.print(f"[bold]{title}[/bold]"
-                      + (f" — events {span['first']} to {span['last']}" if span else "")
-                      + (f", GM {', '.join(audit['gms'])}" if audit["gms"] else ""))
+        console.print(f"[bold]{plain(title)}[/bold]"
+                      + plain((f" — events {span['first']} to {span['last']}" if span else "")
+                              + (f", GM {', '.join(audit['gms'])}" if audit["gms"] else "")))
         days = audit["days"]
         supplies = audit["supplies"]
         facts = [
@@ -249,7 +287,81 @@ def print_chain(result: dict[str, Any]) -> None:
     for report in result["campaigns"]:
         if report["intact"]:
             console.print(f"{report['campaign']}: the hash chain of {report['events']} events "
-                          "is intact.")
+                          "is intact.", markup=False)
         else:
             errors.print(f"{report['campaign']}: broken at event {report['broken_at']}: "
                          f"{report['problem']}", markup=False)
+
+
+# -- encounters ----------------------------------------------------------------------------------
+
+_SIDE_STYLE = {"party": "bold green", "ally": "bold cyan", "enemy": "bold red"}
+_TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":"}
+
+
+def _initials(names: list[str]) -> dict[str, str]:
+    """One character per combatant: its initial, or the next free letter of its name."""
+    taken: set[str] = set()
+    marks: dict[str, str] = {}
+    for name in names:
+        mark = next((ch for ch in name if ch.isalnum() and ch.upper() not in taken), "?")
+        mark = mark.upper()
+        taken.add(mark)
+        marks[name] = mark
+    return marks
+
+
+def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
+    """The cells to draw, row by row, each a character and a rich style (None: plain)."""
+    combatants = doc["combatants"]
+    marks = _initials(list(combatants))
+    at = {(c["position"]["x"], c["position"]["y"]): name for name, c in combatants.items()}
+    battle_map = doc["map"]
+    if battle_map is not None:
+        xs, ys = range(battle_map["width"]), range(battle_map["height"])
+    else:
+        points = list(at) or [(0, 0)]
+        xs = range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2)
+        ys = range(min(y for _, y in points) - 1, max(y for _, y in points) + 2)
+    grid: list[list[tuple[str, str | None]]] = []
+    for y in ys:
+        row: list[tuple[str, str | None]] = []
+        for x in xs:
+            if (x, y) in at:
+                name = at[(x, y)]
+                row.append((marks[name], _SIDE_STYLE[combatants[name]["side"]]))
+                continue
+            if battle_map is None:
+                row.append((".", "dim"))
+                continue
+            char = battle_map["rows"][y][x]
+            terrain = battle_map["legend"][char]["terrain"]
+            row.append((_TERRAIN_MARK.get(terrain, char), "dim" if terrain == "open" else None))
+        grid.append(row)
+    return grid
+
+
+def print_encounter(doc: dict[str, Any]) -> None:
+    from rich.text import Text
+
+    battle_map = doc["map"]
+    where = plain(battle_map["name"]) if battle_map else "an open plain"
+    console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {doc['grid']}s) on "
+                  f"{where}, round {doc['round']}")
+    for row in encounter_grid(doc):
+        line = Text()
+        for char, style in row:
+            line.append(char + " ", style=style or "")
+        console.print(line)
+    marks = _initials(list(doc["combatants"]))
+    if not doc["combatants"]:
+        console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")
+        return
+    extra = sorted({k for c in doc["combatants"].values() for k in c}
+                   - {"side", "position", "facing", "moved", "remaining"})
+    headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
+    table = Table("", "combatant", "side", "at", "moved", "left", *headers)
+    for name, c in doc["combatants"].items():
+        table.add_row(marks[name], name, c["side"], _sq(c["position"]), _value(c["moved"]),
+                      _value(c["remaining"]), *(_value(c.get(k)) for k in extra))
+    console.print(table)

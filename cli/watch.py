@@ -15,8 +15,8 @@ import click
 from cli import render
 from cli.options import Settings, store_options
 from tracker.app import gm_from_env
-from tracker.stores import StoreKind
-from tracker.watch import Watcher
+from tracker.postgres_driver import require_driver, require_postgres_for_watch
+from tracker.stores import Location, StoreKind
 
 APPLICATION_NAME = "trek watch"
 
@@ -84,6 +84,11 @@ def watch(seconds: float | None) -> None:
     """
     settings = click.get_current_context().ensure_object(Settings)
     printer = Printer(settings.json)
+    require_postgres_for_watch(Location.parse(settings.db))
+    require_driver(settings.db)
+    # Imported here: the watcher needs the PostgreSQL driver, which a plain install lacks.
+    from tracker.watch import Watcher
+
     watcher = Watcher(settings.db, gm=gm_from_env(settings.gm), report=printer)
     if watcher.location.kind is StoreKind.POSTGRES:
         # Lets a DBA see the watcher's connections in pg_stat_activity.

@@ -10,21 +10,17 @@ from datetime import datetime
 from typing import Any, ClassVar, Self
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, ValidationError
 
-from domain import roster
+from domain import encounter, roster
 from domain.dice import KeyedDice
-from domain.errors import NotFound, RuleViolation
+from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
     CampaignStarted,
-    DayEnded,
-    DayStarted,
     EventsCancelled,
     EventsRestored,
-    Moved,
     SessionEnded,
     SessionStarted,
-    Travelled,
     TrekEvent,
 )
 from domain.geometry import Square
@@ -33,14 +29,28 @@ from domain.maps import GameMap, Terrain
 from domain.patch import diff
 from domain.ruleset import (
     CharacterOptions,
+    Command,
     DayEndOptions,
     Decision,
+    EnterCombatant,
+    MoveCombatant,
     MoveOptions,
+    Registry,
     Ruleset,
     Situation,
+    StartRound,
 )
-from domain.rulesets import RULESETS, ruleset_named
 from domain.state import Game, Role
+from domain.values import (
+    MAX_CAMPAIGN_NAME,
+    MAX_NAME,
+    MAX_SEED,
+    check_name,
+    check_number,
+    check_square,
+    check_text,
+    refusal,
+)
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
@@ -87,6 +97,13 @@ class Campaign:
         self.session: int | None = None
         self.sessions = 0
         self.stamp: Stamp | None = None
+        # The rulesets this release plays; the application passes them in after loading.
+        self._rulesets: Registry | None = None
+
+    def play_under(self, rulesets: Registry) -> Self:
+        """Give the campaign the rulesets its commands are decided by."""
+        self._rulesets = rulesets
+        return self
 
     # -- the eventsourcing library's aggregate protocol ------------------------------------
 
@@ -153,7 +170,9 @@ class Campaign:
 
     @property
     def ruleset(self) -> Ruleset:
-        return ruleset_named(self.ruleset_name)
+        if self._rulesets is None:
+            raise RuntimeError("the application gives a campaign its rulesets before deciding")
+        return self._rulesets.named(self.ruleset_name)
 
     def situation(self) -> Situation:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset_name)
@@ -162,15 +181,18 @@ class Campaign:
         cls, payload = decision
         if self.stamp is None:
             raise RuntimeError("the application stamps a campaign before recording")
-        event = cls.model_validate({
-            **payload,
-            "originator_id": self._id,
-            "originator_version": self._version + 1,
-            "timestamp": self.stamp.at,
-            "gm": self.stamp.gm,
-            "session": self.session,
-            "prev_hash": self.last_hash,
-        })
+        try:
+            event = cls.model_validate({
+                **payload,
+                "originator_id": self._id,
+                "originator_version": self._version + 1,
+                "timestamp": self.stamp.at,
+                "gm": self.stamp.gm,
+                "session": self.session,
+                "prev_hash": self.last_hash,
+            })
+        except ValidationError as error:
+            raise refusal(error) from None
         event.mutate(self)
         self._pending.append(event)
         return event
@@ -179,12 +201,17 @@ class Campaign:
         return KeyedDice(self.seed, self._version + 1, given)
 
     @classmethod
-    def start(cls, stamp: Stamp, *, name: str, ruleset: str, seed: int,
+    def start(cls, stamp: Stamp, *, name: str, ruleset: str, rulesets: Registry, seed: int,
               game_map: GameMap | None, at: Square | None) -> Campaign:
-        if ruleset not in RULESETS:
-            raise RuleViolation(f"{ruleset!r} is not a ruleset; use {', '.join(RULESETS)}")
+        rulesets.named(ruleset)
+        check_text(name, "campaign name", limit=MAX_CAMPAIGN_NAME)
+        check_text(stamp.gm, "GM name", limit=MAX_NAME)
         slug = slugify(name)
+        if not slug:
+            raise RuleViolation(f"the campaign name {name!r} has no letters or digits to make "
+                                "a slug of; give it a name such as 'Ashes Road'")
         start = at if at is not None else Square(0, 0)
+        check_square(start, "the start")
         if game_map is not None:
             if not game_map.contains(start):
                 raise RuleViolation(
@@ -197,15 +224,20 @@ class Campaign:
                     f"the start {start.x},{start.y} is {cell.name or 'a terrain feature'}, which "
                     "is not passable; give --at X,Y on passable ground"
                 )
-        started = CampaignStarted(
-            originator_id=campaign_id(slug), originator_version=1, timestamp=stamp.at,
-            gm=stamp.gm, slug=slug, name=name, ruleset=ruleset, seed=seed, map=game_map,
-            start=start,
-        )
+        check_number(seed, "the seed", 0, MAX_SEED)
+        try:
+            started = CampaignStarted(
+                originator_id=campaign_id(slug), originator_version=1, timestamp=stamp.at,
+                gm=stamp.gm, slug=slug, name=name, ruleset=ruleset, seed=seed, map=game_map,
+                start=start,
+            )
+        except ValidationError as error:
+            raise refusal(error) from None
         campaign = cls(started)
         campaign.absorb(started)
         campaign._pending.append(started)
         campaign.stamp = stamp
+        campaign.play_under(rulesets)
         return campaign
 
     @classmethod
@@ -216,7 +248,11 @@ class Campaign:
         Its first event is the original's start under the new name, recording where it came
         from (`head` is the hash of the original's event `at`); `copy_in` adds the rest.
         """
+        check_text(name, "branch name", limit=MAX_CAMPAIGN_NAME)
         slug = slugify(name)
+        if not slug:
+            raise RuleViolation(f"the branch name {name!r} has no letters or digits to make "
+                                "a slug of; give it a name such as 'what-if'")
         started = CampaignStarted.model_validate({
             **origin.model_dump(), "originator_id": campaign_id(slug), "slug": slug,
             "name": name, "prev_hash": "",
@@ -280,28 +316,82 @@ class Campaign:
         return self._record(roster.set_rule(self.situation(), key, value))
 
     def start_day(self) -> TrekEvent:
+        self._check_no_encounter("day start")
         return self._record(self.ruleset.start_day(self.situation()))
 
     def move(self, options: MoveOptions) -> TrekEvent:
+        self._check_no_encounter("overland move")
         return self._record(self.ruleset.move(self.situation(), options))
 
     def end_day(self, options: DayEndOptions) -> TrekEvent:
+        self._check_no_encounter("day end")
         return self._record(self.ruleset.end_day(self.situation(), options))
 
-    def travel_command(self, command: str, given: Mapping[str, int] | None = None,
-                       **options: Any) -> TrekEvent:
-        """A command only some rulesets offer (shortcut, forced march, forage, ...)."""
-        ruleset = self.ruleset
-        if command not in ruleset.extra_commands:
+    def _check_no_encounter(self, what: str) -> None:
+        if self.game.encounter is not None:
+            raise encounter.EncounterOpen(
+                f"no {what} while the encounter {self.game.encounter.name} is open; "
+                "`trek encounter end` closes it (roster, supplies and harm still work)")
+
+    # -- encounters ----------------------------------------------------------------------------
+
+    def start_encounter(self, name: str, battle_map: dict[str, Any] | None) -> TrekEvent:
+        check_text(name, "encounter name", limit=MAX_CAMPAIGN_NAME)
+        if not self.ruleset.encounters:
+            raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
+                             "release; nothing was recorded")
+        grid = self.ruleset.grid
+        if battle_map is not None and battle_map.get("grid", "square") != grid:
             raise RuleViolation(
-                f"the {ruleset.name} ruleset has no {command}; nothing was recorded"
+                f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
+                f"plays on {grid}s; give a map with grid = \"{grid}\"")
+        return self._record(encounter.start(self.situation(), name, battle_map, grid))
+
+    def enter_combatant(self, command: EnterCombatant) -> TrekEvent:
+        if command.from_roster is False:
+            check_name(command.name)
+        return self._record(encounter.enter(self.ruleset, self.situation(), command))
+
+    def remove_combatant(self, name: str) -> TrekEvent:
+        return self._record(encounter.remove(self.situation(), name))
+
+    def start_round(self, command: StartRound) -> TrekEvent:
+        encounter.open_encounter(self.game)
+        return self._record(self.ruleset.start_round(self.situation(), command))
+
+    def move_combatant(self, command: MoveCombatant) -> TrekEvent:
+        encounter.open_encounter(self.game)
+        allowed = self.ruleset.move_options
+        foreign = sorted(set(command.options) - allowed)
+        if foreign:
+            offered = ", ".join(f"--{o}" for o in sorted(allowed)) or "none"
+            raise NotOffered(
+                f"--{foreign[0]} is not an option of a {self.ruleset_name} move (its options: "
+                f"{offered}); nothing was recorded")
+        return self._record(self.ruleset.move_combatant(self.situation(), command))
+
+    def end_encounter(self) -> TrekEvent:
+        return self._record(encounter.end(self.situation()))
+
+    def decide(self, command: Command) -> TrekEvent:
+        """A command only some rulesets offer, checked and decided by the campaign's ruleset."""
+        ruleset = self.ruleset
+        if command.overland:
+            self._check_no_encounter(command.what)
+        if type(command) not in ruleset.commands:
+            raise NotOffered(
+                f"the {ruleset.name} ruleset has no {command.what}; nothing was recorded"
             )
-        return self._record(ruleset.decide(command, self.situation(), self._dice(given),
-                                           **options))
+        dice = self._dice(command.given_rolls())
+        decision = ruleset.decide(command, self.situation(), dice)
+        dice.check_all_given_used(command.what)
+        return self._record(decision)
 
     # -- sessions ------------------------------------------------------------------------------
 
     def start_session(self, title: str | None) -> TrekEvent:
+        if title is not None:
+            check_text(title, "session title")
         if self.session is not None:
             raise RuleViolation(
                 f"session {self.session} is still open; `trek session end` it first"
@@ -321,25 +411,13 @@ class Campaign:
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision:
         """Decide a recorded event again from its own inputs and dice."""
         decision = roster.redecide(self.ruleset, situation, event)
+        if decision is None:
+            decision = encounter.redecide(self.ruleset, situation, event)
         if decision is not None:
             return decision
-        if isinstance(event, Moved | Travelled):
-            return self.ruleset.redo_move(situation, event)
         decision = self.ruleset.redecide(situation, event)
         if decision is not None:
             return decision
-        if isinstance(event, DayStarted):
-            return self.ruleset.start_day(situation)
-        if isinstance(event, DayEnded):
-            chosen = event.chosen if event.chosen is not None else list(event.recovery)
-            cls, payload = self.ruleset.end_day(situation, DayEndOptions(
-                rests={name: rest.mode for name, rest in event.recovery.items()
-                       if name in chosen},
-                hours=event.hours,
-            ))
-            if event.chosen is None:
-                payload = {**payload, "chosen": None}
-            return cls, payload
         raise RuleViolation(f"event {event.seq} ({type(event).__name__}) cannot be checked again")
 
     def _replan(self, before: Game, later: Iterable[TrekEvent], gone: set[int],
@@ -358,6 +436,8 @@ class Campaign:
         `before` is the game just before the earliest target, and `later` every event from it
         on, as the application loads them: read once, in order, so it may be a stream.
         """
+        if reason is not None:
+            check_text(reason, "reason")
         for seq in targets:
             if seq < 1 or seq > self._version:
                 raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
@@ -404,6 +484,8 @@ class Campaign:
 
         `later` is read once, in order, so it may be a stream (see `cancel`).
         """
+        if reason is not None:
+            check_text(reason, "reason")
         for seq in targets:
             if seq not in self.cancelled:
                 raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")

@@ -65,13 +65,25 @@ class KeyedDice:
         self.seed = seed
         self.seq = seq
         self.given = dict(given or {})
+        self.used: list[str] = []
 
     def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]:
+        self.used.append(label)
         if label in self.given:
             return check_given_total(self.given[label]), None
         rng = random.Random(f"trek:{self.seed}:{self.seq}:{label}")
         faces = (rng.randint(1, 6), rng.randint(1, 6))
         return sum(faces), faces
+
+
+    def check_all_given_used(self, command: str) -> None:
+        """Refuse a decision that would silently drop a roll the GM gave."""
+        unused = [label for label in self.given if label not in self.used]
+        if unused:
+            who = ", ".join(self.used) or "nobody"
+            raise RuleViolation(
+                f"the roll given for {unused[0]!r} is not needed: nobody of that name rolls "
+                f"for this {command} (names are matched exactly; rolling: {who})")
 
 
 class RecordedDice:

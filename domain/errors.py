@@ -15,6 +15,10 @@ class NotFound(RuleViolation):
     """A named character, conveyance, shortcut or event that does not exist."""
 
 
+class NotOffered(RuleViolation):
+    """A command the campaign's ruleset does not have."""
+
+
 class MapError(TrackerError):
     """A map file that cannot be used, with the line it went wrong on."""
 

@@ -19,11 +19,20 @@ from domain.state import (
     Character,
     Conveyance,
     ConveyanceKind,
-    ConveyanceState,
-    Day,
     Game,
     Role,
-    Transit,
+)
+from domain.values import (
+    MAX_NAME,
+    Amount,
+    CampaignName,
+    Level,
+    Miles,
+    Name,
+    Points,
+    Seed,
+    SignedAmount,
+    Text,
 )
 
 if TYPE_CHECKING:
@@ -47,7 +56,7 @@ class TrekEvent(BaseModel):
     originator_id: UUID
     originator_version: int
     timestamp: datetime
-    gm: str = ""
+    gm: str = Field(default="", max_length=MAX_NAME)
     session: int | None = None
     prev_hash: str = ""
 
@@ -83,8 +92,20 @@ class TrekEvent(BaseModel):
     def remember_stored_hash(self, digest: str) -> None:
         self._stored_hash = digest
 
+    # A day-clock event that closes the day (the audit counts a day for the session that
+    # closed it).
+    closes_day: ClassVar[bool] = False
+
     def rolls(self) -> list[Roll]:
         return []
+
+    def distance(self) -> tuple[int, int]:
+        """Squares moved and miles travelled by this event (an audit total)."""
+        return 0, 0
+
+    def repair_record(self) -> dict[str, Any] | None:
+        """What the audit lists for an event that restored a conveyance, if this is one."""
+        return None
 
     def mutate(self, aggregate: Campaign | None) -> Campaign | None:
         """The eventsourcing library's hook: fold this event into the aggregate."""
@@ -116,9 +137,9 @@ class CampaignStarted(TrekEvent):
     undoable: ClassVar[bool] = False
 
     slug: str
-    name: str
+    name: CampaignName
     ruleset: str
-    seed: int
+    seed: Seed
     map: GameMap | None = None
     start: Square = Square(0, 0)
     # Set on a branch's first event; its history up to `branched_from.seq` is the original's.
@@ -137,8 +158,8 @@ class CampaignStarted(TrekEvent):
 
 class HouseRuleChanged(TrekEvent):
     key: str
-    value: int
-    previous: int
+    value: SignedAmount
+    previous: SignedAmount
 
     def apply_to(self, game: Game) -> None:
         setattr(game.rules, HOUSE_RULES[self.key], self.value)
@@ -148,15 +169,15 @@ class HouseRuleChanged(TrekEvent):
 
 
 class CharacterAdded(TrekEvent):
-    name: str
-    body: int = 0
-    mind: int = 0
-    soul: int = 0
-    pools: dict[str, int] = Field(default_factory=dict)
-    skills: dict[str, int] = Field(default_factory=dict)
-    attributes: dict[str, int] = Field(default_factory=dict)
-    health_max: int = 0
-    energy_max: int = 0
+    name: Name
+    body: Level = 0
+    mind: Level = 0
+    soul: Level = 0
+    pools: dict[Name, Level] = Field(default_factory=dict)
+    skills: dict[Name, Level] = Field(default_factory=dict)
+    attributes: dict[Name, Level] = Field(default_factory=dict)
+    health_max: Points = 0
+    energy_max: Points = 0
 
     def apply_to(self, game: Game) -> None:
         game.characters[self.name] = Character(
@@ -174,9 +195,9 @@ def _board(game: Game, character: str, conveyance: str, role: Role) -> None:
 
 
 class MountAdded(TrekEvent):
-    name: str
-    attribute: str | None = None
-    level: int = 0
+    name: Name
+    attribute: Name | None = None
+    level: Level = 0
     rider: str | None = None
 
     def apply_to(self, game: Game) -> None:
@@ -189,10 +210,10 @@ class MountAdded(TrekEvent):
 
 
 class VehicleAdded(TrekEvent):
-    name: str
-    attribute: str | None = None
-    level: int = 0
-    miles: int | None = None
+    name: Name
+    attribute: Name | None = None
+    level: Level = 0
+    miles: Miles | None = None
     driver: str | None = None
     passengers: list[str] = Field(default_factory=list)
 
@@ -254,9 +275,9 @@ class MemberRejoined(TrekEvent):
 
 class Harmed(TrekEvent):
     character: str
-    health: int = 0
-    energy: int = 0
-    reason: str | None = None
+    health: Points = 0
+    energy: Points = 0
+    reason: Text | None = None
 
     def apply_to(self, game: Game) -> None:
         member = game.characters[self.character]
@@ -268,14 +289,14 @@ class Harmed(TrekEvent):
 
 
 class SuppliesSet(TrekEvent):
-    values: dict[str, int]
+    values: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:
         game.supplies.update(self.values)
 
 
 class SuppliesAdded(TrekEvent):
-    amounts: dict[str, int]
+    amounts: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:
         for kind, amount in self.amounts.items():
@@ -283,195 +304,11 @@ class SuppliesAdded(TrekEvent):
 
 
 class SuppliesSpent(TrekEvent):
-    amounts: dict[str, int]
+    amounts: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:
         for kind, amount in self.amounts.items():
             game.supplies[kind] = max(0, game.supplies[kind] - amount)
-
-
-# -- a travel day ----------------------------------------------------------------------------
-
-
-class DayStarted(TrekEvent):
-    number: int
-    base: int = 0
-    budget: int = 0
-
-    def apply_to(self, game: Game) -> None:
-        game.day = Day(number=self.number, open=True, budget=self.budget)
-
-
-class Moved(TrekEvent):
-    """The party walked `path` (its first square is where it stood), one budget point a step."""
-
-    path: list[Square]
-    cost: int
-    through_hazard: bool = False
-
-    def apply_to(self, game: Game) -> None:
-        game.position = self.path[-1]
-        game.day.used += self.cost
-
-
-class ShortcutAttempted(TrekEvent):
-    name: str
-    roll: Roll
-    bonus: int
-    opened: list[Square] = Field(default_factory=list)
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def apply_to(self, game: Game) -> None:
-        game.day.shortcuts_tried.append(self.name)
-        if self.roll.success:
-            game.day.budget += self.bonus
-            game.day.opened.extend(self.opened)
-
-
-class ForcedMarched(TrekEvent):
-    base: int
-    provisions: int
-    fuel: int
-    strain_rolls: list[Roll]
-    # Conveyance name -> pending strain added by this march.
-    strain: dict[str, int] = Field(default_factory=dict)
-
-    def rolls(self) -> list[Roll]:
-        return list(self.strain_rolls)
-
-    def apply_to(self, game: Game) -> None:
-        game.supplies["provisions"] -= self.provisions
-        game.supplies["fuel"] -= self.fuel
-        game.day.budget += self.base
-        for name, points in self.strain.items():
-            game.conveyances[name].pending_strain += points
-
-
-class NightTravelled(TrekEvent):
-    roll: Roll
-    base: int
-    gained: int
-    # How each character in the party travelled tonight: decides the default rest mode.
-    rest_defaults: dict[str, str] = Field(default_factory=dict)
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def apply_to(self, game: Game) -> None:
-        game.day.budget += self.gained
-        game.day.night_travelled = True
-        game.day.night_roles = dict(self.rest_defaults)
-
-
-class Foraged(TrekEvent):
-    roll: Roll
-    take: str
-    gained: int
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def apply_to(self, game: Game) -> None:
-        game.day.used += 1
-        game.day.forages += 1
-        game.supplies[self.take] += self.gained
-
-
-class Repaired(TrekEvent):
-    conveyance: str
-    roll: Roll
-    restored: int
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def apply_to(self, game: Game) -> None:
-        game.day.repaired = True
-        game.conveyances[self.conveyance].level += self.restored
-
-
-class StrainLanded(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    lost: int
-    level: int
-    state: ConveyanceState
-
-
-class Recovery(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    mode: str
-    health: int
-    energy: int
-
-
-class Upkeep(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    needed: int
-    spent: int
-    shortfall: int
-
-
-class DayEnded(TrekEvent):
-    number: int
-    strain: dict[str, StrainLanded] = Field(default_factory=dict)
-    on_foot: list[str] = Field(default_factory=list)
-    hours: int = 8
-    # Health and Energy regained at the night's rate; the fold caps them at the maxima.
-    recovery: dict[str, Recovery] = Field(default_factory=dict)
-    upkeep: dict[str, Upkeep] = Field(default_factory=dict)
-    # The characters whose rest mode the GM chose (--rest); the others took the default, which
-    # a re-check works out again. None on events recorded before this was kept: all as chosen.
-    chosen: list[str] | None = None
-
-    def apply_to(self, game: Game) -> None:
-        for name, landed in self.strain.items():
-            conveyance = game.conveyances[name]
-            conveyance.level = landed.level
-            conveyance.pending_strain = 0
-            conveyance.state = landed.state
-        for name in self.on_foot:
-            game.characters[name].conveyance = None
-            game.characters[name].role = None
-        for name, gained in self.recovery.items():
-            member = game.characters[name]
-            member.health = min(member.health_max, member.health + gained.health)
-            member.energy = min(member.energy_max, member.energy + gained.energy)
-        for kind, upkeep in self.upkeep.items():
-            game.supplies[kind] -= upkeep.spent
-        game.day.open = False
-
-
-# -- Cypher long-term travel -------------------------------------------------------------------
-
-
-class Travelled(TrekEvent):
-    """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
-
-    # The square left, then every square arrived at.
-    path: list[Square]
-    spent: str
-    miles: int = 0
-    # Progress toward a square whose cost is not yet paid: the square and what is left to pay.
-    toward: Square | None = None
-    still_to_pay: str | None = None
-    # A transit given up by turning elsewhere, with the part of a day that was still owed.
-    dropped: Transit | None = None
-
-    def apply_to(self, game: Game) -> None:
-        from fractions import Fraction
-
-        game.day.spent = str(Fraction(game.day.spent) + Fraction(self.spent))
-        game.day.miles += self.miles
-        game.position = self.path[-1]
-        if self.toward is not None and self.still_to_pay is not None:
-            game.transit = Transit(to=self.toward, remaining=self.still_to_pay)
-        else:
-            game.transit = None
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
@@ -481,7 +318,7 @@ class SessionStarted(TrekEvent):
     undoable: ClassVar[bool] = False
 
     number: int
-    title: str | None = None
+    title: Text | None = None
 
 
 class SessionEnded(TrekEvent):
@@ -504,21 +341,18 @@ class _Reversal(TrekEvent):
 
 class EventsCancelled(_Reversal):
     cancels: list[int]
-    reason: str | None = None
+    reason: Text | None = None
 
 
 class EventsRestored(_Reversal):
     restores: list[int]
-    reason: str | None = None
+    reason: Text | None = None
 
 
-EVENT_TYPES: dict[str, type[TrekEvent]] = {
-    cls.__name__: cls
-    for cls in (
-        CampaignStarted, HouseRuleChanged, CharacterAdded, MountAdded, VehicleAdded,
-        MemberAssigned, MemberDismounted, MemberLeftBehind, MemberRejoined, Harmed,
-        SuppliesSet, SuppliesAdded, SuppliesSpent, DayStarted, Moved, ShortcutAttempted,
-        ForcedMarched, NightTravelled, Foraged, Repaired, DayEnded, Travelled,
-        SessionStarted, SessionEnded, EventsCancelled, EventsRestored,
-    )
-}
+# The events every ruleset shares; each ruleset package lists its own (its EVENTS).
+CORE_EVENTS: tuple[type[TrekEvent], ...] = (
+    CampaignStarted, HouseRuleChanged, CharacterAdded, MountAdded, VehicleAdded,
+    MemberAssigned, MemberDismounted, MemberLeftBehind, MemberRejoined, Harmed,
+    SuppliesSet, SuppliesAdded, SuppliesSpent, SessionStarted, SessionEnded, EventsCancelled,
+    EventsRestored,
+)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import BeforeValidator, PlainSerializer
+
+from domain.values import MAX_COORDINATE
 
 
 class Square(NamedTuple):
@@ -35,14 +39,33 @@ DIRECTIONS: dict[str, tuple[int, int]] = {
 }
 
 
+def _cell_in(value: Any) -> Any:
+    """A cell as stored: {"x": X, "y": Y} (encounters), or [X, Y] as older events kept it."""
+    if isinstance(value, dict):
+        return (value.get("x"), value.get("y"))
+    return value
+
+
+# A cell in an encounter event: a Square in the code, {"x": X, "y": Y} in JSON (RULES §12.5).
+Cell = Annotated[
+    Square,
+    BeforeValidator(_cell_in),
+    PlainSerializer(lambda cell: {"x": cell[0], "y": cell[1]}, return_type=dict[str, int]),
+]
+
+
 def parse_square(text: str) -> Square:
     """Read `X,Y` as a square; raises ValueError with a plain reason."""
     parts = text.replace(" ", "").split(",")
     if len(parts) != 2:
         raise ValueError(f"{text!r} is not a square; write it as X,Y (for example 3,4)")
     try:
-        return Square(int(parts[0]), int(parts[1]))
+        square = Square(int(parts[0]), int(parts[1]))
     except ValueError:
         raise ValueError(
             f"{text!r} is not a square; write it as X,Y with whole numbers"
         ) from None
+    if max(abs(square.x), abs(square.y)) > MAX_COORDINATE:
+        raise ValueError(f"{text!r} is too far out; coordinates stay within "
+                         f"±{MAX_COORDINATE:,}")
+    return square

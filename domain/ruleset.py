@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
+from domain.battlemap import LegendSpec
 from domain.dice import Dice
-from domain.errors import RuleViolation
-from domain.events import TrekEvent
+from domain.errors import NotOffered, RuleViolation
+from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, Terrain
-from domain.state import Game
+from domain.state import Character, Combatant, Game, Side
 
 # A decision names the event class to record and its payload (the outcome, in full).
 Decision = tuple[type[TrekEvent], dict[str, Any]]
@@ -58,13 +59,63 @@ class DayEndOptions:
     hours: int = 8
 
 
+@dataclass(frozen=True)
+class Command:
+    """A command only some rulesets offer; each ruleset package defines its own.
+
+    `what` names it in messages; `given_rolls` are the totals the GM rolled, keyed by the
+    label the ruleset rolls them under (defined once, beside the command).
+    """
+
+    what: ClassVar[str] = "command"
+    # An overland command is refused while an encounter is open.
+    overland: ClassVar[bool] = False
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return {}
+
+
+@dataclass(frozen=True)
+class EnterCombatant:
+    """`encounter join` (a roster character, side party) or `encounter add` (anyone else)."""
+
+    name: str
+    at: Square
+    side: Side = Side.PARTY
+    facing: str | None = None
+    from_roster: bool = True
+    # `encounter add`: the ruleset's stat options, as for `roster add-character`.
+    options: CharacterOptions | None = None
+
+
+@dataclass(frozen=True)
+class MoveCombatant:
+    """`encounter move NAME DIR... | --to X,Y` with the ruleset's own options."""
+
+    name: str
+    steps: tuple[str, ...] = ()
+    to: Square | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StartRound:
+    """`encounter round` with the ruleset's own options (e.g. initiative passes)."""
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
 class Ruleset(Protocol):
     """One tabletop system's travel rules: pure functions from situation and command to outcome."""
 
     name: str
     terrains: frozenset[Terrain]
     # The commands beyond the shared ones (roster, supplies, day start/end, move) it offers.
-    extra_commands: frozenset[str]
+    commands: frozenset[type[Command]]
+    # The module holding the click commands for them (a `COMMANDS` list), or None.
+    command_line: str | None
+    # Its own event classes (the store resolves their topics only through this list).
+    events: tuple[type[TrekEvent], ...]
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         """The CharacterAdded payload for these options, or a refusal."""
@@ -83,25 +134,82 @@ class Ruleset(Protocol):
 
     def move(self, situation: Situation, options: MoveOptions) -> Decision: ...
 
-    def redo_move(self, situation: Situation, event: TrekEvent) -> Decision:
-        """Decide a recorded move again from what it recorded, for re-checking history."""
-
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision: ...
 
     def movement_status(self, situation: Situation) -> dict[str, Any]: ...
 
     def flying(self, situation: Situation) -> bool: ...
 
-    def decide(
-        self, command: str, situation: Situation, dice: Dice, **options: Any
-    ) -> Decision:
-        """A ruleset-specific command from `extra_commands`."""
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        """One of the ruleset's own `commands`, checked and decided with these dice."""
+
+    # -- encounters: the ruleset decides; the core keeps the combatants and the log --------
+
+    grid: str
+    # Whether this release has the ruleset's encounter rules.
+    encounters: bool
+    # The options `encounter move` takes under this ruleset (e.g. "shift").
+    move_options: frozenset[str]
+    # The legend words and keys its battle maps may use.
+    battle_legend: LegendSpec
+
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The combatant's stats document (empty for a roster character) and its state."""
+
+    def start_round(self, situation: Situation, command: StartRound) -> Decision: ...
+
+    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision: ...
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        """`moved`, `remaining` and the ruleset's own fields for `encounter status`."""
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        """Decide a recorded ruleset-specific event again, or None when it is not one of them."""
+        """Decide one of its own recorded events again from what it recorded (its path, its
+        dice, its options), for re-checking history; None when the event is not its own."""
 
 
-def not_offered(ruleset: str, command: str) -> RuleViolation:
-    return RuleViolation(
+# The part of a ruleset an encounter uses (the whole protocol, named for what reads it).
+EncounterRules = Ruleset
+
+
+class UnknownRuleset(RuleViolation):
+    """A campaign or command named a ruleset this release does not play."""
+
+
+class Registry:
+    """The rulesets Trek plays, by name; built once, in the composition root, and passed in."""
+
+    def __init__(self, rulesets: list[Ruleset],
+                 shared: tuple[type[TrekEvent], ...] = CORE_EVENTS) -> None:
+        self._by_name = {ruleset.name: ruleset for ruleset in rulesets}
+        # The events every campaign may hold, whatever its ruleset.
+        self.shared = shared
+
+    @property
+    def names(self) -> list[str]:
+        return list(self._by_name)
+
+    def __iter__(self) -> Iterator[Ruleset]:
+        return iter(self._by_name.values())
+
+    def event_types(self, name: str) -> dict[str, type[TrekEvent]]:
+        """Every event class a campaign of this ruleset may hold, by class name."""
+        types = {cls.__name__: cls for cls in self.shared}
+        ruleset = self._by_name.get(name)
+        if ruleset is not None:
+            types.update((cls.__name__, cls) for cls in ruleset.events)
+        return types
+
+    def named(self, name: str) -> Ruleset:
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise UnknownRuleset(
+                f"{name!r} is not a ruleset; use {', '.join(self._by_name)}") from None
+
+
+def not_offered(ruleset: str, command: str) -> NotOffered:
+    return NotOffered(
         f"the {ruleset} ruleset has no {command}; this campaign records nothing for it"
     )

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.errors import NotFound
 from domain.geometry import Square
 
 SUPPLY_KINDS: tuple[str, ...] = ("provisions", "fuel", "ammo", "wealth")
@@ -116,6 +117,59 @@ class Transit(_Mutable):
     remaining: str
 
 
+# -- encounters ------------------------------------------------------------------------------
+
+
+class Side(StrEnum):
+    PARTY = "party"
+    ALLY = "ally"
+    ENEMY = "enemy"
+
+
+def friends(a: Side, b: Side) -> bool:
+    """Party and allies are friends; enemies are friends only of enemies."""
+    return (a is Side.ENEMY) == (b is Side.ENEMY)
+
+
+class Combatant(_Mutable):
+    name: str
+    side: Side
+    at: Square
+    facing: str | None = None
+    # True for a roster character that joined; False for one added for the fight only.
+    from_roster: bool = False
+    # The ruleset's stats for a combatant added for the fight (a roster character's are on its
+    # sheet), and its state this round, both documents of the ruleset's own shape.
+    stats: dict[str, Any] = Field(default_factory=dict)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+
+class Encounter(_Mutable):
+    name: str
+    grid: str = "square"
+    # The battle map as loaded (None: an open, edgeless plain of open cells).
+    map: dict[str, Any] | None = None
+    round: int = 0
+    combatants: dict[str, Combatant] = Field(default_factory=dict)
+    # The ruleset's state of the encounter as a whole (e.g. the pass of a combat turn).
+    clock: dict[str, Any] = Field(default_factory=dict)
+
+    def at(self, cell: Square) -> Combatant | None:
+        for combatant in self.combatants.values():
+            if combatant.at == cell:
+                return combatant
+        return None
+
+    def combatant(self, name: str) -> Combatant:
+        found = self.combatants.get(name)
+        if found is None:
+            listed = ", ".join(self.combatants) or "nobody yet"
+            raise NotFound(f"there is no combatant called {name!r} in {self.name} "
+                           f"(it has {listed})")
+        return found
+
+
+
 class Game(_Mutable):
     """Everything an undo may correct: the fold of the campaign's live events."""
 
@@ -126,6 +180,7 @@ class Game(_Mutable):
     conveyances: dict[str, Conveyance] = Field(default_factory=dict)
     rules: HouseRules = Field(default_factory=HouseRules)
     transit: Transit | None = None
+    encounter: Encounter | None = None
 
     def member_names(self) -> list[str]:
         return [*self.characters, *self.conveyances]

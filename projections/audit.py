@@ -14,14 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.events import (
-    DayEnded,
     EventsCancelled,
     EventsRestored,
-    Moved,
-    Repaired,
     SessionEnded,
     SessionStarted,
-    Travelled,
     TrekEvent,
 )
 from domain.state import SUPPLY_KINDS, Game
@@ -67,12 +63,6 @@ def _fleet(game: Game) -> dict[str, tuple[int, int, str]]:
             for name, c in game.conveyances.items()}
 
 
-def _squares(event: TrekEvent) -> int:
-    if isinstance(event, Moved | Travelled):
-        return len(event.path) - 1
-    return 0
-
-
 class Auditor:
     """Folds a campaign's events in order into one SessionAudit per session."""
 
@@ -109,7 +99,7 @@ class Auditor:
         if event.gm and event.gm not in audit.gms:
             audit.gms.append(event.gm)
         # A day counts for the session that played some of it: while it was open, or its end.
-        played = game.day.open or isinstance(event, DayEnded)
+        played = game.day.open or type(event).closes_day
         if game.day.number and played and game.day.number not in audit.days:
             audit.days.append(game.day.number)
         cancelled_by = self.cancelled_by(event.seq)
@@ -134,9 +124,9 @@ class Auditor:
     def _count(self, audit: SessionAudit, event: TrekEvent, supplies: dict[str, int],
                fleet: dict[str, tuple[int, int, str]]) -> None:
         game = self.game
-        audit.squares += _squares(event)
-        if isinstance(event, Travelled):
-            audit.miles += event.miles
+        squares, miles = event.distance()
+        audit.squares += squares
+        audit.miles += miles
         for kind, was in supplies.items():
             change = game.supplies.get(kind, 0) - was
             if change > 0:
@@ -154,12 +144,9 @@ class Auditor:
             if state != old_state and state != "ok":
                 audit.deaths.append({"seq": event.seq, "day": game.day.number,
                                      "conveyance": name, "state": state})
-        if isinstance(event, Repaired):
-            audit.repairs.append({
-                "seq": event.seq, "day": game.day.number, "conveyance": event.conveyance,
-                "by": event.roll.by, "success": event.roll.success,
-                "levels_restored": event.restored,
-            })
+        repair = event.repair_record()
+        if repair is not None:
+            audit.repairs.append({"seq": event.seq, "day": game.day.number, **repair})
 
     def documents(self, session: int | None = None) -> list[dict[str, Any]]:
         chosen = [a for a in self.sessions.values() if session is None or a.number == session]

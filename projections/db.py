@@ -20,36 +20,21 @@ SCHEMA = [
         ruleset TEXT NOT NULL, seed BIGINT NOT NULL, map_json TEXT, events BIGINT NOT NULL,
         last_hash TEXT NOT NULL, session BIGINT, sessions BIGINT NOT NULL,
         cancelled_json TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS trek_view_position (
-        campaign_id TEXT PRIMARY KEY, day BIGINT NOT NULL, day_open INTEGER NOT NULL,
-        x BIGINT NOT NULL, y BIGINT NOT NULL, flying INTEGER NOT NULL,
-        movement_json TEXT NOT NULL, day_json TEXT NOT NULL, transit_json TEXT,
-        rules_json TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS trek_view_supplies (
-        campaign_id TEXT NOT NULL, kind TEXT NOT NULL, amount BIGINT NOT NULL,
-        PRIMARY KEY (campaign_id, kind))""",
-    """CREATE TABLE IF NOT EXISTS trek_view_characters (
-        campaign_id TEXT NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL,
-        health BIGINT NOT NULL, health_max BIGINT NOT NULL, energy BIGINT NOT NULL,
-        energy_max BIGINT NOT NULL, with_party INTEGER NOT NULL, x BIGINT, y BIGINT,
-        conveyance TEXT, role TEXT, sheet_json TEXT NOT NULL,
-        PRIMARY KEY (campaign_id, name))""",
-    """CREATE TABLE IF NOT EXISTS trek_view_conveyances (
-        campaign_id TEXT NOT NULL, name TEXT NOT NULL, ord INTEGER NOT NULL,
-        kind TEXT NOT NULL, attribute TEXT, level BIGINT NOT NULL, base_level BIGINT NOT NULL,
-        pending_strain BIGINT NOT NULL, state TEXT NOT NULL, with_party INTEGER NOT NULL,
-        x BIGINT, y BIGINT, miles BIGINT,
-        PRIMARY KEY (campaign_id, name))""",
+    # Each campaign's state (the whole fold, its ruleset's slices and any encounter included)
+    # as one JSON document.
+    """CREATE TABLE IF NOT EXISTS trek_view_state (
+        campaign_id TEXT PRIMARY KEY, game_json TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS trek_view_log (
         campaign_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, day BIGINT NOT NULL,
         session BIGINT, gm TEXT NOT NULL, recorded_at TEXT NOT NULL, cancelled_by BIGINT,
         event_json TEXT NOT NULL, PRIMARY KEY (campaign_id, seq))""",
 ]
 
-VIEW_TABLES = (
-    "trek_view_campaigns", "trek_view_position", "trek_view_supplies",
-    "trek_view_characters", "trek_view_conveyances", "trek_view_log",
-)
+VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_log")
+# Read-model tables of release 0.1, replaced by trek_view_state: a store that still has them
+# has its read models rebuilt on the first command that records (see `upgrade_schema`).
+OLD_VIEW_TABLES = ("trek_view_position", "trek_view_supplies", "trek_view_characters",
+                   "trek_view_conveyances")
 
 
 class Cursor(Protocol):
@@ -71,6 +56,8 @@ class Database(Protocol):
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
+    def has_table(self, name: str) -> bool: ...
+
     def bulk(self) -> Any:
         """A context manager for many transactions in a row that may trade durability for speed
         (a rebuild: anything lost to a crash is folded again)."""
@@ -79,7 +66,8 @@ class Database(Protocol):
 
 
 class SQLiteDatabase:
-    def __init__(self, path: str, *, read_only: bool = False) -> None:
+    def __init__(self, path: str, *, read_only: bool = False, frozen: bool = False,
+                 timeout: int = 30) -> None:
         if path == ":memory:":
             self.conn = sqlite3.connect(":memory:", isolation_level=None,
                                         check_same_thread=False)
@@ -87,12 +75,16 @@ class SQLiteDatabase:
             # Quoted, so a # or ? in the path is part of the file name, not URI syntax. A
             # read-only store is opened with writes switched off rather than mode=ro: a mode=ro
             # connection that closes last leaves the WAL's -wal and -shm files behind.
-            self.conn = sqlite3.connect(f"file:{quote(path)}", uri=True, isolation_level=None,
-                                        timeout=30, check_same_thread=False)
+            # `frozen`: a file on a read-only mount or of another user, which cannot change
+            # while it is read, opened without locks or an -shm file.
+            suffix = "?immutable=1" if frozen else ""
+            self.conn = sqlite3.connect(f"file:{quote(path)}{suffix}", uri=True,
+                                        isolation_level=None, timeout=timeout,
+                                        check_same_thread=False)
         if read_only:
             self.conn.execute("PRAGMA query_only = ON")
         else:
-            self.conn.execute("PRAGMA busy_timeout = 30000")
+            self.conn.execute(f"PRAGMA busy_timeout = {timeout * 1000}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Cursor]:
@@ -158,6 +150,10 @@ class _PsycopgCursor:
 
 
 class PostgresDatabase:
+    def has_table(self, name: str) -> bool:
+        rows = self.query("SELECT to_regclass(?)", (name,))
+        return bool(rows and rows[0][0] is not None)
+
     def __init__(self, conninfo: str) -> None:
         import psycopg
 
@@ -192,6 +188,29 @@ class PostgresDatabase:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def has_current_schema(db: Database) -> bool:
+    """Whether the read models are in this release's tables (else they are folded anew)."""
+    return db.has_table("trek_view_state")
+
+
+def upgrade_schema(db: Database, tracking_name: str) -> bool:
+    """Bring an older store's read-model tables to this release's; True if it did.
+
+    The old tables are dropped and the tracking position reset, so the next catch-up folds
+    every event into the new ones (read models can always be rebuilt from the log).
+    """
+    if has_current_schema(db):
+        return False
+    with db.transaction() as cursor:
+        for statement in SCHEMA:
+            cursor.execute(statement)
+        for table in (*OLD_VIEW_TABLES, "trek_view_campaigns", "trek_view_log"):
+            cursor.execute(f"DELETE FROM {table}" if table in VIEW_TABLES
+                           else f"DROP TABLE IF EXISTS {table}")
+        cursor.execute("DELETE FROM trek_view_tracking WHERE name = ?", (tracking_name,))
+    return True
 
 
 def create_schema(db: Database) -> None:

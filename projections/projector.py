@@ -8,7 +8,15 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent
-from projections.db import VIEW_TABLES, Cursor, Database, SQLiteDatabase
+from domain.ruleset import Registry
+from projections.db import (
+    VIEW_TABLES,
+    Cursor,
+    Database,
+    SQLiteDatabase,
+    has_current_schema,
+    upgrade_schema,
+)
 from projections.views import CampaignView, load_view, save_view, status_of, stored_document
 
 TRACKING_NAME = "trek-views"
@@ -107,12 +115,14 @@ class Projector:
     """Pulls new notifications and folds them into the persisted read models."""
 
     def __init__(self, db: Database, source: NotificationSource, decode: Decode,
-                 batch: int = BATCH) -> None:
+                 rulesets: Registry, batch: int = BATCH) -> None:
         self.db = db
+        self.rulesets = rulesets
         self.source = source
         self.decode = decode
         self.batch = batch
         self._direct: str | None = None
+        self._current_schema: bool | None = None
         self._direct_checked = False
 
     def position(self) -> int:
@@ -203,6 +213,9 @@ class Projector:
 
     def verify(self, progress: Progress | None = None) -> list[str]:
         """Fold the whole log in memory and list every way the stored read models differ."""
+        if not has_current_schema(self.db):
+            return ["the read models are still in an older release's tables; `trek replay` "
+                    "(or any command that records) rebuilds them"]
         views: dict[str, CampaignView] = {}
         problems: list[str] = []
         total = self.source.max_notification_id() or 0
@@ -219,7 +232,8 @@ class Projector:
                         problems.append(f"{view.slug}: log entry {entry.seq} is missing")
                     elif (rows[0][0], int(rows[0][1])) != (entry.type, entry.day) or (
                             rows[0][2] != entry.stored_json
-                            and stored_document(entry.seq, rows[0][0], rows[0][2])
+                            and stored_document(entry.seq, rows[0][0], rows[0][2],
+                                                self.rulesets.event_types(view.ruleset))
                             != entry.event):
                         problems.append(f"{view.slug}: log entry {entry.seq} differs")
                 view.new_log = []
@@ -236,7 +250,8 @@ class Projector:
             if stored is None:
                 problems.append(f"{view.slug}: no stored read models")
                 continue
-            expected, actual = status_of(view), status_of(stored)
+            ruleset = self.rulesets.named(view.ruleset)
+            expected, actual = status_of(view, ruleset), status_of(stored, ruleset)
             for key in expected:
                 if expected[key] != actual.get(key):
                     problems.append(f"{view.slug}: {key} is stored as {actual.get(key)!r} "
@@ -255,6 +270,19 @@ class Projector:
             problems.append(f"campaign {extra} has read models but no events")
         return problems
 
+    def upgrade(self) -> bool:
+        """Move an older release's read models to this release's tables (rebuilt on the next
+        catch-up); True if there was anything to move."""
+        upgraded = upgrade_schema(self.db, TRACKING_NAME)
+        self._current_schema = True
+        return upgraded
+
     def stored_view(self, campaign_id: str) -> CampaignView | None:
+        """The stored read models of a campaign; None when there are none, or when they are
+        still in an older release's tables (the caller folds the log instead)."""
+        if self._current_schema is None:
+            self._current_schema = has_current_schema(self.db)
+        if not self._current_schema:
+            return None
         with self.db.reading() as cursor:
             return load_view(cursor, campaign_id)

@@ -7,12 +7,11 @@ persisted to its own table; reversals carry their corrections, so nothing here d
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
 from domain.events import (
-    EVENT_TYPES,
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
@@ -24,16 +23,10 @@ from domain.events import (
 from domain.geometry import Square
 from domain.maps import GameMap
 from domain.patch import apply as apply_corrections
-from domain.ruleset import Situation
-from domain.rulesets import ruleset_named
+from domain.ruleset import Ruleset, Situation
 from domain.state import (
     SUPPLY_KINDS,
-    Character,
-    Conveyance,
-    Day,
     Game,
-    HouseRules,
-    Transit,
 )
 from projections.db import Cursor
 
@@ -263,42 +256,10 @@ def load_view(cursor: Cursor, campaign_id: str) -> CampaignView | None:
         events=int(events), last_hash=last_hash, session=session, sessions=int(sessions),
         cancelled_json=cancelled,
     )
-    game = view.game
-    cursor.execute("SELECT day_json, x, y, transit_json, rules_json FROM trek_view_position "
-                   "WHERE campaign_id = ?", (campaign_id,))
-    for day_json, x, y, transit_json, rules_json in cursor.fetchall():
-        game.day = Day.model_validate_json(day_json)
-        game.position = Square(int(x), int(y))
-        game.transit = Transit.model_validate_json(transit_json) if transit_json else None
-        game.rules = HouseRules.model_validate_json(rules_json)
-    cursor.execute("SELECT kind, amount FROM trek_view_supplies WHERE campaign_id = ?",
+    cursor.execute("SELECT game_json FROM trek_view_state WHERE campaign_id = ?",
                    (campaign_id,))
-    game.supplies.update({kind: int(amount) for kind, amount in cursor.fetchall()})
-    cursor.execute(
-        "SELECT name, health, health_max, energy, energy_max, with_party, x, y, conveyance, "
-        "role, sheet_json FROM trek_view_characters WHERE campaign_id = ? ORDER BY ord",
-        (campaign_id,))
-    for (name, health, health_max, energy, energy_max, with_party, x, y, conveyance, role,
-         sheet) in cursor.fetchall():
-        with_party = bool(with_party)
-        game.characters[name] = Character(
-            name=name, health=health, health_max=health_max, energy=energy,
-            energy_max=energy_max, with_party=with_party,
-            left_at=None if with_party else _square_or_none(x, y),
-            conveyance=conveyance, role=role, **json.loads(sheet),
-        )
-    cursor.execute(
-        "SELECT name, kind, attribute, level, base_level, pending_strain, state, with_party, "
-        "x, y, miles FROM trek_view_conveyances WHERE campaign_id = ? ORDER BY ord",
-        (campaign_id,))
-    for (name, kind, attribute, level, base_level, pending, state, with_party, x, y,
-         miles) in cursor.fetchall():
-        with_party = bool(with_party)
-        game.conveyances[name] = Conveyance(
-            name=name, kind=kind, attribute=attribute, level=level, base_level=base_level,
-            pending_strain=pending, state=state, with_party=with_party, miles=miles,
-            left_at=None if with_party else _square_or_none(x, y),
-        )
+    for (game_json,) in cursor.fetchall():
+        view.game = Game.model_validate_json(game_json)
     return view
 
 
@@ -326,38 +287,9 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
             (cid, view.slug, view.name, view.ruleset, view.seed,
              view.map.model_dump_json() if view.map else None, view.events, view.last_hash,
              view.session, view.sessions, view.cancelled_json()))
-    ruleset = ruleset_named(view.ruleset)
-    situation = view.situation
-    for table in ("trek_view_position", "trek_view_supplies", "trek_view_characters",
-                  "trek_view_conveyances"):
-        cursor.execute(f"DELETE FROM {table} WHERE campaign_id = ?", (cid,))
-    cursor.execute(
-        "INSERT INTO trek_view_position (campaign_id, day, day_open, x, y, flying, movement_json,"
-        " day_json, transit_json, rules_json) VALUES (?,?,?,?,?,?,?,?,?,?)",
-        (cid, game.day.number, int(game.day.open), game.position.x, game.position.y,
-         int(ruleset.flying(situation)), _json(ruleset.movement_status(situation)),
-         game.day.model_dump_json(), game.transit.model_dump_json() if game.transit else None,
-         game.rules.model_dump_json()))
-    cursor.executemany(
-        "INSERT INTO trek_view_supplies (campaign_id, kind, amount) VALUES (?,?,?)",
-        [(cid, kind, game.supplies.get(kind, 0)) for kind in SUPPLY_KINDS])
-    cursor.executemany(
-        "INSERT INTO trek_view_characters (campaign_id, name, ord, health, health_max, energy, "
-        "energy_max, with_party, x, y, conveyance, role, sheet_json) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(cid, c.name, i, c.health, c.health_max, c.energy, c.energy_max, int(c.with_party),
-          *_where(game, c.with_party, c.left_at), c.conveyance,
-          c.role.value if c.role else None,
-          _json(c.model_dump(mode="json", include={"body", "mind", "soul", "pools", "skills",
-                                                   "attributes"})))
-         for i, c in enumerate(game.characters.values())])
-    cursor.executemany(
-        "INSERT INTO trek_view_conveyances (campaign_id, name, ord, kind, attribute, level, "
-        "base_level, pending_strain, state, with_party, x, y, miles) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-        [(cid, c.name, i, c.kind.value, c.attribute, c.level, c.base_level, c.pending_strain,
-          c.state.value, int(c.with_party), *_where(game, c.with_party, c.left_at), c.miles)
-         for i, c in enumerate(game.conveyances.values())])
+    cursor.execute("DELETE FROM trek_view_state WHERE campaign_id = ?", (cid,))
+    cursor.execute("INSERT INTO trek_view_state (campaign_id, game_json) VALUES (?, ?)",
+                   (cid, game.model_dump_json()))
     if view.new_log:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.
@@ -384,10 +316,9 @@ def _where(game: Game, with_party: bool, left_at: Square | None) -> tuple[int | 
 # -- queries ----------------------------------------------------------------------------------
 
 
-def status_of(view: CampaignView) -> dict[str, Any]:
+def status_of(view: CampaignView, ruleset: Ruleset) -> dict[str, Any]:
     """The `trek status --json` document for a campaign's read models."""
     game = view.game
-    ruleset = ruleset_named(view.ruleset)
     situation = view.situation
     return {
         "campaign": view.slug,
@@ -424,14 +355,35 @@ def status_of(view: CampaignView) -> dict[str, Any]:
         },
         "session": view.session,
         "events": view.events,
+        "encounter": encounter_of(view.situation, ruleset),
     }
 
 
-def log_entries(rows: Iterable[Sequence[Any]]) -> list[dict[str, Any]]:
+def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | None:
+    """The open encounter as `trek encounter status --json` prints it, or None."""
+    encounter = situation.game.encounter
+    if encounter is None:
+        return None
+    return {
+        "name": encounter.name, "ruleset": ruleset.name, "grid": encounter.grid,
+        "round": encounter.round,
+        "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
+                 "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
+                 "legend": encounter.map["legend"]} if encounter.map else None),
+        "combatants": {
+            c.name: {"side": c.side.value, "position": c.at.as_dict(), "facing": c.facing,
+                     **ruleset.combatant_status(situation, c)}
+            for c in encounter.combatants.values()
+        },
+    }
+
+
+def log_entries(rows: Iterable[Sequence[Any]], types: Mapping[str, type[TrekEvent]]
+                ) -> list[dict[str, Any]]:
     """Log rows (seq, type, day, session, gm, recorded_at, cancelled_by, event_json) as dicts."""
     entries = []
     for seq, type_, day, session, gm, recorded_at, cancelled_by, event_json in rows:
-        event = stored_document(int(seq), type_, event_json)
+        event = stored_document(int(seq), type_, event_json, types)
         entries.append({
             "seq": int(seq), "type": type_, "day": int(day), "session": session, "gm": gm,
             "recorded_at": recorded_at, "cancelled_by": cancelled_by,
@@ -445,7 +397,8 @@ _BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash"})
 _ANY_ID = UUID(int=0)
 
 
-def stored_document(seq: int, type_name: str, event_json: str | bytes) -> dict[str, Any]:
+def stored_document(seq: int, type_name: str, event_json: str | bytes,
+                    types: Mapping[str, type[TrekEvent]]) -> dict[str, Any]:
     """The `event_document` of a log row, from the event's state as stored, keys sorted.
 
     The log keeps each event's stored JSON as it is, so folding never serialises a document.
@@ -458,7 +411,7 @@ def stored_document(seq: int, type_name: str, event_json: str | bytes) -> dict[s
     state: dict[str, Any] = json.loads(event_json)
     if "prev_hash" not in state:
         return state
-    cls = EVENT_TYPES.get(type_name)
+    cls = types.get(type_name)
     if cls is None or (cls.rolls is TrekEvent.rolls and cls.class_version == 1):
         document = {"seq": seq, "type": type_name}
         document.update((k, v) for k, v in state.items() if k not in _BOOKKEEPING)

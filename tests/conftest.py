@@ -172,3 +172,50 @@ def open_trek() -> Iterator[OpenTrek]:
     yield open_
     for trek in opened:
         trek.close()
+
+
+# --------------------------------------------------------------------------
+# chromium: headless Chromium to render SVG and HTML as a person sees them
+# --------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Browser:
+    """Debian's Chromium, run headless: a page's rendered DOM, or a screenshot of it."""
+
+    binary: str
+    workdir: Path
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        profile = self.workdir / f"profile-{uuid.uuid4().hex[:8]}"
+        return subprocess.run(
+            [self.binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+             "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+             *args],
+            capture_output=True, text=True, timeout=120, check=False, stdin=subprocess.DEVNULL)
+
+    def dom(self, page: Path) -> str:
+        """The document as Chromium parsed and rendered it."""
+        result = self._run("--dump-dom", page.resolve().as_uri())
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    def screenshot(self, page: Path, png: Path, size: str = "800,600") -> Path:
+        self._run(f"--screenshot={png}", f"--window-size={size}", page.resolve().as_uri())
+        assert png.exists(), f"Chromium drew nothing for {page}"
+        return png
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Browser:
+    """Headless Chromium; skipped with the reason where none is installed, except under CI."""
+    import shutil
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        reason = "no chromium on PATH (Debian: apt-get install chromium)"
+        if _running_in_ci():
+            pytest.fail(f"CI is set, so not skipping: {reason}", pytrace=False)
+        pytest.skip(reason)
+    return Browser(binary, tmp_path_factory.mktemp("chromium"))

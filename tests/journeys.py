@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cli.demo import DEMO_MAP
+from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 # The demo's map (cli/demo.py): the Ashen Reach of the README without its rough squares, so
@@ -30,10 +33,21 @@ def record_full_day(trek: Trek) -> None:
     trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")                 # 5
     trek.supplies(None, "set", {"provisions": 4, "ammo": 2})                     # 6
     trek.start_day(None)                                                         # 7
-    trek.travel(None, "shortcut", {"shortcut": 6}, name="Kessel Pass")           # 8
+    trek.decide(None, TakeShortcut(name="Kessel Pass", roll=6))           # 8
     trek.move(None, MoveOptions(steps=("E", "E", "E")))                          # 9
-    trek.travel(None, "forced march", {"Kira": 9, "Oren": 5})                    # 10
+    trek.decide(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))                    # 10
     trek.move(None, MoveOptions(to=Square(6, 1)))                                # 11
-    trek.travel(None, "forage", {"forage": 5})                                   # 12
+    trek.decide(None, Forage(roll=5))                                   # 12
     trek.harm(None, "Kira", 12, 20, "ambush")                                    # 13
     trek.end_day(None, DayEndOptions())                                          # 14
+
+
+def besm_command(what: str, rolls: dict[str, int] | None = None, **options: Any) -> Command:
+    """A BESM command by the name tables use, the rolls keyed as the rules label them."""
+    given = rolls or {}
+    if what == "forced march":
+        return ForcedMarch(rolls=given)
+    roll = next(iter(given.values()), None)
+    kinds: dict[str, type[Command]] = {"shortcut": TakeShortcut, "night travel": TravelByNight,
+                                       "forage": Forage, "repair": Repair}
+    return kinds[what](roll=roll, **options)  # type: ignore[call-arg]

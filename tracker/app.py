@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import getpass
+import json
 import secrets
+import sqlite3
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ from eventsourcing.persistence import (
     RecordConflictError,
 )
 
+from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import (
@@ -30,8 +33,16 @@ from domain.events import (
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.maps import load_map
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
-from domain.rulesets import ruleset_named
+from domain.ruleset import (
+    CharacterOptions,
+    Command,
+    DayEndOptions,
+    EnterCombatant,
+    MoveCombatant,
+    MoveOptions,
+    Registry,
+    StartRound,
+)
 from domain.state import Game, Role
 from projections.audit import Auditor
 from projections.compare import changes
@@ -41,13 +52,18 @@ from projections.views import CampaignView, event_document, log_entries, status_
 from tracker.chain import check_chain
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, page_events
 from tracker.points import Point
+from tracker.postgres_driver import require_driver
+from tracker.registry import RULESETS
 from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
     check_postgres_store,
     check_sqlite_store,
+    lock_timeout,
+    read_only_here,
 )
+from tracker.topics import Topics
 
 # Loading a campaign reads its latest snapshot and the events since (at most this many), so a
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
@@ -61,14 +77,44 @@ class ConcurrentChange(TrackerError):
     """Another GM recorded into the campaign at the same moment, again and again."""
 
 
+class RecordedButUnfinished(TrackerError):
+    """The event is in the log, but something after the append failed (the views, a snapshot).
+
+    The message says so, because a GM told "nothing was recorded" would record it twice.
+    """
+
+
+def recorded_but(events: list[TrekEvent], what: str) -> str:
+    """The true sentence for a failure after `events` were appended."""
+    named = ", ".join(f"event {e.seq} ({type(e).__name__})" for e in events)
+    return (f"{named} {'was' if len(events) == 1 else 'were'} recorded, but {what}; "
+            "it stands in the log and the next command finishes the rest, so do not run "
+            "this command again")
+
+
 class TrekApplication(Application[UUID]):
     """The event store of campaigns; snapshots are taken by the use cases, not per interval."""
 
     name = "Trek"
     is_snapshotting_enabled = True
 
+    def __init__(self, env: Mapping[str, str], rulesets: Registry = RULESETS) -> None:
+        # The library's ProjectionRunner builds the application from `env` alone.
+        self.rulesets = rulesets
+        self._rulesets_of: dict[UUID, str | None] = {}
+        super().__init__(env=env)
+
     def construct_mapper(self) -> Mapper[UUID]:
-        return PydanticMapper(transcoder=CanonicalJSONTranscoder())
+        topics = Topics(self.rulesets, others=[CampaignSnapshot])
+        return PydanticMapper(CanonicalJSONTranscoder(), topics, self._ruleset_of)
+
+    def _ruleset_of(self, campaign: UUID) -> str | None:
+        """The ruleset a campaign was started under, read from its first stored event."""
+        if campaign not in self._rulesets_of:
+            rows = self.recorder.select_events(campaign, lte=1)
+            ruleset = json.loads(bytes(rows[0].state)).get("ruleset") if rows else None
+            self._rulesets_of[campaign] = ruleset if isinstance(ruleset, str) else None
+        return self._rulesets_of[campaign]
 
     def decode(self, notification: Any) -> TrekEvent | None:
         event = self.mapper.to_domain_event(notification)
@@ -90,20 +136,23 @@ class Trek:
     """Every use case of the tracker; takes and returns plain values and read-model documents."""
 
     def __init__(self, location: Location, app: TrekApplication, views: Database, *,
-                 gm: str, writable: bool) -> None:
+                 gm: str, writable: bool, rulesets: Registry = RULESETS) -> None:
         self.location = location
+        self.rulesets = rulesets
         self.app = app
         self.views = views
         self.gm = gm
         self.writable = writable
-        self.projector = Projector(views, app.recorder, app.decode)
+        self.projector = Projector(views, app.recorder, app.decode, rulesets)
+        # Every event this process appended, so a failure after an append is told truthfully.
+        self.appended: list[TrekEvent] = []
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     # -- opening and closing ------------------------------------------------------------------
 
     @classmethod
     def open(cls, db: str, *, create: bool = False, writable: bool = True,
-             gm: str | None = None) -> Trek:
+             gm: str | None = None, rulesets: Registry = RULESETS) -> Trek:
         """Open the store at `db`; `create` allows making a new one (only `init` does)."""
         location = Location.parse(db)
         gm = gm or default_gm()
@@ -113,26 +162,41 @@ class Trek:
                     if not create:
                         raise StoreError(f"there is no Trek store at {location.display}; "
                                          "create one with `trek init NAME`")
-                    app = TrekApplication(env=location.eventsourcing_env(create=True))
+                    app = TrekApplication(location.eventsourcing_env(create=True), rulesets)
                     memory_db = SQLiteDatabase(":memory:")
                     create_schema(memory_db)
                     _MEMORY[location.target] = (app, memory_db)
                 app, views = _MEMORY[location.target]
-                return cls(location, app, views, gm=gm, writable=writable)
+                return cls(location, app, views, gm=gm, writable=writable, rulesets=rulesets)
+            frozen = False
             if location.kind is StoreKind.SQLITE:
                 exists = check_sqlite_store(location.target, create=create)
+                frozen = exists and read_only_here(location.target)
+                if frozen and writable:
+                    raise StoreError(f"the store {location.display} is read-only here; "
+                                     "reading works, recording does not")
                 views_db: Database = SQLiteDatabase(
-                    location.target, read_only=exists and not writable)
+                    location.target, read_only=exists and not writable, frozen=frozen,
+                    timeout=lock_timeout())
             else:
+                require_driver(db)
                 exists = check_postgres_store(location, create=create)
                 views_db = PostgresDatabase(location.target)
             if not exists:
                 create_schema(views_db)
-            app = TrekApplication(env=location.eventsourcing_env(create=not exists))
-            return cls(location, app, views_db, gm=gm, writable=writable)
+            app = TrekApplication(
+                location.eventsourcing_env(create=not exists, frozen=frozen), rulesets)
+            trek = cls(location, app, views_db, gm=gm, writable=writable, rulesets=rulesets)
+            if exists and writable:
+                trek.projector.upgrade()
+            return trek
         except PersistenceError as error:
             raise StoreError(location.scrub(f"the store {location.display} failed: {error}")
                              ) from None
+        except (sqlite3.Error, OSError) as error:
+            doing = "created" if create else "opened"
+            raise StoreError(location.scrub(
+                f"the store {location.display} cannot be {doing}: {error}")) from None
 
     def close(self) -> None:
         if self.location.kind is StoreKind.MEMORY:
@@ -173,7 +237,7 @@ class Trek:
         except AggregateNotFoundError:
             raise self._no_campaign(slug) from None
         assert isinstance(campaign, Campaign)
-        return campaign
+        return campaign.play_under(self.rulesets)
 
     def _no_campaign(self, slug: str) -> NotFound:
         known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
@@ -186,12 +250,32 @@ class Trek:
 
     def _save(self, campaign: Campaign) -> None:
         before = campaign.version - len(campaign.pending_events)
+        pending = list(campaign.pending_events)
         self.app.save(campaign)
+        self.appended.extend(pending)
         # A snapshot each time the version reaches (or, saving several events, passes) the
-        # next multiple of SNAPSHOT_EVERY.
+        # next multiple of SNAPSHOT_EVERY. It only speeds up loading: if it cannot be
+        # written, the event still stands and a later command takes the snapshot.
         if campaign.version // SNAPSHOT_EVERY > before // SNAPSHOT_EVERY:
             assert self.app.snapshots is not None
-            self.app.snapshots.put([CampaignSnapshot.take(campaign)])
+            try:
+                self.app.snapshots.put([CampaignSnapshot.take(campaign)])
+            except Exception as error:
+                raise RecordedButUnfinished(recorded_but(
+                    pending, f"its snapshot could not be written ({self._describe(error)})"
+                )) from None
+
+    def _describe(self, error: BaseException) -> str:
+        return self.location.scrub(f"{type(error).__name__}: {error}")
+
+    def _finish(self, events: list[TrekEvent]) -> None:
+        """Bring the read models up to the events just appended, or say truly what failed."""
+        try:
+            self.catch_up()
+        except Exception as error:
+            raise RecordedButUnfinished(recorded_but(
+                events, f"the read models could not be brought up to date "
+                f"({self._describe(error)})")) from None
 
     @contextmanager
     def _store_errors(self) -> Iterator[None]:
@@ -200,6 +284,11 @@ class Trek:
         except (RecordConflictError, IntegrityError):
             raise
         except OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise StoreError(
+                    f"the store {self.location.display} is busy: another program held it for "
+                    f"{lock_timeout()}s; try the command again"
+                ) from None
             raise StoreError(self.location.scrub(
                 f"the store {self.location.display} could not be written: {error}")) from None
 
@@ -221,7 +310,7 @@ class Trek:
             except (RecordConflictError, IntegrityError):
                 time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
                 continue
-            self.catch_up()
+            self._finish([event])
             return [event_document(event)]
         raise ConcurrentChange(
             "the campaign changed while this was being recorded; run the command again"
@@ -240,14 +329,14 @@ class Trek:
     def init(self, name: str, *, ruleset: str = "besm", map_text: str | None = None,
              at: Square | None = None, seed: int | None = None) -> Documents:
         self._require_writable()
-        rules = ruleset_named(ruleset)
+        rules = self.rulesets.named(ruleset)
         game_map = load_map(map_text, terrains=rules.terrains) if map_text is not None else None
         slug = slugify(name)
         if slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {slug!r}; "
                                 "pick another name or use --db for another store")
         campaign = Campaign.start(
-            self._stamp(), name=name, ruleset=ruleset,
+            self._stamp(), name=name, ruleset=ruleset, rulesets=self.rulesets,
             seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map,
             at=at,
         )
@@ -257,7 +346,7 @@ class Trek:
                 self._save(campaign)
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {slug!r}") from None
-        self.catch_up()
+        self._finish([started])
         return [event_document(started)]
 
     def _event(self, slug: str, seq: int) -> TrekEvent:
@@ -323,9 +412,54 @@ class Trek:
     def end_day(self, slug: str | None, options: DayEndOptions) -> Documents:
         return self.record(slug, lambda c: c.end_day(options))
 
-    def travel(self, slug: str | None, command: str, given: Mapping[str, int] | None = None,
-               **options: Any) -> Documents:
-        return self.record(slug, lambda c: c.travel_command(command, given, **options))
+    def decide(self, slug: str | None, command: Command) -> Documents:
+        """A command only some rulesets offer (see each ruleset's commands module)."""
+        return self.record(slug, lambda c: c.decide(command))
+
+    # -- use cases: encounters -------------------------------------------------------------------
+
+    def start_encounter(self, slug: str | None, name: str, map_text: str | None) -> Documents:
+        def action(campaign: Campaign) -> TrekEvent:
+            battle_map = (load_battle_map(map_text, campaign.ruleset.battle_legend)
+                          if map_text is not None else None)
+            return campaign.start_encounter(name, battle_map)
+        return self.record(slug, action)
+
+    def enter_combatant(self, slug: str | None, command: EnterCombatant) -> Documents:
+        return self.record(slug, lambda c: c.enter_combatant(command))
+
+    def remove_combatant(self, slug: str | None, name: str) -> Documents:
+        return self.record(slug, lambda c: c.remove_combatant(name))
+
+    def start_round(self, slug: str | None, command: StartRound) -> Documents:
+        return self.record(slug, lambda c: c.start_round(command))
+
+    def move_combatant(self, slug: str | None, command: MoveCombatant) -> Documents:
+        return self.record(slug, lambda c: c.move_combatant(command))
+
+    def end_encounter(self, slug: str | None) -> Documents:
+        return self.record(slug, lambda c: c.end_encounter())
+
+    def encounter_status(self, slug: str | None) -> dict[str, Any] | None:
+        """The open encounter as `encounter status --json` shows it, or None."""
+        status: dict[str, Any] | None = self.status(slug)["encounter"]
+        return status
+
+    def encounter_picture(self, slug: str | None) -> dict[str, Any] | None:
+        """The open encounter with the paths moved this round (live moves since its start)."""
+        doc = self.encounter_status(slug)
+        if doc is None:
+            return None
+        paths: list[dict[str, Any]] = []
+        for entry in reversed(self.log(slug)):
+            if entry["type"] in ("RoundStarted", "EncounterStarted"):
+                break
+            if entry["cancelled_by"] is None and len(entry.get("path") or ()) > 1:
+                cells = [{"x": cell[0], "y": cell[1]} if isinstance(cell, list) else cell
+                         for cell in entry["path"]]
+                paths.append({"name": entry["name"], "path": cells})
+        doc["paths"] = paths[::-1]
+        return doc
 
     def start_session(self, slug: str | None, title: str | None) -> Documents:
         return self.record(slug, lambda c: c.start_session(title))
@@ -420,8 +554,11 @@ class Trek:
 
     def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
         if as_of is None:
-            return status_of(self.view(slug))
-        return status_of(self.view_as_of(slug, as_of))
+            return self._status(self.view(slug))
+        return self._status(self.view_as_of(slug, as_of))
+
+    def _status(self, view: CampaignView) -> dict[str, Any]:
+        return status_of(view, self.rulesets.named(view.ruleset))
 
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
         """The read models right after event `seq`: the same fold, cut short at `seq`."""
@@ -449,10 +586,12 @@ class Trek:
     def log(self, slug: str | None, *, day: int | None = None,
             session: int | None = None) -> Documents:
         view = self.view(slug)
+        if session is not None:
+            self._check_session(view, session)
         rows = self.views.query(
             "SELECT seq, type, day, session, gm, recorded_at, cancelled_by, event_json "
             "FROM trek_view_log WHERE campaign_id = ? ORDER BY seq", (view.campaign_id,))
-        entries = log_entries(rows)
+        entries = log_entries(rows, self.rulesets.event_types(view.ruleset))
         stored = {e["seq"] for e in entries}
         for pending in view.new_log:
             if pending.seq not in stored:
@@ -471,6 +610,13 @@ class Trek:
             entries = [e for e in entries if e["session"] == session or (
                 e["type"] == "SessionStarted" and e.get("number") == session)]
         return entries
+
+    @staticmethod
+    def _check_session(view: CampaignView, session: int) -> None:
+        if not 1 <= session <= view.sessions:
+            held = (f"sessions 1 to {view.sessions}" if view.sessions
+                    else "no session yet; `trek session start` opens one")
+            raise NotFound(f"there is no session {session}; {view.slug} has {held}")
 
     def map_info(self, slug: str | None) -> dict[str, Any]:
         view = self.view(slug)
@@ -535,7 +681,7 @@ class Trek:
         seq = self.seq_of(name, point)
         if point.kind == "now":
             return seq, self.status(name)
-        return seq, status_of(self.view_as_of(name, seq))
+        return seq, self._status(self.view_as_of(name, seq))
 
     def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
@@ -551,10 +697,8 @@ class Trek:
     def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
         """Per session: days, squares, rolls, supplies, strain, deaths, repairs and undos."""
         view = self.view(slug)
-        if session is not None and not 1 <= session <= view.sessions:
-            held = (f"sessions 1 to {view.sessions}" if view.sessions
-                    else "no session yet; `trek session start` opens one")
-            raise NotFound(f"there is no session {session}; {view.slug} has {held}")
+        if session is not None:
+            self._check_session(view, session)
         auditor = Auditor(view.cancelled.get)
         auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
@@ -586,9 +730,15 @@ class Trek:
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {new_slug!r}"
                                 ) from None
+        self.appended.append(first)
         assert self.app.snapshots is not None
-        self.app.snapshots.put([CampaignSnapshot.take(campaign)])
-        self.catch_up()
+        try:
+            self.app.snapshots.put([CampaignSnapshot.take(campaign)])
+        except Exception as error:
+            raise RecordedButUnfinished(recorded_but(
+                [first], f"its snapshot could not be written ({self._describe(error)})"
+            )) from None
+        self._finish([first])
         return [event_document(first)]
 
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 from uuid import UUID
 
 from eventsourcing.persistence import EventStore, Mapper, StoredEvent, Transcoder, Transcoding
-from eventsourcing.utils import get_topic, resolve_topic
 from pydantic import BaseModel, ValidationError
 
 from domain.events import TrekEvent, canonical_bytes
+from tracker.topics import Topics, topic_of
 
 
 class CanonicalJSONTranscoder(Transcoder):
@@ -39,7 +39,17 @@ def upcast(cls: type[BaseModel], state: dict[str, Any]) -> dict[str, Any]:
 
 
 class PydanticMapper(Mapper[UUID]):
-    """The eventsourcing mapper for Trek's frozen pydantic events and snapshots."""
+    """The eventsourcing mapper for Trek's frozen pydantic events and snapshots.
+
+    Topics resolve through `topics` only; `ruleset_of` names a campaign's ruleset for the
+    release 0.1 topics that now name one class per ruleset.
+    """
+
+    def __init__(self, transcoder: Transcoder, topics: Topics,
+                 ruleset_of: Callable[[UUID], str | None]) -> None:
+        super().__init__(transcoder=transcoder)
+        self.topics = topics
+        self.ruleset_of = ruleset_of
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         model = cast(BaseModel, domain_event)
@@ -52,12 +62,15 @@ class PydanticMapper(Mapper[UUID]):
         return StoredEvent(
             originator_id=model.originator_id,  # type: ignore[attr-defined]
             originator_version=model.originator_version,  # type: ignore[attr-defined]
-            topic=get_topic(type(model)),
+            topic=topic_of(type(model)),
             state=self.transcoder.encode(state),
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
-        cls = resolve_topic(stored_event.topic)
+        originator = stored_event.originator_id
+        cls = self.topics.resolve(stored_event.topic,
+                                  originator if isinstance(originator, UUID) else UUID(originator),
+                                  self.ruleset_of)
         return decode_event(cls, stored_event.state, stored_event.originator_id,
                             stored_event.originator_version)
 

@@ -36,10 +36,13 @@ class Point:
         number = cleaned
         if cleaned.startswith("day:"):
             kind, number = "day", cleaned[4:]
-        if not number.isdigit():
+        if not (number.isascii() and number.isdigit()):
             allowed = f"[SLUG@]{POINT_HELP}" if with_campaign else POINT_HELP
             raise ValueError(f"{text!r} is not a point in a campaign; give {allowed}")
-        return cls(kind, int(number), campaign)
+        value = int(number)
+        if value > 2**62:
+            raise ValueError(f"{text!r} is beyond the end of any campaign's log")
+        return cls(kind, value, campaign)
 
     def __str__(self) -> str:
         where = {"seq": str(self.number), "day": f"day:{self.number}", "now": "now"}[self.kind]

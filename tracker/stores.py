@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from domain.errors import TrackerError
 
 STORE_FORMAT = "trek-1"
+# The options a PostgreSQL URL may carry after `?`.
+_QUERY_KEYS = frozenset({"password", "sslmode", "connect_timeout", "application_name"})
+
+
+def _password_in(text: str) -> str | None:
+    """The password in a URL too malformed to parse, so it is never shown."""
+    rest = text.split("://", 1)[-1]
+    userinfo = rest.rpartition("@")[0] if "@" in rest else ""
+    return userinfo.partition(":")[2] or None
 
 
 class StoreError(TrackerError):
@@ -32,16 +42,38 @@ class Location:
     @classmethod
     def parse(cls, text: str) -> Location:
         if text.startswith(("postgresql://", "postgres://")):
-            parts = urlsplit(text)
-            if not parts.hostname or not parts.path.strip("/"):
-                raise StoreError(
-                    "a PostgreSQL store is written postgresql://USER:PASSWORD@HOST:PORT/DBNAME"
-                )
-            return cls(StoreKind.POSTGRES, text,
-                       unquote(parts.password) if parts.password else None)
+            return cls._postgres(text)
+        if not text.strip():
+            raise StoreError("the store path is empty; give --db a file path such as trek.db "
+                             "or a postgresql:// URL")
         if text == ":memory:" or text.startswith("memory:"):
             return cls(StoreKind.MEMORY, text)
         return cls(StoreKind.SQLITE, text)
+
+    @classmethod
+    def _postgres(cls, text: str) -> Location:
+        shape = "a PostgreSQL store is written postgresql://USER:PASSWORD@HOST:PORT/DBNAME"
+        try:
+            parts = urlsplit(text)
+            port = parts.port
+        except ValueError as error:
+            reason = str(error).split(" as ")[0].lower()
+            password = _password_in(text)
+            if password:
+                reason = reason.replace(password, "***")
+            raise StoreError(f"the PostgreSQL URL is malformed ({reason}); {shape}") from None
+        if port is not None and not 1 <= port <= 65535:
+            raise StoreError(f"the PostgreSQL port {port} is not 1 to 65535; {shape}")
+        if not parts.hostname or not parts.path.strip("/"):
+            raise StoreError(shape)
+        query = parse_qs(parts.query, keep_blank_values=True)
+        unknown = sorted(set(query) - _QUERY_KEYS)
+        if unknown:
+            raise StoreError(f"the PostgreSQL URL has an option Trek does not pass on "
+                             f"({unknown[0]}); it takes {', '.join(sorted(_QUERY_KEYS))}")
+        given = query.get("password") or [""]
+        password = unquote(parts.password) if parts.password else given[0]
+        return cls(StoreKind.POSTGRES, text, password or None)
 
     @property
     def display(self) -> str:
@@ -62,11 +94,14 @@ class Location:
             text = text.replace(self.password, "***")
         return text
 
-    def eventsourcing_env(self, *, create: bool) -> dict[str, str]:
+    def eventsourcing_env(self, *, create: bool, frozen: bool = False) -> dict[str, str]:
+        """`frozen`: an SQLite file that cannot change here (a read-only folder or mount),
+        opened without the locks and the -shm file that reading would otherwise need."""
         env = {"CREATE_TABLE": "y" if create else "n"}
         if self.kind is StoreKind.SQLITE:
-            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=self.target,
-                       SQLITE_LOCK_TIMEOUT="30")
+            name = f"file:{quote(self.target)}?immutable=1" if frozen else self.target
+            env.update(PERSISTENCE_MODULE="eventsourcing.sqlite", SQLITE_DBNAME=name,
+                       SQLITE_LOCK_TIMEOUT=str(lock_timeout()))
         elif self.kind is StoreKind.POSTGRES:
             parts = urlsplit(self.target)
             env.update(
@@ -82,6 +117,29 @@ class Location:
         else:
             env.update(PERSISTENCE_MODULE="eventsourcing.popo")
         return env
+
+
+def lock_timeout() -> int:
+    """Seconds a command waits for another one that holds the store (TREK_LOCK_TIMEOUT)."""
+    try:
+        return max(1, int(os.environ.get("TREK_LOCK_TIMEOUT", "30")))
+    except ValueError:
+        return 30
+
+
+def read_only_here(path: str) -> bool:
+    """True when this process cannot write the store file or the folder its journal goes in
+    (a read-only mount, or a file of another user)."""
+    file = Path(path)
+    return not (os.access(file, os.W_OK) and os.access(file.parent, os.W_OK))
+
+
+def _is_sqlite_file(file: Path) -> bool:
+    try:
+        with file.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 def check_sqlite_store(path: str, *, create: bool) -> bool:
@@ -101,12 +159,24 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
         return False
     if file.is_dir():
         raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
+    frozen = "&immutable=1" if read_only_here(path) else ""
     try:
-        conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro", uri=True)
+        conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro{frozen}", uri=True,
+                               timeout=lock_timeout())
         try:
             row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
         finally:
             conn.close()
+    except sqlite3.OperationalError as error:
+        if not _is_sqlite_file(file):
+            row = None
+        elif "locked" in str(error) or "busy" in str(error):
+            raise StoreError(f"the store {path} is busy: another program holds it; try again "
+                             "in a moment") from None
+        elif "no such table" in str(error):
+            row = None
+        else:
+            raise StoreError(f"the store {path} cannot be read here ({error})") from None
     except sqlite3.Error:
         row = None
     if row is None or row[0] != STORE_FORMAT:

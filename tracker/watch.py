@@ -27,7 +27,8 @@ from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.errors import TrackerError
 from tracker.app import Trek, TrekApplication
-from tracker.stores import Location, StoreError, StoreKind
+from tracker.postgres_driver import require_postgres_for_watch
+from tracker.stores import Location, StoreError
 
 Report = Callable[[dict[str, Any]], None]
 
@@ -41,10 +42,6 @@ HEALTHY_AFTER = 30.0
 CHECK_EVERY = 3.0
 # The runner's own application needs one connection to LISTEN and one to read events.
 RUNNER_POOL = {"POSTGRES_POOL_SIZE": "1", "POSTGRES_MAX_OVERFLOW": "2"}
-
-
-class NeedsPostgres(TrackerError):
-    """`trek watch` was given a store that cannot be subscribed to."""
 
 
 class SubscriptionStalled(Exception):
@@ -151,11 +148,7 @@ class Watcher:
 
     def run(self, seconds: float | None = None) -> str:
         """Watch until stopped (or for `seconds`); returns why it ended."""
-        if self.location.kind is not StoreKind.POSTGRES:
-            kind = "an SQLite" if self.location.kind is StoreKind.SQLITE else "a memory"
-            raise NeedsPostgres(
-                "`trek watch` needs a PostgreSQL store (--db postgresql://...); the read "
-                f"models of {kind} store already catch up after every command")
+        require_postgres_for_watch(self.location)
         deadline = None if seconds is None else time.monotonic() + seconds
         store: Trek | None = None
         failures = 0

@@ -97,3 +97,32 @@ def test_the_readme_walkthrough_fixes_last_sessions_mistake(tmp_path: Path) -> N
     assert {"field": "position", "a": {"x": 1, "y": 0}, "b": {"x": 1, "y": 2}} in read(
         "diff", "10", "now")["changes"]
     assert read("verify")["verified"] is True
+
+
+@pytest.mark.slow
+def test_the_readme_skirmish_runs_and_ends_where_the_rules_say(tmp_path: Path) -> None:
+    import shlex
+
+    env = {**os.environ, "TREK_DB": str(tmp_path / "skirmish.db"), "PYTHONPATH": str(ROOT)}
+    lines = journey_lines("## A skirmish, round by round")
+    end = lines.index("trek encounter end")
+    for line in lines[:end]:
+        args = [str(tmp_path / a) if a.endswith(".svg") else a for a in shlex.split(line)[1:]]
+        result = trek(args, env, ROOT)
+        assert result.returncode == 0, (line, result.stderr)
+    fight = json.loads(trek(["encounter", "status", "--json"], env, ROOT).stdout)
+    assert fight["round"] == 2
+    kira, oren = fight["combatants"]["Kira"], fight["combatants"]["Oren"]
+    # Kira's round-2 move (W W from 4,0) was cancelled with her first; her first is back.
+    assert (kira["position"], kira["moved"], kira["defense_penalty"]) == ({"x": 4, "y": 0}, 0,
+                                                                        0)
+    # Oren: 0,3 -> 3,3 -> 4,2; prone in round 2, Speed 5 // 2 = 2.
+    assert (oren["position"], oren["prone"], oren["speed"]) == ({"x": 4, "y": 2}, True, 2)
+    # The README shows this picture: it is the one the commands above draw.
+    drawn = (tmp_path / "skirmish.svg").read_text(encoding="utf-8")
+    committed = ROOT / "docs" / "images" / "skirmish.svg"
+    if os.environ.get("TREK_REDRAW_DOCS"):
+        committed.write_text(drawn, encoding="utf-8")
+    assert committed.read_text(encoding="utf-8") == drawn, (
+        "docs/images/skirmish.svg is stale: run this test with TREK_REDRAW_DOCS=1")
+    assert trek(["encounter", "end"], env, ROOT).returncode == 0

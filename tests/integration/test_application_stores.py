@@ -5,6 +5,7 @@ The numbers asserted are worked out by hand from RULES.md §3, not read back fro
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from journeys import MAP, record_full_day
 
 import tracker.app
+from domain.besm.commands import ForcedMarch, Repair, TakeShortcut
 from domain.campaign import Campaign, campaign_id
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import TrekEvent
@@ -130,9 +132,9 @@ def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> N
         lambda: trek.move(None, MoveOptions(steps=("S", "S", "S"))),        # 3 > 2, all or none
         lambda: trek.move(None, MoveOptions(steps=("N", "N"))),             # off the map
         lambda: trek.move(None, MoveOptions(to=Square(9, 3))),              # too far today
-        lambda: trek.travel(None, "forced march", {"Kira": 5}),             # no provisions
-        lambda: trek.travel(None, "shortcut", {"shortcut": 5}, name="Nowhere"),
-        lambda: trek.travel(None, "repair", {"repair": 5}, conveyance="Dusty", by="Kira"),
+        lambda: trek.decide(None, ForcedMarch(rolls={"Kira": 5})),             # no provisions
+        lambda: trek.decide(None, TakeShortcut(name="Nowhere", roll=5)),
+        lambda: trek.decide(None, Repair(conveyance="Dusty", by="Kira", roll=5)),
         lambda: trek.start_day(None),                                       # day 1 is open
     ]
     for refuse in day_refusals:
@@ -234,7 +236,12 @@ def test_replay_then_verify_and_verify_notices_a_tampered_view(
     assert trek.status(None)["events"] == 15  # replay records nothing
 
     with trek.views.transaction() as cursor:
-        cursor.execute("UPDATE trek_view_supplies SET amount = 99 WHERE kind = 'provisions'")
+        cursor.execute("SELECT campaign_id, game_json FROM trek_view_state")
+        [(cid, game_json)] = cursor.fetchall()
+        game = json.loads(game_json)
+        game["supplies"]["provisions"] = 99
+        cursor.execute("UPDATE trek_view_state SET game_json = ? WHERE campaign_id = ?",
+                       (json.dumps(game), cid))
     checked = trek.verify_views()
     assert checked["verified"] is False
     assert any("supplies" in problem for problem in checked["differences"])

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from journeys import record_full_day
 
+from domain.besm.commands import Forage, Repair
 from domain.campaign import campaign_id
 from domain.errors import NotFound, RuleViolation
 from domain.ruleset import DayEndOptions, MoveOptions
@@ -153,9 +154,9 @@ def test_audit_lists_a_cancelled_roll_and_counts_a_repair(
     record_full_day(trek)                                   # Dusty at 0 of 1 after day 1
     trek.start_session(None, "Mending")                     # 15
     trek.start_day(None)                                    # 16
-    trek.travel(None, "forage", {"forage": 5})              # 17: +2 provisions
+    trek.decide(None, Forage(roll=5))              # 17: +2 provisions
     trek.undo(None, 17, reason="no game here")              # 18
-    trek.travel(None, "repair", {"repair": 6}, conveyance="Dusty", by="Oren")   # 19
+    trek.decide(None, Repair(conveyance="Dusty", by="Oren", roll=6))   # 19
     [session] = trek.audit(None, 1)["sessions"]
     assert [(r["seq"], r["type"], r["cancelled_by"]) for r in session["rolls"]] == [
         (17, "Foraged", 18), (19, "Repaired", None)]

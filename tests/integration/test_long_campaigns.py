@@ -17,6 +17,7 @@ from eventsourcing.utils import resolve_topic
 from journeys import record_full_day
 
 import tracker.app
+from domain.besm.commands import Repair, TravelByNight
 from domain.campaign import Campaign, campaign_id
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
@@ -26,6 +27,7 @@ from domain.state import Game
 from projections.views import correct, event_document, log_entries
 from tracker.app import Trek
 from tracker.mapper import decode_event, page_events, upcast
+from tracker.registry import RULESETS
 
 OpenTrek = Callable[..., Trek]
 
@@ -170,12 +172,12 @@ def journey_with_every_roll(trek: Trek) -> None:
     record_full_day(trek)                                    # shortcut, forced march, forage
     trek.start_session(None, "Night")
     trek.start_day(None)
-    trek.travel(None, "night travel", {"night travel": 8})
+    trek.decide(None, TravelByNight(roll=8))
     trek.move(None, MoveOptions(steps=("E",)))
     trek.undo(None, reason="wrong fork")
     trek.end_day(None, DayEndOptions(hours=6))
     trek.start_day(None)
-    trek.travel(None, "repair", {"repair": 6}, conveyance="Dusty", by="Oren")
+    trek.decide(None, Repair(conveyance="Dusty", by="Oren", roll=6))
     trek.end_day(None, DayEndOptions())
     trek.end_session(None)
 
@@ -209,8 +211,9 @@ def test_log_rows_written_before_the_log_kept_stored_json_still_read_the_same() 
         forage = events_of(trek)[11]
         old_json = json.dumps(event_document(forage), sort_keys=True, separators=(",", ":"))
         row = (forage.seq, "Foraged", 1, None, "gm", forage.timestamp.isoformat(), None)
-        [old] = log_entries([(*row, old_json)])
-        [new] = log_entries([(*row, json.dumps(forage.stored_state()))])
+        types = RULESETS.event_types("besm")
+        [old] = log_entries([(*row, old_json)], types)
+        [new] = log_entries([(*row, json.dumps(forage.stored_state()))], types)
         assert old == new == old_log_entry(forage, 1, None)
     finally:
         tracker.app._MEMORY.pop(f"memory:{UUID(int=7)}", None)

@@ -27,6 +27,8 @@ from domain.events import CharacterAdded, TrekEvent, canonical_bytes
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+from tracker.registry import RULESETS
+from tracker.topics import Topics
 
 UPCASTS: list[str] = []
 WHEN = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
@@ -64,7 +66,9 @@ class ScoutReportedWithoutUpcasters(TrekEvent):
 
 @pytest.fixture
 def mapper() -> PydanticMapper:
-    return PydanticMapper(transcoder=CanonicalJSONTranscoder())
+    # The test-only events join the store's allow-list of topics, as a ruleset's would.
+    topics = Topics(RULESETS, others=[ScoutReported, ScoutReportedWithoutUpcasters])
+    return PydanticMapper(CanonicalJSONTranscoder(), topics, lambda _campaign: None)
 
 
 @pytest.fixture(autouse=True)

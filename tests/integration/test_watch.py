@@ -28,6 +28,7 @@ from conftest import TrekRun, trek_command, trek_env
 from cli.main import trek
 from domain.campaign import Stamp, campaign_id
 from tracker.app import Trek, TrekApplication
+from tracker.registry import RULESETS
 from tracker.stores import Location
 from tracker.watch import SubscriptionStalled, Watcher
 
@@ -49,7 +50,7 @@ class Writer:
         if self.app is None:
             # Made on first use: the store's tables exist only once `trek init` has run.
             self.app = TrekApplication(
-                env=Location.parse(self.url).eventsourcing_env(create=False))
+                Location.parse(self.url).eventsourcing_env(create=False), RULESETS)
         campaign = self.app.repository.get(campaign_id(SLUG))
         campaign.stamp = Stamp(gm="writer", at=datetime.now(UTC))
         campaign.add_supplies({"provisions": amount})

@@ -10,16 +10,19 @@ from typing import Any
 
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from journeys import besm_command
 
-from domain.besm import Besm
+from domain.besm.events import DayEnded, Repaired
+from domain.besm.rules import Besm
 from domain.campaign import Campaign, Stamp
 from domain.errors import RuleViolation
-from domain.events import DayEnded, EventsCancelled, EventsRestored, Repaired, TrekEvent
+from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
 from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS, Game, Role
+from tracker.registry import RULESETS
 
 SMALL = load_map("""\
 [map]
@@ -108,7 +111,7 @@ def _move_to(x: int, y: int, through: bool) -> Command:
 
 def _travel(command: str, rolls: dict[str, int], options: dict[str, Any]) -> Command:
     return Command(f"{command} {rolls} {options}",
-                   lambda c: c.travel_command(command, rolls, **options))
+                   lambda c: c.decide(besm_command(command, rolls, **options)))
 
 
 def _forced_march(rolls: dict[str, int]) -> Command:
@@ -210,7 +213,7 @@ class Play:
 
 def play(commands: list[Command]) -> Play:
     """Run the commands on a fresh campaign, skipping the ones the rules refuse."""
-    campaign = Campaign.start(STAMP, name="Ashes Road", ruleset="besm", seed=11,
+    campaign = Campaign.start(STAMP, name="Ashes Road", ruleset="besm", rulesets=RULESETS, seed=11,
                               game_map=SMALL, at=Square(2, 2))
     _setup(campaign)
     events = campaign.collect_events()

@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journeys import MAP
 
+from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
@@ -72,13 +73,13 @@ def play(trek: Trek, slug: str, command: Command) -> None:
     elif kind == "move":
         trek.move(slug, MoveOptions(steps=args[0]))
     elif kind == "forage":
-        trek.travel(slug, "forage", {"forage": args[0]}, by=args[1], take="provisions")
+        trek.decide(slug, Forage(by=args[1], take="provisions", roll=args[0]))
     elif kind == "forced march":
-        trek.travel(slug, "forced march", {"Kira": args[0], "Oren": args[1]})
+        trek.decide(slug, ForcedMarch(rolls={"Kira": args[0], "Oren": args[1]}))
     elif kind == "night travel":
-        trek.travel(slug, "night travel", {"night travel": args[0]}, by="Kira")
+        trek.decide(slug, TravelByNight(by="Kira", roll=args[0]))
     elif kind == "shortcut":
-        trek.travel(slug, "shortcut", {"shortcut": args[0]}, name="Kessel Pass")
+        trek.decide(slug, TakeShortcut(name="Kessel Pass", roll=args[0]))
     elif kind == "harm":
         trek.harm(slug, args[0], args[1], 0, None)
     else:  # pragma: no cover - the strategy makes no other kind

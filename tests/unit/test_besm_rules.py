@@ -11,12 +11,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from journeys import besm_command
 
-from domain.besm import Besm, attribute_rate, stat_value
-from domain.campaign import Campaign, Stamp
-from domain.dice import KeyedDice, check
-from domain.errors import NotFound, RuleViolation
-from domain.events import (
+from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
+from domain.besm.events import (
     DayEnded,
     Foraged,
     ForcedMarched,
@@ -26,13 +24,18 @@ from domain.events import (
     Repaired,
     ShortcutAttempted,
     StrainLanded,
-    TrekEvent,
     Upkeep,
 )
+from domain.besm.rules import Besm, attribute_rate, stat_value
+from domain.campaign import Campaign, Stamp
+from domain.dice import KeyedDice, check
+from domain.errors import NotFound, RuleViolation
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Character, ConveyanceState, Role
+from tracker.registry import RULESETS
 
 # x is the column, y the row; N is y-1.
 #   (0,1) rough ground, penalty 1     (1,1) (2,1) mountains, a feature
@@ -86,7 +89,7 @@ BESM = Besm()
 
 
 def campaign_at(x: int = 0, y: int = 0, game_map: GameMap | None = REACH) -> Campaign:
-    return Campaign.start(STAMP, name="Ashes Road", ruleset="besm", seed=7,
+    return Campaign.start(STAMP, name="Ashes Road", ruleset="besm", rulesets=RULESETS, seed=7,
                           game_map=game_map, at=Square(x, y))
 
 
@@ -153,7 +156,7 @@ def test_a_check_target_is_stat_plus_skill_minus_the_square_penalty() -> None:
     campaign.start_day()
 
     # when she navigates by night
-    event = campaign.travel_command("night travel", {"night travel": 6})
+    event = campaign.decide(TravelByNight(roll=6))
 
     # then the target is Mind 5 + the higher skill 2 − square penalty 1 = 6
     assert isinstance(event, NightTravelled)
@@ -188,7 +191,7 @@ def test_a_spot_on_forage_still_buys_one_provision() -> None:
     campaign.start_day()
 
     # when the roll is exactly 7
-    event = campaign.travel_command("forage", {"forage": 7})
+    event = campaign.decide(Forage(roll=7))
 
     # then spot-on gives 1 point, which buys 1 provisions
     assert isinstance(event, Foraged)
@@ -634,8 +637,7 @@ def test_a_shortcut_is_refused_away_from_its_first_square() -> None:
     campaign.add_character(hero("Kira"))
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.travel_command("shortcut", {"shortcut": 2},
-                                                      name="Kessel Pass"),
+    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
             match="starts at 1,1")
 
 
@@ -644,7 +646,7 @@ def test_a_shortcut_may_be_tried_standing_on_its_first_square() -> None:
     campaign.add_character(hero("Kira"))
     campaign.start_day()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 2}, name="Old Road")
+    event = campaign.decide(TakeShortcut(name="Old Road", roll=2))
 
     assert isinstance(event, ShortcutAttempted)
 
@@ -655,9 +657,8 @@ def test_an_unknown_shortcut_is_refused() -> None:
     campaign.start_day()
 
     with pytest.raises(NotFound):
-        campaign.travel_command("shortcut", {"shortcut": 2}, name="Nowhere")
-    refused(campaign, lambda: campaign.travel_command("shortcut", {"shortcut": 2},
-                                                      name="Nowhere"))
+        campaign.decide(TakeShortcut(name="Nowhere", roll=2))
+    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Nowhere", roll=2)))
 
 
 def test_the_best_navigator_rolls_for_a_shortcut() -> None:
@@ -668,7 +669,7 @@ def test_the_best_navigator_rolls_for_a_shortcut() -> None:
     campaign.add_character(hero("Dee", mind=6))
     campaign.start_day()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 12}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=12))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.by == "Bo"
@@ -689,7 +690,7 @@ def test_a_tie_for_best_navigator_goes_to_the_one_added_first(order: tuple[str, 
         campaign.add_character(hero(name, mind=mind, skills=known))
     campaign.start_day()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 12}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=12))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.by == navigator
@@ -706,7 +707,7 @@ def shortcut_party() -> Campaign:
 def test_a_shortcut_roll_subtracts_the_shortcut_and_square_penalties() -> None:
     campaign = shortcut_party()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 9}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=9))
 
     # Mind 5 + navigation 2 − shortcut penalty 1 − rough ground 1 = 5
     assert isinstance(event, ShortcutAttempted)
@@ -716,7 +717,7 @@ def test_a_shortcut_roll_subtracts_the_shortcut_and_square_penalties() -> None:
 def test_a_successful_shortcut_adds_its_bonus_and_opens_its_path_for_today() -> None:
     campaign = shortcut_party()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 5}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=5))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.success
@@ -731,7 +732,7 @@ def test_a_successful_shortcut_adds_its_bonus_and_opens_its_path_for_today() -> 
 def test_a_failed_shortcut_gains_nothing() -> None:
     campaign = shortcut_party()
 
-    event = campaign.travel_command("shortcut", {"shortcut": 6}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=6))
 
     assert isinstance(event, ShortcutAttempted)
     assert not event.roll.success  # 6 > 5
@@ -743,17 +744,16 @@ def test_a_failed_shortcut_gains_nothing() -> None:
 
 def test_a_shortcut_may_be_tried_once_a_day_and_its_path_closes_at_day_end() -> None:
     campaign = shortcut_party()
-    campaign.travel_command("shortcut", {"shortcut": 5}, name="Kessel Pass")
+    campaign.decide(TakeShortcut(name="Kessel Pass", roll=5))
 
-    refused(campaign, lambda: campaign.travel_command("shortcut", {"shortcut": 2},
-                                                      name="Kessel Pass"),
+    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
             match="already tried")
 
     # the next day the pass is closed again, and may be tried again
     end_day(campaign)
     campaign.start_day()
     refused(campaign, lambda: move(campaign, "E"), match="mountains")
-    event = campaign.travel_command("shortcut", {"shortcut": 6}, name="Kessel Pass")
+    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=6))
     assert isinstance(event, ShortcutAttempted)
 
 
@@ -761,8 +761,7 @@ def test_a_shortcut_needs_an_open_day() -> None:
     campaign = campaign_at(0, 1)
     campaign.add_character(hero("Kira"))
 
-    refused(campaign, lambda: campaign.travel_command("shortcut", {"shortcut": 2},
-                                                      name="Kessel Pass"),
+    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
             match="no day is open")
 
 
@@ -784,7 +783,7 @@ def test_a_forced_march_spends_provisions_and_adds_the_base_movement() -> None:
     campaign = rider_party()
     assert campaign.game.day.budget == 2  # ground-speed 1 → 2
 
-    event = campaign.travel_command("forced march", {"Kira": 8})
+    event = campaign.decide(ForcedMarch(rolls={"Kira": 8}))
 
     assert isinstance(event, ForcedMarched)
     assert campaign.game.day.budget == 4  # 2 + base 2
@@ -803,7 +802,7 @@ def test_each_rider_rolls_body_soul_plus_the_better_of_animal_ken_and_ride(roll:
                                                                           strain: int) -> None:
     campaign = rider_party()
 
-    event = campaign.travel_command("forced march", {"Kira": roll})
+    event = campaign.decide(ForcedMarch(rolls={"Kira": roll}))
 
     assert isinstance(event, ForcedMarched)
     [rider_roll] = event.strain_rolls
@@ -822,7 +821,7 @@ def test_each_driver_rolls_body_mind_plus_the_better_of_drive_and_pilot() -> Non
     campaign.set_supplies({"fuel": 1})
     campaign.start_day()
 
-    event = campaign.travel_command("forced march", {"Vic": 8})
+    event = campaign.decide(ForcedMarch(rolls={"Vic": 8}))
 
     assert isinstance(event, ForcedMarched)
     [driver_roll] = event.strain_rolls
@@ -835,7 +834,7 @@ def test_each_driver_rolls_body_mind_plus_the_better_of_drive_and_pilot() -> Non
 def test_a_forced_march_roll_takes_the_square_penalty() -> None:
     campaign = rider_party(0, 1)  # rough ground, penalty 1
 
-    event = campaign.travel_command("forced march", {"Kira": 8})
+    event = campaign.decide(ForcedMarch(rolls={"Kira": 8}))
 
     assert isinstance(event, ForcedMarched)
     assert event.strain_rolls[0].target == 7  # 8 − 1
@@ -852,7 +851,7 @@ def test_a_forced_march_costs_one_provisions_per_mount_and_one_fuel_per_vehicle(
     campaign.set_supplies({"provisions": 5, "fuel": 5})
     campaign.start_day()
 
-    event = campaign.travel_command("forced march", {"Ann": 2, "Ben": 2, "Vic": 2})
+    event = campaign.decide(ForcedMarch(rolls={"Ann": 2, "Ben": 2, "Vic": 2}))
 
     assert isinstance(event, ForcedMarched)
     assert (event.provisions, event.fuel) == (2, 1)
@@ -870,7 +869,7 @@ def test_a_mount_left_behind_neither_costs_provisions_nor_rolls() -> None:
     campaign.set_supplies({"provisions": 1})
     campaign.start_day()
 
-    event = campaign.travel_command("forced march", {"Ann": 2})
+    event = campaign.decide(ForcedMarch(rolls={"Ann": 2}))
 
     assert isinstance(event, ForcedMarched)
     assert event.provisions == 1  # Dusty only
@@ -881,13 +880,13 @@ def test_a_mount_left_behind_neither_costs_provisions_nor_rolls() -> None:
 def test_a_forced_march_may_be_repeated_while_supplies_last() -> None:
     campaign = rider_party(provisions=2)
 
-    campaign.travel_command("forced march", {"Kira": 9})
-    campaign.travel_command("forced march", {"Kira": 9})
+    campaign.decide(ForcedMarch(rolls={"Kira": 9}))
+    campaign.decide(ForcedMarch(rolls={"Kira": 9}))
 
     assert campaign.game.day.budget == 6  # 2 + 2 + 2
     assert campaign.game.conveyances["Dusty"].pending_strain == 2
     assert campaign.game.supplies["provisions"] == 0
-    refused(campaign, lambda: campaign.travel_command("forced march", {"Kira": 2}),
+    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})),
             match="needs 1 provisions but the party has 0")
 
 
@@ -895,7 +894,7 @@ def test_a_forced_march_needs_an_open_day() -> None:
     campaign = rider_party()
     end_day(campaign)
 
-    refused(campaign, lambda: campaign.travel_command("forced march", {"Kira": 2}),
+    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})),
             match="no day is open")
 
 
@@ -908,7 +907,7 @@ def test_a_forced_march_needs_a_travelling_mount_or_vehicle() -> None:
     campaign.leave("Dusty")  # Bo goes on foot; Dusty stays
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.travel_command("forced march"),
+    refused(campaign, lambda: campaign.decide(ForcedMarch()),
             match="at least one mount or vehicle")
 
 
@@ -920,7 +919,7 @@ def test_a_forced_march_names_the_mount_without_a_rider() -> None:
     campaign.set_supplies({"provisions": 3})
     campaign.start_day()
 
-    error = refused(campaign, lambda: campaign.travel_command("forced march", {"Kira": 2}))
+    error = refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})))
 
     assert "Flint" in str(error)
     assert "rider" in str(error)
@@ -933,7 +932,7 @@ def test_a_forced_march_names_the_vehicle_without_a_driver() -> None:
     campaign.set_supplies({"fuel": 3})
     campaign.start_day()
 
-    error = refused(campaign, lambda: campaign.travel_command("forced march"))
+    error = refused(campaign, lambda: campaign.decide(ForcedMarch()))
 
     assert "Rig" in str(error)
     assert "driver" in str(error)
@@ -953,7 +952,7 @@ def test_a_forced_march_without_enough_supplies_is_refused(provisions: int, fuel
     campaign.set_supplies({"provisions": provisions, "fuel": fuel})
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.travel_command("forced march", {"Ann": 2, "Vic": 2}),
+    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Ann": 2, "Vic": 2})),
             match=f"needs 1 {short}")
 
 
@@ -962,7 +961,7 @@ def test_a_forced_march_without_enough_supplies_is_refused(provisions: int, fuel
 
 def test_pending_strain_lowers_the_level_at_the_end_of_the_day() -> None:
     campaign = rider_party(level=2)  # ground-speed 2: budget 4
-    campaign.travel_command("forced march", {"Kira": 9})  # fails: 1 pending strain
+    campaign.decide(ForcedMarch(rolls={"Kira": 9}))  # fails: 1 pending strain
 
     event = end_day(campaign)
 
@@ -982,7 +981,7 @@ def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     campaign.set_supplies({"provisions": 1})
     campaign.start_day()
     assert campaign.game.day.budget == 1
-    campaign.travel_command("forced march", {"Kira": 9})  # 9 > 8: 0 − 1 = −1 at day end
+    campaign.decide(ForcedMarch(rolls={"Kira": 9}))  # 9 > 8: 0 − 1 = −1 at day end
 
     event = end_day(campaign)
 
@@ -995,7 +994,7 @@ def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     refused(campaign, lambda: campaign.assign("Kira", "Dusty", Role.RIDER), match="dead")
     campaign.start_day()
     assert campaign.game.day.budget == 3  # Kira on foot at speed 3; the dead mount sets no pace
-    refused(campaign, lambda: campaign.travel_command("forced march"))
+    refused(campaign, lambda: campaign.decide(ForcedMarch()))
 
 
 def test_a_vehicle_strained_below_zero_breaks_and_everyone_aboard_goes_on_foot() -> None:
@@ -1005,7 +1004,7 @@ def test_a_vehicle_strained_below_zero_breaks_and_everyone_aboard_goes_on_foot()
     campaign.add_vehicle("Rig", ("speed", 0), "Vic", ["Pax"])
     campaign.set_supplies({"fuel": 1})
     campaign.start_day()
-    campaign.travel_command("forced march", {"Vic": 12})
+    campaign.decide(ForcedMarch(rolls={"Vic": 12}))
 
     event = end_day(campaign)
 
@@ -1095,7 +1094,7 @@ def night_party() -> Campaign:
 
 def test_after_night_travel_riders_doze_in_the_saddle_and_passengers_in_the_vehicle() -> None:
     campaign = night_party()
-    campaign.travel_command("night travel", {"night travel": 2})
+    campaign.decide(TravelByNight(roll=2))
 
     event = end_day(campaign)
 
@@ -1113,7 +1112,7 @@ def test_without_night_travel_everyone_camps() -> None:
 
 def test_the_gm_may_give_any_rest_mode_to_any_character() -> None:
     campaign = night_party()
-    campaign.travel_command("night travel", {"night travel": 2})
+    campaign.decide(TravelByNight(roll=2))
 
     event = end_day(campaign, {"Wal": "camp", "Ann": "vehicle"})
 
@@ -1124,8 +1123,8 @@ def test_the_gm_may_give_any_rest_mode_to_any_character() -> None:
 def test_night_rest_is_judged_by_the_roster_as_it_travelled_even_if_the_mount_dies() -> None:
     # given Ann's level-0 mount strained during a day that ended with night travel
     campaign = night_party()
-    campaign.travel_command("forced march", {"Ann": 12, "Vic": 2})
-    campaign.travel_command("night travel", {"night travel": 2})
+    campaign.decide(ForcedMarch(rolls={"Ann": 12, "Vic": 2}))
+    campaign.decide(TravelByNight(roll=2))
 
     event = end_day(campaign)
 
@@ -1266,7 +1265,7 @@ def test_night_travel_adds_the_base_or_less_for_each_point_of_failure(roll: int,
                                                                       budget: int) -> None:
     campaign = night_walker()
 
-    event = campaign.travel_command("night travel", {"night travel": roll})
+    event = campaign.decide(TravelByNight(roll=roll))
 
     assert isinstance(event, NightTravelled)
     assert (event.roll.by, event.roll.target) == ("Kira", 7)
@@ -1275,9 +1274,9 @@ def test_night_travel_adds_the_base_or_less_for_each_point_of_failure(roll: int,
 
 def test_night_travel_is_allowed_once_a_day() -> None:
     campaign = night_walker()
-    campaign.travel_command("night travel", {"night travel": 2})
+    campaign.decide(TravelByNight(roll=2))
 
-    refused(campaign, lambda: campaign.travel_command("night travel", {"night travel": 2}),
+    refused(campaign, lambda: campaign.decide(TravelByNight(roll=2)),
             match="once a day")
 
 
@@ -1285,7 +1284,7 @@ def test_night_travel_needs_an_open_day() -> None:
     campaign = campaign_at()
     campaign.add_character(hero("Kira"))
 
-    refused(campaign, lambda: campaign.travel_command("night travel", {"night travel": 2}),
+    refused(campaign, lambda: campaign.decide(TravelByNight(roll=2)),
             match="no day is open")
 
 
@@ -1293,7 +1292,7 @@ def test_night_travel_may_be_led_by_a_chosen_character() -> None:
     campaign = night_walker()
     campaign.add_character(hero("Bo", mind=3))  # Mind 3 + 0 = 3
 
-    event = campaign.travel_command("night travel", {"night travel": 2}, by="Bo")
+    event = campaign.decide(TravelByNight(by="Bo", roll=2))
 
     assert isinstance(event, NightTravelled)
     assert (event.roll.by, event.roll.target) == ("Bo", 3)
@@ -1314,7 +1313,7 @@ def forager() -> Campaign:
 def test_foraging_spends_one_square_of_the_days_budget() -> None:
     campaign = forager()
 
-    campaign.travel_command("forage", {"forage": 12})
+    campaign.decide(Forage(roll=12))
 
     assert movement(campaign) == {"base": 3, "budget": 3, "used": 1, "remaining": 2}
 
@@ -1323,7 +1322,7 @@ def test_foraging_is_refused_when_no_budget_remains() -> None:
     campaign = forager()
     move(campaign, "N", "N", "N")  # all 3 squares
 
-    refused(campaign, lambda: campaign.travel_command("forage", {"forage": 2}),
+    refused(campaign, lambda: campaign.decide(Forage(roll=2)),
             match="none remains")
 
 
@@ -1332,12 +1331,12 @@ def test_each_earlier_forage_today_costs_one_point() -> None:
 
     targets = []
     for _ in range(3):
-        event = campaign.travel_command("forage", {"forage": 12})
+        event = campaign.decide(Forage(roll=12))
         assert isinstance(event, Foraged)
         targets.append(event.roll.target)
     end_day(campaign)
     campaign.start_day()
-    event = campaign.travel_command("forage", {"forage": 12})
+    event = campaign.decide(Forage(roll=12))
     assert isinstance(event, Foraged)
 
     assert targets == [7, 6, 5]  # 7, 7 − 1, 7 − 2
@@ -1361,7 +1360,7 @@ def test_each_earlier_forage_today_costs_one_point() -> None:
 def test_forage_points_buy_one_kind_of_supply(roll: int, take: str, gained: int) -> None:
     campaign = forager()
 
-    event = campaign.travel_command("forage", {"forage": roll}, take=take)
+    event = campaign.decide(Forage(take=take, roll=roll))
 
     assert isinstance(event, Foraged)
     assert event.gained == gained
@@ -1371,7 +1370,7 @@ def test_forage_points_buy_one_kind_of_supply(roll: int, take: str, gained: int)
 def test_foraging_finds_provisions_by_default() -> None:
     campaign = forager()
 
-    event = campaign.travel_command("forage", {"forage": 4})  # 3 points
+    event = campaign.decide(Forage(roll=4))  # 3 points
 
     assert isinstance(event, Foraged)
     assert event.take == "provisions"
@@ -1382,8 +1381,8 @@ def test_the_forager_is_the_character_with_the_highest_target_unless_one_is_name
     campaign = forager()  # Kira: 7
     campaign.add_character(hero("Bo", body=8, mind=6, skills={"survival": 1}))  # 7 + 1 = 8
 
-    best = campaign.travel_command("forage", {"forage": 12})
-    named = campaign.travel_command("forage", {"forage": 12}, by="Kira")
+    best = campaign.decide(Forage(roll=12))
+    named = campaign.decide(Forage(by="Kira", roll=12))
 
     assert isinstance(best, Foraged)
     assert isinstance(named, Foraged)
@@ -1396,7 +1395,7 @@ def test_a_forage_roll_takes_the_square_penalty() -> None:
     campaign.add_character(hero("Kira", body=6, mind=5, skills={"survival": 2}))
     campaign.start_day()
 
-    event = campaign.travel_command("forage", {"forage": 12})
+    event = campaign.decide(Forage(roll=12))
 
     assert isinstance(event, Foraged)
     assert event.roll.target == 6  # 7 − 1
@@ -1408,14 +1407,14 @@ def test_a_character_left_behind_cannot_roll_for_the_party(command: str) -> None
     campaign.add_character(hero("Bo"))
     campaign.leave("Bo")
 
-    refused(campaign, lambda: campaign.travel_command(command, {command: 2}, by="Bo"),
+    refused(campaign, lambda: campaign.decide(besm_command(command, {command: 2}, by="Bo")),
             match="left behind")
 
 
 def test_foraging_for_something_that_is_not_a_supply_is_refused() -> None:
     campaign = forager()
 
-    refused(campaign, lambda: campaign.travel_command("forage", {"forage": 2}, take="gold"))
+    refused(campaign, lambda: campaign.decide(Forage(take="gold", roll=2)))
 
 
 # -- repair ----------------------------------------------------------------------------------
@@ -1431,7 +1430,7 @@ def strained_mount(level: int = 2) -> Campaign:
     campaign.add_mount("Dusty", ("ground-speed", level), "Kira")
     campaign.set_supplies({"provisions": 1})
     campaign.start_day()
-    campaign.travel_command("forced march", {"Kira": 12})
+    campaign.decide(ForcedMarch(rolls={"Kira": 12}))
     end_day(campaign)
     campaign.start_day()
     return campaign
@@ -1441,7 +1440,7 @@ def test_a_successful_repair_restores_every_level_lost_and_takes_the_day() -> No
     campaign = strained_mount()
     assert campaign.game.conveyances["Dusty"].level == 1
 
-    event = campaign.travel_command("repair", {"repair": 7}, conveyance="Dusty", by="Kira")
+    event = campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=7))
 
     assert isinstance(event, Repaired)
     assert (event.roll.target, event.restored) == (7, 1)  # Mind 5 + medicine 2
@@ -1456,7 +1455,7 @@ def test_a_successful_repair_restores_every_level_lost_and_takes_the_day() -> No
 def test_a_failed_repair_changes_nothing_but_spends_the_day() -> None:
     campaign = strained_mount()
 
-    event = campaign.travel_command("repair", {"repair": 8}, conveyance="Dusty", by="Kira")
+    event = campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=8))
 
     assert isinstance(event, Repaired)
     assert event.restored == 0
@@ -1471,11 +1470,11 @@ def test_a_vehicle_is_repaired_with_mind_plus_technology() -> None:
     campaign.add_vehicle("Rig", ("speed", 3), "Kira", [])
     campaign.set_supplies({"fuel": 1})
     campaign.start_day()
-    campaign.travel_command("forced march", {"Kira": 12})
+    campaign.decide(ForcedMarch(rolls={"Kira": 12}))
     end_day(campaign)
     campaign.start_day()
 
-    event = campaign.travel_command("repair", {"repair": 8}, conveyance="Rig", by="Kira")
+    event = campaign.decide(Repair(conveyance="Rig", by="Kira", roll=8))
 
     assert isinstance(event, Repaired)
     assert (event.roll.target, event.restored) == (8, 1)  # Mind 5 + technology 3; 3 − 2 lost
@@ -1496,13 +1495,13 @@ def test_after_a_repair_nothing_else_moves_or_spends_budget_that_day(
         command: str, rolls: dict[str, int], options: dict[str, Any]) -> None:
     campaign = strained_mount()
     campaign.add_supplies({"provisions": 3})
-    campaign.travel_command("repair", {"repair": 7}, conveyance="Dusty", by="Kira")
+    campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=7))
     assert movement(campaign)["remaining"] == 0
 
     if command == "move":
         refused(campaign, lambda: move(campaign, "N"))
     else:
-        refused(campaign, lambda: campaign.travel_command(command, rolls, **options),
+        refused(campaign, lambda: campaign.decide(besm_command(command, rolls, **options)),
                 match="repair")
 
 
@@ -1512,10 +1511,9 @@ def test_a_repair_is_refused_once_any_budget_was_spent(spend: str) -> None:
     if spend == "move":
         move(campaign, "N")
     else:
-        campaign.travel_command("forage", {"forage": 12})
+        campaign.decide(Forage(roll=12))
 
-    refused(campaign, lambda: campaign.travel_command("repair", {"repair": 2},
-                                                      conveyance="Dusty", by="Kira"),
+    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="whole day")
 
 
@@ -1523,8 +1521,7 @@ def test_a_dead_mount_cannot_be_repaired() -> None:
     campaign = strained_mount(level=0)
     assert campaign.game.conveyances["Dusty"].state is ConveyanceState.DEAD
 
-    refused(campaign, lambda: campaign.travel_command("repair", {"repair": 2},
-                                                      conveyance="Dusty", by="Kira"),
+    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="for good")
 
 
@@ -1534,19 +1531,16 @@ def test_a_conveyance_without_lost_levels_has_nothing_to_repair() -> None:
     campaign.add_mount("Dusty", ("ground-speed", 2), "Kira")
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.travel_command("repair", {"repair": 2},
-                                                      conveyance="Dusty", by="Kira"),
+    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="nothing to repair")
 
 
 def test_a_repair_needs_an_open_day_and_a_known_conveyance() -> None:
     campaign = strained_mount()
 
-    refused(campaign, lambda: campaign.travel_command("repair", {"repair": 2},
-                                                      conveyance="Nope", by="Kira"))
+    refused(campaign, lambda: campaign.decide(Repair(conveyance="Nope", by="Kira", roll=2)))
     end_day(campaign)
-    refused(campaign, lambda: campaign.travel_command("repair", {"repair": 2},
-                                                      conveyance="Dusty", by="Kira"),
+    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="no day is open")
 
 
@@ -1642,5 +1636,5 @@ def test_bad_supply_changes_are_refused(command: str, amounts: dict[str, int]) -
 def test_a_given_roll_outside_two_to_twelve_is_refused() -> None:
     campaign = night_walker()
 
-    refused(campaign, lambda: campaign.travel_command("night travel", {"night travel": 13}))
-    refused(campaign, lambda: campaign.travel_command("forage", {"forage": 1}))
+    refused(campaign, lambda: campaign.decide(TravelByNight(roll=13)))
+    refused(campaign, lambda: campaign.decide(Forage(roll=1)))

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
@@ -16,6 +17,7 @@ from domain.geometry import Square
 from domain.history import fold_live
 from domain.maps import CYPHER_TERRAINS, load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from tracker.registry import RULESETS
 
 MAP = """\
 [map]
@@ -39,7 +41,7 @@ ORIGIN = Square(0, 0)
 
 
 def campaign(*, at: Square = ORIGIN) -> Campaign:
-    return Campaign.start(STAMP, name="Qi", ruleset="cypher", seed=1,
+    return Campaign.start(STAMP, name="Qi", ruleset="cypher", rulesets=RULESETS, seed=1,
                           game_map=load_map(MAP, terrains=CYPHER_TERRAINS), at=at)
 
 
@@ -107,7 +109,7 @@ def test_a_vehicle_travels_its_declared_miles_and_carries_its_crew() -> None:
 )
 def test_terrain_multiplies_the_daily_rate(start: Square, step: str, swimmer: bool,
                                            expected: str) -> None:
-    from domain.cypher import square_cost
+    from domain.cypher.rules import square_cost
 
     c = campaign(at=start)
     c.add_character(CharacterOptions(name="Ana", skills={"swimming": 1} if swimmer else {}))
@@ -115,7 +117,7 @@ def test_terrain_multiplies_the_daily_rate(start: Square, step: str, swimmer: bo
 
 
 def test_high_gravity_training_negates_the_penalty_only_when_everyone_has_it() -> None:
-    from domain.cypher import square_cost
+    from domain.cypher.rules import square_cost
 
     c = campaign(at=Square(3, 0))
     c.add_character(CharacterOptions(name="Ana", skills={"high-gravity": 1}))
@@ -180,7 +182,7 @@ def test_besm_only_commands_and_options_are_refused_with_a_sentence() -> None:
     c = campaign()
     before = c.game.model_dump()
     with pytest.raises(RuleViolation, match="no forced march"):
-        c.travel_command("forced march")
+        c.decide(ForcedMarch())
     with pytest.raises(RuleViolation, match="BESM option"):
         c.add_character(CharacterOptions(name="Ana", body=5))
     with pytest.raises(RuleViolation, match="miles=N"):
@@ -208,7 +210,7 @@ def test_a_day_never_spends_more_than_one_whole_day_and_arrival_costs_the_square
         except RuleViolation:
             continue
         assert Fraction(c.game.day.spent) <= 1
-    from domain.cypher import square_cost
+    from domain.cypher.rules import square_cost
 
     spent = sum((Fraction(e.payload()["spent"]) for e in events if type(e).__name__ ==
                  "Travelled"), Fraction(0))

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.campaign import Campaign, Stamp
 from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
@@ -19,6 +20,7 @@ from domain.maps import load_map
 from domain.patch import Correction, apply, diff
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
+from tracker.registry import RULESETS
 
 PLAIN = load_map("""\
 [map]
@@ -45,7 +47,8 @@ class Table:
     """A campaign and every event it recorded so far, as the application would load them."""
 
     def __init__(self) -> None:
-        self.campaign = Campaign.start(STAMP, name="Ashes Road", ruleset="besm", seed=3,
+        self.campaign = Campaign.start(STAMP, name="Ashes Road", ruleset="besm",
+                                       rulesets=RULESETS, seed=3,
                                        game_map=PLAIN, at=Square(0, 0))
         self.events: list[TrekEvent] = self.campaign.collect_events()
 
@@ -119,10 +122,10 @@ def end_day(c: Campaign) -> TrekEvent:
 
 LATEST: dict[str, Callable[[Campaign], TrekEvent]] = {
     "move": step("E", "SE"),
-    "forage": lambda c: c.travel_command("forage", {"forage": 3}),
-    "forced march": lambda c: c.travel_command("forced march", {"Kira": 11}),
-    "night travel": lambda c: c.travel_command("night travel", {"night travel": 4}),
-    "shortcut": lambda c: c.travel_command("shortcut", {"shortcut": 2}, name="Old Road"),
+    "forage": lambda c: c.decide(Forage(roll=3)),
+    "forced march": lambda c: c.decide(ForcedMarch(rolls={"Kira": 11})),
+    "night travel": lambda c: c.decide(TravelByNight(roll=4)),
+    "shortcut": lambda c: c.decide(TakeShortcut(name="Old Road", roll=2)),
     "harm": lambda c: c.harm("Kira", 5, 5, "a fall"),
     "day end": end_day,
     "supplies": lambda c: c.spend_supplies({"provisions": 2}),
@@ -228,7 +231,7 @@ def test_redo_is_checked_like_undo() -> None:
 def strained_day(roll: int) -> tuple[Table, int, int]:
     table = party()
     table.do(lambda c: c.start_day())
-    march = table.do(lambda c: c.travel_command("forced march", {"Kira": roll}))
+    march = table.do(lambda c: c.decide(ForcedMarch(rolls={"Kira": roll})))
     day_end = table.do(end_day)
     return table, march, day_end
 
@@ -376,7 +379,7 @@ def night_then_day_end(**rests: str) -> tuple[Table, int, int]:
     """Day 1: a successful night travel (4 vs Kira's navigation target), then the day's end."""
     table = party()
     table.do(lambda c: c.start_day())
-    night = table.do(lambda c: c.travel_command("night travel", {"night travel": 4}))
+    night = table.do(lambda c: c.decide(TravelByNight(roll=4)))
     day_end = table.do(lambda c: c.end_day(DayEndOptions(rests=rests)))
     return table, night, day_end
 

@@ -2,15 +2,37 @@
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import singledispatchmethod
 from typing import Any
 
-from domain import roster
-from domain.dice import Dice, RecordedDice, Roll, check
-from domain.errors import NotFound, RuleViolation
-from domain.events import (
+from domain import pathfinding, roster
+from domain.besm.combat import (
+    COMBAT_EVENTS,
+    Acted,
+    CombatantMoved,
+    CombatRules,
+    StoodUp,
+    WentProne,
+)
+from domain.besm.commands import (
+    COMMANDS,
+    FORAGE_ROLL,
+    NIGHT_TRAVEL_ROLL,
+    REPAIR_ROLL,
+    SHORTCUT_ROLL,
+    Act,
+    Forage,
+    ForcedMarch,
+    GoProne,
+    Repair,
+    StandUp,
+    TakeShortcut,
+    TravelByNight,
+)
+from domain.besm.events import (
+    EVENTS,
     DayEnded,
     DayStarted,
     Foraged,
@@ -21,12 +43,26 @@ from domain.events import (
     Repaired,
     ShortcutAttempted,
     StrainLanded,
-    TrekEvent,
     Upkeep,
 )
-from domain.geometry import DIRECTIONS, Square
+from domain.dice import Dice, RecordedDice, Roll, check
+from domain.encounter import RoundStarted
+from domain.errors import NotFound, RuleViolation
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.grid import SQUARES
 from domain.maps import BESM_TERRAINS, Terrain
-from domain.ruleset import CharacterOptions, DayEndOptions, Decision, MoveOptions, Situation
+from domain.ruleset import (
+    CharacterOptions,
+    Command,
+    DayEndOptions,
+    Decision,
+    EnterCombatant,
+    MoveOptions,
+    Situation,
+    StartRound,
+    not_offered,
+)
 from domain.state import (
     Character,
     Conveyance,
@@ -200,26 +236,14 @@ def _sq(square: Square) -> str:
 def cheapest_path(situation: Situation, goal: Square, through_hazard: bool,
                   limit: int) -> list[Square] | None:
     """Fewest steps (8 directions, 1 each) from the party to `goal`, within `limit` steps."""
-    start = situation.game.position
     flying = group_flies(situation.game)
-    came_from: dict[Square, Square | None] = {start: None}
-    frontier: deque[tuple[Square, int]] = deque([(start, 0)])
-    while frontier:
-        square, steps = frontier.popleft()
-        if square == goal:
-            path = [square]
-            while (previous := came_from[path[-1]]) is not None:
-                path.append(previous)
-            return path[::-1]
-        if steps == limit:
-            continue
-        for dx, dy in DIRECTIONS.values():
-            nxt = Square(square.x + dx, square.y + dy)
-            if nxt in came_from or step_refusal(situation, nxt, through_hazard, flying):
-                continue
-            came_from[nxt] = square
-            frontier.append((nxt, steps + 1))
-    return None
+
+    def step_cost(_here: Square, there: Square) -> int | None:
+        return None if step_refusal(situation, there, through_hazard, flying) else 1
+
+    found = pathfinding.cheapest_path(SQUARES, situation.game.position, goal, step_cost,
+                                      limit=limit)
+    return found[0] if found is not None else None
 
 
 # -- rest ------------------------------------------------------------------------------------
@@ -281,12 +305,25 @@ def require_budget_unspent_on_repair(situation: Situation, what: str) -> None:
         )
 
 
-class Besm:
-    """The BESM overland ruleset."""
+class Besm(CombatRules):
+    """The BESM ruleset: overland travel, and combat movement in encounters."""
 
     name = "besm"
     terrains: frozenset[Terrain] = BESM_TERRAINS
-    extra_commands = frozenset({"shortcut", "forced march", "night travel", "forage", "repair"})
+    commands = COMMANDS
+    events = EVENTS + COMBAT_EVENTS
+    command_line: str | None = "cli.besm"
+
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        stats: dict[str, Any] = {}
+        if character is None:
+            options = command.options or CharacterOptions(name=command.name)
+            sheet = self.character(situation, options)
+            stats = {key: sheet[key] for key in ("body", "mind", "soul", "skills",
+                                                 "attributes")}
+        state = self.fresh_state(self.combat_stats(character, stats))
+        return stats, state.model_dump()
 
     # -- roster ----------------------------------------------------------------------------
 
@@ -465,17 +502,68 @@ class Besm:
 
     # -- commands only this ruleset has ----------------------------------------------------
 
-    def decide(self, command: str, situation: Situation, dice: Dice, **options: Any) -> Decision:
-        handlers: dict[str, Callable[..., Decision]] = {
-            "shortcut": self.shortcut,
-            "forced march": self.forced_march,
-            "night travel": self.night_travel,
-            "forage": self.forage,
-            "repair": self.repair,
-        }
-        return handlers[command](situation, dice, **options)
+    @singledispatchmethod
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        raise not_offered(self.name, command.what)
+
+    @decide.register
+    def _(self, command: TakeShortcut, situation: Situation, dice: Dice) -> Decision:
+        return self.shortcut(situation, dice, name=command.name)
+
+    @decide.register
+    def _(self, command: ForcedMarch, situation: Situation, dice: Dice) -> Decision:
+        return self.forced_march(situation, dice)
+
+    @decide.register
+    def _(self, command: TravelByNight, situation: Situation, dice: Dice) -> Decision:
+        return self.night_travel(situation, dice, by=command.by)
+
+    @decide.register
+    def _(self, command: Forage, situation: Situation, dice: Dice) -> Decision:
+        return self.forage(situation, dice, by=command.by, take=command.take)
+
+    @decide.register
+    def _(self, command: Repair, situation: Situation, dice: Dice) -> Decision:
+        return self.repair(situation, dice, conveyance=command.conveyance, by=command.by)
+
+    @decide.register
+    def _(self, command: GoProne, situation: Situation, dice: Dice) -> Decision:
+        return self.go_prone(situation, command.name)
+
+    @decide.register
+    def _(self, command: StandUp, situation: Situation, dice: Dice) -> Decision:
+        return self.stand(situation, command.name)
+
+    @decide.register
+    def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
+        return self.act(situation, command.name, command.ranged)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, Moved):
+            return self.redo_move(situation, event)
+        if isinstance(event, RoundStarted):
+            return self.start_round(situation, StartRound())
+        if isinstance(event, CombatantMoved):
+            return self.redo_combatant_move(situation, event)
+        if isinstance(event, WentProne):
+            return self.go_prone(situation, event.name)
+        if isinstance(event, StoodUp):
+            return self.stand(situation, event.name)
+        if isinstance(event, Acted):
+            return self.act(situation, event.name, event.ranged)
+        if isinstance(event, DayStarted):
+            return self.start_day(situation)
+        if isinstance(event, DayEnded):
+            # Only the modes the GM chose are given again; the defaults are worked out anew.
+            chosen = event.chosen if event.chosen is not None else list(event.recovery)
+            cls, payload = self.end_day(situation, DayEndOptions(
+                rests={name: rest.mode for name, rest in event.recovery.items()
+                       if name in chosen},
+                hours=event.hours,
+            ))
+            if event.chosen is None:
+                payload = {**payload, "chosen": None}
+            return cls, payload
         dice = RecordedDice({roll.label: roll for roll in event.rolls()})
         if isinstance(event, ShortcutAttempted):
             return self.shortcut(situation, dice, name=event.name)
@@ -512,7 +600,7 @@ class Besm:
         penalty = square_penalty(situation) + shortcut.penalty
         navigator = roller(situation, None, lambda c: navigation_target(c, penalty),
                            "the shortcut")
-        roll = check("shortcut", navigation_target(navigator, penalty), dice, by=navigator.name)
+        roll = check(SHORTCUT_ROLL, navigation_target(navigator, penalty), dice, by=navigator.name)
         return ShortcutAttempted, {
             "name": shortcut.name, "roll": roll,
             "bonus": shortcut.bonus if roll.success else 0,
@@ -566,7 +654,7 @@ class Besm:
             raise RuleViolation("the group already travelled by night today; once a day")
         penalty = square_penalty(situation)
         navigator = roller(situation, by, lambda c: navigation_target(c, penalty), "night travel")
-        roll = check("night travel", navigation_target(navigator, penalty), dice,
+        roll = check(NIGHT_TRAVEL_ROLL, navigation_target(navigator, penalty), dice,
                      by=navigator.name)
         base = base_movement(game)
         defaults = {c.name: night_rest_default(game, c) for c in party_characters(game)}
@@ -586,7 +674,7 @@ class Besm:
             raise RuleViolation("foraging gives up one square of today's movement and none remains")
         penalty = square_penalty(situation) + game.day.forages
         forager = roller(situation, by, lambda c: forage_target(c, penalty), "foraging")
-        roll = check("forage", forage_target(forager, penalty), dice, by=forager.name)
+        roll = check(FORAGE_ROLL, forage_target(forager, penalty), dice, by=forager.name)
         gained = forage_gain(roll.points, take) if roll.success else 0
         return Foraged, {"roll": roll, "take": take, "gained": gained}
 
@@ -618,7 +706,7 @@ class Besm:
         penalty = square_penalty(situation)
         mechanic = roller(situation, by, lambda c: repair_target(c, target_conveyance, penalty),
                           "the repair")
-        roll = check("repair", repair_target(mechanic, target_conveyance, penalty), dice,
+        roll = check(REPAIR_ROLL, repair_target(mechanic, target_conveyance, penalty), dice,
                      by=mechanic.name)
         return Repaired, {"conveyance": conveyance, "roll": roll,
                           "restored": lost if roll.success else 0}

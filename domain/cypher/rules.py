@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import heapq
 from fractions import Fraction
-from itertools import count
 from typing import Any
 
+from domain import pathfinding
+from domain.cypher.events import EVENTS, DayEnded, DayStarted, Travelled
 from domain.dice import Dice
 from domain.errors import RuleViolation
-from domain.events import DayEnded, DayStarted, Travelled, TrekEvent
-from domain.geometry import DIRECTIONS, Square
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.grid import SQUARES
 from domain.maps import CYPHER_TERRAINS, Terrain
+from domain.partial import WithoutEncounterRules
 from domain.ruleset import (
     CharacterOptions,
+    Command,
     DayEndOptions,
     Decision,
     MoveOptions,
@@ -125,37 +128,22 @@ def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
                           here.y + (goal.y > here.y) - (goal.y < here.y))
             path.append(here)
         return path
-    tie = count()
-    frontier: list[tuple[Fraction, int, Square]] = [(Fraction(0), next(tie), start)]
-    best: dict[Square, Fraction] = {start: Fraction(0)}
-    came_from: dict[Square, Square] = {}
-    while frontier:
-        cost, _, square = heapq.heappop(frontier)
-        if square == goal:
-            route = [square]
-            while route[-1] != start:
-                route.append(came_from[route[-1]])
-            return route[-2::-1]
-        if cost > best[square]:
-            continue
-        for dx, dy in DIRECTIONS.values():
-            nxt = Square(square.x + dx, square.y + dy)
-            if entry_refusal(situation, nxt):
-                continue
-            total = cost + square_cost(situation, nxt)
-            if total < best.get(nxt, total + 1):
-                best[nxt] = total
-                came_from[nxt] = square
-                heapq.heappush(frontier, (total, next(tie), nxt))
-    return None
+
+    def step_cost(_here: Square, there: Square) -> Fraction | None:
+        return None if entry_refusal(situation, there) else square_cost(situation, there)
+
+    found = pathfinding.cheapest_path(SQUARES, start, goal, step_cost)
+    return found[0][1:] if found is not None else None
 
 
-class Cypher:
+class Cypher(WithoutEncounterRules):
     """The Cypher System's long-term travel."""
 
     name = "cypher"
     terrains: frozenset[Terrain] = CYPHER_TERRAINS
-    extra_commands: frozenset[str] = frozenset()
+    commands: frozenset[type[Command]] = frozenset()
+    events = EVENTS
+    command_line: str | None = None
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         besm = [flag for flag, value in (
@@ -215,7 +203,7 @@ class Cypher:
         day = situation.game.day
         if day.open:
             raise RuleViolation(f"day {day.number} is still open; run `trek day end` first")
-        return DayStarted, {"number": day.number + 1, "base": 0, "budget": 0}
+        return DayStarted, {"number": day.number + 1}
 
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
         day = situation.game.day
@@ -307,8 +295,14 @@ class Cypher:
             "dropped": dropped.model_dump() if dropped is not None else None,
         }
 
-    def decide(self, command: str, situation: Situation, dice: Dice, **options: Any) -> Decision:
-        raise not_offered(self.name, command)
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        raise not_offered(self.name, command.what)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, Travelled):
+            return self.redo_move(situation, event)
+        if isinstance(event, DayStarted):
+            return self.start_day(situation)
+        if isinstance(event, DayEnded):
+            return self.end_day(situation, DayEndOptions(hours=event.hours))
         return None

@@ -1,0 +1,136 @@
+"""The command line of BESM overland travel: shortcuts, forced marches, night travel, forage
+and repair. Mounted on `trek` from the ruleset registry."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import record
+from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
+from cli.render import square_text
+from domain.besm.commands import (
+    Act,
+    Forage,
+    ForcedMarch,
+    GoProne,
+    Repair,
+    StandUp,
+    TakeShortcut,
+    TravelByNight,
+)
+from domain.errors import TrackerError
+from domain.state import SUPPLY_KINDS
+
+
+@click.command()
+@click.argument("name")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@store_options
+def shortcut(name: str, roll: int | None) -> None:
+    """Try a shortcut from the map (one attempt per shortcut per day)."""
+    record(lambda t, c: t.decide(c, TakeShortcut(name=name, roll=roll)))
+
+
+@click.command("forced-march")
+@click.option("--roll", "rolls", type=KeyValue(2, 12), multiple=True,
+              help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
+@store_options
+def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
+    """Push on for the base movement again, at a cost in provisions and fuel."""
+    given: dict[str, int] = {}
+    for name, total in rolls:
+        if name in given:
+            raise TrackerError(f"--roll names {name} twice; give one roll per rider or driver")
+        given[name] = total
+    record(lambda t, c: t.decide(c, ForcedMarch(rolls=given)))
+
+
+@click.command("night-travel")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@click.option("--by", help="Who navigates (default: the best navigator).")
+@store_options
+def night_travel(roll: int | None, by: str | None) -> None:
+    """Travel on after dark (once a day)."""
+    record(lambda t, c: t.decide(c, TravelByNight(roll=roll, by=by)))
+
+
+@click.command()
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@click.option("--by", help="Who forages (default: the best forager).")
+@click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
+              show_default=True, help="Which supply the points buy.")
+@store_options
+def forage(roll: int | None, by: str | None, take: str) -> None:
+    """Give up a square of today's movement to hunt and forage."""
+    record(lambda t, c: t.decide(c, Forage(roll=roll, by=by, take=take)))
+
+
+@click.command()
+@click.argument("conveyance")
+@click.option("--by", required=True, help="Who repairs or tends it.")
+@click.option("--roll", type=ROLL, help=ROLL_HELP)
+@store_options
+def repair(conveyance: str, by: str, roll: int | None) -> None:
+    """Spend the day restoring the levels a mount or vehicle lost to strain."""
+    record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
+
+
+COMMANDS = [shortcut, forced_march, night_travel, forage, repair]
+
+
+# -- encounters ----------------------------------------------------------------------------------
+
+ENCOUNTER_MOVE_OPTIONS = [
+    click.Option(["--shift"], is_flag=True, default=False,
+                 help="BESM: a shift of exactly one square, never a defence penalty."),
+    click.Option(["--stealthy"], is_flag=True, default=False,
+                 help="BESM: a stealthy move (half Speed plus stealth); the round's first."),
+]
+
+
+@click.command("prone")
+@click.argument("name")
+@store_options
+def prone(name: str) -> None:
+    """BESM: drop prone (free); the round's Speed is halved while prone."""
+    record(lambda t, c: t.decide(c, GoProne(name=name)))
+
+
+@click.command("stand")
+@click.argument("name")
+@store_options
+def stand(name: str) -> None:
+    """BESM: stand up from prone, spending 1 square of this round's full Speed."""
+    record(lambda t, c: t.decide(c, StandUp(name=name)))
+
+
+@click.command("act")
+@click.argument("name")
+@click.option("--ranged", is_flag=True, help="A ranged attack (after moving: -2 unless Gun "
+                                              "Bunny).")
+@store_options
+def act(name: str, ranged: bool) -> None:
+    """BESM: record the combatant's one action this round."""
+    record(lambda t, c: t.decide(c, Act(name=name, ranged=ranged)))
+
+
+ENCOUNTER_COMMANDS = [prone, stand, act]
+
+
+def _moved(d: dict[str, object]) -> str:
+    path = d["path"]
+    assert isinstance(path, list)
+    how = "shifts" if d.get("shift") else ("moves stealthily" if d.get("stealthy") else "moves")
+    penalty = f", defence -{d['defense_penalty']}" if d.get("defense_penalty") else ""
+    return (f"{d['name']} {how} {square_text(path[0])} → {square_text(path[-1])} "
+            f"({d['cost']} square(s){penalty})")
+
+
+SUMMARIES = {
+    "CombatantMoved": _moved,
+    "WentProne": lambda d: f"{d['name']} drops prone",
+    "StoodUp": lambda d: f"{d['name']} stands up (1 square)",
+    "Acted": lambda d: f"{d['name']} acts" + (" (ranged" + (
+        f", -{d['ranged_penalty']} for moving)" if d.get("ranged_penalty") else ")")
+        if d.get("ranged") else ""),
+}

@@ -1,0 +1,36 @@
+"""What every command shares: the settings, the store it opened, and how it shows a record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+from cli import render
+from cli.options import Settings
+from tracker.app import Documents, Trek, gm_from_env
+
+
+def settings() -> Settings:
+    return click.get_current_context().ensure_object(Settings)
+
+
+def open_store(*, create: bool = False, writes: bool = True) -> Trek:
+    ctx = click.get_current_context()
+    s = settings()
+    trek = Trek.open(s.db, create=create, writable=writes, gm=gm_from_env(s.gm))
+    s.opened.append(trek)
+    ctx.call_on_close(trek.close)
+    return trek
+
+
+def recorded(docs: Documents) -> None:
+    if settings().json:
+        render.emit_json(docs)
+    else:
+        render.print_events(docs)
+
+
+def record(action: Callable[[Trek, str | None], Documents]) -> None:
+    trek = open_store()
+    recorded(action(trek, settings().campaign))

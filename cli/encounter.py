@@ -1,0 +1,198 @@
+"""`trek encounter`: round-by-round movement on a battle map, every ruleset's shared commands.
+
+A ruleset's own options for `encounter move` and its own subcommands (BESM's prone, stand and
+act, say) come from its command-line module, mounted from the registry.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli import render
+from cli.context import open_store, record, settings
+from cli.options import KeyValue, SquareType, store_options
+from domain.errors import MapError, TrackerError
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.state import Side
+from tracker.registry import RULESETS
+
+DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
+
+
+@click.group()
+def encounter() -> None:
+    """Fights and scenes round by round on a battle map: who moved how far, who is prone."""
+
+
+def read_map(map_file: Path) -> str:
+    try:
+        return map_file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TrackerError(f"cannot read the battle map {map_file}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TrackerError(f"the battle map {map_file} is not UTF-8 text") from None
+
+
+@encounter.command("start")
+@click.argument("name")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A TOML battle map (grid, rows, legend); without one, an open plain.")
+@store_options
+def start(name: str, map_file: Path | None) -> None:
+    """Open an encounter NAME (one at a time)."""
+    map_text = read_map(map_file) if map_file is not None else None
+    try:
+        record(lambda t, c: t.start_encounter(c, name, map_text))
+    except MapError as error:
+        raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
+
+
+def _facing(value: str | None) -> str | None:
+    return value.upper() if value is not None else None
+
+
+@encounter.command("join")
+@click.argument("character")
+@click.option("--at", "at", type=SquareType(), required=True, help="The cell X,Y.")
+@click.option("--facing", help=f"The direction it faces ({DIRECTIONS_HELP}).")
+@store_options
+def join(character: str, at: Square, facing: str | None) -> None:
+    """Bring a roster character into the encounter, on the party's side."""
+    command = EnterCombatant(name=character, at=at, facing=_facing(facing))
+    record(lambda t, c: t.enter_combatant(c, command))
+
+
+@encounter.command("add")
+@click.argument("name")
+@click.option("--side", type=click.Choice(["ally", "enemy"]), required=True,
+              help="Whose side it fights on.")
+@click.option("--at", "at", type=SquareType(), required=True, help="The cell X,Y.")
+@click.option("--facing", help=f"The direction it faces ({DIRECTIONS_HELP}).")
+@click.option("--body", type=int, help="BESM Body (1-12).")
+@click.option("--mind", type=int, help="BESM Mind (1-12).")
+@click.option("--soul", type=int, help="BESM Soul (1-12).")
+@click.option("--might", type=int, help="Cypher Might pool.")
+@click.option("--speed", type=int, help="Cypher Speed pool.")
+@click.option("--intellect", type=int, help="Cypher Intellect pool.")
+@click.option("--skill", "skills", type=KeyValue(), multiple=True,
+              help="A skill and its level, e.g. stealth=2 (repeatable).")
+@click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
+              help="An attribute and its level, e.g. speed-burst=1 (repeatable).")
+@store_options
+def add(name: str, side: str, at: Square, facing: str | None, body: int | None,
+        mind: int | None, soul: int | None, might: int | None, speed: int | None,
+        intellect: int | None, skills: tuple[tuple[str, int], ...],
+        attributes: tuple[tuple[str, int], ...]) -> None:
+    """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
+    options = CharacterOptions(name=name, body=body, mind=mind, soul=soul, might=might,
+                               speed=speed, intellect=intellect, skills=dict(skills),
+                               attributes=dict(attributes))
+    command = EnterCombatant(name=name, at=at, side=Side(side), facing=_facing(facing),
+                             from_roster=False, options=options)
+    record(lambda t, c: t.enter_combatant(c, command))
+
+
+@encounter.command("remove")
+@click.argument("name")
+@store_options
+def remove(name: str) -> None:
+    """Take a combatant out of the fight (fled, fallen); its cell is free again."""
+    record(lambda t, c: t.remove_combatant(c, name))
+
+
+@encounter.command("round")
+@store_options
+def round_(**options: Any) -> None:
+    """Start the next round: every combatant's movement is fresh."""
+    given = {k: v for k, v in options.items() if v not in (None, False, ())}
+    record(lambda t, c: t.start_round(c, StartRound(options=given)))
+
+
+@encounter.command("move")
+@click.argument("name")
+@click.argument("directions", nargs=-1)
+@click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
+@store_options
+def move(name: str, directions: tuple[str, ...], to: Square | None, **options: Any) -> None:
+    """Move a combatant: steps (N NE E SE S SW W NW) or --to X,Y, all or nothing."""
+    if directions and to is not None:
+        raise click.UsageError("give directions or --to X,Y, not both")
+    if not directions and to is None:
+        raise click.UsageError(f"give directions ({DIRECTIONS_HELP}) or --to X,Y")
+    given = {k: v for k, v in options.items() if v not in (None, False, ())}
+    command = MoveCombatant(name=name, steps=tuple(d.upper() for d in directions), to=to,
+                            options=given)
+    record(lambda t, c: t.move_combatant(c, command))
+
+
+@encounter.command("status")
+@store_options
+def status() -> None:
+    """The battle map with each combatant's initial, and who has moved, what remains and
+    any penalties (`--json`: the document scripts read, null with no encounter)."""
+    doc = open_store(writes=False).encounter_status(settings().campaign)
+    if settings().json:
+        render.emit_json(doc)
+    elif doc is None:
+        render.console.print("No encounter is open; `trek encounter start NAME` opens one.")
+    else:
+        render.print_encounter(doc)
+
+
+@encounter.command("show")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False, writable=True,
+                                                   path_type=Path), required=True,
+              help="Write the battle map as an SVG picture to this file.")
+@store_options
+def show(svg_file: Path) -> None:
+    """Draw the encounter: grid, walls and terrain, combatants by side, this round's paths."""
+    from cli.svg import encounter_svg
+
+    doc = open_store(writes=False).encounter_picture(settings().campaign)
+    if doc is None:
+        raise TrackerError("no encounter is open; `trek encounter start NAME` opens one")
+    try:
+        svg_file.write_text(encounter_svg(doc), encoding="utf-8")
+    except OSError as error:
+        raise TrackerError(f"cannot write {svg_file}: {error.strerror}") from None
+    if settings().json:
+        render.emit_json({"svg": str(svg_file), "round": doc["round"],
+                          "paths": len(doc["paths"])})
+    else:
+        render.console.print(f"Wrote {svg_file}.", markup=False)
+
+
+@encounter.command("end")
+@store_options
+def end() -> None:
+    """Close the encounter; overland travel may go on."""
+    record(lambda t, c: t.end_encounter(c))
+
+
+def _mount_ruleset_parts() -> None:
+    """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
+    a campaign under another ruleset refuses them with a sentence."""
+    seen: set[str] = set()
+    for ruleset in RULESETS:
+        if ruleset.command_line is None:
+            continue
+        module = importlib.import_module(ruleset.command_line)
+        for option in getattr(module, "ENCOUNTER_MOVE_OPTIONS", []):
+            if option.name not in seen:
+                seen.add(option.name)
+                move.params.append(option)
+        for option in getattr(module, "ENCOUNTER_ROUND_OPTIONS", []):
+            if option.name not in seen:
+                seen.add(option.name)
+                round_.params.append(option)
+        for command in getattr(module, "ENCOUNTER_COMMANDS", []):
+            if command.name not in encounter.commands:
+                encounter.add_command(command)
+
+
+_mount_ruleset_parts()

@@ -1,0 +1,153 @@
+"""Battle maps as SVG: the grid (squares or flat-topped hexes), walls and terrain, coordinates
+on the edges, combatants coloured by side, and this round's paths as arrows.
+
+Hand-written SVG: every text a GM typed goes through `html.escape`, so a character called
+`<script>` is drawn as those letters.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+from typing import Any
+
+CELL = 40
+MARGIN = 28
+LEGEND_ROW = 18
+SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
+TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
+                "rough": "#d9c48f", "water": "#8fb8de", "deep-water": "#5b8fc4",
+                "shallow-water": "#a9cce8", "treacherous": "#c9a27a", "stairs": "#bdb3a0"}
+
+
+def _t(value: object) -> str:
+    return escape(str(value), quote=True)
+
+
+def _extent(doc: dict[str, Any]) -> tuple[range, range]:
+    battle_map = doc["map"]
+    if battle_map is not None:
+        return range(battle_map["width"]), range(battle_map["height"])
+    points = [(c["position"]["x"], c["position"]["y"]) for c in doc["combatants"].values()]
+    for path in doc.get("paths", []):
+        points += [(cell["x"], cell["y"]) for cell in path["path"]]
+    points = points or [(0, 0)]
+    xs = range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2)
+    ys = range(min(y for _, y in points) - 1, max(y for _, y in points) + 2)
+    return xs, ys
+
+
+def _terrain(doc: dict[str, Any], x: int, y: int) -> str:
+    battle_map = doc["map"]
+    if battle_map is None:
+        return "open"
+    return str(battle_map["legend"][battle_map["rows"][y][x]]["terrain"])
+
+
+class _Layout:
+    """Where a cell's centre is drawn, and the outline of a cell."""
+
+    def __init__(self, grid: str, xs: range, ys: range) -> None:
+        self.hex = grid == "hex"
+        self.xs, self.ys = xs, ys
+        self.size = CELL / 2 if not self.hex else CELL / math.sqrt(3)
+
+    def centre(self, x: int, y: int) -> tuple[float, float]:
+        col, row = x - self.xs.start, y - self.ys.start
+        if not self.hex:
+            return MARGIN + col * CELL + CELL / 2, MARGIN + row * CELL + CELL / 2
+        height = math.sqrt(3) * self.size
+        # Odd columns (by map x, as the rules count them) sit half a hex lower.
+        return (MARGIN + self.size + col * 1.5 * self.size,
+                MARGIN + height / 2 + row * height + (height / 2 if x % 2 else 0))
+
+    def outline(self, x: int, y: int) -> str:
+        cx, cy = self.centre(x, y)
+        if not self.hex:
+            h = CELL / 2
+            corners = [(cx - h, cy - h), (cx + h, cy - h), (cx + h, cy + h), (cx - h, cy + h)]
+        else:
+            corners = [(cx + self.size * math.cos(math.radians(60 * i)),
+                        cy + self.size * math.sin(math.radians(60 * i))) for i in range(6)]
+        return " ".join(f"{px:.1f},{py:.1f}" for px, py in corners)
+
+    def size_of_board(self) -> tuple[float, float]:
+        cols, rows = len(self.xs), len(self.ys)
+        if not self.hex:
+            return cols * CELL, rows * CELL
+        height = math.sqrt(3) * self.size
+        return (1.5 * self.size * (cols - 1) + 2 * self.size,
+                rows * height + (height / 2 if cols > 1 else 0))
+
+
+def encounter_svg(doc: dict[str, Any]) -> str:
+    """The encounter document (`encounter status --json` plus this round's `paths`) as SVG."""
+    xs, ys = _extent(doc)
+    layout = _Layout(doc["grid"], xs, ys)
+    board_w, board_h = layout.size_of_board()
+    names = list(doc["combatants"])
+    width = max(board_w + 2 * MARGIN, 360)
+    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1)
+    title = f"{doc['name']}, round {doc['round']}"
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
+        f"<title>{_t(title)}</title>",
+        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
+        'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+        'fill="#333"/></marker></defs>',
+        f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
+        '<g class="cells" stroke="#999" stroke-width="1">',
+    ]
+    for y in ys:
+        for x in xs:
+            terrain = _terrain(doc, x, y)
+            out.append(f'<polygon class="cell {_t(terrain)}" data-x="{x}" data-y="{y}" '
+                       f'points="{layout.outline(x, y)}" '
+                       f'fill="{TERRAIN_FILL.get(terrain, "#eeeeee")}"/>')
+    out.append("</g>")
+    out.append('<g class="coordinates" fill="#555" text-anchor="middle">')
+    for x in xs:
+        cx, _ = layout.centre(x, ys.start)
+        out.append(f'<text x="{cx:.1f}" y="{MARGIN - 8}">{x}</text>')
+    for y in ys:
+        _, cy = layout.centre(xs.start, y)
+        out.append(f'<text x="{MARGIN / 2:.1f}" y="{cy + 4:.1f}">{y}</text>')
+    out.append("</g>")
+    out.append('<g class="paths" fill="none" stroke="#333" stroke-width="3" '
+               'stroke-linejoin="round" opacity="0.75">')
+    for move in doc.get("paths", []):
+        centres = [layout.centre(cell["x"], cell["y"]) for cell in move["path"]]
+        # The arrow stops at the edge of the token it leads to, so its head shows.
+        (px, py), (ex, ey) = centres[-2], centres[-1]
+        span = math.hypot(ex - px, ey - py) or 1.0
+        pull = min(CELL * 0.4, span / 2) / span
+        centres[-1] = (ex - (ex - px) * pull, ey - (ey - py) * pull)
+        points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
+        out.append(f'<polyline class="path" data-name="{_t(move["name"])}" points="{points}" '
+                   'marker-end="url(#arrow)"/>')
+    out.append("</g>")
+    out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
+    for name, c in doc["combatants"].items():
+        cx, cy = layout.centre(c["position"]["x"], c["position"]["y"])
+        colour = SIDE_COLOURS.get(c["side"], "#555")
+        mark = next((ch for ch in name if ch.isalnum()), "?").upper()
+        out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}">'
+                   f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CELL * 0.36:.1f}" '
+                   f'fill="{colour}" stroke="white" stroke-width="2"/>'
+                   f'<text x="{cx:.1f}" y="{cy + 4:.1f}" fill="white">{_t(mark)}</text>'
+                   f"<title>{_t(name)}</title></g>")
+    out.append("</g>")
+    top = board_h + 2 * MARGIN + 12
+    out.append(f'<text class="caption" x="{MARGIN}" y="{top:.0f}" font-weight="bold">'
+               f"{_t(title)}</text>")
+    for row, (name, c) in enumerate(doc["combatants"].items(), start=1):
+        colour = SIDE_COLOURS.get(c["side"], "#555")
+        line_y = top + row * LEGEND_ROW
+        remaining = "-" if c.get("remaining") is None else c["remaining"]
+        out.append(f'<g class="legend-row"><circle cx="{MARGIN + 6}" cy="{line_y - 4}" r="6" '
+                   f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">{_t(name)} '
+                   f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
+                   f'moved {_t(c["moved"])}, {_t(remaining)} left</text></g>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,108 @@
+"""The commands only BESM overland travel offers, each with the labels its rolls go under."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from domain.ruleset import Command
+
+# The labels rolls are keyed by (and recorded under); a forced march rolls one per rider or
+# driver, under that character's name.
+SHORTCUT_ROLL = "shortcut"
+NIGHT_TRAVEL_ROLL = "night travel"
+FORAGE_ROLL = "forage"
+REPAIR_ROLL = "repair"
+
+
+def _given(label: str, roll: int | None) -> dict[str, int]:
+    return {label: roll} if roll is not None else {}
+
+
+@dataclass(frozen=True)
+class TakeShortcut(Command):
+    overland: ClassVar[bool] = True
+    what: ClassVar[str] = "shortcut"
+
+    name: str
+    roll: int | None = None
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return _given(SHORTCUT_ROLL, self.roll)
+
+
+@dataclass(frozen=True)
+class ForcedMarch(Command):
+    overland: ClassVar[bool] = True
+    what: ClassVar[str] = "forced march"
+
+    # Rider or driver name -> the total the GM rolled for them.
+    rolls: Mapping[str, int] = field(default_factory=dict)
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return dict(self.rolls)
+
+
+@dataclass(frozen=True)
+class TravelByNight(Command):
+    overland: ClassVar[bool] = True
+    what: ClassVar[str] = "night travel"
+
+    roll: int | None = None
+    by: str | None = None
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return _given(NIGHT_TRAVEL_ROLL, self.roll)
+
+
+@dataclass(frozen=True)
+class Forage(Command):
+    overland: ClassVar[bool] = True
+    what: ClassVar[str] = "forage"
+
+    roll: int | None = None
+    by: str | None = None
+    take: str = "provisions"
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return _given(FORAGE_ROLL, self.roll)
+
+
+@dataclass(frozen=True)
+class Repair(Command):
+    overland: ClassVar[bool] = True
+    what: ClassVar[str] = "repair"
+
+    conveyance: str
+    by: str
+    roll: int | None = None
+
+    def given_rolls(self) -> Mapping[str, int]:
+        return _given(REPAIR_ROLL, self.roll)
+
+
+@dataclass(frozen=True)
+class GoProne(Command):
+    what: ClassVar[str] = "going prone"
+
+    name: str
+
+
+@dataclass(frozen=True)
+class StandUp(Command):
+    what: ClassVar[str] = "standing up"
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Act(Command):
+    what: ClassVar[str] = "action"
+
+    name: str
+    ranged: bool = False
+
+
+COMMANDS: frozenset[type[Command]] = frozenset(
+    {TakeShortcut, ForcedMarch, TravelByNight, Forage, Repair, GoProne, StandUp, Act})

@@ -1,0 +1,180 @@
+"""BESM overland travel's events: each one a fact holding its full outcome."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from domain.dice import Roll
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.state import ConveyanceState, Day, Game
+
+
+class DayStarted(TrekEvent):
+    number: int
+    base: int = 0
+    budget: int = 0
+
+    def apply_to(self, game: Game) -> None:
+        game.day = Day(number=self.number, open=True, budget=self.budget)
+
+
+class Moved(TrekEvent):
+    """The party walked `path` (its first square is where it stood), one budget point a step."""
+
+    path: list[Square]
+    cost: int
+    through_hazard: bool = False
+
+    def distance(self) -> tuple[int, int]:
+        return len(self.path) - 1, 0
+
+    def apply_to(self, game: Game) -> None:
+        game.position = self.path[-1]
+        game.day.used += self.cost
+
+
+class ShortcutAttempted(TrekEvent):
+    name: str
+    roll: Roll
+    bonus: int
+    opened: list[Square] = Field(default_factory=list)
+
+    def rolls(self) -> list[Roll]:
+        return [self.roll]
+
+    def apply_to(self, game: Game) -> None:
+        game.day.shortcuts_tried.append(self.name)
+        if self.roll.success:
+            game.day.budget += self.bonus
+            game.day.opened.extend(self.opened)
+
+
+class ForcedMarched(TrekEvent):
+    base: int
+    provisions: int
+    fuel: int
+    strain_rolls: list[Roll]
+    # Conveyance name -> pending strain added by this march.
+    strain: dict[str, int] = Field(default_factory=dict)
+
+    def rolls(self) -> list[Roll]:
+        return list(self.strain_rolls)
+
+    def apply_to(self, game: Game) -> None:
+        game.supplies["provisions"] -= self.provisions
+        game.supplies["fuel"] -= self.fuel
+        game.day.budget += self.base
+        for name, points in self.strain.items():
+            game.conveyances[name].pending_strain += points
+
+
+class NightTravelled(TrekEvent):
+    roll: Roll
+    base: int
+    gained: int
+    # How each character in the party travelled tonight: decides the default rest mode.
+    rest_defaults: dict[str, str] = Field(default_factory=dict)
+
+    def rolls(self) -> list[Roll]:
+        return [self.roll]
+
+    def apply_to(self, game: Game) -> None:
+        game.day.budget += self.gained
+        game.day.night_travelled = True
+        game.day.night_roles = dict(self.rest_defaults)
+
+
+class Foraged(TrekEvent):
+    roll: Roll
+    take: str
+    gained: int
+
+    def rolls(self) -> list[Roll]:
+        return [self.roll]
+
+    def apply_to(self, game: Game) -> None:
+        game.day.used += 1
+        game.day.forages += 1
+        game.supplies[self.take] += self.gained
+
+
+class Repaired(TrekEvent):
+    conveyance: str
+    roll: Roll
+    restored: int
+
+    def repair_record(self) -> dict[str, Any] | None:
+        return {"conveyance": self.conveyance, "by": self.roll.by,
+                "success": self.roll.success, "levels_restored": self.restored}
+
+    def rolls(self) -> list[Roll]:
+        return [self.roll]
+
+    def apply_to(self, game: Game) -> None:
+        game.day.repaired = True
+        game.conveyances[self.conveyance].level += self.restored
+
+
+class StrainLanded(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    lost: int
+    level: int
+    state: ConveyanceState
+
+
+class Recovery(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    mode: str
+    health: int
+    energy: int
+
+
+class Upkeep(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    needed: int
+    spent: int
+    shortfall: int
+
+
+class DayEnded(TrekEvent):
+    closes_day: ClassVar[bool] = True
+
+    number: int
+    strain: dict[str, StrainLanded] = Field(default_factory=dict)
+    on_foot: list[str] = Field(default_factory=list)
+    hours: int = 8
+    # Health and Energy regained at the night's rate; the fold caps them at the maxima.
+    recovery: dict[str, Recovery] = Field(default_factory=dict)
+    upkeep: dict[str, Upkeep] = Field(default_factory=dict)
+    # The characters whose rest mode the GM chose (--rest); the others took the default, which
+    # a re-check works out again. None on events recorded before this was kept: all as chosen.
+    chosen: list[str] | None = None
+
+    def apply_to(self, game: Game) -> None:
+        for name, landed in self.strain.items():
+            conveyance = game.conveyances[name]
+            conveyance.level = landed.level
+            conveyance.pending_strain = 0
+            conveyance.state = landed.state
+        for name in self.on_foot:
+            game.characters[name].conveyance = None
+            game.characters[name].role = None
+        for name, gained in self.recovery.items():
+            member = game.characters[name]
+            member.health = min(member.health_max, member.health + gained.health)
+            member.energy = min(member.energy_max, member.energy + gained.energy)
+        for kind, upkeep in self.upkeep.items():
+            game.supplies[kind] -= upkeep.spent
+        game.day.open = False
+
+
+EVENTS: tuple[type[TrekEvent], ...] = (
+    DayStarted, Moved, ShortcutAttempted, ForcedMarched, NightTravelled, Foraged, Repaired,
+    DayEnded,
+)

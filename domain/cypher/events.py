@@ -1,0 +1,77 @@
+"""Cypher long-term travel's events: days of exact fractions, and transit toward a square."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.state import Day, Game, Transit
+
+
+class DayStarted(TrekEvent):
+    """A travel day opens: the whole day is the budget (kept as a fraction in the state)."""
+
+    class_version: ClassVar[int] = 2
+
+    number: int
+
+    def apply_to(self, game: Game) -> None:
+        game.day = Day(number=self.number, open=True)
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        # Release 0.1 shared one day-start event with BESM; its squares were always 0 here.
+        state.pop("base", None)
+        state.pop("budget", None)
+
+
+class DayEnded(TrekEvent):
+    """The travel day closes; this ruleset has no rest or upkeep rules."""
+
+    closes_day: ClassVar[bool] = True
+
+    class_version: ClassVar[int] = 2
+
+    number: int
+    hours: int = 8
+
+    def apply_to(self, game: Game) -> None:
+        game.day.open = False
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        # Release 0.1 shared one day-end event with BESM; its rest fields were always empty.
+        for key in ("strain", "on_foot", "recovery", "upkeep", "chosen"):
+            state.pop(key, None)
+
+
+class Travelled(TrekEvent):
+    """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
+
+    # The square left, then every square arrived at.
+    path: list[Square]
+    spent: str
+    miles: int = 0
+    # Progress toward a square whose cost is not yet paid: the square and what is left to pay.
+    toward: Square | None = None
+    still_to_pay: str | None = None
+    # A transit given up by turning elsewhere, with the part of a day that was still owed.
+    dropped: Transit | None = None
+
+    def distance(self) -> tuple[int, int]:
+        return len(self.path) - 1, self.miles
+
+    def apply_to(self, game: Game) -> None:
+        from fractions import Fraction
+
+        game.day.spent = str(Fraction(game.day.spent) + Fraction(self.spent))
+        game.day.miles += self.miles
+        game.position = self.path[-1]
+        if self.toward is not None and self.still_to_pay is not None:
+            game.transit = Transit(to=self.toward, remaining=self.still_to_pay)
+        else:
+            game.transit = None
+
+
+EVENTS: tuple[type[TrekEvent], ...] = (DayStarted, Travelled, DayEnded)

@@ -1,0 +1,259 @@
+"""Encounters: combatants on a battle map, round by round, shared by every ruleset.
+
+The core keeps who stands where, on which side, the round, and each combatant's state as the
+ruleset's own document (a dict the ruleset validates with its typed model). Events here carry
+their outcome in full, so folding them needs no rule code; what a round or a move does is the
+ruleset's decision (see `EncounterRules`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import Field
+
+from domain.errors import NotFound, RuleViolation
+from domain.events import TrekEvent
+from domain.geometry import Cell, Square
+from domain.grid import GRIDS
+from domain.ruleset import (
+    Decision,
+    EncounterRules,
+    EnterCombatant,
+    Situation,
+)
+from domain.state import Combatant, Encounter, Game, Side, friends
+from domain.values import CampaignName, Name, check_square
+
+
+def open_encounter(game: Game) -> Encounter:
+    if game.encounter is None:
+        raise NoEncounter("no encounter is open; `trek encounter start NAME` opens one")
+    return game.encounter
+
+
+class NoEncounter(RuleViolation):
+    """An encounter command while none is open."""
+
+
+class EncounterOpen(RuleViolation):
+    """An overland command, or a second encounter, while one is open."""
+
+
+# -- events every ruleset shares ---------------------------------------------------------------
+
+
+class EncounterStarted(TrekEvent):
+    name: CampaignName
+    grid: str = "square"
+    map: dict[str, Any] | None = None
+
+    def apply_to(self, game: Game) -> None:
+        game.encounter = Encounter(name=self.name, grid=self.grid, map=self.map)
+
+
+class CombatantEntered(TrekEvent):
+    """A roster character joined (side party) or someone was added for the fight."""
+
+    name: Name
+    side: Side
+    at: Cell
+    facing: str | None = None
+    from_roster: bool = False
+    stats: dict[str, Any] = Field(default_factory=dict)
+    state: dict[str, Any] = Field(default_factory=dict)
+
+    def apply_to(self, game: Game) -> None:
+        encounter = game.encounter
+        assert encounter is not None, "decided with an open encounter"
+        encounter.combatants[self.name] = Combatant(
+            name=self.name, side=self.side, at=self.at, facing=self.facing,
+            from_roster=self.from_roster, stats=dict(self.stats), state=dict(self.state))
+
+
+class CombatantRemoved(TrekEvent):
+    name: str
+
+    def apply_to(self, game: Game) -> None:
+        encounter = game.encounter
+        assert encounter is not None, "decided with an open encounter"
+        encounter.combatants.pop(self.name, None)
+
+
+class RoundStarted(TrekEvent):
+    """The next round: every combatant's state for it, worked out by the ruleset."""
+
+    number: int
+    states: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    clock: dict[str, Any] = Field(default_factory=dict)
+
+    def apply_to(self, game: Game) -> None:
+        encounter = game.encounter
+        assert encounter is not None, "decided with an open encounter"
+        encounter.round = self.number
+        encounter.clock = dict(self.clock)
+        for name, state in self.states.items():
+            encounter.combatants[name].state = dict(state)
+
+
+class EncounterEnded(TrekEvent):
+    name: str
+    rounds: int
+
+    def apply_to(self, game: Game) -> None:
+        game.encounter = None
+
+
+class CombatantChanged(TrekEvent):
+    """Base of a ruleset's events about one combatant: where it now stands (the end of `path`,
+    when it moved), which way it faces, and its state afterwards."""
+
+    name: str
+    path: list[Cell] = Field(default_factory=list)
+    facing: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+    # Whether this event moved the combatant (the audit counts moves).
+    moves: ClassVar[bool] = False
+
+    def apply_to(self, game: Game) -> None:
+        encounter = game.encounter
+        assert encounter is not None, "decided with an open encounter"
+        combatant = encounter.combatants[self.name]
+        if self.path:
+            combatant.at = self.path[-1]
+        if self.facing is not None:
+            combatant.facing = self.facing
+        combatant.state = dict(self.state)
+
+
+ENCOUNTER_EVENTS: tuple[type[TrekEvent], ...] = (
+    EncounterStarted, CombatantEntered, CombatantRemoved, RoundStarted, EncounterEnded,
+)
+
+
+# -- the battle map ------------------------------------------------------------------------------
+
+
+def cell_terrain(encounter: Encounter, cell: Square) -> dict[str, Any] | None:
+    """The legend entry of a cell (`terrain` and the ruleset's keys), None off the map."""
+    battle_map = encounter.map
+    if battle_map is None:
+        return {"terrain": "open"}
+    rows: list[str] = battle_map["rows"]
+    if not (0 <= cell.y < len(rows) and 0 <= cell.x < len(rows[0])):
+        return None
+    entry: dict[str, Any] = battle_map["legend"][rows[cell.y][cell.x]]
+    return entry
+
+
+def where(cell: Square) -> str:
+    return f"{cell.x},{cell.y}"
+
+
+def check_can_stand(encounter: Encounter, cell: Square, *, name: str) -> None:
+    """A combatant may be put on a cell of the map that is not a wall and holds nobody."""
+    terrain = cell_terrain(encounter, cell)
+    if terrain is None:
+        rows = encounter.map["rows"] if encounter.map else []
+        raise RuleViolation(f"{where(cell)} is off the map ({len(rows[0])}×{len(rows)}); "
+                            f"put {name} on a cell inside it")
+    if terrain["terrain"] == "wall":
+        raise RuleViolation(f"{where(cell)} is a wall; put {name} on an open cell")
+    standing = encounter.at(cell)
+    if standing is not None:
+        raise RuleViolation(f"{standing.name} already stands on {where(cell)}; one combatant "
+                            "to a cell")
+
+
+def step_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+    """Why `mover` may not enter `cell` at all (it may still pass a friend's cell), or None."""
+    terrain = cell_terrain(encounter, cell)
+    if terrain is None:
+        return f"{where(cell)} is off the map"
+    if terrain["terrain"] == "wall":
+        return f"{where(cell)} is a wall"
+    standing = encounter.at(cell)
+    if standing is not None and standing.name != mover.name and not friends(
+            standing.side, mover.side):
+        return f"{standing.name}, an enemy, stands on {where(cell)}"
+    return None
+
+
+def end_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+    """Why `mover` may not stop on `cell` (a friend's cell is passed through, never stood on)."""
+    standing = encounter.at(cell)
+    if standing is not None and standing.name != mover.name:
+        return f"{standing.name} stands on {where(cell)}; a move may pass a friend, not stop there"
+    return None
+
+
+# -- commands every ruleset shares ---------------------------------------------------------------
+
+
+def start(situation: Situation, name: str, battle_map: dict[str, Any] | None,
+          grid: str) -> Decision:
+    if situation.game.encounter is not None:
+        raise EncounterOpen(f"the encounter {situation.game.encounter.name} is still open; "
+                            "`trek encounter end` it first")
+    return EncounterStarted, {"name": name, "grid": grid, "map": battle_map}
+
+
+def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
+          recorded: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Decision:
+    """`recorded`: the stats and state an earlier decision gave, when deciding it again."""
+    encounter = open_encounter(situation.game)
+    game = situation.game
+    if command.name in encounter.combatants:
+        raise RuleViolation(f"{command.name} is already in {encounter.name}")
+    character = game.characters.get(command.name)
+    if command.from_roster:
+        if character is None:
+            raise NotFound(f"there is no character called {command.name!r} on the roster; "
+                           "`trek encounter add` brings in someone else")
+    elif character is not None or command.name in game.conveyances:
+        raise RuleViolation(f"{command.name} is on the roster; `trek encounter join "
+                            f"{command.name}` brings a roster character in")
+    check_square(command.at, "the cell")
+    check_can_stand(encounter, command.at, name=command.name)
+    grid = GRIDS[encounter.grid]
+    if command.facing is not None and command.facing not in grid.directions:
+        raise RuleViolation(f"--facing {command.facing} is not a direction on {encounter.grid}s; "
+                            f"use {' '.join(grid.directions)}")
+    stats, state = recorded or rules.enter(situation, command, character)
+    return CombatantEntered, {
+        "name": command.name, "side": command.side, "at": command.at,
+        "facing": command.facing, "from_roster": command.from_roster, "stats": stats,
+        "state": state,
+    }
+
+
+def remove(situation: Situation, name: str) -> Decision:
+    encounter = open_encounter(situation.game)
+    encounter.combatant(name)
+    return CombatantRemoved, {"name": name}
+
+
+def end(situation: Situation) -> Decision:
+    encounter = open_encounter(situation.game)
+    return EncounterEnded, {"name": encounter.name, "rounds": encounter.round}
+
+
+def require_round(encounter: Encounter) -> None:
+    if encounter.round == 0:
+        raise RuleViolation("no round has started; `trek encounter round` starts round 1")
+
+
+def redecide(rules: EncounterRules, situation: Situation, event: TrekEvent) -> Decision | None:
+    """Decide a shared encounter event again, for re-checking history; None if not one."""
+    if isinstance(event, EncounterStarted):
+        return start(situation, event.name, event.map, event.grid)
+    if isinstance(event, CombatantEntered):
+        # The stats were given at the time; the place and the name are what may now clash.
+        return enter(rules, situation, EnterCombatant(
+            name=event.name, at=event.at, side=event.side, facing=event.facing,
+            from_roster=event.from_roster), recorded=(event.stats, event.state))
+    if isinstance(event, CombatantRemoved):
+        return remove(situation, event.name)
+    if isinstance(event, EncounterEnded):
+        return end(situation)
+    return None

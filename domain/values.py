@@ -1,0 +1,113 @@
+"""Bounds on everything a GM types: names, texts and numbers, checked before an event exists.
+
+The same bounds are pydantic constraints on the events themselves, so no event outside them
+can be made, stored or shown; the `check_*` helpers give the sentence a GM reads.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, ValidationError
+
+from domain.errors import RuleViolation
+
+# Supplies and house-rule amounts: far beyond any campaign, far inside every store's integers.
+MAX_AMOUNT = 10**9
+# Skill, attribute and movement levels, and a ruleset's stats and pools.
+MAX_LEVEL = 100
+# Health and Energy maxima and harm.
+MAX_POINTS = 10**6
+# Miles a vehicle travels in a day.
+MAX_MILES = 10_000
+# Squares: an open plain is edgeless, but not endless.
+MAX_COORDINATE = 10**6
+# Names of characters, mounts, vehicles, campaigns and GMs; reasons and titles.
+MAX_NAME = 40
+MAX_CAMPAIGN_NAME = 80
+MAX_TEXT = 200
+MAX_SEED = 2**63 - 1
+# Event numbers: a log never gets near this, and every store's integers hold it.
+MAX_SEQ = 2**62
+
+
+def _shown(text: str) -> str:
+    """A text as it may appear inside a message: control characters made visible."""
+    return repr(text[:MAX_TEXT + 1])
+
+
+def text_problem(text: str, *, limit: int) -> str | None:
+    """Why `text` cannot be recorded as a name or note, or None when it can."""
+    if not text.strip():
+        return "is empty"
+    if len(text) > limit:
+        return f"is {len(text)} characters long; at most {limit} are kept"
+    for char in text:
+        if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            return ("holds a control or invisible character "
+                    f"(U+{ord(char):04X}); use printable text on one line")
+    return None
+
+
+def check_text(text: str, what: str, *, limit: int = MAX_TEXT) -> str:
+    problem = text_problem(text, limit=limit)
+    if problem is not None:
+        raise RuleViolation(f"the {what} {_shown(text)} {problem}")
+    return text
+
+
+def check_name(name: str, what: str = "name", *, limit: int = MAX_NAME) -> str:
+    """A roster name: printable, bounded, and usable in NAME=VALUE options."""
+    check_text(name, what, limit=limit)
+    if name != name.strip():
+        raise RuleViolation(f"the {what} {_shown(name)} starts or ends with a space; "
+                            "give it without")
+    if "=" in name:
+        raise RuleViolation(f"the {what} {_shown(name)} holds '=', which options such as "
+                            "--roll NAME=R use as a separator; pick another name")
+    return name
+
+
+def check_number(value: int, what: str, low: int, high: int) -> int:
+    if not low <= value <= high:
+        raise RuleViolation(f"{what} must be {low:,} to {high:,}, not {value:,}")
+    return value
+
+
+def check_square(square: tuple[int, int], what: str) -> None:
+    x, y = square
+    if abs(x) > MAX_COORDINATE or abs(y) > MAX_COORDINATE:
+        raise RuleViolation(f"{what} {x},{y} is too far out; coordinates stay within "
+                            f"±{MAX_COORDINATE:,}")
+
+
+def _valid_text(limit: int) -> AfterValidator:
+    def validate(text: str) -> str:
+        problem = text_problem(text, limit=limit)
+        if problem is not None:
+            raise ValueError(f"the text {_shown(text)} {problem}")
+        return text
+    return AfterValidator(validate)
+
+
+# Pydantic types for event fields.
+Name = Annotated[str, _valid_text(MAX_NAME)]
+CampaignName = Annotated[str, _valid_text(MAX_CAMPAIGN_NAME)]
+Text = Annotated[str, _valid_text(MAX_TEXT)]
+Amount = Annotated[int, Field(ge=0, le=MAX_AMOUNT)]
+SignedAmount = Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]
+Level = Annotated[int, Field(ge=0, le=MAX_LEVEL)]
+Points = Annotated[int, Field(ge=0, le=MAX_POINTS)]
+Miles = Annotated[int, Field(ge=0, le=MAX_MILES)]
+Seed = Annotated[int, Field(ge=0, le=MAX_SEED)]
+
+
+def refusal(error: ValidationError) -> RuleViolation:
+    """A pydantic refusal of a new event as one sentence naming the field and the bound."""
+    first = error.errors()[0]
+    where = ".".join(str(part) for part in first["loc"]) or "a value"
+    message = str(first["msg"])
+    # pydantic's "Value error, the text ..." reads better without its prefix.
+    message = message.removeprefix("Value error, ")
+    return RuleViolation(f"{where}: {message}; nothing was recorded")

@@ -1,0 +1,164 @@
+"""Fuzzing the command line: command lines generated from the real command tree.
+
+Random options and arguments, huge and negative numbers, unicode, control characters, markup,
+empty and very long strings and malformed --db values. Whatever the line: the exit code is 0,
+1 or 2, nothing is a traceback, no terminal escape reaches the output, and when the exit code
+is 1 or 2 the store's log is exactly as it was.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from cli.main import trek
+
+NAMES = ["Kira", "Oren", "Dusty", "Cart", "kira", "Zed", ""]
+HOSTILE_TEXT = st.one_of(
+    st.sampled_from(["", " ", "a[/]b", "[red]Kira", "[/b] Road", "\x1b[31mred", "tab\there",
+                     "new\nline", "\r", "\x7f", "\u202e", "x" * 5000, "=", "Kira=", "=5",
+                     "-1", "--json", "'; DROP TABLE stored_events; --", "%s", "{}", "ünïcødé",
+                     "😀" * 3]),
+    st.text(min_size=0, max_size=30).filter(lambda s: "\x00" not in s),
+)
+NUMBERS = st.one_of(
+    st.sampled_from(["0", "1", "-1", "12", "13", "10**30", "9223372036854775808",
+                     "-9223372036854775809", "1000000001", "1e3", "0x10", "", " 3", "²"]),
+    st.integers(-10**30, 10**30).map(str),
+)
+DB_VALUES = st.sampled_from([
+    "postgresql://u:pw@127.0.0.1:notaport/x", "postgresql://u:pw@127.0.0.1:99999/x",
+    "postgresql://u:pw@127.0.0.1:-1/x", "postgresql://[::1", "postgresql://", "",
+    "/proc/trek.db", "/nonexistent-folder/trek.db", ".", "postgres://u@/x?password=pw",
+])
+
+
+def value_for(param: click.Parameter) -> st.SearchStrategy[str]:
+    """A strategy for one value of a click parameter, mixing sensible and hostile values."""
+    kind = param.type
+    sensible: st.SearchStrategy[str]
+    if isinstance(kind, click.Choice):
+        sensible = st.sampled_from([str(c) for c in kind.choices])
+    elif isinstance(kind, click.IntRange | click.types.IntParamType):
+        sensible = st.integers(0, 12).map(str)
+    elif kind.name in ("NAME=N",):
+        sensible = st.builds(lambda k, n: f"{k}={n}",
+                             st.sampled_from(["provisions", "ammo", "Kira", "kira", "ride",
+                                              "ground-speed", "upkeep-provisions"]), NUMBERS)
+    elif kind.name in ("NAME=MODE",):
+        sensible = st.builds(lambda k, m: f"{k}={m}", st.sampled_from(NAMES),
+                             st.sampled_from(["camp", "saddle", "none", "x"]))
+    elif kind.name == "X,Y":
+        sensible = st.builds(lambda x, y: f"{x},{y}", NUMBERS, NUMBERS)
+    elif kind.name == "POINT":
+        sensible = st.sampled_from(["1", "now", "day:1", "0", "day:x", "ashes-road@now",
+                                    "99999999999999999999"])
+    elif isinstance(kind, click.Path):
+        sensible = st.sampled_from(["", ".", "/proc/x", "missing.toml", "/dev/null"])
+    else:
+        sensible = st.sampled_from([*NAMES, "N", "E", "SE", "w", "Kessel Pass"])
+    return st.one_of(sensible, NUMBERS, HOSTILE_TEXT)
+
+
+def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
+                                                                           click.Command]]:
+    found: list[tuple[tuple[str, ...], click.Command]] = []
+    for name, command in group.commands.items():
+        if name in ("demo", "watch"):
+            continue  # the demo makes its own store; watch waits on PostgreSQL
+        if isinstance(command, click.Group):
+            found += commands(command, (*prefix, name))
+        else:
+            found.append(((*prefix, name), command))
+    return found
+
+
+COMMANDS = commands(trek)
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> list[str]:
+    path, command = draw(st.sampled_from(COMMANDS))
+    args = list(path)
+    for param in command.params:
+        if not draw(st.booleans()):
+            continue
+        if isinstance(param, click.Argument):
+            count = 1 if param.nargs == 1 else draw(st.integers(0, 3))
+            args += [draw(value_for(param)) for _ in range(count)]
+        elif isinstance(param, click.Option) and param.name not in ("db", "gm", "campaign"):
+            flag = param.opts[-1]
+            if param.is_flag:
+                args.append(flag)
+            else:
+                for _ in range(draw(st.integers(1, 2)) if param.multiple else 1):
+                    args += [flag, draw(value_for(param))]
+    if draw(st.integers(0, 9)) == 0:
+        args += ["--db", draw(DB_VALUES)]
+    if draw(st.booleans()):
+        args.append("--json")
+    return args
+
+
+def log_rows(db: Path) -> list[tuple[Any, ...]]:
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        return conn.execute("SELECT originator_id, originator_version, topic, state "
+                            "FROM stored_events ORDER BY rowid").fetchall()
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A BESM campaign mid-day: two characters, a mount, a vehicle, supplies, a session."""
+    db = tmp_path_factory.mktemp("fuzz") / "template.db"
+    runner = CliRunner()
+    for args in (
+        ["init", "Ashes Road", "--seed", "5"],
+        ["roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4",
+         "--skill", "ride=2"],
+        ["roster", "add-character", "Oren", "--body", "5", "--mind", "6", "--soul", "5"],
+        ["roster", "add-mount", "Dusty", "--move", "ground-speed=1", "--rider", "Kira"],
+        ["roster", "add-vehicle", "Cart", "--move", "ground-speed=1", "--driver", "Oren"],
+        ["supplies", "set", "provisions=5", "fuel=3"],
+        ["session", "start", "One"],
+        ["day", "start"],
+    ):
+        result = runner.invoke(trek, ["--db", str(db), "--gm", "fuzz", *args])
+        assert result.exit_code == 0, result.output
+    return db
+
+
+FUZZ = settings(max_examples=400, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                       HealthCheck.too_slow])
+
+
+@FUZZ
+@given(line=command_lines())
+def test_any_command_line_exits_0_1_or_2_and_a_refusal_records_nothing(
+        line: list[str], template: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    db = tmp_path_factory.mktemp("run") / "trek.db"
+    shutil.copyfile(template, db)
+    before = log_rows(db)
+    explicit_db = "--db" in line
+    args = line if explicit_db else ["--db", str(db), *line]
+    result = CliRunner().invoke(trek, ["--gm", "fuzz", *args], catch_exceptions=True)
+    shown = result.output
+    assert result.exit_code in (0, 1, 2), (line, shown, result.exception)
+    event(f"exit {result.exit_code}")
+    assert result.exception is None or isinstance(result.exception, SystemExit), (
+        line, repr(result.exception))
+    assert "Traceback" not in shown, (line, shown)
+    assert "\x1b" not in shown, (line, shown)
+    if result.exit_code == 1:
+        errors = [row for row in shown.splitlines() if row.startswith("Error: ")]
+        assert len(errors) == 1, (line, shown)
+    if result.exit_code in (1, 2):
+        assert log_rows(db) == before, (line, shown)

@@ -1,0 +1,99 @@
+"""A store written by release 0.1 reads the same in this release, and takes new events.
+
+tests/fixtures/release-0.1.db was written by Trek 0.1 (tests/fixtures/make_release_store.sh)
+and is never rewritten; release-0.1.expected.json is what that release showed for it. A
+change of event shape that forgets its upcaster, or a moved event class whose stored topic no
+longer resolves, fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from cli.main import trek
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+CAMPAIGNS = ("ashes-road", "road-to-qi", "what-if")
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> Path:
+    copy = tmp_path / "release-0.1.db"
+    shutil.copyfile(FIXTURES / "release-0.1.db", copy)
+    return copy
+
+
+def trek_json(db: Path, *args: str) -> Any:
+    result = CliRunner().invoke(trek, ["--db", str(db), *args, "--json"])
+    assert result.exit_code == 0, (result.output, result.exception)
+    return json.loads(result.output)
+
+
+# The one intended difference since release 0.1: a Cypher campaign's day start and day end no
+# longer carry BESM's fields (squares of budget, rest and strain), which were always empty there.
+DROPPED_SINCE_0_1 = {
+    "DayStarted": {"base", "budget"},
+    "DayEnded": {"strain", "on_foot", "recovery", "upkeep", "chosen"},
+}
+
+
+def status_now(status: dict[str, Any]) -> dict[str, Any]:
+    """Release 0.1's status, plus the one key added since: no encounter is open."""
+    return {**status, "encounter": None}
+
+
+def as_shown_now(log: list[dict[str, Any]], ruleset: str) -> list[dict[str, Any]]:
+    if ruleset != "cypher":
+        return log
+    return [{k: v for k, v in entry.items() if k not in DROPPED_SINCE_0_1.get(entry["type"], ())}
+            for entry in log]
+
+
+@pytest.mark.parametrize("slug", CAMPAIGNS)
+def test_an_old_store_shows_the_same_status_and_log(old_store: Path, slug: str) -> None:
+    expected = json.loads((FIXTURES / "release-0.1.expected.json").read_text())[slug]
+    assert trek_json(old_store, "status", "--campaign", slug) == status_now(expected["status"])
+    ruleset = expected["status"]["ruleset"]
+    assert trek_json(old_store, "log", "--campaign", slug) == as_shown_now(expected["log"],
+                                                                            ruleset)
+
+
+def test_an_old_store_verifies_rebuilds_and_records(old_store: Path) -> None:
+    assert trek_json(old_store, "verify")["verified"] is True
+    # Its read models are in release 0.1's tables until something rebuilds them.
+    old_views = CliRunner().invoke(trek, ["--db", str(old_store), "replay", "--verify"])
+    assert old_views.exit_code == 1
+    assert "older release's tables" in old_views.output
+    trek_json(old_store, "replay")
+    assert trek_json(old_store, "replay", "--verify")["verified"] is True
+    expected = json.loads((FIXTURES / "release-0.1.expected.json").read_text())
+    for slug in CAMPAIGNS:
+        shown = trek_json(old_store, "status", "--campaign", slug)
+        assert shown == status_now(expected[slug]["status"])
+    # A new event lands after the old ones: 36 events, then the 37th.
+    [event] = trek_json(old_store, "supplies", "add", "ammo=2", "--campaign", "ashes-road")
+    assert event["seq"] == 37
+    status = trek_json(old_store, "status", "--campaign", "ashes-road")
+    assert status["supplies"]["ammo"] == expected["ashes-road"]["status"]["supplies"]["ammo"] + 2
+    # Undo reaches back into the old history: the day 2 repair (event 34) is cancelled.
+    log = trek_json(old_store, "log", "--campaign", "ashes-road")
+    assert log[33]["type"] == "Repaired"
+    [undo] = trek_json(old_store, "undo", "34", "--campaign", "ashes-road")
+    assert (undo["type"], undo["cancels"]) == ("EventsCancelled", [34])
+    assert trek_json(old_store, "verify")["verified"] is True
+
+
+def test_an_old_store_moves_its_read_models_on_the_first_recording(old_store: Path) -> None:
+    expected = json.loads((FIXTURES / "release-0.1.expected.json").read_text())
+    trek_json(old_store, "supplies", "add", "fuel=1", "--campaign", "what-if")
+    assert trek_json(old_store, "replay", "--verify")["verified"] is True
+    for slug in ("ashes-road", "road-to-qi"):
+        shown = trek_json(old_store, "status", "--campaign", slug)
+        assert shown == status_now(expected[slug]["status"])
+    assert trek_json(old_store, "log", "--campaign", "ashes-road") == expected["ashes-road"]["log"]

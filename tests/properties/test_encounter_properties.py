@@ -1,0 +1,181 @@
+"""Properties of BESM encounters over random rounds of moves, shifts, prone, stand and acts.
+
+Whatever the commands: no combatant spends more than its allowance; two never share a cell and
+none stands on a wall; a refused command leaves the campaign identical; folding the recorded
+events afresh gives the same game; undoing any event and redoing it restores the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from domain.battlemap import load_battle_map
+from domain.besm.combat import CombatState
+from domain.besm.commands import Act, GoProne, StandUp
+from domain.campaign import Campaign, Stamp
+from domain.encounter import cell_terrain
+from domain.errors import RuleViolation
+from domain.events import EventsCancelled, TrekEvent
+from domain.geometry import DIRECTIONS, Square
+from domain.history import fold_live
+from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.state import Side
+from tracker.registry import RULESETS
+
+STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
+ARENA = """\
+[map]
+name = "Yard"
+rows = [
+  "......",
+  ".#::..",
+  ".#....",
+  "...=..",
+]
+
+[legend]
+"." = { terrain = "open" }
+"#" = { terrain = "wall" }
+":" = { terrain = "difficult" }
+"=" = { terrain = "difficult", cost = 3 }
+"""
+NAMES = ("Kira", "Oren", "Bandit", "Wolf")
+PROPERTY = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+Action = Callable[[Campaign], TrekEvent]
+
+
+@dataclass
+class Step:
+    label: str
+    run: Action
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+@dataclass
+class Play:
+    campaign: Campaign
+    events: list[TrekEvent] = field(default_factory=list)
+
+
+def setup() -> Play:
+    besm = RULESETS.named("besm")
+    c = Campaign.start(STAMP, name="Yard", ruleset="besm", rulesets=RULESETS, seed=9,
+                       game_map=None, at=None)
+    c.add_character(CharacterOptions(name="Kira", body=4, mind=4, soul=4,
+                                     attributes={"stealth": 1}))
+    c.add_character(CharacterOptions(name="Oren", body=3, mind=4, soul=4,
+                                     attributes={"speed-burst": 1}))
+    c.start_encounter("Yard", load_battle_map(ARENA, besm.battle_legend))
+    c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
+    c.enter_combatant(EnterCombatant(name="Oren", at=Square(0, 3)))
+    for name, at, attributes in (("Bandit", Square(5, 0), {"gun-bunny": 1}),
+                                 ("Wolf", Square(5, 3), {"speed": 2})):
+        c.enter_combatant(EnterCombatant(
+            name=name, at=at, side=Side.ENEMY, from_roster=False,
+            options=CharacterOptions(name=name, body=3, mind=2, soul=2, attributes=attributes)))
+    return Play(c, c.collect_events())
+
+
+def _move(name: str, steps: list[str], options: dict[str, bool]) -> Step:
+    return Step(f"move {name} {' '.join(steps)} {options}", lambda c: c.move_combatant(
+        MoveCombatant(name=name, steps=tuple(steps), options=options)))
+
+
+def _move_to(name: str, x: int, y: int) -> Step:
+    return Step(f"move {name} --to {x},{y}",
+                lambda c: c.move_combatant(MoveCombatant(name=name, to=Square(x, y))))
+
+
+_NAME = st.sampled_from(NAMES)
+_STEPS = st.one_of(
+    st.builds(_move, _NAME, st.lists(st.sampled_from(list(DIRECTIONS)), min_size=1,
+                                     max_size=4),
+              st.fixed_dictionaries({}, optional={"shift": st.just(True),
+                                                  "stealthy": st.just(True)})),
+    st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3)),
+    st.builds(lambda n: Step(f"prone {n}", lambda c: c.decide(GoProne(name=n))), _NAME),
+    st.builds(lambda n: Step(f"stand {n}", lambda c: c.decide(StandUp(name=n))), _NAME),
+    st.builds(lambda n, r: Step(f"act {n} {r}", lambda c: c.decide(Act(name=n, ranged=r))),
+              _NAME, st.booleans()),
+    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+)
+_SEQUENCES = st.lists(_STEPS, min_size=1, max_size=25).map(
+    lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
+
+
+def play(steps: list[Step], check: Callable[[Campaign], None] | None = None) -> Play:
+    result = setup()
+    for step in steps:
+        before = (result.campaign.version, result.campaign.game.dump())
+        try:
+            step.run(result.campaign)
+        except RuleViolation:
+            assert (result.campaign.version, result.campaign.game.dump()) == before, step
+            continue
+        result.events.extend(result.campaign.collect_events())
+        if check is not None:
+            check(result.campaign)
+    return result
+
+
+def _within_the_rules(c: Campaign) -> None:
+    encounter = c.game.encounter
+    assert encounter is not None
+    cells = [combatant.at for combatant in encounter.combatants.values()]
+    assert len(cells) == len(set(cells))
+    for combatant in encounter.combatants.values():
+        terrain = cell_terrain(encounter, combatant.at)
+        assert terrain is not None
+        assert terrain["terrain"] != "wall"
+        state = CombatState.model_validate(combatant.state)
+        assert 0 <= state.moved <= max(state.speed, state.full_speed)
+        assert state.speed <= state.full_speed
+
+
+@PROPERTY
+@given(_SEQUENCES)
+def test_no_combatant_overspends_or_shares_a_cell_or_stands_on_a_wall(
+        steps: list[Step]) -> None:
+    play(steps, _within_the_rules)
+
+
+@PROPERTY
+@given(_SEQUENCES)
+def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
+    result = play(steps)
+    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+
+
+@PROPERTY
+@given(_SEQUENCES, st.data())
+def test_undoing_any_event_then_redoing_it_restores_the_same_state(
+        steps: list[Step], data: st.DataObject) -> None:
+    result = play(steps)
+    campaign = result.campaign
+    undoable = [e.seq for e in result.events if type(e).undoable]
+    assume(undoable)
+    seq = data.draw(st.sampled_from(undoable))
+    state = campaign.game.dump()
+    before = fold_live(result.events[:seq - 1], campaign.is_live)
+    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
+                               cascade=True, reason=None)
+    result.events.extend(campaign.collect_events())
+    assert isinstance(reversal, EventsCancelled)
+    # What remains is the fold of the live events, and the record keeps everything.
+    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
+    # Redo the reversal (`trek redo` of its seq: everything it cancelled): the state is back.
+    k = min(reversal.cancels)
+    earlier = fold_live(result.events[:k - 1], campaign.is_live)
+    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
+                     reason=None)
+    result.events.extend(campaign.collect_events())
+    assert campaign.game.dump() == state

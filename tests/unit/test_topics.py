@@ -1,0 +1,58 @@
+"""Stored topics resolve only through Trek's own list of event classes."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+import pytest
+
+from domain.besm import events as besm_events
+from domain.cypher import events as cypher_events
+from domain.events import CharacterAdded
+from tracker.registry import RULESETS
+from tracker.topics import Topics, UnknownTopic
+
+CAMPAIGN = uuid.UUID(int=3)
+
+
+def resolve(topic: str, ruleset: str | None = "besm") -> type[object]:
+    return Topics(RULESETS).resolve(topic, CAMPAIGN, lambda _campaign: ruleset)
+
+
+def test_a_topic_naming_another_module_is_refused_and_never_imported() -> None:
+    assert "this" not in sys.modules
+    with pytest.raises(UnknownTopic, match="does not know"):
+        resolve("this:x")
+    assert "this" not in sys.modules
+
+
+@pytest.mark.parametrize("topic", ["domain.events:Nothing", "os:system", "domain.events:",
+                                   "", "domain.besm.events:Travelled"])
+def test_topics_outside_the_list_are_refused(topic: str) -> None:
+    with pytest.raises(UnknownTopic):
+        resolve(topic)
+
+
+def test_current_topics_name_their_classes() -> None:
+    assert resolve("domain.events:CharacterAdded") is CharacterAdded
+    assert resolve("domain.besm.events:ForcedMarched") is besm_events.ForcedMarched
+    assert resolve("domain.cypher.events:Travelled") is cypher_events.Travelled
+
+
+def test_release_0_1_topics_of_one_ruleset_resolve_whatever_the_campaign() -> None:
+    assert resolve("domain.events:ForcedMarched", None) is besm_events.ForcedMarched
+    assert resolve("domain.events:Travelled", None) is cypher_events.Travelled
+
+
+@pytest.mark.parametrize(("ruleset", "module"), [("besm", besm_events),
+                                                  ("cypher", cypher_events)])
+def test_release_0_1_day_events_resolve_by_the_campaign_ruleset(ruleset: str,
+                                                                 module: object) -> None:
+    assert resolve("domain.events:DayStarted", ruleset) is module.DayStarted
+    assert resolve("domain.events:DayEnded", ruleset) is module.DayEnded
+
+
+def test_a_release_0_1_day_event_of_an_unknown_campaign_is_refused() -> None:
+    with pytest.raises(UnknownTopic):
+        resolve("domain.events:DayEnded", None)

@@ -1,0 +1,66 @@
+"""Which event class a stored topic names: an allow-list, never an import of whatever a row says.
+
+New events are stored under their class's module path. Release 0.1 stored every event under
+`domain.events:NAME`; those topics still resolve: to the one class of that name, or, for the
+day-clock events each ruleset now has its own of, to the class of the campaign's ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from uuid import UUID
+
+from pydantic import BaseModel
+
+from domain.errors import TrackerError
+from domain.events import TrekEvent
+from domain.ruleset import Registry
+
+LEGACY_MODULE = "domain.events"
+
+
+class UnknownTopic(TrackerError):
+    """A stored row names an event class this release does not know."""
+
+
+def topic_of(cls: type[object]) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+class Topics:
+    """Topic -> class for every event this release knows, and release 0.1's topics."""
+
+    def __init__(self, rulesets: Registry, others: Iterable[type[BaseModel]] = ()) -> None:
+        self.by_topic: dict[str, type[BaseModel]] = {}
+        # Release 0.1 name -> {ruleset name or "" for every campaign: class}.
+        self.legacy: dict[str, dict[str, type[TrekEvent]]] = {}
+        for cls in rulesets.shared:
+            self.by_topic[topic_of(cls)] = cls
+            self.legacy.setdefault(cls.__name__, {})[""] = cls
+        for ruleset in rulesets:
+            for own in ruleset.events:
+                self.by_topic[topic_of(own)] = own
+                self.legacy.setdefault(own.__name__, {})[ruleset.name] = own
+        for other in others:
+            self.by_topic[topic_of(other)] = other
+
+    def resolve(self, topic: str, originator_id: UUID,
+                ruleset_of: Callable[[UUID], str | None]) -> type[BaseModel]:
+        cls = self.by_topic.get(topic)
+        if cls is not None:
+            return cls
+        module, _, name = topic.partition(":")
+        choices = self.legacy.get(name) if module == LEGACY_MODULE else None
+        if choices:
+            if "" in choices:
+                return choices[""]
+            if len(choices) == 1:
+                return next(iter(choices.values()))
+            ruleset = ruleset_of(originator_id)
+            if ruleset in choices:
+                return choices[ruleset]
+        raise UnknownTopic(
+            f"the store holds an event of a kind this release does not know ({topic}); it "
+            "may have been written by a newer Trek, or edited behind Trek's back "
+            "(`trek verify` checks)"
+        )
