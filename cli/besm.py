@@ -9,7 +9,6 @@ from cli.context import record
 from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
 from cli.render import square_text
 from domain.besm.commands import (
-    Act,
     Forage,
     ForcedMarch,
     GoProne,
@@ -104,17 +103,7 @@ def stand(name: str) -> None:
     record(lambda t, c: t.decide(c, StandUp(name=name)))
 
 
-@click.command("act")
-@click.argument("name")
-@click.option("--ranged", is_flag=True, help="A ranged attack (after moving: -2 unless Gun "
-                                              "Bunny).")
-@store_options
-def act(name: str, ranged: bool) -> None:
-    """BESM: record the combatant's one action this round."""
-    record(lambda t, c: t.decide(c, Act(name=name, ranged=ranged)))
-
-
-ENCOUNTER_COMMANDS = [prone, stand, act]
+ENCOUNTER_COMMANDS = [prone, stand]
 
 
 def _moved(d: dict[str, object]) -> str:

@@ -14,10 +14,10 @@ import click
 
 from cli import render
 from cli.context import open_store, record, settings
-from cli.options import KeyValue, SquareType, store_options
+from cli.options import KeyValue, SquareType, given_extras, store_options
 from domain.errors import MapError, TrackerError
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from tracker.registry import RULESETS
 
@@ -87,11 +87,11 @@ def join(character: str, at: Square, facing: str | None) -> None:
 def add(name: str, side: str, at: Square, facing: str | None, body: int | None,
         mind: int | None, soul: int | None, might: int | None, speed: int | None,
         intellect: int | None, skills: tuple[tuple[str, int], ...],
-        attributes: tuple[tuple[str, int], ...]) -> None:
+        attributes: tuple[tuple[str, int], ...], **extra: Any) -> None:
     """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
     options = CharacterOptions(name=name, body=body, mind=mind, soul=soul, might=might,
                                speed=speed, intellect=intellect, skills=dict(skills),
-                               attributes=dict(attributes))
+                               attributes=dict(attributes), extra=given_extras(extra))
     command = EnterCombatant(name=name, at=at, side=Side(side), facing=_facing(facing),
                              from_roster=False, options=options)
     record(lambda t, c: t.enter_combatant(c, command))
@@ -167,6 +167,19 @@ def show(svg_file: Path) -> None:
         render.console.print(f"Wrote {svg_file}.", markup=False)
 
 
+@encounter.command("act")
+@click.argument("name")
+@click.argument("kind", required=False)
+@click.option("--ranged", is_flag=True,
+              help="BESM: a ranged attack (after moving: -2 unless Gun Bunny).")
+@store_options
+def act(name: str, kind: str | None, ranged: bool) -> None:
+    """Record a combatant's action. BESM: the round's one action (`--ranged` for a ranged
+    attack). Move-Points: KIND `move` (half the Full Move in MP) or `full` (the Full Move)."""
+    command = Act(name=name, kind=kind.lower() if kind is not None else None, ranged=ranged)
+    record(lambda t, c: t.decide(c, command))
+
+
 @encounter.command("end")
 @store_options
 def end() -> None:
@@ -190,6 +203,10 @@ def _mount_ruleset_parts() -> None:
             if option.name not in seen:
                 seen.add(option.name)
                 round_.params.append(option)
+        for option in getattr(module, "CHARACTER_OPTIONS", []):
+            if option.name not in seen:
+                seen.add(option.name)
+                add.params.append(option)
         for command in getattr(module, "ENCOUNTER_COMMANDS", []):
             if command.name not in encounter.commands:
                 encounter.add_command(command)

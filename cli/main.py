@@ -21,6 +21,7 @@ from cli.options import (
     PointType,
     Settings,
     SquareType,
+    given_extras,
     store_options,
 )
 from cli.watch import watch
@@ -207,12 +208,12 @@ def roster() -> None:
 def add_character(name: str, body: int | None, mind: int | None, soul: int | None,
                   might: int | None, speed: int | None, intellect: int | None,
                   skills: tuple[tuple[str, int], ...], attributes: tuple[tuple[str, int], ...],
-                  health_max: int | None, energy_max: int | None) -> None:
-    """Add a character to the party."""
+                  health_max: int | None, energy_max: int | None, **extra: Any) -> None:
+    """Add a character to the party (each ruleset's stat options are listed below)."""
     options = CharacterOptions(
         name=name, body=body, mind=mind, soul=soul, might=might, speed=speed,
         intellect=intellect, skills=dict(skills), attributes=dict(attributes),
-        health_max=health_max, energy_max=energy_max,
+        health_max=health_max, energy_max=energy_max, extra=given_extras(extra),
     )
     record(lambda t, c: t.add_character(c, options))
 
@@ -574,11 +575,16 @@ def _mount_ruleset_commands() -> None:
     """Each ruleset's own commands, from the registry; a campaign under another ruleset
     refuses them with a sentence."""
     seen: set[str] = set()
+    seen_options: set[str] = set()
     for ruleset in RULESETS:
         if ruleset.command_line is None:
             continue
         module = importlib.import_module(ruleset.command_line)
         render.add_summaries(getattr(module, "SUMMARIES", {}))
+        for option in getattr(module, "CHARACTER_OPTIONS", []):
+            if option.name not in seen_options:
+                seen_options.add(option.name)
+                add_character.params.append(option)
         for command in module.COMMANDS:
             if command.name not in seen:
                 seen.add(command.name)

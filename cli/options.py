@@ -62,6 +62,12 @@ def store_options(func: F) -> F:
     return func
 
 
+def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
+    """The ruleset stat options actually given (click passes every mounted one)."""
+    return {key: list(value) if isinstance(value, tuple) else value
+            for key, value in extra.items() if value not in (None, False, ())}
+
+
 class KeyValue(click.ParamType[tuple[str, int]]):
     """NAME=N with a whole number, as in --skill navigation=2 or provisions=3."""
 

@@ -296,7 +296,11 @@ def print_chain(result: dict[str, Any]) -> None:
 # -- encounters ----------------------------------------------------------------------------------
 
 _SIDE_STYLE = {"party": "bold green", "ally": "bold cyan", "enemy": "bold red"}
-_TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":"}
+_TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":", "rough": ":", "water": "~",
+                 "deep-water": "~", "shallow-water": "-", "treacherous": ";", "stairs": "=",
+                 "high-gravity": "+", "low-gravity": "o", "zero-gravity": "0"}
+_FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "SW": "↙", "W": "←",
+                 "NW": "↖"}
 
 
 def _initials(names: list[str]) -> dict[str, str]:
@@ -311,6 +315,30 @@ def _initials(names: list[str]) -> dict[str, str]:
     return marks
 
 
+def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
+    """The terminal picture's lines. Squares: one line per row. Hexes: two lines per row, the
+    even columns on the first and the odd columns (half a hex lower) on the second."""
+    rows = encounter_grid(doc)
+    if doc["grid"] != "hex":
+        return rows
+    battle_map = doc["map"]
+    first_x = 0 if battle_map is not None else _plain_extent(doc)[0].start
+    blank: tuple[str, str | None] = (" ", None)
+    lines: list[list[tuple[str, str | None]]] = []
+    for row in rows:
+        for parity in (0, 1):
+            lines.append([cell if (first_x + i) % 2 == parity else blank
+                          for i, cell in enumerate(row)])
+    return lines
+
+
+def _plain_extent(doc: dict[str, Any]) -> tuple[range, range]:
+    points = [(c["position"]["x"], c["position"]["y"]) for c in doc["combatants"].values()]
+    points = points or [(0, 0)]
+    return (range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2),
+            range(min(y for _, y in points) - 1, max(y for _, y in points) + 2))
+
+
 def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The cells to draw, row by row, each a character and a rich style (None: plain)."""
     combatants = doc["combatants"]
@@ -320,9 +348,7 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     if battle_map is not None:
         xs, ys = range(battle_map["width"]), range(battle_map["height"])
     else:
-        points = list(at) or [(0, 0)]
-        xs = range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2)
-        ys = range(min(y for _, y in points) - 1, max(y for _, y in points) + 2)
+        xs, ys = _plain_extent(doc)
     grid: list[list[tuple[str, str | None]]] = []
     for y in ys:
         row: list[tuple[str, str | None]] = []
@@ -341,14 +367,20 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     return grid
 
 
+# The keys every encounter document has; any other plain value is the ruleset's (e.g. a pass).
+_ENCOUNTER_KEYS = frozenset({"name", "ruleset", "grid", "round", "map", "combatants", "paths"})
+
+
 def print_encounter(doc: dict[str, Any]) -> None:
     from rich.text import Text
 
     battle_map = doc["map"]
     where = plain(battle_map["name"]) if battle_map else "an open plain"
+    own = [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
+           if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
     console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {doc['grid']}s) on "
-                  f"{where}, round {doc['round']}")
-    for row in encounter_grid(doc):
+                  f"{where}, round {doc['round']}" + "".join(f", {plain(o)}" for o in own))
+    for row in encounter_lines(doc):
         line = Text()
         for char, style in row:
             line.append(char + " ", style=style or "")
@@ -360,8 +392,13 @@ def print_encounter(doc: dict[str, Any]) -> None:
     extra = sorted({k for c in doc["combatants"].values() for k in c}
                    - {"side", "position", "facing", "moved", "remaining"})
     headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
-    table = Table("", "combatant", "side", "at", "moved", "left", *headers)
+    faces = any(c.get("facing") for c in doc["combatants"].values())
+    table = Table("", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
+                  "left", *headers)
     for name, c in doc["combatants"].items():
-        table.add_row(marks[name], name, c["side"], _sq(c["position"]), _value(c["moved"]),
-                      _value(c["remaining"]), *(_value(c.get(k)) for k in extra))
+        facing = ([f"{_FACING_ARROW.get(c['facing'], '')} {c['facing']}" if c.get("facing")
+                   else "-"] if faces else [])
+        table.add_row(marks[name], name, c["side"], _sq(c["position"]), *facing,
+                      _value(c["moved"]), _value(c["remaining"]),
+                      *(_value(c.get(k)) for k in extra))
     console.print(table)

@@ -11,6 +11,9 @@ import math
 from html import escape
 from typing import Any
 
+from domain.geometry import Square
+from domain.grid import GRIDS
+
 CELL = 40
 MARGIN = 28
 LEGEND_ROW = 18
@@ -80,6 +83,27 @@ class _Layout:
                 rows * height + (height / 2 if cols > 1 else 0))
 
 
+def _facing_arrow(layout: _Layout, grid: str, combatant: dict[str, Any], colour: str) -> str:
+    """A wedge from the token toward the neighbour it faces (nothing without a facing)."""
+    facing = combatant.get("facing")
+    if facing is None or facing not in GRIDS[grid].directions:
+        return ""
+    here = Square(combatant["position"]["x"], combatant["position"]["y"])
+    there = GRIDS[grid].step(here, facing)
+    cx, cy = layout.centre(here.x, here.y)
+    nx, ny = layout.centre(there.x, there.y)
+    span = math.hypot(nx - cx, ny - cy) or 1.0
+    ux, uy = (nx - cx) / span, (ny - cy) / span
+    tip = CELL * 0.52
+    base, half = CELL * 0.3, CELL * 0.16
+    points = [(cx + ux * tip, cy + uy * tip),
+              (cx + ux * base - uy * half, cy + uy * base + ux * half),
+              (cx + ux * base + uy * half, cy + uy * base - ux * half)]
+    drawn = " ".join(f"{px:.1f},{py:.1f}" for px, py in points)
+    return (f'<polygon class="facing" data-facing="{_t(facing)}" points="{drawn}" '
+            f'fill="{colour}" stroke="white" stroke-width="1"/>')
+
+
 def encounter_svg(doc: dict[str, Any]) -> str:
     """The encounter document (`encounter status --json` plus this round's `paths`) as SVG."""
     xs, ys = _extent(doc)
@@ -133,6 +157,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         colour = SIDE_COLOURS.get(c["side"], "#555")
         mark = next((ch for ch in name if ch.isalnum()), "?").upper()
         out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}">'
+                   f'{_facing_arrow(layout, doc["grid"], c, colour)}'
                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CELL * 0.36:.1f}" '
                    f'fill="{colour}" stroke="white" stroke-width="2"/>'
                    f'<text x="{cx:.1f}" y="{cy + 4:.1f}" fill="white">{_t(mark)}</text>'

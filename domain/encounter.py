@@ -21,6 +21,7 @@ from domain.ruleset import (
     EncounterRules,
     EnterCombatant,
     Situation,
+    check_character_options,
 )
 from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import CampaignName, Name, check_square
@@ -219,11 +220,13 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     if command.facing is not None and command.facing not in grid.directions:
         raise RuleViolation(f"--facing {command.facing} is not a direction on {encounter.grid}s; "
                             f"use {' '.join(grid.directions)}")
+    if command.options is not None:
+        check_character_options(rules, command.options)
     stats, state = recorded or rules.enter(situation, command, character)
     return CombatantEntered, {
         "name": command.name, "side": command.side, "at": command.at,
-        "facing": command.facing, "from_roster": command.from_roster, "stats": stats,
-        "state": state,
+        "facing": command.facing or rules.default_facing, "from_roster": command.from_roster,
+        "stats": stats, "state": state,
     }
 
 

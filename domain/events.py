@@ -178,11 +178,14 @@ class CharacterAdded(TrekEvent):
     attributes: dict[Name, Level] = Field(default_factory=dict)
     health_max: Points = 0
     energy_max: Points = 0
+    # The ruleset's own stat options as given (gurps Basic Move, shadowrun Quickness, ...).
+    stats: dict[Name, Any] = Field(default_factory=dict)
 
     def apply_to(self, game: Game) -> None:
         game.characters[self.name] = Character(
             name=self.name, body=self.body, mind=self.mind, soul=self.soul,
             pools=dict(self.pools), skills=dict(self.skills), attributes=dict(self.attributes),
+            stats=dict(self.stats),
             health=self.health_max, health_max=self.health_max,
             energy=self.energy_max, energy_max=self.energy_max,
         )

@@ -64,6 +64,7 @@ class WithoutEncounterRules:
     name: str
     grid = "square"
     encounters = False
+    default_facing: str | None = None
     move_options: frozenset[str] = frozenset()
     battle_legend = LegendSpec(words=frozenset({"open"}))
 
@@ -83,6 +84,9 @@ class WithoutEncounterRules:
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
         return {"moved": 0, "remaining": 0}
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return {}
 
 
 def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:

@@ -21,7 +21,13 @@ from domain.events import (
     TrekEvent,
     VehicleAdded,
 )
-from domain.ruleset import CharacterOptions, Decision, Ruleset, Situation
+from domain.ruleset import (
+    CharacterOptions,
+    Decision,
+    Ruleset,
+    Situation,
+    check_character_options,
+)
 from domain.state import HOUSE_RULES, SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
 from domain.values import (
     MAX_AMOUNT,
@@ -87,6 +93,7 @@ def check_move(move: tuple[str, int] | None) -> None:
 
 def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOptions) -> Decision:
     check_new_name(situation.game, options.name)
+    check_character_options(ruleset, options)
     check_levels(options.skills, "skill")
     check_levels(options.attributes, "attribute")
     for option in ("body", "mind", "soul", "might", "speed", "intellect"):
@@ -267,6 +274,7 @@ def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decisi
             intellect=event.pools.get("intellect"),
             skills=event.skills, attributes=event.attributes,
             health_max=event.health_max or None, energy_max=event.energy_max or None,
+            extra=event.stats,
         )
         return add_character(ruleset, situation, options)
     if isinstance(event, MountAdded):

@@ -42,6 +42,9 @@ class CharacterOptions:
     attributes: Mapping[str, int] = field(default_factory=dict)
     health_max: int | None = None
     energy_max: int | None = None
+    # The ruleset's own stat options (e.g. gurps `basic_move`), by option name; recorded as
+    # the character's `stats` and given back as they were when the event is decided again.
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -73,6 +76,18 @@ class Command:
 
     def given_rolls(self) -> Mapping[str, int]:
         return {}
+
+
+@dataclass(frozen=True)
+class Act(Command):
+    """`encounter act NAME [KIND] [--ranged]`: a combatant's action, as its ruleset reads it
+    (BESM: the round's one action, maybe ranged; Move-Points: `move` or `full`)."""
+
+    what: ClassVar[str] = "encounter act"
+
+    name: str
+    kind: str | None = None
+    ranged: bool = False
 
 
 @dataclass(frozen=True)
@@ -116,6 +131,8 @@ class Ruleset(Protocol):
     command_line: str | None
     # Its own event classes (the store resolves their topics only through this list).
     events: tuple[type[TrekEvent], ...]
+    # The names of its own character stat options (`CharacterOptions.extra` keys).
+    character_options: frozenset[str]
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         """The CharacterAdded payload for these options, or a refusal."""
@@ -152,6 +169,8 @@ class Ruleset(Protocol):
     move_options: frozenset[str]
     # The legend words and keys its battle maps may use.
     battle_legend: LegendSpec
+    # The facing a combatant gets when none is given (None: facing is not tracked).
+    default_facing: str | None
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -163,6 +182,9 @@ class Ruleset(Protocol):
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
         """`moved`, `remaining` and the ruleset's own fields for `encounter status`."""
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        """The ruleset's fields of the encounter as a whole (e.g. Shadowrun's pass)."""
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         """Decide one of its own recorded events again from what it recorded (its path, its
@@ -207,6 +229,20 @@ class Registry:
         except KeyError:
             raise UnknownRuleset(
                 f"{name!r} is not a ruleset; use {', '.join(self._by_name)}") from None
+
+
+def option_flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def check_character_options(ruleset: Ruleset, options: CharacterOptions) -> None:
+    """Refuse another ruleset's own stat options, naming them."""
+    foreign = sorted(set(options.extra) - ruleset.character_options)
+    if foreign:
+        offered = ", ".join(option_flag(o) for o in sorted(ruleset.character_options))
+        raise NotOffered(
+            f"{option_flag(foreign[0])} is another ruleset's option; a {ruleset.name} character "
+            f"takes {offered or 'none of them'}; nothing was recorded")
 
 
 def not_offered(ruleset: str, command: str) -> NotOffered:

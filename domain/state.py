@@ -43,6 +43,8 @@ class Character(_Mutable):
     pools: dict[str, int] = Field(default_factory=dict)
     skills: dict[str, int] = Field(default_factory=dict)
     attributes: dict[str, int] = Field(default_factory=dict)
+    # The ruleset's own stat options (see CharacterAdded.stats).
+    stats: dict[str, Any] = Field(default_factory=dict)
     health: int = 0
     health_max: int = 0
     energy: int = 0

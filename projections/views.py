@@ -370,6 +370,7 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | Non
         "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
                  "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
                  "legend": encounter.map["legend"]} if encounter.map else None),
+        **ruleset.encounter_fields(situation),
         "combatants": {
             c.name: {"side": c.side.value, "position": c.at.as_dict(), "facing": c.facing,
                      **ruleset.combatant_status(situation, c)}

@@ -163,6 +163,7 @@ class CombatRules:
     grid = "square"
     encounters = True
     move_options = MOVE_OPTIONS
+    default_facing: str | None = None
     battle_legend = LegendSpec(words=frozenset({"open", "difficult"}),
                                keys={"cost": whole_number(2)},
                                only_on={"cost": frozenset({"difficult"})})
@@ -342,6 +343,9 @@ class CombatRules:
             state.ranged_penalty = RANGED_PENALTY
         return Acted, {"name": name, "ranged": ranged, "ranged_penalty": state.ranged_penalty,
                        "state": state.model_dump()}
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return {}
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
         stats = stats_of(situation, combatant)

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from domain.ruleset import Command
+from domain.ruleset import Act, Command
 
 # The labels rolls are keyed by (and recorded under); a forced march rolls one per rider or
 # driver, under that character's name.
@@ -94,14 +94,6 @@ class StandUp(Command):
     what: ClassVar[str] = "standing up"
 
     name: str
-
-
-@dataclass(frozen=True)
-class Act(Command):
-    what: ClassVar[str] = "action"
-
-    name: str
-    ranged: bool = False
 
 
 COMMANDS: frozenset[type[Command]] = frozenset(

@@ -22,7 +22,6 @@ from domain.besm.commands import (
     NIGHT_TRAVEL_ROLL,
     REPAIR_ROLL,
     SHORTCUT_ROLL,
-    Act,
     Forage,
     ForcedMarch,
     GoProne,
@@ -53,6 +52,7 @@ from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import BESM_TERRAINS, Terrain
 from domain.ruleset import (
+    Act,
     CharacterOptions,
     Command,
     DayEndOptions,
@@ -313,6 +313,7 @@ class Besm(CombatRules):
     commands = COMMANDS
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.besm"
+    character_options: frozenset[str] = frozenset()
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -536,6 +537,9 @@ class Besm(CombatRules):
 
     @decide.register
     def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
+        if command.kind is not None:
+            raise RuleViolation(f"a BESM action has no kind ({command.kind!r}); give "
+                                "`encounter act NAME`, with --ranged for a ranged attack")
         return self.act(situation, command.name, command.ranged)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:

@@ -144,6 +144,7 @@ class Cypher(WithoutEncounterRules):
     commands: frozenset[type[Command]] = frozenset()
     events = EVENTS
     command_line: str | None = None
+    character_options: frozenset[str] = frozenset()
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         besm = [flag for flag, value in (

@@ -14,6 +14,7 @@ class Movepoints(WithoutOverland, WithoutEncounterRules):
     name = "movepoints"
     commands: frozenset[type[Command]] = frozenset()
     events: tuple[type[TrekEvent], ...] = ()
+    character_options: frozenset[str] = frozenset()
     command_line: str | None = None
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
