@@ -35,7 +35,11 @@ class Roll(BaseModel):
 class Dice(Protocol):
     """Where a roll's total comes from: the GM, the seeded generator or the record."""
 
-    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]: ...
+    def roll(self, label: str, count: int = 2, sides: int = 6
+             ) -> tuple[int, tuple[int, ...] | None]:
+        """The total of `count` dice of `sides` faces rolled under `label`, and the faces
+        (None when the GM gave the total)."""
+        ...
 
 
 def check(label: str, target: int, dice: Dice, by: str | None = None) -> Roll:
@@ -67,12 +71,19 @@ class KeyedDice:
         self.given = dict(given or {})
         self.used: list[str] = []
 
-    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]:
+    def roll(self, label: str, count: int = 2, sides: int = 6
+             ) -> tuple[int, tuple[int, ...] | None]:
         self.used.append(label)
         if label in self.given:
-            return check_given_total(self.given[label]), None
+            total = self.given[label]
+            if (count, sides) == (2, 6):
+                return check_given_total(total), None
+            if not count <= total <= count * sides:
+                raise RuleViolation(f"a roll of {total} on {count}d{sides} is impossible; "
+                                    f"give {count} to {count * sides}")
+            return total, None
         rng = random.Random(f"trek:{self.seed}:{self.seq}:{label}")
-        faces = (rng.randint(1, 6), rng.randint(1, 6))
+        faces = tuple(rng.randint(1, sides) for _ in range(count))
         return sum(faces), faces
 
 
@@ -92,7 +103,8 @@ class RecordedDice:
     def __init__(self, rolls: Mapping[str, Roll]) -> None:
         self.rolls = dict(rolls)
 
-    def roll(self, label: str) -> tuple[int, tuple[int, ...] | None]:
+    def roll(self, label: str, count: int = 2, sides: int = 6
+             ) -> tuple[int, tuple[int, ...] | None]:
         try:
             recorded = self.rolls[label]
         except KeyError:
