@@ -441,9 +441,16 @@ def redo(seq: int, reason: str | None) -> None:
 @trek.command()
 @click.option("--verify", is_flag=True,
               help="Rebuild in memory and compare with the stored read models; changes nothing.")
+@click.option("--accept-tampering", is_flag=True,
+              help="Rebuild even over a broken hash chain, taking the log as it now stands "
+                   "(after `trek verify` has shown what changed).")
 @store_options
-def replay(verify: bool) -> None:
-    """Rebuild every read model from the event log (records no event)."""
+def replay(verify: bool, accept_tampering: bool) -> None:
+    """Rebuild every read model from the event log, in one transaction (records no event).
+
+    Refused over a broken hash chain unless --accept-tampering is given."""
+    if verify and accept_tampering:
+        raise click.UsageError("--verify changes nothing; --accept-tampering is for a rebuild")
     trek_app = open_store(writes=not verify)
     show_bar = not settings().json and sys.stderr.isatty()
     with Progress(transient=True, disable=not show_bar) as bar:
@@ -452,12 +459,16 @@ def replay(verify: bool) -> None:
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        result = trek_app.verify_views(progress) if verify else trek_app.replay(progress)
+        result = (trek_app.verify_views(progress) if verify
+                  else trek_app.replay(progress, accept_tampering=accept_tampering))
     if settings().json:
         render.emit_json(result)
     elif verify:
         if result["verified"]:
             render.console.print("Read models match the event log.")
+        if result.get("behind"):
+            render.console.print(f"They are {result['behind']} event(s) behind it; reads fold "
+                                 "those in, and the next recording command stores them.")
         for problem in result["differences"]:
             render.errors.print(problem, markup=False)
     else:

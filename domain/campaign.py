@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
@@ -14,14 +15,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain import encounter, roster
 from domain.dice import KeyedDice
-from domain.errors import NotFound, NotOffered, RuleViolation
+from domain.errors import NotFound, NotOffered, RuleViolation, TamperedLog
 from domain.events import (
+    CHAIN_FORMAT,
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
     SessionEnded,
     SessionStarted,
     TrekEvent,
+    canonical_bytes,
 )
 from domain.geometry import Square
 from domain.history import Replan, describe_dropped, replan
@@ -150,6 +153,10 @@ class Campaign:
             raise ValueError(
                 f"event {event.originator_version} does not follow version {self._version}"
             )
+        if event.prev_hash != self.last_hash:
+            raise TamperedLog(
+                f"event {event.seq} does not link to event {event.seq - 1} as it was recorded: "
+                "the log was changed behind Trek's back; `trek verify` names the event")
         event.apply_to(self.game)
         if isinstance(event, EventsCancelled):
             for seq in event.cancels:
@@ -190,6 +197,7 @@ class Campaign:
                 "gm": self.stamp.gm,
                 "session": self.session,
                 "prev_hash": self.last_hash,
+                "chain": CHAIN_FORMAT,
             })
         except ValidationError as error:
             raise refusal(error) from None
@@ -229,7 +237,7 @@ class Campaign:
             started = CampaignStarted(
                 originator_id=campaign_id(slug), originator_version=1, timestamp=stamp.at,
                 gm=stamp.gm, slug=slug, name=name, ruleset=ruleset, seed=seed, map=game_map,
-                start=start,
+                start=start, chain=CHAIN_FORMAT,
             )
         except ValidationError as error:
             raise refusal(error) from None
@@ -255,7 +263,7 @@ class Campaign:
                                 "a slug of; give it a name such as 'what-if'")
         started = CampaignStarted.model_validate({
             **origin.model_dump(), "originator_id": campaign_id(slug), "slug": slug,
-            "name": name, "prev_hash": "",
+            "name": name, "prev_hash": "", "chain": CHAIN_FORMAT,
             "branched_from": {"campaign": origin.slug, "seq": at, "hash": head,
                               "at": stamp.at, "gm": stamp.gm},
         })
@@ -269,6 +277,7 @@ class Campaign:
         """Append an event of the original's history as it was, linked into this chain."""
         copy = type(event).model_validate({
             **event.model_dump(), "originator_id": self._id, "prev_hash": self.last_hash,
+            "chain": CHAIN_FORMAT,
         })
         copy.mutate(self)
         self._pending.append(copy)
@@ -543,14 +552,33 @@ class CampaignSnapshot(BaseModel):
     timestamp: datetime
     topic: str
     state: dict[str, Any]
+    # SHA-256 of the state as taken, so a snapshot edited behind Trek's back is refused
+    # (snapshots of release 0.1 have none; `trek verify` folds the log to check those).
+    digest: str | None = None
 
     @classmethod
     def take(cls, campaign: Campaign) -> CampaignSnapshot:
+        state = campaign.snapshot_state()
         return cls(
             originator_id=campaign.id, originator_version=campaign.version,
             timestamp=campaign.modified_on, topic="domain.campaign:Campaign",
-            state=campaign.snapshot_state(),
+            state=state, digest=state_digest(state),
         )
 
+    def problem(self) -> str | None:
+        """Why this snapshot may not be trusted, or None."""
+        if self.digest is not None and self.digest != state_digest(self.state):
+            return (f"the snapshot at event {self.originator_version} was changed after it was "
+                    "taken")
+        return None
+
     def mutate(self, aggregate: Campaign | None) -> Campaign:
+        problem = self.problem()
+        if problem is not None:
+            raise TamperedLog(f"{problem}: the store was edited behind Trek's back; "
+                              "`trek verify` checks the log")
         return Campaign.from_snapshot(self)
+
+
+def state_digest(state: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical_bytes(state)).hexdigest()

@@ -19,6 +19,14 @@ class NotOffered(RuleViolation):
     """A command the campaign's ruleset does not have."""
 
 
+class TamperedLog(TrackerError):
+    """A log (or a snapshot) changed behind Trek's back: recording stops until it is looked at."""
+
+
+class NewerStore(TrackerError):
+    """A store holding events this release cannot read, written by a newer Trek."""
+
+
 class MapError(TrackerError):
     """A map file that cannot be used, with the line it went wrong on."""
 

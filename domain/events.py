@@ -44,6 +44,26 @@ def canonical_bytes(state: dict[str, Any]) -> bytes:
     return json.dumps(state, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
 
 
+# The hash chain's format for new events. Format 1 (release 0.1) hashed an event's stored JSON
+# alone; format 2 also hashes the row's identity: the campaign, the seq and the topic, so a row
+# moved, renumbered or given another kind no longer matches the link its successor holds.
+CHAIN_FORMAT = 2
+
+
+def topic_of(cls: type[object]) -> str:
+    """The topic an event class is stored under: its module and name."""
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def link_hash(chain: int, originator_id: str, version: int, topic: str, data: bytes) -> str:
+    """The hash the next event links to: of the stored bytes, and (format 2) the row's identity."""
+    digest = hashlib.sha256()
+    if chain >= 2:
+        digest.update(f"trek-chain-2\n{originator_id}\n{version}\n{topic}\n".encode())
+    digest.update(data)
+    return digest.hexdigest()
+
+
 class TrekEvent(BaseModel):
     """Base of every campaign event: who recorded it, when, and the link to its predecessor."""
 
@@ -59,8 +79,12 @@ class TrekEvent(BaseModel):
     gm: str = Field(default="", max_length=MAX_NAME)
     session: int | None = None
     prev_hash: str = ""
+    # The hash chain format this event was recorded under (see CHAIN_FORMAT).
+    chain: int = 1
 
     _stored_hash: str | None = PrivateAttr(default=None)
+    # The row this event was read from (topic, bytes): its chain hash is taken from them.
+    _stored_row: tuple[str, bytes] | None = PrivateAttr(default=None)
 
     @property
     def seq(self) -> int:
@@ -81,16 +105,21 @@ class TrekEvent(BaseModel):
         return self.model_dump(
             mode="json",
             exclude={"originator_id", "originator_version", "timestamp", "gm", "session",
-                     "prev_hash"},
+                     "prev_hash", "chain"},
         )
 
     def event_hash(self) -> str:
         if self._stored_hash is None:
-            self._stored_hash = hashlib.sha256(canonical_bytes(self.stored_state())).hexdigest()
+            topic, data = self._stored_row or (topic_of(type(self)),
+                                               canonical_bytes(self.stored_state()))
+            self._stored_hash = link_hash(self.chain, str(self.originator_id),
+                                          self.originator_version, topic, data)
         return self._stored_hash
 
-    def remember_stored_hash(self, digest: str) -> None:
-        self._stored_hash = digest
+    def remember_stored_row(self, topic: str, data: bytes) -> None:
+        """Hash the chain over the row as stored (an upcast event no longer reproduces it)."""
+        self._stored_row = (topic, data)
+        self._stored_hash = None
 
     # A day-clock event that closes the day (the audit counts a day for the session that
     # closed it).

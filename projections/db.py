@@ -30,6 +30,12 @@ SCHEMA = [
         event_json TEXT NOT NULL, PRIMARY KEY (campaign_id, seq))""",
 ]
 
+# The head of each campaign's hash chain (the newest event's seq and hash) as folded. Not a
+# read model: a rebuild leaves it, and it only moves forward, so an edit to the newest event or
+# its deletion is still noticed after `trek replay`.
+CHAIN_HEADS = """CREATE TABLE IF NOT EXISTS trek_chain_heads (
+        campaign_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)"""
+SCHEMA.append(CHAIN_HEADS)
 VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_log")
 # Read-model tables of release 0.1, replaced by trek_view_state: a store that still has them
 # has its read models rebuilt on the first command that records (see `upgrade_schema`).

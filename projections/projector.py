@@ -10,6 +10,7 @@ from typing import Any, Protocol
 from domain.events import CampaignStarted, TrekEvent
 from domain.ruleset import Registry
 from projections.db import (
+    CHAIN_HEADS,
     VIEW_TABLES,
     Cursor,
     Database,
@@ -157,13 +158,13 @@ class Projector:
             "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
         return [StoredRow(row) for row in cursor.fetchall()]
 
-    def _events(self, after: int) -> Iterator[tuple[int, list[tuple[TrekEvent, bytes]]]]:
+    def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent, bytes]]]]:
         while True:
             with self.db.reading() as cursor:
                 notes = self._notes(cursor, after, self.batch)
             if not notes:
                 return
-            events = [(e, n.state) for n in notes if (e := self.decode(n)) is not None]
+            events = [(n.id, e, n.state) for n in notes if (e := self.decode(n)) is not None]
             after = notes[-1].id
             yield after, events
 
@@ -175,54 +176,84 @@ class Projector:
         done = 0
         total = self.lag() if progress else 0
         limit = batch or self.batch
-        decode = self.decode
         while True:
             with self.db.transaction() as cursor, _collector_paused():
-                after = _position(cursor)
-                notes = self._notes(cursor, after, limit)
-                if not notes:
-                    return done
-                views: dict[Any, CampaignView] = {}
-                load = _loader(cursor)
-                for note in notes:
-                    event = decode(note)
-                    if event is None:
-                        continue
-                    # Keyed by the row's own id value, so no UUID is formatted per event.
-                    view = views.get(note.originator_id)
-                    if view is None:
-                        view = fold({}, event, load, note.state)
-                        views[note.originator_id] = view
-                    else:
-                        view.apply(event, note.state)
-                for view in views.values():
-                    save_view(cursor, view)
-                _set_position(cursor, notes[-1].id)
-            done += len(notes)
+                folded = self._fold_batch(cursor, _position(cursor), limit)
+            if not folded:
+                return done
+            done += folded
             if progress:
                 progress(done, max(total, done))
 
-    def rebuild(self, progress: Progress | None = None) -> int:
-        """Drop the read models and fold the whole log again, a batch per transaction."""
-        with self.db.bulk():
-            with self.db.transaction() as cursor:
-                for table in VIEW_TABLES:
-                    cursor.execute(f"DELETE FROM {table}")
-                _set_position(cursor, 0)
-            return self.catch_up(progress, batch=REBUILD_BATCH)
+    def _fold_batch(self, cursor: Cursor, after: int, limit: int) -> int:
+        """Fold up to `limit` notifications after `after` and write the views they changed and
+        the new position with `cursor`; returns how many were read."""
+        notes = self._notes(cursor, after, limit)
+        if not notes:
+            return 0
+        decode = self.decode
+        views: dict[Any, CampaignView] = {}
+        load = _loader(cursor)
+        for note in notes:
+            event = decode(note)
+            if event is None:
+                continue
+            # Keyed by the row's own id value, so no UUID is formatted per event.
+            view = views.get(note.originator_id)
+            if view is None:
+                view = fold({}, event, load, note.state)
+                views[note.originator_id] = view
+            else:
+                view.apply(event, note.state)
+        for view in views.values():
+            save_view(cursor, view)
+        _set_position(cursor, notes[-1].id)
+        return len(notes)
 
-    def verify(self, progress: Progress | None = None) -> list[str]:
-        """Fold the whole log in memory and list every way the stored read models differ."""
+    def rebuild(self, progress: Progress | None = None) -> int:
+        """Empty the read models and fold the whole log again, all in one transaction: a
+        rebuild that fails part-way leaves the read models as they were."""
+        total = (self.source.max_notification_id() or 0) if progress else 0
+        done = 0
+        with self.db.bulk(), self.db.transaction() as cursor:
+            for table in VIEW_TABLES:
+                cursor.execute(f"DELETE FROM {table}")
+            _set_position(cursor, 0)
+            while True:
+                with _collector_paused():
+                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH)
+                if not folded:
+                    break
+                done += folded
+                if progress:
+                    progress(done, max(total, done))
+        return done
+
+    def verify(self, progress: Progress | None = None) -> tuple[list[str], int]:
+        """Fold the whole log in memory and list every way the stored read models differ.
+
+        Read models a few events behind the log (a process stopped between an append and the
+        update) are not a difference: those events are folded onto them in memory, as every
+        read does, and the count behind is returned with the differences.
+        """
         if not has_current_schema(self.db):
             return ["the read models are still in an older release's tables; `trek replay` "
-                    "(or any command that records) rebuilds them"]
+                    "(or any command that records) rebuilds them"], 0
         views: dict[str, CampaignView] = {}
         problems: list[str] = []
         total = self.source.max_notification_id() or 0
+        stored_position = self.position()
+        # Events past the stored position, by campaign: folded onto its stored views below.
+        unstored: dict[str, list[tuple[TrekEvent, bytes]]] = {}
         seen = 0
         for after, events in self._events(0):
-            for event, state in events:
+            for note_id, event, state in events:
                 view = fold(views, event, lambda _cid: None, state)
+                if note_id > stored_position:
+                    unstored.setdefault(view.campaign_id, []).append((event, state))
+                    view.new_log = []
+                    view.marks = {}
+                    continue
                 # The log is compared as it streams, so memory stays flat.
                 for entry in view.new_log:
                     rows = self.db.query(
@@ -241,15 +272,20 @@ class Projector:
             seen = after
             if progress:
                 progress(seen, max(total, seen))
-        stored_position = self.position()
-        if stored_position != seen:
+        if stored_position > seen:
             problems.append(f"read models are at notification {stored_position}, "
-                            f"the log at {seen}")
+                            f"but the log ends at {seen}")
         for view in views.values():
             stored = self.stored_view(view.campaign_id)
+            late = unstored.get(view.campaign_id, [])
+            if stored is None and late and isinstance(late[0][0], CampaignStarted):
+                stored = CampaignView.start(late[0][0])
+                late = late[1:]
             if stored is None:
                 problems.append(f"{view.slug}: no stored read models")
                 continue
+            for event, state in late:
+                stored.apply(event, state)
             ruleset = self.rulesets.named(view.ruleset)
             expected, actual = status_of(view, ruleset), status_of(stored, ruleset)
             for key in expected:
@@ -258,7 +294,8 @@ class Projector:
                                     f"but the log gives {expected[key]!r}")
             marks = {int(seq): int(by) for seq, by in self.db.query(
                 "SELECT seq, cancelled_by FROM trek_view_log WHERE campaign_id = ? "
-                "AND cancelled_by IS NOT NULL", (view.campaign_id,))}
+                "AND cancelled_by IS NOT NULL", (view.campaign_id,))} if not unstored.get(
+                view.campaign_id) else stored.cancelled
             if marks != view.cancelled:
                 problems.append(f"{view.slug}: cancelled events are stored as {marks} "
                                 f"but the log gives {view.cancelled}")
@@ -268,14 +305,30 @@ class Projector:
             "SELECT campaign_id FROM trek_view_campaigns")}
         for extra in stored_ids - set(views):
             problems.append(f"campaign {extra} has read models but no events")
-        return problems
+        return problems, max(0, seen - stored_position)
 
     def upgrade(self) -> bool:
         """Move an older release's read models to this release's tables (rebuilt on the next
         catch-up); True if there was anything to move."""
         upgraded = upgrade_schema(self.db, TRACKING_NAME)
+        if not upgraded and not self.db.has_table("trek_chain_heads"):
+            with self.db.transaction() as cursor:
+                cursor.execute(CHAIN_HEADS)
         self._current_schema = True
         return upgraded
+
+    def chain_head(self, campaign_id: str) -> tuple[int, str] | None:
+        """The newest event's (seq, hash) as folded, or None when none was kept."""
+        if not self.db.has_table("trek_chain_heads"):
+            return None
+        rows = self.db.query("SELECT seq, hash FROM trek_chain_heads WHERE campaign_id = ?",
+                             (campaign_id,))
+        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def forget_chain_heads(self) -> None:
+        """Take the log as it now stands as the chain's truth (`replay --accept-tampering`)."""
+        with self.db.transaction() as cursor:
+            cursor.execute("DELETE FROM trek_chain_heads")
 
     def stored_view(self, campaign_id: str) -> CampaignView | None:
         """The stored read models of a campaign; None when there are none, or when they are

@@ -287,6 +287,10 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
             (cid, view.slug, view.name, view.ruleset, view.seed,
              view.map.model_dump_json() if view.map else None, view.events, view.last_hash,
              view.session, view.sessions, view.cancelled_json()))
+    cursor.execute(
+        "INSERT INTO trek_chain_heads (campaign_id, seq, hash) VALUES (?, ?, ?) "
+        "ON CONFLICT (campaign_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash "
+        "WHERE excluded.seq > trek_chain_heads.seq", (cid, view.events, view.last_hash))
     cursor.execute("DELETE FROM trek_view_state WHERE campaign_id = ?", (cid,))
     cursor.execute("INSERT INTO trek_view_state (campaign_id, game_json) VALUES (?, ?)",
                    (cid, game.model_dump_json()))
@@ -394,7 +398,7 @@ def log_entries(rows: Iterable[Sequence[Any]], types: Mapping[str, type[TrekEven
 
 
 # What every stored event carries besides what it says (see TrekEvent.payload).
-_BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash"})
+_BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash", "chain"})
 _ANY_ID = UUID(int=0)
 
 

@@ -24,7 +24,7 @@ from eventsourcing.persistence import (
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
-from domain.errors import NotFound, RuleViolation, TrackerError
+from domain.errors import NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
@@ -49,7 +49,7 @@ from projections.compare import changes
 from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_schema
 from projections.projector import Progress, Projector
 from projections.views import CampaignView, event_document, log_entries, status_of
-from tracker.chain import check_chain
+from tracker.chain import ChainCheck, check_chain
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, page_events
 from tracker.points import Point
 from tracker.postgres_driver import require_driver
@@ -182,10 +182,12 @@ class Trek:
                 require_driver(db)
                 exists = check_postgres_store(location, create=create)
                 views_db = PostgresDatabase(location.target)
+            # The event tables first and the store's format mark last, so a store marked as
+            # Trek's has every table; `init` makes any that an interrupted one did not.
+            app = TrekApplication(
+                location.eventsourcing_env(create=create or not exists, frozen=frozen), rulesets)
             if not exists:
                 create_schema(views_db)
-            app = TrekApplication(
-                location.eventsourcing_env(create=not exists, frozen=frozen), rulesets)
             trek = cls(location, app, views_db, gm=gm, writable=writable, rulesets=rulesets)
             if exists and writable:
                 trek.projector.upgrade()
@@ -238,6 +240,22 @@ class Trek:
             raise self._no_campaign(slug) from None
         assert isinstance(campaign, Campaign)
         return campaign.play_under(self.rulesets)
+
+    def _check_head(self, campaign: Campaign, head: tuple[int, str] | None) -> None:
+        """Refuse to record on a log whose newest events were deleted or edited."""
+        if head is None:
+            return
+        seq, digest = head
+        last = campaign.version
+        if seq > last:
+            what = (f"event {seq} was" if seq == last + 1 else f"events {last + 1} to {seq} were")
+            damage = f"{what} recorded and cannot be found now"
+        elif seq == last and digest != campaign.last_hash:
+            damage = f"event {seq} was changed after it was recorded"
+        else:
+            return
+        raise TamperedLog(f"the log of {campaign.slug} was changed behind Trek's back: {damage}; "
+                          "nothing was recorded (`trek verify` shows the damage)")
 
     def _no_campaign(self, slug: str) -> NotFound:
         known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
@@ -301,7 +319,11 @@ class Trek:
         self._require_writable()
         name = self.resolve(slug)
         for attempt in range(SAVE_ATTEMPTS):
+            # The head is read before the log: events are only ever added, so the log read
+            # after it reaches at least as far unless some were deleted.
+            head = self.projector.chain_head(str(campaign_id(name)))
             campaign = self._load(name)
+            self._check_head(campaign, head)
             campaign.stamp = self._stamp()
             event = action(campaign)
             try:
@@ -633,18 +655,37 @@ class Trek:
         }
         return info
 
-    def replay(self, progress: Progress | None = None) -> dict[str, Any]:
-        """Rebuild every read model from the log; records no event."""
+    def replay(self, progress: Progress | None = None, *,
+               accept_tampering: bool = False) -> dict[str, Any]:
+        """Rebuild every read model from the log in one transaction; records no event.
+
+        Over a broken hash chain it refuses, unless told to take the log as it now stands.
+        """
         started = time.perf_counter()
-        with self._store_errors():
-            folded = self.projector.rebuild(progress)
+        broken = [c for c in self.verify_chain()["campaigns"] if not c["intact"]]
+        if broken and not accept_tampering:
+            first = broken[0]
+            raise TamperedLog(
+                f"the log of {first['campaign']} is broken at event {first['broken_at']} "
+                f"({first['problem']}); nothing was rebuilt. `trek verify` shows it; `trek "
+                "replay --accept-tampering` rebuilds from the log as it now stands")
+        try:
+            with self._store_errors():
+                if broken:
+                    self.projector.forget_chain_heads()
+                folded = self.projector.rebuild(progress)
+        except TrackerError:
+            raise
+        except Exception as error:
+            raise StoreError(f"the rebuild failed ({self._describe(error)}); the read models "
+                             "were left as they were") from None
         return {"rebuilt": True, "notifications": folded,
                 "seconds": round(time.perf_counter() - started, 3)}
 
     def verify_views(self, progress: Progress | None = None) -> dict[str, Any]:
         """Fold the log in memory and compare with every stored read model; changes nothing."""
-        problems = self.projector.verify(progress)
-        return {"verified": not problems, "differences": problems}
+        problems, behind = self.projector.verify(progress)
+        return {"verified": not problems, "differences": problems, "behind": behind}
 
     # -- time travel, diff, audit, branches, tamper evidence ------------------------------------
 
@@ -743,21 +784,67 @@ class Trek:
 
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
         """Walk each campaign's hash chain over the stored rows; names the first broken link."""
-        names = [self.resolve(slug)] if slug is not None else [
-            c["slug"] for c in self.campaigns()]
+        names = [self.resolve(slug)] if slug is not None else self._logged_campaigns()
         reports = []
         for name in names:
             cid = campaign_id(name)
-            stored = self.projector.stored_view(str(cid))
-            known = (stored.events, stored.last_hash) if stored else None
-            check = check_chain(self._stored_rows(cid), known=known)
+            check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
+            if check.intact and (damage := self._snapshot_problem(cid)) is not None:
+                check = ChainCheck(check.events, damage[0], damage[1])
             if check.events == 0:
                 raise self._no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
 
-    def _stored_rows(self, cid: UUID, page: int = 1000) -> Iterator[tuple[int, bytes]]:
+    def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
+        """The first snapshot of a campaign that was changed after it was taken, if any."""
+        snapshots = self.app.snapshots
+        if snapshots is None:
+            return None
+        with self._store_errors():
+            rows = snapshots.recorder.select_events(cid)
+        for row in rows:
+            try:
+                snapshot = self.app.mapper.to_domain_event(row)
+            except Exception:
+                return row.originator_version, (
+                    f"the snapshot at event {row.originator_version} cannot be read any more")
+            problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
+            if problem is not None:
+                return row.originator_version, problem
+        return None
+
+    def _logged_campaigns(self) -> list[str]:
+        """The slug of every campaign the log holds, whatever the read models say."""
+        table = getattr(self.app.recorder, "events_table_name", None)
+        if not isinstance(table, str):
+            # A store in memory: nothing outside this process can have changed it.
+            return [c["slug"] for c in self.campaigns()]
+        slugs = []
+        with self._store_errors():
+            ids = [row[0] for row in self.views.query(
+                f"SELECT DISTINCT originator_id FROM {table}")]
+        for originator in ids:
+            cid = originator if isinstance(originator, UUID) else UUID(str(originator))
+            first = self._events_of(cid, lte=1)
+            if first and isinstance(first[0], CampaignStarted):
+                slugs.append(first[0].slug)
+        return sorted(slugs)
+
+    def _events_of(self, cid: UUID, lte: int) -> list[TrekEvent]:
+        return [e for e in self.app.events.get(cid, lte=lte) if isinstance(e, TrekEvent)]
+
+    def _known_head(self, cid: UUID) -> tuple[int, str] | None:
+        """The chain's head as kept when the newest event was folded (or, in a store from
+        before heads were kept, as its read models last saw it)."""
+        head = self.projector.chain_head(str(cid))
+        if head is None:
+            stored = self.projector.stored_view(str(cid))
+            head = (stored.events, stored.last_hash) if stored else None
+        return head
+
+    def _stored_rows(self, cid: UUID, page: int = 1000) -> Iterator[tuple[int, str, bytes]]:
         after = 0
         while True:
             with self._store_errors():
@@ -767,8 +854,8 @@ class Trek:
             for row in rows:
                 # An edit made with a text tool can turn the stored bytes into text.
                 state = row.state
-                yield row.originator_version, (state.encode() if isinstance(state, str)
-                                               else bytes(state))
+                yield row.originator_version, row.topic, (state.encode() if isinstance(state, str)
+                                                          else bytes(state))
             after = rows[-1].originator_version
 
 

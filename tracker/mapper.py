@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -11,6 +10,7 @@ from uuid import UUID
 from eventsourcing.persistence import EventStore, Mapper, StoredEvent, Transcoder, Transcoding
 from pydantic import BaseModel, ValidationError
 
+from domain.errors import NewerStore
 from domain.events import TrekEvent, canonical_bytes
 from tracker.topics import Topics, topic_of
 
@@ -32,6 +32,10 @@ def upcast(cls: type[BaseModel], state: dict[str, Any]) -> dict[str, Any]:
     """Bring a stored state from its class_version up to the class's current one."""
     target = int(getattr(cls, "class_version", 1))
     version = int(state.pop("class_version", 1))
+    if version > target:
+        raise NewerStore(
+            f"the store was written by a newer Trek (event {cls.__name__} version {version}; "
+            f"this release reads up to version {target}); upgrade Trek to open it")
     while version < target:
         getattr(cls, f"upcast_v{version}_v{version + 1}")(state)
         version += 1
@@ -72,11 +76,12 @@ class PydanticMapper(Mapper[UUID]):
                                   originator if isinstance(originator, UUID) else UUID(originator),
                                   self.ruleset_of)
         return decode_event(cls, stored_event.state, stored_event.originator_id,
-                            stored_event.originator_version)
+                            stored_event.originator_version, stored_event.topic)
 
 
 def decode_event(cls: type[BaseModel], data: bytes, originator_id: UUID | str,
-                 version: int) -> Any:
+                 version: int, topic: str) -> Any:
+    """The event a stored row holds; its chain hash is taken from the row as stored."""
     data = bytes(data)
     obj: Any = None
     if getattr(cls, "class_version", 1) == 1 and data[-1:] == b"}" and data[-2:-1] != b"{":
@@ -90,13 +95,26 @@ def decode_event(cls: type[BaseModel], data: bytes, originator_id: UUID | str,
         except ValidationError:
             obj = None  # e.g. a class_version key: the general path below says what is wrong
     if obj is None:
-        state = upcast(cls, json.loads(data))
+        state = json.loads(data)
+        stored_version = int(state.get("class_version", 1))
+        state = upcast(cls, state)
         state["originator_id"] = originator_id
         state["originator_version"] = version
-        obj = cls.model_validate(state)
+        try:
+            obj = cls.model_validate(state)
+        except ValidationError as error:
+            unknown = sorted(str(e["loc"][0]) for e in error.errors()
+                             if e["type"] == "extra_forbidden" and e["loc"])
+            # Fields unknown at this release's own version: a later release added them.
+            if unknown and stored_version >= int(getattr(cls, "class_version", 1)):
+                raise NewerStore(
+                    f"the store was written by a newer Trek (its event {version}, a "
+                    f"{cls.__name__}, has {', '.join(unknown)}, which this release does not "
+                    "know); upgrade Trek to open it") from None
+            raise
     if isinstance(obj, TrekEvent):
-        # The chain links stored bytes, which an upcast event no longer reproduces.
-        obj.remember_stored_hash(hashlib.sha256(data).hexdigest())
+        # The chain links the row as stored, which an upcast event no longer reproduces.
+        obj.remember_stored_row(topic, data)
     return obj
 
 

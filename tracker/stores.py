@@ -142,6 +142,25 @@ def _is_sqlite_file(file: Path) -> bool:
         return False
 
 
+def _empty_leftover(file: Path) -> bool:
+    """A zero-byte file, or an SQLite file with no tables at all."""
+    try:
+        if file.stat().st_size == 0:
+            return True
+    except OSError:
+        return False
+    if not _is_sqlite_file(file) or Path(f"{file}-wal").exists():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro&immutable=1", uri=True)
+        try:
+            return int(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]) == 0
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return False
+
+
 def check_sqlite_store(path: str, *, create: bool) -> bool:
     """True when `path` is a Trek store, False when nothing is there yet (and `create` allows).
 
@@ -159,7 +178,17 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
         return False
     if file.is_dir():
         raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
-    frozen = "&immutable=1" if read_only_here(path) else ""
+    if _empty_leftover(file):
+        # What a `trek init` stopped before its first write leaves: nothing anyone could lose.
+        if create:
+            return False
+        raise StoreError(f"there is no Trek store at {path} yet (an empty file, perhaps left by "
+                         "an interrupted `trek init`); `trek init NAME` makes one there")
+    # Without a -wal file beside it, everything the file holds is in the file itself, so it is
+    # looked at as immutable: no lock, and no -wal or -shm file made beside another program's
+    # database. With one, it is read as any reader would (its sidecars exist already).
+    no_wal = not Path(f"{path}-wal").exists()
+    frozen = "&immutable=1" if read_only_here(path) or no_wal else ""
     try:
         conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro{frozen}", uri=True,
                                timeout=lock_timeout())

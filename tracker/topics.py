@@ -13,18 +13,17 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from domain.errors import TrackerError
-from domain.events import TrekEvent
+from domain.events import TrekEvent, topic_of
 from domain.ruleset import Registry
 
 LEGACY_MODULE = "domain.events"
 
 
+__all__ = ["LEGACY_MODULE", "Topics", "UnknownTopic", "topic_of"]
+
+
 class UnknownTopic(TrackerError):
     """A stored row names an event class this release does not know."""
-
-
-def topic_of(cls: type[object]) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
 
 
 class Topics:

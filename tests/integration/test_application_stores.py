@@ -230,7 +230,7 @@ def test_replay_then_verify_and_verify_notices_a_tampered_view(
     result = trek.replay()
     assert result["rebuilt"] is True
     assert result["notifications"] == 15
-    assert trek.verify_views() == {"verified": True, "differences": []}
+    assert trek.verify_views() == {"verified": True, "differences": [], "behind": 0}
     assert trek.status(None) == status
     assert trek.log(None) == log
     assert trek.status(None)["events"] == 15  # replay records nothing

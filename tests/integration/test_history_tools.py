@@ -292,8 +292,8 @@ def test_verify_catches_an_edit_to_the_newest_event(disk_store: str, open_trek: 
     trek = open_trek(disk_store, create=True)
     record_full_day(trek)
     trek.close()
-    # No event links to 14 yet; the read models kept its hash when they folded it.
+    # No event links to 14 yet; the chain's head kept its hash when it was folded.
     edit_row(disk_store, "ashes-road", 14, b'"hours":8', b'"hours":9')
     [report] = open_trek(disk_store).verify_chain("ashes-road")["campaigns"]
     assert (report["intact"], report["broken_at"]) == (False, 14)
-    assert "when the read models folded it" in report["problem"]
+    assert "when it was recorded: it was changed afterwards" in report["problem"]

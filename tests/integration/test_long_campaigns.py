@@ -257,7 +257,8 @@ def test_decoding_stored_bytes_directly_gives_the_same_event_as_decoding_the_dic
                                     "originator_version": row.originator_version})
         for originator_id in (row.originator_id, str(row.originator_id),
                               UUID(str(row.originator_id)).hex):
-            fast = decode_event(cls, row.state, originator_id, row.originator_version)
+            fast = decode_event(cls, row.state, originator_id, row.originator_version,
+                                row.topic)
             assert repr(fast.model_dump()) == repr(plain.model_dump())
             if isinstance(fast, TrekEvent):
                 assert fast.event_hash() == plain.event_hash()

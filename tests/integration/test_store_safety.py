@@ -84,17 +84,25 @@ def _random_bytes(path: Path) -> None:
     path.write_bytes(os.urandom(8192))
 
 
-def _empty(path: Path) -> None:
-    path.write_bytes(b"")
+def _non_trek_sqlite_in_wal_mode(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode = WAL")
+    with conn:
+        conn.execute("CREATE TABLE recipes (name TEXT, stars INTEGER)")
+        conn.execute("INSERT INTO recipes VALUES ('stew', 4)")
+    conn.close()
+    # The last connection to close checkpoints and removes the -wal and -shm files.
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]
 
 
 def _sqlite_header_then_garbage(path: Path) -> None:
     path.write_bytes(b"SQLite format 3\x00" + os.urandom(4080))
 
 
-@pytest.mark.parametrize("make", [_non_trek_sqlite, _random_bytes, _empty,
+@pytest.mark.parametrize("make", [_non_trek_sqlite, _non_trek_sqlite_in_wal_mode, _random_bytes,
                                   _sqlite_header_then_garbage],
-                         ids=["other-sqlite", "random-bytes", "empty", "broken-sqlite"])
+                         ids=["other-sqlite", "other-sqlite-wal", "random-bytes",
+                              "broken-sqlite"])
 def test_a_file_that_is_not_a_trek_store_is_refused_and_left_untouched(
         trek_cli: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
     folder = tmp_path / "stores"
@@ -111,6 +119,43 @@ def test_a_file_that_is_not_a_trek_store_is_refused_and_left_untouched(
         assert file_state(foreign) == before, command
         # No journal, WAL or shared-memory file was made next to it either.
         assert [p.name for p in folder.iterdir()] == ["foreign.db"]
+
+
+def _zero_bytes(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+def _zero_bytes_and_a_journal(path: Path) -> None:
+    # What a `trek init` killed before its first commit leaves behind.
+    path.write_bytes(b"")
+    Path(f"{path}-journal").write_bytes(b"")
+
+
+def _sqlite_without_tables(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA user_version = 0")
+    conn.execute("VACUUM")
+    conn.close()
+
+
+@pytest.mark.parametrize("make", [_zero_bytes, _zero_bytes_and_a_journal, _sqlite_without_tables],
+                         ids=["zero-bytes", "zero-bytes-and-journal", "sqlite-without-tables"])
+def test_an_empty_leftover_is_no_store_yet_and_init_makes_one_there(
+        trek_cli: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
+    folder = tmp_path / "stores"
+    folder.mkdir()
+    leftover = folder / "trek.db"
+    make(leftover)
+    before = file_state(leftover)
+    for command in [("status",), ("log", "--json"), ("supplies", "add", "ammo=1")]:
+        result = trek_cli(*command, db=str(leftover))
+        assert_refused(result, "no Trek store", "yet", "trek init")
+        assert file_state(leftover) == before, command
+    made = trek_cli("init", "Ashes Road", "--seed", "3", db=str(leftover))
+    assert made.returncode == 0, made
+    status = trek_cli("status", "--json", db=str(leftover))
+    assert (status.returncode, status.json()["campaign"], status.json()["events"]) == (
+        0, "ashes-road", 1)
 
 
 def test_a_folder_is_refused(trek_cli: Run, tmp_path: Path) -> None:

@@ -30,8 +30,8 @@ COMMANDS_EACH = 15
 # Each GM starts its Nth command at the same moment as the others (start + N x SPACING), so
 # the commands really overlap instead of running one after another by chance.
 SPACING = 0.3
-BURST_GMS = 3
-BURST_EACH = 30
+BURST_GMS = 4
+BURST_EACH = 25
 RETRY_SENTENCE = ("Error: The campaign changed while this was being recorded; "
                   "run the command again.")
 
