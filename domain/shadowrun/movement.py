@@ -40,6 +40,8 @@ MAX_QUICKNESS = 30
 MAX_ATHLETICS = 30
 MAX_PASSES = 10
 MIN_TN, MAX_TN = 2, 30
+# The successes a GM may give for a sprint (Athletics dice, Combat Pool dice added).
+MAX_SUCCESSES = 30
 # The options `encounter move` takes in a Shadowrun encounter.
 MOVE_OPTIONS = frozenset({WALK, RUN})
 BATTLE_LEGEND = LegendSpec(words=frozenset({"open", "rough"}),
@@ -375,22 +377,23 @@ class PassRules:
         if not MIN_TN <= tn <= MAX_TN:
             raise RuleViolation(f"--tn must be {MIN_TN} to {MAX_TN}, not {tn}")
         _quickness, _metatype, athletics = sheet_of(situation, combatant)
-        if athletics < 1:
-            raise RuleViolation(f"{name} has no Athletics rating (--skill athletics=N), so no "
-                                "dice for an Athletics (Running) test")
         state = state_of(combatant)
         if state.sprinted:
             raise RuleViolation(f"{name} already made a sprint test in this pass; it takes a "
                                 "Complex Action, one a pass")
         faces: tuple[int, ...] | None = None
         if successes is None:
+            if athletics < 1:
+                raise RuleViolation(f"{name} has no Athletics rating (--skill athletics=N), so "
+                                    "the tracker has no dice to roll; give the successes "
+                                    "with --roll S")
             _total, faces = dice.roll(SPRINT_ROLL, count=athletics, sides=6)
             if faces is None:
                 raise RuleViolation("a sprint test needs the dice or the successes")
             successes = sum(1 for face in faces if face >= tn)
-        elif not 0 <= successes <= athletics:
-            raise RuleViolation(f"--roll is the successes on {name}'s {athletics} Athletics "
-                                f"dice: 0 to {athletics}, not {successes}")
+        elif not 0 <= successes <= MAX_SUCCESSES:
+            raise RuleViolation(f"--roll is the number of successes: 0 to {MAX_SUCCESSES}, "
+                                f"not {successes}")
         lost = int(encounter.clock.get("pass", 1)) >= turn_passes(encounter)
         state.sprinted = True
         state.next_bonus = 0 if lost else successes

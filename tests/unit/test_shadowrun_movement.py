@@ -381,6 +381,18 @@ def test_sprint_successes_add_to_quickness_for_the_next_pass_only() -> None:
             status(c, "Kira")["pass_limit"], status(c, "Kira")["remaining"]) == (0, 5, 2, 1)
 
 
+def test_the_gm_may_give_successes_beyond_the_athletics_dice() -> None:
+    c = fight(None)
+    join(c, "Dvorak", 0, 0)                  # no Athletics: only given successes
+    join(c, "Kira", 0, 3)                    # Athletics 3, plus Combat Pool dice
+    turn(c, Kira=2)
+    assert c.decide(Sprint(name="Dvorak", successes=1)).payload()["successes"] == 1
+    assert c.decide(Sprint(name="Kira", successes=5)).payload()["successes"] == 5
+    c.decide(NextPass())
+    move(c, "Dvorak", "E")                   # Quickness 4 + 1 = 5 walking; ⌈5 ÷ 2⌉ = 3
+    assert (status(c, "Dvorak")["rate"], status(c, "Dvorak")["pass_limit"]) == (5, 3)
+
+
 def test_a_sprint_in_the_last_pass_loses_its_bonus() -> None:
     c = fight(None)
     join(c, "Kira", 0, 0)
@@ -410,8 +422,9 @@ def test_sprint_refusals() -> None:
     refused(c, lambda: c.decide(Sprint(name="Kira")), "no round has started")
     turn(c)
     refused(c, lambda: c.decide(Sprint(name="Dvorak")), "Dvorak has no Athletics rating")
-    refused(c, lambda: c.decide(Sprint(name="Kira", successes=4)),
-            "successes on Kira's 3 Athletics dice: 0 to 3, not 4")
+    refused(c, lambda: c.decide(Sprint(name="Kira", successes=31)),
+            "--roll is the number of successes: 0 to 30, not 31")
+    refused(c, lambda: c.decide(Sprint(name="Kira", successes=-1)), "0 to 30, not -1")
     refused(c, lambda: c.decide(Sprint(name="Kira", tn=1)), "--tn must be 2 to 30, not 1")
     refused(c, lambda: c.decide(Sprint(name="Nobody")), "no combatant called 'Nobody'",
             NotFound)
