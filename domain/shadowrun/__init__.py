@@ -1,5 +1,5 @@
 """Shadowrun (walk and run across Initiative Passes): a campaign may be played under it; its seed
-has no overland rules, and its encounter rules are not in this release yet."""
+has no overland rules, and its encounters move by Initiative Pass."""
 
 from domain.shadowrun.rules import Shadowrun
 

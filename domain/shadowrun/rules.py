@@ -1,28 +1,124 @@
-"""The shadowrun ruleset as far as this release goes: rosters and supplies; no overland travel."""
+"""The shadowrun ruleset: rosters and supplies, no overland travel (its seed has none), and
+tactical movement by Initiative Pass in encounters."""
 
 from __future__ import annotations
 
+from functools import singledispatchmethod
 from typing import Any
 
-from domain.dice import Dice
+from domain.dice import Dice, RecordedDice
+from domain.encounter import RoundStarted
+from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
-from domain.partial import WithoutEncounterRules, WithoutOverland, refuse_other_options
-from domain.ruleset import CharacterOptions, Command, Decision, Situation, not_offered
+from domain.partial import WithoutOverland
+from domain.ruleset import (
+    CharacterOptions,
+    Command,
+    Decision,
+    EnterCombatant,
+    Situation,
+    not_offered,
+)
+from domain.shadowrun.commands import COMMANDS, SPRINT_ROLL, Intercept, NextPass, Sprint
+from domain.shadowrun.movement import (
+    EVENTS,
+    MAX_ATHLETICS,
+    MAX_QUICKNESS,
+    METATYPES,
+    Intercepted,
+    MovedInPass,
+    PassRules,
+    PassStarted,
+    PassState,
+    Sprinted,
+)
+from domain.state import Character
+
+OTHER_RULESETS_OPTIONS = (
+    ("--body", "body"), ("--mind", "mind"), ("--soul", "soul"), ("--might", "might"),
+    ("--speed", "speed"), ("--intellect", "intellect"), ("--health-max", "health_max"),
+    ("--energy-max", "energy_max"),
+)
 
 
-class Shadowrun(WithoutOverland, WithoutEncounterRules):
+def whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class Shadowrun(WithoutOverland, PassRules):
     name = "shadowrun"
-    commands: frozenset[type[Command]] = frozenset()
-    events: tuple[type[TrekEvent], ...] = ()
-    character_options: frozenset[str] = frozenset()
-    command_line: str | None = None
+    commands: frozenset[type[Command]] = COMMANDS
+    events: tuple[type[TrekEvent], ...] = EVENTS
+    character_options: frozenset[str] = frozenset({"quickness", "metatype"})
+    command_line: str | None = "cli.shadowrun"
+
+    # -- roster ----------------------------------------------------------------------------
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        refuse_other_options(self.name, options)
-        return {"skills": dict(options.skills)}
+        given = [flag for flag, field in OTHER_RULESETS_OPTIONS
+                 if getattr(options, field) is not None]
+        if options.attributes:
+            given.append("--attribute")
+        if given:
+            raise NotOffered(f"{given[0]} is another ruleset's option; a shadowrun character "
+                             "takes --quickness, --metatype and --skill (athletics=N)")
+        raw = options.extra.get("quickness")
+        if raw is None:
+            raise RuleViolation(f"a shadowrun character needs --quickness Q (1 to "
+                                f"{MAX_QUICKNESS})")
+        quickness = whole(raw)
+        if quickness is None or not 1 <= quickness <= MAX_QUICKNESS:
+            raise RuleViolation(f"Quickness must be 1 to {MAX_QUICKNESS}, not {raw}")
+        metatype = str(options.extra.get("metatype", "human")).strip().lower()
+        if metatype not in METATYPES:
+            raise RuleViolation(f"--metatype must be {', '.join(METATYPES[:-1])} or "
+                                f"{METATYPES[-1]}, not {options.extra.get('metatype')!r}")
+        athletics = options.skills.get("athletics", 0)
+        if not 0 <= athletics <= MAX_ATHLETICS:
+            raise RuleViolation(f"Athletics must be 0 to {MAX_ATHLETICS}, not {athletics}")
+        return {"skills": dict(options.skills),
+                "stats": {"quickness": quickness, "metatype": metatype}}
 
+    # -- encounters ------------------------------------------------------------------------
+
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        stats: dict[str, Any] = {}
+        if character is None:
+            sheet = self.character(situation,
+                                   command.options or CharacterOptions(name=command.name))
+            stats = {**sheet["stats"], "skills": sheet["skills"]}
+        return stats, PassState().dump()
+
+    # -- commands only this ruleset has ----------------------------------------------------
+
+    @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
         raise not_offered(self.name, command.what)
 
+    @decide.register
+    def _(self, command: NextPass, situation: Situation, dice: Dice) -> Decision:
+        return self.next_pass(situation)
+
+    @decide.register
+    def _(self, command: Sprint, situation: Situation, dice: Dice) -> Decision:
+        return self.sprint(situation, command.name, command.tn, command.successes, dice)
+
+    @decide.register
+    def _(self, command: Intercept, situation: Situation, dice: Dice) -> Decision:
+        return self.intercept(situation, command.name, command.by, command.at)
+
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, RoundStarted):
+            return self.redo_round(situation, event)
+        if isinstance(event, MovedInPass):
+            return self.redo_move(situation, event)
+        if isinstance(event, PassStarted):
+            return self.next_pass(situation)
+        if isinstance(event, Sprinted):
+            given = event.roll.total if event.roll.dice is None else None
+            return self.sprint(situation, event.name, event.roll.target, given,
+                               RecordedDice({SPRINT_ROLL: event.roll}))
+        if isinstance(event, Intercepted):
+            return self.intercept(situation, event.name, event.by, event.at)
         return None

@@ -1,0 +1,93 @@
+"""The command line of Shadowrun encounters: Quickness and metatype, Initiative Passes, walking
+and running, the next pass, sprints and interceptions. Mounted on `trek` from the registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from cli.context import record
+from cli.options import KeyValue, SquareType, store_options
+from cli.render import square_text
+from domain.geometry import Square
+from domain.shadowrun.commands import DEFAULT_SPRINT_TN, Intercept, NextPass, Sprint
+
+COMMANDS: list[click.Command] = []
+
+CHARACTER_OPTIONS = [
+    click.Option(["--quickness"], type=int,
+                 help="Shadowrun Quickness (1-30): walking metres a Combat Turn."),
+    click.Option(["--metatype"],
+                 help="Shadowrun metatype: human, dwarf, elf, ork or troll (default human); "
+                      "a dwarf runs ×2, the others ×3."),
+]
+
+ENCOUNTER_ROUND_OPTIONS = [
+    click.Option(["--passes"], type=KeyValue(), multiple=True,
+                 help="Shadowrun: a combatant's Initiative Passes this Combat Turn, NAME=N "
+                      "(repeatable; default 1 each)."),
+]
+
+ENCOUNTER_MOVE_OPTIONS = [
+    click.Option(["--walk"], is_flag=True, default=False,
+                 help="Shadowrun: walk (the default gait; the turn's first move declares it)."),
+    click.Option(["--run"], is_flag=True, default=False,
+                 help="Shadowrun: run this Combat Turn (declared by the turn's first move)."),
+]
+
+
+@click.command("pass")
+@store_options
+def next_pass() -> None:
+    """Shadowrun: move on to the Combat Turn's next Initiative Pass."""
+    record(lambda t, c: t.decide(c, NextPass()))
+
+
+@click.command("sprint")
+@click.argument("name")
+@click.option("--tn", type=int, default=DEFAULT_SPRINT_TN, show_default=True,
+              help="The target number of the Athletics (Running) test.")
+@click.option("--roll", type=int,
+              help="The successes the GM counted (default: roll Athletics d6 and count).")
+@store_options
+def sprint(name: str, tn: int, roll: int | None) -> None:
+    """Shadowrun: an Athletics (Running) test; each success adds 1 to Quickness next pass."""
+    record(lambda t, c: t.decide(c, Sprint(name=name, tn=tn, successes=roll)))
+
+
+@click.command("intercept")
+@click.argument("name")
+@click.option("--by", required=True, help="The opponent whose free attack hurt NAME.")
+@click.option("--at", "at", type=SquareType(), required=True,
+              help="The cell X,Y of NAME's latest move where it was stopped.")
+@store_options
+def intercept(name: str, by: str, at: Square) -> None:
+    """Shadowrun: a free attack hurt NAME passing ENEMY; it stops at X,Y for this turn."""
+    record(lambda t, c: t.decide(c, Intercept(name=name, by=by, at=at)))
+
+
+ENCOUNTER_COMMANDS = [next_pass, sprint, intercept]
+
+
+def _moved(d: dict[str, Any]) -> str:
+    path = d["path"]
+    attacks = d.get("free_attacks") or []
+    free = f"; free attack{'s' if len(attacks) > 1 else ''}: {', '.join(attacks)}" \
+        if attacks else ""
+    return (f"{d['name']} {'runs' if d['gait'] == 'run' else 'walks'} {square_text(path[0])} "
+            f"→ {square_text(path[-1])} ({d['cost']} m, TN +{d['tn_modifier']}{free})")
+
+
+def _sprinted(d: dict[str, Any]) -> str:
+    lost = " (lost: the turn's last pass)" if d.get("bonus_lost") else " next pass"
+    return f"{d['name']} sprints: {d['successes']} success(es), Quickness +{d['successes']}{lost}"
+
+
+SUMMARIES = {
+    "MovedInPass": _moved,
+    "PassStarted": lambda d: f"Initiative Pass {d['number']} begins",
+    "Sprinted": _sprinted,
+    "Intercepted": lambda d: f"{d['name']} is intercepted by {d['by']} at "
+                             f"{square_text(d['at'])} and moves no more this turn",
+}

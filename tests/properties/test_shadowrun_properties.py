@@ -1,0 +1,223 @@
+"""Properties of Shadowrun encounters over random Combat Turns of passes, walks, runs, sprints
+and interceptions.
+
+Whatever the commands: no pass moves a combatant beyond its pass limit and no turn beyond its
+rate; two never share a cell and none stands on a wall; a refused command leaves the campaign
+identical; folding the recorded events afresh gives the same game; undoing any event (a pass,
+a move, a sprint, an interception...) and redoing it restores the same state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from domain.battlemap import load_battle_map
+from domain.campaign import Campaign, Stamp
+from domain.encounter import cell_terrain
+from domain.errors import RuleViolation
+from domain.events import EventsCancelled, TrekEvent
+from domain.geometry import DIRECTIONS, Square
+from domain.history import fold_live
+from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.shadowrun.commands import Intercept, NextPass, Sprint
+from domain.shadowrun.movement import MovedInPass, PassStarted
+from domain.state import Side
+from projections.views import encounter_of
+from tracker.registry import RULESETS
+
+STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
+SR = RULESETS.named("shadowrun")
+ARENA = """\
+[map]
+name = "Yard"
+rows = [
+  "......",
+  ".#,,..",
+  ".#....",
+  "...,..",
+]
+
+[legend]
+"." = { terrain = "open" }
+"#" = { terrain = "wall" }
+"," = { terrain = "rough" }
+"""
+NAMES = ("Kira", "Dvorak", "Ganger", "Troll")
+PROPERTY = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+Action = Callable[[Campaign], TrekEvent]
+
+
+@dataclass
+class Step:
+    label: str
+    run: Action
+
+    def __repr__(self) -> str:
+        return self.label
+
+
+@dataclass
+class Play:
+    campaign: Campaign
+    events: list[TrekEvent] = field(default_factory=list)
+
+
+def setup() -> Play:
+    c = Campaign.start(STAMP, name="Yard", ruleset="shadowrun", rulesets=RULESETS, seed=9,
+                       game_map=None, at=None)
+    c.add_character(CharacterOptions(name="Kira", skills={"athletics": 3},
+                                     extra={"quickness": 5, "metatype": "elf"}))
+    c.add_character(CharacterOptions(name="Dvorak", skills={"athletics": 1},
+                                     extra={"quickness": 4, "metatype": "dwarf"}))
+    c.start_encounter("Yard", load_battle_map(ARENA, SR.battle_legend))
+    c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
+    c.enter_combatant(EnterCombatant(name="Dvorak", at=Square(0, 3)))
+    for name, at, quickness, metatype in (("Ganger", Square(5, 0), 4, "ork"),
+                                          ("Troll", Square(5, 3), 3, "troll")):
+        c.enter_combatant(EnterCombatant(
+            name=name, at=at, side=Side.ENEMY, from_roster=False,
+            options=CharacterOptions(name=name, skills={"athletics": 2},
+                                     extra={"quickness": quickness, "metatype": metatype})))
+    return Play(c, c.collect_events())
+
+
+def _move(name: str, steps: list[str], options: dict[str, bool]) -> Step:
+    return Step(f"move {name} {' '.join(steps)} {options}", lambda c: c.move_combatant(
+        MoveCombatant(name=name, steps=tuple(steps), options=options)))
+
+
+def _move_to(name: str, x: int, y: int, options: dict[str, bool]) -> Step:
+    return Step(f"move {name} --to {x},{y} {options}", lambda c: c.move_combatant(
+        MoveCombatant(name=name, to=Square(x, y), options=options)))
+
+
+def _round(passes: dict[str, int]) -> Step:
+    return Step(f"round {passes}", lambda c: c.start_round(
+        StartRound(options={"passes": list(passes.items())} if passes else {})))
+
+
+_NAME = st.sampled_from(NAMES)
+_GAIT = st.fixed_dictionaries({}, optional={"walk": st.just(True), "run": st.just(True)})
+_ROUND = st.builds(_round, st.dictionaries(_NAME, st.integers(1, 4), max_size=4))
+_STEPS = st.one_of(
+    st.builds(_move, _NAME, st.lists(st.sampled_from(list(DIRECTIONS)), min_size=1,
+                                     max_size=5), _GAIT),
+    st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3), _GAIT),
+    st.just(Step("pass", lambda c: c.decide(NextPass()))),
+    st.just(Step("pass", lambda c: c.decide(NextPass()))),
+    st.builds(lambda n, s: Step(f"sprint {n} --roll {s}",
+                                lambda c: c.decide(Sprint(name=n, successes=s))),
+              _NAME, st.integers(0, 3)),
+    st.builds(lambda n: Step(f"sprint {n}", lambda c: c.decide(Sprint(name=n))), _NAME),
+    st.builds(lambda n, b, x, y: Step(f"intercept {n} --by {b} --at {x},{y}",
+                                      lambda c: c.decide(Intercept(name=n, by=b,
+                                                                   at=Square(x, y)))),
+              _NAME, _NAME, st.integers(0, 5), st.integers(0, 3)),
+    _ROUND,
+)
+_SEQUENCES = st.tuples(_ROUND, st.lists(_STEPS, min_size=1, max_size=25)).map(
+    lambda first_and_rest: [first_and_rest[0], *first_and_rest[1]])
+
+
+def play(steps: list[Step], check: Callable[[Campaign, TrekEvent], None] | None = None
+         ) -> Play:
+    result = setup()
+    for step in steps:
+        before = (result.campaign.version, result.campaign.game.dump())
+        try:
+            event = step.run(result.campaign)
+        except RuleViolation:
+            assert (result.campaign.version, result.campaign.game.dump()) == before, step
+            continue
+        result.events.extend(result.campaign.collect_events())
+        if check is not None:
+            check(result.campaign, event)
+    return result
+
+
+def _within_the_rules(c: Campaign, event: TrekEvent) -> None:
+    doc = encounter_of(c.situation(), SR)
+    assert doc is not None
+    encounter = c.game.encounter
+    assert encounter is not None
+    cells = [combatant.at for combatant in encounter.combatants.values()]
+    assert len(cells) == len(set(cells))
+    for combatant in encounter.combatants.values():
+        terrain = cell_terrain(encounter, combatant.at)
+        assert terrain is not None
+        assert terrain["terrain"] != "wall"
+    assert 1 <= doc["pass"] <= doc["passes"]
+    if isinstance(event, MovedInPass):
+        # Worked out with the Quickness of the pass the move was made in.
+        mover = doc["combatants"][event.name]
+        assert 0 < mover["moved"] <= mover["pass_limit"]
+        assert mover["moved"] <= mover["moved_turn"] <= mover["rate"]
+        assert mover["remaining"] >= 0
+    if isinstance(event, PassStarted):
+        assert all(c["moved"] == 0 for c in doc["combatants"].values())
+
+
+@PROPERTY
+@given(_SEQUENCES)
+def test_no_pass_exceeds_its_limit_and_no_turn_its_rate(steps: list[Step]) -> None:
+    play(steps, _within_the_rules)
+
+
+@PROPERTY
+@given(_SEQUENCES)
+def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
+    result = play(steps)
+    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+
+
+@PROPERTY
+@given(_SEQUENCES, st.data())
+def test_undoing_any_event_then_redoing_it_restores_the_same_state(
+        steps: list[Step], data: st.DataObject) -> None:
+    result = play(steps)
+    campaign = result.campaign
+    undoable = [e.seq for e in result.events if type(e).undoable]
+    assume(undoable)
+    seq = data.draw(st.sampled_from(undoable))
+    state = campaign.game.dump()
+    before = fold_live(result.events[:seq - 1], campaign.is_live)
+    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
+                               cascade=True, reason=None)
+    result.events.extend(campaign.collect_events())
+    assert isinstance(reversal, EventsCancelled)
+    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
+    k = min(reversal.cancels)
+    earlier = fold_live(result.events[:k - 1], campaign.is_live)
+    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
+                     reason=None)
+    result.events.extend(campaign.collect_events())
+    assert campaign.game.dump() == state
+
+
+@PROPERTY
+@given(_SEQUENCES, st.data())
+def test_undoing_a_pass_event_then_redoing_it_restores_the_same_state(
+        steps: list[Step], data: st.DataObject) -> None:
+    result = play([*steps, Step("pass", lambda c: c.decide(NextPass()))])
+    campaign = result.campaign
+    passes = [e.seq for e in result.events if isinstance(e, PassStarted)]
+    assume(passes)
+    seq = data.draw(st.sampled_from(passes))
+    state = campaign.game.dump()
+    before = fold_live(result.events[:seq - 1], campaign.is_live)
+    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
+                               cascade=True, reason=None)
+    result.events.extend(campaign.collect_events())
+    k = min(reversal.cancels)
+    earlier = fold_live(result.events[:k - 1], campaign.is_live)
+    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
+                     reason=None)
+    result.events.extend(campaign.collect_events())
+    assert campaign.game.dump() == state
