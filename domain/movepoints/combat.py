@@ -91,6 +91,8 @@ class MoveState(BaseModel):
     mp: MP = 0
     # The free Move Point is still held: no MP-gaining action yet and not spent.
     free_point: bool = False
+    # The free point went on movement this round (so the first action gives one MP less).
+    free_spent: bool = False
     # MP-gaining actions taken this round.
     actions: int = 0
     spent: dict[str, MP] = Field(default_factory=_no_spending)
@@ -249,14 +251,17 @@ def action_amount(moves: Mapping[str, int], kind: str) -> Fraction:
 
 def gain(state: MoveState, amount: Fraction) -> Fraction:
     """The MP held after an action giving `amount`: the first action of the round brings what
-    was gained this round (the free point included) to its amount, never taking MP away that
-    were already spent."""
+    was gained this round (the free point included) to its amount: one MP less when the free
+    point was spent on movement (never below nothing), and the free point gone when it was
+    still held. A free point lost to a condition, or never held, was not spent."""
     held = Fraction(state.mp)
     if state.actions:
         return held + amount
+    if state.free_spent:
+        return held + max(Fraction(0), amount - FREE_POINT)
     if state.free_point:
         return held - FREE_POINT + amount
-    return held + max(Fraction(0), amount - FREE_POINT)
+    return held + amount
 
 
 def tile(encounter: Encounter, cell: Square) -> dict[str, Any]:
@@ -466,6 +471,7 @@ class MoveRules:
         loss = lose_transit(encounter, name, state, f"{name} stepped to {where(cell)}")
         state.mp = number(Fraction(state.mp) - cost)
         state.free_point = False
+        state.free_spent = True
         state.stepped = True
         state.spent[kind] = number(Fraction(state.spent[kind]) + cost)
         state.moved = number(Fraction(state.moved) + cost)
@@ -614,6 +620,7 @@ class MoveRules:
         state.moved = number(Fraction(state.moved) + cost)
         if cost > 0 and state.free_point:
             state.free_point = False
+            state.free_spent = True
         broken, others = (self._break_transits(encounter, mover, path[-1]) if len(path) > 1
                           else ([], {}))
         return MovePointsMoved, {
@@ -663,7 +670,9 @@ class MoveRules:
         state.spent[transit.type] = number(spent + pay)
         state.moved = number(Fraction(state.moved) + pay)
         state.paid_toward = True
-        state.free_point = False
+        if state.free_point:
+            state.free_point = False
+            state.free_spent = True
         path = list(route) if arrived else [mover.at]
         state.in_transit = None if arrived else transit.model_copy(
             update={"paid": number(paid)})
