@@ -92,16 +92,20 @@ def _broken(d: dict[str, Any]) -> str:
 
 def _moved(d: dict[str, Any]) -> str:
     path = d["path"]
-    how = " flies" if d.get("fly") else " moves"
-    text = f"{d['name']}{how}"
-    if len(path) > 1:
-        text += f" {square_text(path[0])} → {square_text(path[-1])}"
-    text += f" ({_mp(d['cost'])})"
     toward = d.get("toward")
-    if toward is not None and d.get("arrived"):
-        text += f", arriving on {square_text(toward)}"
-    elif toward is not None:
-        text += f", in transit toward {square_text(toward)} ({d['paid']} paid)"
+    transit = (d.get("state") or {}).get("in_transit") or {}
+    if len(path) > 1:
+        how = "flies" if d.get("fly") else "moves"
+        text = (f"{d['name']} {how} {square_text(path[0])} → {square_text(path[-1])} "
+                f"({_mp(d['cost'])})")
+        if toward is not None and d.get("arrived"):
+            text += ", arriving at last"
+        elif toward is not None:
+            text += (f", then in transit toward {square_text(toward)} ({d['paid']} of "
+                     f"{transit.get('cost', '?')} paid)")
+    else:
+        text = (f"{d['name']} puts {_mp(d['cost'])} toward {square_text(toward)}, in transit "
+                f"({d['paid']} of {transit.get('cost', '?')} paid)")
     return text + _loss(d) + _broken(d)
 
 
