@@ -371,10 +371,10 @@ class MoveRules:
             raise RuleViolation("a Move-Points action has no --ranged; give `trek encounter act "
                                 f"{name} move` or `... full`")
         if kind not in ACTION_KINDS:
-            given = "no kind" if kind is None else f"{kind!r}"
+            given = "give one" if kind is None else f"not {kind!r}"
             raise RuleViolation(f"a Move-Points action is `move` (a Move Action, half the Full "
-                                f"Move in MP) or `full` (a Full-Round Action, the Full Move), "
-                                f"not {given}")
+                                f"Move in MP) or `full` (a Full-Round Action, the Full Move): "
+                                f"{given}, as in `trek encounter act {name} move`")
         require_round(encounter)
         combatant = encounter.combatant(name)
         state = state_of(combatant)
