@@ -389,7 +389,8 @@ class MoveRules:
             raise RuleViolation(f"{name} has no Full Move, so an action gains it no MP")
         amount = action_amount(moves, kind)
         before = Fraction(state.mp)
-        after = gain(state, amount)
+        # An immobile combatant cannot spend MP, so what the action gains is lost at once.
+        after = Fraction(0) if state.condition == "immobile" else gain(state, amount)
         state.mp = number(after)
         state.free_point = False
         state.actions += 1

@@ -168,7 +168,7 @@ def _within_the_rules(c: Campaign) -> None:
         if state.in_transit is not None:
             assert 0 < state.in_transit.paid < state.in_transit.cost
         if state.condition is not None:
-            assert state.mp == 0 or state.condition == "immobile"
+            assert state.mp == 0
 
 
 @PROPERTY

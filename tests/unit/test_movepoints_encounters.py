@@ -456,6 +456,8 @@ def test_stunned_or_immobile_loses_every_mp_held_and_any_transit() -> None:
     assert (event.lost, event.knockdown_risk) == (0, True)
     assert status(c, "Gob")["in_transit"] is None
     refused(c, lambda: move(c, "Gob", "W"), "immobile")
+    # Immobile, Gob may still act, but cannot spend what it gains: it is lost at once.
+    assert (act(c, "Gob", "full").mp, status(c, "Gob")["mp"]) == (0, 0)
     refused(c, lambda: step(c, "Gob", "W"), "immobile")
     refused(c, lambda: condition(c, "Gob", "immobile"), "already immobile")
     refused(c, lambda: condition(c, "Gob", "asleep"), "not a condition")
