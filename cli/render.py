@@ -209,6 +209,8 @@ def _value(value: Any) -> str:
         return _sq(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{key} {_value(inner)}" for key, inner in value.items())
     return str(value)
 
 
@@ -389,8 +391,11 @@ def print_encounter(doc: dict[str, Any]) -> None:
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")
         return
+    # Fields holding a document (not a cell) go on a line of their own under the table.
+    nested = sorted({k for c in doc["combatants"].values() for k, v in c.items()
+                     if isinstance(v, dict) and set(v) != {"x", "y"}})
     extra = sorted({k for c in doc["combatants"].values() for k in c}
-                   - {"side", "position", "facing", "moved", "remaining"})
+                   - {"side", "position", "facing", "moved", "remaining", *nested})
     headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
     table = Table("", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
@@ -402,3 +407,8 @@ def print_encounter(doc: dict[str, Any]) -> None:
                       _value(c["moved"]), _value(c["remaining"]),
                       *(_value(c.get(k)) for k in extra))
     console.print(table)
+    for name, c in doc["combatants"].items():
+        details = [f"{key.replace('_', ' ')}: {_value(c[key])}" for key in nested
+                   if isinstance(c.get(key), dict)]
+        if details:
+            console.print(f"{name}: " + "; ".join(details), markup=False)

@@ -104,6 +104,25 @@ def _facing_arrow(layout: _Layout, grid: str, combatant: dict[str, Any], colour:
             f'fill="{colour}" stroke="white" stroke-width="1"/>')
 
 
+def _transit_arrows(layout: _Layout, doc: dict[str, Any]) -> list[str]:
+    """A combatant paying toward a cell over several rounds (`in_transit`: to, cost, paid): a
+    dashed arrow from its token toward that cell, as long as the part already paid."""
+    out: list[str] = []
+    for name, c in doc["combatants"].items():
+        transit = c.get("in_transit")
+        if not isinstance(transit, dict) or not transit.get("cost"):
+            continue
+        share = max(0.0, min(1.0, float(transit["paid"]) / float(transit["cost"])))
+        sx, sy = layout.centre(c["position"]["x"], c["position"]["y"])
+        tx, ty = layout.centre(transit["to"]["x"], transit["to"]["y"])
+        ex, ey = sx + (tx - sx) * share, sy + (ty - sy) * share
+        out.append(f'<line class="transit" data-name="{_t(name)}" data-paid="{_t(transit["paid"])}"'
+                   f' data-cost="{_t(transit["cost"])}" x1="{sx:.1f}" y1="{sy:.1f}" '
+                   f'x2="{ex:.1f}" y2="{ey:.1f}" stroke="#333" stroke-width="3" '
+                   'stroke-dasharray="6 4" marker-end="url(#arrow)"/>')
+    return out
+
+
 def encounter_svg(doc: dict[str, Any]) -> str:
     """The encounter document (`encounter status --json` plus this round's `paths`) as SVG."""
     xs, ys = _extent(doc)
@@ -151,6 +170,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         out.append(f'<polyline class="path" data-name="{_t(move["name"])}" points="{points}" '
                    'marker-end="url(#arrow)"/>')
     out.append("</g>")
+    out.extend(_transit_arrows(layout, doc))
     out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
     for name, c in doc["combatants"].items():
         cx, cy = layout.centre(c["position"]["x"], c["position"]["y"])

@@ -1,5 +1,5 @@
-"""the Move-Point system (points from actions, steps, transit): a campaign may be played under it;
-its seed has no overland rules, and its encounter rules are not in this release yet."""
+"""The Move-Point system (points from actions, the free point, steps, movement types, transit
+across rounds): encounter movement under RULES.md §10; its seed has no overland rules."""
 
 from domain.movepoints.rules import Movepoints
 

@@ -1,28 +1,104 @@
-"""The movepoints ruleset as far as this release goes: rosters and supplies; no overland travel."""
+"""The movepoints ruleset: rosters and supplies, no overland travel (its seed has none), and
+Move-Point movement in encounters (`domain.movepoints.combat`)."""
 
 from __future__ import annotations
 
+from functools import singledispatchmethod
 from typing import Any
 
 from domain.dice import Dice
+from domain.encounter import RoundStarted
+from domain.errors import NotOffered
 from domain.events import TrekEvent
-from domain.partial import WithoutEncounterRules, WithoutOverland, refuse_other_options
-from domain.ruleset import CharacterOptions, Command, Decision, Situation, not_offered
+from domain.movepoints.combat import (
+    COMBAT_EVENTS,
+    MovePointsCondition,
+    MovePointsGained,
+    MovePointsMoved,
+    MovePointsStepped,
+    MoveRules,
+    fresh_round,
+    full_moves,
+)
+from domain.movepoints.commands import COMMANDS, SetCondition, Step
+from domain.partial import WithoutOverland
+from domain.ruleset import (
+    Act,
+    CharacterOptions,
+    Command,
+    Decision,
+    EnterCombatant,
+    Situation,
+    StartRound,
+    not_offered,
+)
+from domain.state import Character
 
 
-class Movepoints(WithoutOverland, WithoutEncounterRules):
+def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:
+    """A Move-Points character takes --full-move and --skill; other rulesets' stats are
+    refused by name."""
+    given = [flag for flag, value in (
+        ("--body", options.body), ("--mind", options.mind), ("--soul", options.soul),
+        ("--might", options.might), ("--speed", options.speed),
+        ("--intellect", options.intellect), ("--health-max", options.health_max),
+        ("--energy-max", options.energy_max),
+    ) if value is not None]
+    if options.attributes:
+        given.append("--attribute")
+    if given:
+        raise NotOffered(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} another "
+                         f"ruleset's option{'s' if len(given) > 1 else ''}; a {ruleset} "
+                         "character takes --full-move and --skill")
+
+
+class Movepoints(WithoutOverland, MoveRules):
     name = "movepoints"
-    commands: frozenset[type[Command]] = frozenset()
-    events: tuple[type[TrekEvent], ...] = ()
-    character_options: frozenset[str] = frozenset()
-    command_line: str | None = None
+    commands: frozenset[type[Command]] = COMMANDS
+    events: tuple[type[TrekEvent], ...] = COMBAT_EVENTS
+    character_options: frozenset[str] = frozenset({"full_move"})
+    command_line: str | None = "cli.movepoints"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         refuse_other_options(self.name, options)
-        return {"skills": dict(options.skills)}
+        return {"skills": dict(options.skills),
+                "stats": {"full_move": full_moves(options.extra.get("full_move"))}}
 
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        stats: dict[str, Any] = {}
+        if character is None:
+            options = command.options or CharacterOptions(name=command.name)
+            stats = dict(self.character(situation, options)["stats"])
+        encounter = situation.game.encounter
+        round_number = encounter.round if encounter is not None else 0
+        return stats, fresh_round(round_number, None).model_dump(mode="json")
+
+    @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
         raise not_offered(self.name, command.what)
 
+    @decide.register
+    def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
+        return self.act(situation, command.name, command.kind, command.ranged)
+
+    @decide.register
+    def _(self, command: Step, situation: Situation, dice: Dice) -> Decision:
+        return self.step(situation, command.name, command.direction)
+
+    @decide.register
+    def _(self, command: SetCondition, situation: Situation, dice: Dice) -> Decision:
+        return self.set_condition(situation, command.name, command.condition)
+
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, RoundStarted):
+            return self.start_round(situation, StartRound())
+        if isinstance(event, MovePointsGained):
+            return self.act(situation, event.name, event.kind, False)
+        if isinstance(event, MovePointsMoved):
+            return self.walk(situation, event.name, list(event.route), fly=event.fly)
+        if isinstance(event, MovePointsStepped):
+            return self.step(situation, event.name, event.direction)
+        if isinstance(event, MovePointsCondition):
+            return self.set_condition(situation, event.name, event.change)
         return None

@@ -1,0 +1,135 @@
+"""The command line of Move-Point movement in encounters: `--full-move` for characters, `--fly`
+for moves, `encounter step` and `encounter condition`, and the log's lines for its events.
+Mounted on `trek` from the ruleset registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from cli.context import record
+from cli.options import store_options
+from cli.render import square_text
+from domain.movepoints.commands import SetCondition, Step
+
+
+class FullMove(click.ParamType[tuple[str, int]]):
+    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type."""
+
+    name = "N|TYPE=N"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, int]:
+        if isinstance(value, tuple):
+            return value
+        kind, sep, amount = str(value).partition("=")
+        if not sep:
+            kind, amount = "land", kind
+        kind = kind.strip().lower()
+        if not kind:
+            self.fail(f"{value!r} should be N or TYPE=N, for example 6 or swim=4", param, ctx)
+        try:
+            return kind, int(amount)
+        except ValueError:
+            self.fail(f"{value!r}: {amount.strip()!r} is not a whole number", param, ctx)
+
+
+CHARACTER_OPTIONS = [
+    click.Option(["--full-move", "full_move"], type=FullMove(), multiple=True,
+                 help="Move-Points: a Full Move, N (land) or TYPE=N with TYPE swim or fly "
+                      "(repeatable, one per type)."),
+]
+
+ENCOUNTER_MOVE_OPTIONS = [
+    click.Option(["--fly"], is_flag=True, default=False,
+                 help="Fly: Move-Points spends the fly Full Move; GURPS moves by air."),
+]
+
+
+@click.command("step")
+@click.argument("name")
+@click.argument("direction")
+@store_options
+def step(name: str, direction: str) -> None:
+    """Move-Points: one tile costing at most 1 for the free Move Point, provoking nothing;
+    only before any action gains MP and any MP is spent this round."""
+    record(lambda t, c: t.decide(c, Step(name=name, direction=direction)))
+
+
+@click.command("condition")
+@click.argument("name")
+@click.argument("condition", metavar="stunned|immobile|clear")
+@store_options
+def condition(name: str, condition: str) -> None:
+    """Move-Points: stunned (no Move actions) or immobile (no spending MP) loses every MP held
+    and any transit; clear ends it."""
+    record(lambda t, c: t.decide(c, SetCondition(name=name, condition=condition)))
+
+
+ENCOUNTER_COMMANDS = [step, condition]
+COMMANDS: list[click.Command] = []
+
+
+def _mp(value: object) -> str:
+    return f"{value} MP"
+
+
+def _loss(d: dict[str, Any]) -> str:
+    lost = d.get("transit_lost")
+    if not lost:
+        return ""
+    risk = ", knockdown risk" if lost.get("knockdown_risk") else ""
+    return (f"; progress toward {square_text(lost['to'])} lost ({lost['paid']} of "
+            f"{lost['cost']} paid{risk})")
+
+
+def _broken(d: dict[str, Any]) -> str:
+    return "".join(f"; {b['name']} loses progress toward {square_text(b['to'])}"
+                   + (" (knockdown risk)" if b.get("knockdown_risk") else "")
+                   for b in d.get("broken") or ())
+
+
+def _moved(d: dict[str, Any]) -> str:
+    path = d["path"]
+    toward = d.get("toward")
+    transit = (d.get("state") or {}).get("in_transit") or {}
+    if len(path) > 1:
+        how = "flies" if d.get("fly") else "moves"
+        text = (f"{d['name']} {how} {square_text(path[0])} → {square_text(path[-1])} "
+                f"({_mp(d['cost'])})")
+        if toward is not None and d.get("arrived"):
+            text += ", arriving at last"
+        elif toward is not None:
+            text += (f", then in transit toward {square_text(toward)} ({d['paid']} of "
+                     f"{transit.get('cost', '?')} paid)")
+    else:
+        text = (f"{d['name']} puts {_mp(d['cost'])} toward {square_text(toward)}, in transit "
+                f"({d['paid']} of {transit.get('cost', '?')} paid)")
+    return text + _loss(d) + _broken(d)
+
+
+def _stepped(d: dict[str, Any]) -> str:
+    path = d["path"]
+    return (f"{d['name']} steps {square_text(path[0])} → {square_text(path[-1])} "
+            "(the free MP, provoking nothing)" + _loss(d) + _broken(d))
+
+
+def _gained(d: dict[str, Any]) -> str:
+    what = "a Move Action" if d["kind"] == "move" else "a Full-Round Action"
+    return f"{d['name']} takes {what}: {_mp(d['mp'])} to move with"
+
+
+def _condition(d: dict[str, Any]) -> str:
+    if d["condition"] is None:
+        return f"{d['name']} is no longer stunned or immobile"
+    lost = f", losing {_mp(d['lost'])}" if d.get("lost") else ""
+    return f"{d['name']} is {d['condition']}{lost}" + _loss(d)
+
+
+SUMMARIES = {
+    "MovePointsMoved": _moved,
+    "MovePointsStepped": _stepped,
+    "MovePointsGained": _gained,
+    "MovePointsCondition": _condition,
+}
