@@ -39,6 +39,7 @@ from domain.ruleset import (
     Ruleset,
     Situation,
     StartRound,
+    option_flag,
 )
 from domain.state import Game, Role
 from domain.values import (
@@ -364,10 +365,10 @@ class Campaign:
         allowed = self.ruleset.move_options
         foreign = sorted(set(command.options) - allowed)
         if foreign:
-            offered = ", ".join(f"--{o}" for o in sorted(allowed)) or "none"
+            offered = ", ".join(option_flag(o) for o in sorted(allowed)) or "none"
             raise NotOffered(
-                f"--{foreign[0]} is not an option of a {self.ruleset_name} move (its options: "
-                f"{offered}); nothing was recorded")
+                f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
+                f"(its options: {offered}); nothing was recorded")
         return self._record(self.ruleset.move_combatant(self.situation(), command))
 
     def end_encounter(self) -> TrekEvent:
