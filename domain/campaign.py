@@ -345,7 +345,8 @@ class Campaign:
         if battle_map is not None and battle_map.get("grid", "square") != grid:
             raise RuleViolation(
                 f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
-                f"plays on {grid}s; give a map with grid = \"{grid}\"")
+                f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
+                f"grid = \"{grid}\"")
         return self._record(encounter.start(self.situation(), name, battle_map, grid))
 
     def enter_combatant(self, command: EnterCombatant) -> TrekEvent:
