@@ -54,6 +54,9 @@ class HexState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     posture: str = "standing"
+    # The round of the turn's move below; in a later round the turn is fresh (so a round's
+    # start records nothing about a fighter, and undoing a posture does not reach it).
+    turn: int = 0
     # The MP the turn's move got (None until it moves; a step gets none).
     mp: int | float | None = None
     moved: int | float = 0
@@ -64,8 +67,12 @@ class HexState(BaseModel):
     single: bool = False
 
 
-def state_of(combatant: Combatant) -> HexState:
-    return HexState.model_validate(combatant.state)
+def state_of(combatant: Combatant, round_number: int) -> HexState:
+    """The fighter's state in this round: its posture, and its move if it made one."""
+    state = HexState.model_validate(combatant.state)
+    if state.turn != round_number:
+        return HexState(posture=state.posture, turn=round_number)
+    return state
 
 
 # -- events ------------------------------------------------------------------------------------
@@ -235,9 +242,8 @@ class HexRules:
         encounter = open_encounter(situation.game)
         if command.options:
             raise RuleViolation("a GURPS turn takes no round options; nothing was recorded")
-        states = {c.name: HexState(posture=state_of(c).posture).model_dump()
-                  for c in encounter.combatants.values()}
-        return RoundStarted, {"number": encounter.round + 1, "states": states}
+        # Each fighter's turn is fresh because its state names an earlier round.
+        return RoundStarted, {"number": encounter.round + 1, "states": {}}
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
         if command.to is not None:
@@ -259,7 +265,7 @@ class HexRules:
         if start is not None and start != mover.at:
             raise RuleViolation(f"the move starts at {where(start)} but {name} stands on "
                                 f"{where(mover.at)}")
-        state = state_of(mover)
+        state = state_of(mover, encounter.round)
         stats = stats_of(situation, mover)
         if state.done:
             raise RuleViolation(f"{name} already moved this turn; one move (or step) a turn")
@@ -362,7 +368,7 @@ class HexRules:
         wanted = posture.strip().lower()
         if wanted not in POSTURES:
             raise RuleViolation(f"{posture!r} is not a posture; use {', '.join(POSTURES)}")
-        state = state_of(combatant)
+        state = state_of(combatant, encounter.round)
         if state.posture == wanted:
             raise RuleViolation(f"{name} is already {wanted}")
         previous = state.posture
@@ -381,7 +387,8 @@ class HexRules:
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
         stats = stats_of(situation, combatant)
-        state = state_of(combatant)
+        encounter = open_encounter(situation.game)
+        state = state_of(combatant, encounter.round)
         ground = ground_move(stats)
         if state.stepped:
             move, moved, left = Fraction(ground), Fraction(0), Fraction(0)

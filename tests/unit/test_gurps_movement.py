@@ -578,3 +578,17 @@ def test_undoing_an_unrelated_event_keeps_a_move_that_still_follows() -> None:
     assert isinstance(reversal, EventsCancelled)
     assert list(reversal.cancels) == [seq]
     assert status(c, "Kira")["moved"] == 2
+
+
+def test_a_new_round_does_not_depend_on_postures_so_undoing_one_reaches_no_round() -> None:
+    c = kira_at(2, 2)
+    posture(c, "Kira", "kneeling")
+    round_two = c.start_round(StartRound())
+    assert round_two.states == {}
+    events: list[TrekEvent] = list(c.collect_events())
+    seq = events[-2].seq
+    reversal = c.cancel([seq], before=fold_live(events[:seq - 1], c.is_live),
+                        later=events[seq - 1:], cascade=False, reason=None)
+    assert list(reversal.cancels) == [seq]
+    s = status(c, "Kira")
+    assert (s["posture"], s["remaining"]) == ("standing", 5)
