@@ -151,6 +151,22 @@ def footing_cost(entry: Mapping[str, Any]) -> int:
     return 0
 
 
+def fallen(encounter: Encounter, combatant: Combatant) -> bool:
+    return state_of(combatant, encounter.round).posture == "lying"
+
+
+def passing_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+    """Why a move may not pass through `cell`: off the map, a wall, or an enemy on its feet
+    (a fallen enemy is a body on the ground, an obstruction to step over)."""
+    standing = encounter.at(cell)
+    if (standing is not None and not friends(standing.side, mover.side)
+            and fallen(encounter, standing)):
+        terrain = cell_terrain(encounter, cell)
+        return None if terrain is not None and terrain["terrain"] != "wall" else (
+            step_refusal(encounter, mover, cell))
+    return step_refusal(encounter, mover, cell)
+
+
 @dataclass
 class Walk:
     """A move worked out token by token."""
@@ -185,7 +201,7 @@ def walk(encounter: Encounter, mover: Combatant, tokens: list[str], mode: str,
             raise RuleViolation(f"step {number_} is {token!r}; a GURPS move takes hex "
                                 f"directions ({' '.join(DIRECTIONS)}) and L / R turns")
         there = HEXES.step(here, token)
-        reason = step_refusal(encounter, mover, there)
+        reason = passing_refusal(encounter, mover, there)
         if reason is not None:
             raise RuleViolation(f"step {number_} is refused: {reason}")
         entry = cell_terrain(encounter, there) or {"terrain": "open"}
@@ -208,8 +224,8 @@ def walk(encounter: Encounter, mover: Combatant, tokens: list[str], mode: str,
                 price += POSTURE_COST[posture]
             price += footing_cost(entry) + obstructions(entry)
             standing = encounter.at(there)
-            if standing is not None and standing.name != mover.name and friends(
-                    standing.side, mover.side):
+            if standing is not None and standing.name != mover.name:
+                # A friend, or a fallen fighter of either side: one minor obstruction.
                 price += 1
         cost += price
         hexes += 1

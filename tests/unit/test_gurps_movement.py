@@ -592,3 +592,16 @@ def test_a_new_round_does_not_depend_on_postures_so_undoing_one_reaches_no_round
     assert list(reversal.cancels) == [seq]
     s = status(c, "Kira")
     assert (s["posture"], s["remaining"]) == ("standing", 5)
+
+
+def test_a_fallen_enemy_is_a_body_to_step_over_not_a_hex_to_refuse() -> None:
+    c = fight()
+    join(c, "Kira", 2, 3)
+    add(c, "Orc", 2, 2)
+    posture(c, "Orc", "lying")
+    c.start_round(StartRound())
+    # Stopping on it is refused (one fighter to a hex).
+    refused(c, lambda: move(c, "Kira", "N"), "not stop there")
+    # 2,2 holds the fallen orc: 1 + 1; 2,1 open: 1. Total 3.
+    event = move(c, "Kira", "N", "N")
+    assert (cells(event), event.cost) == ([(2, 3), (2, 2), (2, 1)], 3)
