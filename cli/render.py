@@ -380,7 +380,8 @@ def print_encounter(doc: dict[str, Any]) -> None:
     where = plain(battle_map["name"]) if battle_map else "an open plain"
     own = [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
            if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
-    console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {doc['grid']}s) on "
+    grids = "hexes" if doc["grid"] == "hex" else f"{doc['grid']}s"
+    console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {grids}) on "
                   f"{where}, round {doc['round']}" + "".join(f", {plain(o)}" for o in own))
     for row in encounter_lines(doc):
         line = Text()

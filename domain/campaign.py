@@ -42,6 +42,7 @@ from domain.ruleset import (
     Ruleset,
     Situation,
     StartRound,
+    option_flag,
 )
 from domain.state import Game, Role
 from domain.values import (
@@ -353,7 +354,8 @@ class Campaign:
         if battle_map is not None and battle_map.get("grid", "square") != grid:
             raise RuleViolation(
                 f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
-                f"plays on {grid}s; give a map with grid = \"{grid}\"")
+                f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
+                f"grid = \"{grid}\"")
         return self._record(encounter.start(self.situation(), name, battle_map, grid))
 
     def enter_combatant(self, command: EnterCombatant) -> TrekEvent:
@@ -373,10 +375,10 @@ class Campaign:
         allowed = self.ruleset.move_options
         foreign = sorted(set(command.options) - allowed)
         if foreign:
-            offered = ", ".join(f"--{o}" for o in sorted(allowed)) or "none"
+            offered = ", ".join(option_flag(o) for o in sorted(allowed)) or "none"
             raise NotOffered(
-                f"--{foreign[0]} is not an option of a {self.ruleset_name} move (its options: "
-                f"{offered}); nothing was recorded")
+                f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
+                f"(its options: {offered}); nothing was recorded")
         return self._record(self.ruleset.move_combatant(self.situation(), command))
 
     def end_encounter(self) -> TrekEvent:

@@ -1,5 +1,5 @@
-"""GURPS (hex movement points, facing and posture): a campaign may be played under it; its seed has
-no overland rules, and its encounter rules are not in this release yet."""
+"""GURPS: a campaign may be played under it; its seed has no overland rules, and its encounters
+are fought on hexes with movement points, facing and posture."""
 
 from domain.gurps.rules import Gurps
 

@@ -1,28 +1,64 @@
-"""The gurps ruleset as far as this release goes: rosters and supplies; no overland travel."""
+"""The gurps ruleset: rosters and supplies, no overland travel, and hex movement in encounters
+(movement points, facing, posture, footing, obstructions, step, water and air)."""
 
 from __future__ import annotations
 
+from functools import singledispatchmethod
 from typing import Any
 
 from domain.dice import Dice
+from domain.encounter import RoundStarted
 from domain.events import TrekEvent
-from domain.partial import WithoutEncounterRules, WithoutOverland, refuse_other_options
-from domain.ruleset import CharacterOptions, Command, Decision, Situation, not_offered
+from domain.gurps.movement import EVENTS as MOVEMENT_EVENTS
+from domain.gurps.movement import ChangePosture, HexMoved, HexRules, PostureChanged, stats_of
+from domain.gurps.stats import STAT_OPTIONS, movement_stats
+from domain.partial import WithoutOverland
+from domain.ruleset import (
+    CharacterOptions,
+    Command,
+    Decision,
+    EnterCombatant,
+    Situation,
+    StartRound,
+    not_offered,
+)
+from domain.state import Character
 
 
-class Gurps(WithoutOverland, WithoutEncounterRules):
+class Gurps(WithoutOverland, HexRules):
     name = "gurps"
-    commands: frozenset[type[Command]] = frozenset()
-    events: tuple[type[TrekEvent], ...] = ()
-    character_options: frozenset[str] = frozenset()
-    command_line: str | None = None
+    commands: frozenset[type[Command]] = frozenset({ChangePosture})
+    events: tuple[type[TrekEvent], ...] = MOVEMENT_EVENTS
+    character_options: frozenset[str] = STAT_OPTIONS
+    command_line: str | None = "cli.gurps"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        refuse_other_options(self.name, options)
-        return {"skills": dict(options.skills)}
+        return {"skills": dict(options.skills), "stats": movement_stats(options)}
 
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if character is not None:
+            return {}, self.enter_state(character.stats)
+        options = command.options or CharacterOptions(name=command.name)
+        stats = movement_stats(options)
+        return stats, self.enter_state(stats)
+
+    @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
         raise not_offered(self.name, command.what)
 
+    @decide.register
+    def _(self, command: ChangePosture, situation: Situation, dice: Dice) -> Decision:
+        return self.change_posture(situation, command.name, command.posture)
+
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, RoundStarted):
+            return self.start_round(situation, StartRound())
+        if isinstance(event, HexMoved):
+            return self.redo_move(situation, event)
+        if isinstance(event, PostureChanged):
+            return self.change_posture(situation, event.name, event.posture)
         return None
+
+
+__all__ = ["Gurps", "stats_of"]

@@ -153,8 +153,8 @@ def test_rulesets_without_overland_rules_refuse_them_and_keep_the_rest(trek_cli:
     refused(trek_cli("roster", "add-character", "Kira", "--body", "5"), "--body")
     ok(trek_cli("roster", "add-character", "Kira", "--skill", "swimming=1"))
     ok(trek_cli("supplies", "add", "ammo=3"))
-    refused(trek_cli("encounter", "start", "Brawl"), "encounter rules are not in this release")
-    assert ok(trek_cli("status", "--json")).json()["events"] == 3
+    ok(trek_cli("encounter", "start", "Brawl"))
+    assert ok(trek_cli("status", "--json")).json()["events"] == 4
 
 
 def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(

@@ -1,0 +1,71 @@
+"""The command line of GURPS hex movement: the character stat options, the `encounter move`
+options (swim, fly, end facing, step) and `encounter posture`. Mounted on `trek` from the
+ruleset registry."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import record
+from cli.options import store_options
+from cli.render import square_text
+from domain.gurps.movement import POSTURES, ChangePosture
+
+COMMANDS: list[click.Command] = []
+
+CHARACTER_OPTIONS = [
+    click.Option(["--basic-move"], type=int, help="GURPS Basic Move (0-100)."),
+    click.Option(["--basic-speed"], type=float,
+                 help="GURPS Basic Speed, in quarters (e.g. 5.75)."),
+    click.Option(["--trait"], multiple=True,
+                 help="GURPS trait: amphibious, aquatic, flight or walk-on-air (repeatable)."),
+    click.Option(["--water-move-bonus"], type=int,
+                 help="GURPS water Move bonus (needs swimming unless amphibious or aquatic; "
+                      "at most +2 for land-dwellers)."),
+    click.Option(["--air-move-bonus"], type=int,
+                 help="GURPS air Move bonus (with the flight trait)."),
+]
+
+ENCOUNTER_MOVE_OPTIONS = [
+    click.Option(["--swim"], is_flag=True, default=False,
+                 help="GURPS: swim with the water Move (shallow and deep water only)."),
+    click.Option(["--fly"], is_flag=True, default=False,
+                 help="fly (GURPS: air Move; Move-Points: the fly Full Move)"),
+    click.Option(["--end-facing"], metavar="DIR",
+                 help="GURPS: the facing at the end of the move (free; any direction within "
+                      "half the MP, else one hex-side)."),
+    click.Option(["--step"], is_flag=True, default=False,
+                 help="GURPS: a step of one hex in any direction (maneuvers other than Move)."),
+]
+
+
+@click.command("posture")
+@click.argument("name")
+@click.argument("posture", metavar="|".join(POSTURES).upper())
+@store_options
+def posture(name: str, posture: str) -> None:
+    """GURPS: change a fighter's posture (standing, crouching, kneeling, crawling, lying,
+    sitting); no MP cost here."""
+    record(lambda t, c: t.decide(c, ChangePosture(name=name, posture=posture)))
+
+
+ENCOUNTER_COMMANDS = [posture]
+
+
+def _moved(d: dict[str, object]) -> str:
+    path = d["path"]
+    assert isinstance(path, list)
+    if d.get("step"):
+        return f"{d['name']} steps {square_text(path[0])} → {square_text(path[-1])}"
+    how = {"water": "swims", "air": "flies"}.get(str(d.get("mode")), "moves")
+    where = (f"{square_text(path[0])} → {square_text(path[-1])}" if len(path) > 1
+             else f"in place at {square_text(path[0])}")
+    single = ", the one hex always allowed" if d.get("single") else ""
+    return (f"{d['name']} {how} {where} ({d['cost']} of {d['mp']} MP{single}), "
+            f"facing {d['facing']}")
+
+
+SUMMARIES = {
+    "HexMoved": _moved,
+    "PostureChanged": lambda d: f"{d['name']} goes from {d['previous']} to {d['posture']}",
+}
