@@ -209,6 +209,9 @@ def _value(value: Any) -> str:
         return _sq(value)
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, dict):
+        return ", ".join(f"{key.replace('_', ' ')} {_value(item)}"
+                         for key, item in value.items())
     return str(value)
 
 
