@@ -334,7 +334,9 @@ def straight_line(encounter: Encounter, mover: Combatant, start: Square, directi
 
 
 def wall_beside(encounter: Encounter, cell: Square) -> bool:
-    return any(terrain_word(encounter, cell.step(d)) == "wall" for d in DIRECTIONS)
+    """Whether one of the eight cells around `cell` is a wall (the map's edge is not)."""
+    return any((terrain_of(encounter, cell.step(d)) or {}).get("terrain") == "wall"
+               for d in DIRECTIONS)
 
 
 # -- decisions ------------------------------------------------------------------------------------
@@ -501,7 +503,7 @@ class CypherCombat:
             **outcome.fields(), "state": state.model_dump(),
         }
 
-    def redo_move(self, situation: Situation, event: CypherMoved) -> Decision:
+    def redo_combatant_move(self, situation: Situation, event: CypherMoved) -> Decision:
         encounter = open_encounter(situation.game)
         require_round(encounter)
         return self._move(situation, event.name, list(event.planned), event.action,
@@ -536,11 +538,17 @@ class CypherCombat:
             raise RuleViolation(f"a push of {command.feet} feet covers no cell; push at least "
                                 f"{feet} feet (one cell)")
         cells = command.feet // feet
+        ahead = mover.at.step(direction)
+        if blocked(encounter, mover, ahead):
+            raise RuleViolation(f"{where(ahead)}, toward {direction}, is blocked, so the push "
+                                "would cover no cell; push another way")
         difficulty = min(MAX_DIFFICULTY, -(-command.feet // 4))
         outcome = task(difficulty, PUSH_ROLL, command.roll, dice, recorded)
-        drifting: Drift | None = None
+        # A failed push leaves it where it was, still drifting if it was.
+        drifting = state.drifting
         path = [mover.at]
         if outcome.success:
+            drifting = None
             path, landed = straight_line(encounter, mover, mover.at, direction, cells)
             if not landed and (command.feet // 2) // feet > 0:
                 drifting = Drift(direction=direction, feet=command.feet // 2)

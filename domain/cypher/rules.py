@@ -340,7 +340,7 @@ class Cypher(CypherCombat):
         if isinstance(event, RoundStarted):
             return self.start_round(situation, StartRound())
         if isinstance(event, CypherMoved):
-            return self.redo_move(situation, event)
+            return self.redo_combatant_move(situation, event)
         if isinstance(event, PushedOff):
             return self.redo_push(situation, event)
         if isinstance(event, ChaseStarted):
