@@ -523,16 +523,16 @@ class CypherCombat:
         if direction not in DIRECTIONS:
             raise RuleViolation(f"{command.direction} is not a direction; use "
                                 f"{' '.join(DIRECTIONS)}")
-        state = state_of(mover)
-        if state.action is not None:
-            raise RuleViolation(f"{name} already made its move this round ({state.action}); "
-                                "one move a round, until `trek encounter round`")
         if terrain_word(encounter, mover.at) != "zero-gravity":
             raise RuleViolation(f"{name} is not in zero gravity at {where(mover.at)}; a push is "
                                 "only for zero-gravity cells (`trek encounter move` walks)")
         if not wall_beside(encounter, mover.at):
             raise RuleViolation(f"{name} has no wall beside it at {where(mover.at)} to push off "
                                 "from; without a surface it cannot move")
+        state = state_of(mover)
+        if state.action is not None:
+            raise RuleViolation(f"{name} already made its move this round ({state.action}); "
+                                "one move a round, until `trek encounter round`")
         feet = cell_feet(encounter)
         if command.feet < feet:
             raise RuleViolation(f"a push of {command.feet} feet covers no cell; push at least "
