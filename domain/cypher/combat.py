@@ -494,6 +494,8 @@ class CypherCombat:
                 end -= 1
         state = state_of(mover)
         state.action = kind
+        # Walking on ground with gravity ends any drift that carried it there.
+        state.drifting = None
         state.moved = costs[end]
         state.difficulty = outcome.difficulty
         state.success = outcome.success

@@ -613,3 +613,19 @@ def test_undoing_a_move_that_a_later_failed_move_depends_on_is_checked() -> None
     with pytest.raises(RuleViolation, match="stands on 0,0"):
         c.cancel([first], before=before, later=events[first - 1:], cascade=False,
                  reason=None)
+
+
+def test_a_drift_goes_on_until_blocked_and_walking_ends_it() -> None:
+    c = fight()
+    join(c, "Kira", 1, 4)
+    c.start_round(StartRound())
+    c.decide(Push(name="Kira", direction="E", feet=10, roll=9))   # to 3,4, drifting 5 ft
+    c.start_round(StartRound())                                   # 4,4
+    c.start_round(StartRound())                                   # 5,4: open, 6,4 is free
+    assert status(c, "Kira")["position"] == {"x": 5, "y": 4}
+    assert status(c, "Kira")["drifting"] == {"direction": "E", "feet": 5}
+    # Walking from the open 5,4 to 6,4 (5 feet) ends the drift.
+    assert move(c, "Kira", "E").cost == 5
+    assert status(c, "Kira")["drifting"] is None
+    c.start_round(StartRound())
+    assert status(c, "Kira")["position"] == {"x": 6, "y": 4}
