@@ -311,26 +311,28 @@ def hinders(word: str, skills: Mapping[str, int]) -> bool:
     return word in HINDERING or (word == "high-gravity" and not trained(skills, "high-gravity"))
 
 
-def blocked(encounter: Encounter, mover: Combatant, cell: Square) -> bool:
+def others_cells(encounter: Encounter, mover: Combatant) -> set[Square]:
+    return {c.at for c in encounter.combatants.values() if c.name != mover.name}
+
+
+def blocked(encounter: Encounter, occupied: set[Square], cell: Square) -> bool:
     """Whether a push or drift stops before `cell`: a wall, the edge, or anyone on it."""
     entry = terrain_of(encounter, cell)
-    if entry is None or entry["terrain"] == "wall":
-        return True
-    standing = encounter.at(cell)
-    return standing is not None and standing.name != mover.name
+    return entry is None or entry["terrain"] == "wall" or cell in occupied
 
 
-def straight_line(encounter: Encounter, mover: Combatant, start: Square, direction: str,
+def straight_line(encounter: Encounter, occupied: set[Square], start: Square, direction: str,
                   cells: int) -> tuple[list[Square], bool]:
     """Up to `cells` cells from `start` toward `direction`, stopping before anything that
-    blocks; the path (start first) and whether it has landed (the next cell blocks)."""
+    blocks (`occupied`: where the others stand); the path (start first) and whether it has
+    landed (the next cell blocks)."""
     path = [start]
     for _ in range(cells):
         ahead = path[-1].step(direction)
-        if blocked(encounter, mover, ahead):
+        if blocked(encounter, occupied, ahead):
             return path, True
         path.append(ahead)
-    return path, blocked(encounter, mover, path[-1].step(direction))
+    return path, blocked(encounter, occupied, path[-1].step(direction))
 
 
 def wall_beside(encounter: Encounter, cell: Square) -> bool:
@@ -370,15 +372,19 @@ class CypherCombat:
         feet = cell_feet(encounter)
         states: dict[str, dict[str, Any]] = {}
         paths: dict[str, list[Square]] = {}
+        # Where everyone stands as the drifts are worked out, one combatant after another.
+        standing = {c.name: c.at for c in encounter.combatants.values()}
         for combatant in encounter.combatants.values():
             old = state_of(combatant)
             drifting = old.drifting
             if drifting is not None:
                 cells = drifting.feet // feet
-                path, landed = straight_line(encounter, combatant, combatant.at,
+                occupied = {at for name, at in standing.items() if name != combatant.name}
+                path, landed = straight_line(encounter, occupied, combatant.at,
                                              drifting.direction, cells)
                 if len(path) > 1:
                     paths[combatant.name] = path
+                    standing[combatant.name] = path[-1]
                 if landed or cells == 0:
                     drifting = None
             states[combatant.name] = CypherState(drifting=drifting,
@@ -540,8 +546,9 @@ class CypherCombat:
             raise RuleViolation(f"a push of {command.feet} feet covers no cell; push at least "
                                 f"{feet} feet (one cell)")
         cells = command.feet // feet
+        occupied = others_cells(encounter, mover)
         ahead = mover.at.step(direction)
-        if blocked(encounter, mover, ahead):
+        if blocked(encounter, occupied, ahead):
             raise RuleViolation(f"{where(ahead)}, toward {direction}, is blocked, so the push "
                                 "would cover no cell; push another way")
         difficulty = min(MAX_DIFFICULTY, -(-command.feet // 4))
@@ -551,7 +558,7 @@ class CypherCombat:
         path = [mover.at]
         if outcome.success:
             drifting = None
-            path, landed = straight_line(encounter, mover, mover.at, direction, cells)
+            path, landed = straight_line(encounter, occupied, mover.at, direction, cells)
             if not landed and (command.feet // 2) // feet > 0:
                 drifting = Drift(direction=direction, feet=command.feet // 2)
         cost = (len(path) - 1) * feet

@@ -629,3 +629,33 @@ def test_a_drift_goes_on_until_blocked_and_walking_ends_it() -> None:
     assert status(c, "Kira")["drifting"] is None
     c.start_round(StartRound())
     assert status(c, "Kira")["position"] == {"x": 6, "y": 4}
+
+
+def test_drifts_in_one_round_never_end_on_the_same_cell() -> None:
+    room = HOLD.replace('''rows = [
+  "..........",
+  ".,:~^.....",
+  "llll#.....",
+  "#zzzz#....",
+  "#zzzz.....",
+]''', '''rows = [
+  "###########",
+  "#zzzzzzzzz#",
+  "#zzzzzzzzz#",
+  "###########",
+]''')
+    c = fight(room)
+    join(c, "Kira", 1, 2)
+    add(c, "Drone", 9, 2)
+    c.start_round(StartRound())
+    # Kira: 10 feet east, 2 cells to 3,2, drifting 5 feet (1 cell) a round.
+    c.decide(Push(name="Kira", direction="E", feet=10, roll=9))
+    # The drone: 20 feet west (⌈20 ÷ 4⌉ = 5, target 15), 4 cells to 5,2, drifting 10 feet.
+    c.decide(Push(name="Drone", direction="W", feet=20, roll=15))
+    event = c.start_round(StartRound())
+    # Kira drifts first, into 4,2, and the drone beyond it stops her; the drone then finds
+    # 4,2 taken at once: it stays on 5,2. Both have landed.
+    assert event.paths == {"Kira": [Square(3, 2), Square(4, 2)]}
+    assert status(c, "Kira")["position"] == {"x": 4, "y": 2}
+    assert status(c, "Drone")["position"] == {"x": 5, "y": 2}
+    assert (status(c, "Kira")["drifting"], status(c, "Drone")["drifting"]) == (None, None)
