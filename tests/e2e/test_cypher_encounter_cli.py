@@ -132,6 +132,11 @@ def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_cli: Run, db: st
     ghoul = recorded(run("encounter", "move", "Ghoul", "--to", "8,5", "--long", "--roll",
                          "20", "--json"), 13, "CypherMoved")
     assert (ghoul["cost"], ghoul["success"]) == (20, True)
+    # The picture: round 1's four paths (Kira, Oren, the drone's push, the ghoul) and the
+    # twelve zero-gravity cells (x 1..6 on rows 4 and 5).
+    svg = tmp_path / "hold.svg"
+    assert ok(run("encounter", "show", "--svg", str(svg), "--json")).json()["paths"] == 4
+    assert svg.read_text().count('class="cell zero-gravity"') == 12
 
     # Round 2: the drone drifts 2 cells east but the ghoul on 8,5 stops it on 7,5: landed.
     round_two = recorded(run("encounter", "round", "--json"), 14, "RoundStarted")
