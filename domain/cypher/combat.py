@@ -344,6 +344,11 @@ def wall_beside(encounter: Encounter, cell: Square) -> bool:
 # -- decisions ------------------------------------------------------------------------------------
 
 
+def a_kind(kind: str) -> str:
+    """The kind with its article ("an immediate", "a short"), for messages."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}"
+
+
 def kind_of(options: Mapping[str, Any]) -> str:
     given = [flag for flag in KIND_FLAGS if options.get(flag)]
     if len(given) > 1:
@@ -421,7 +426,7 @@ class CypherCombat:
                 may_end=lambda cell: end_refusal(encounter, mover, cell) is None)
             if found is None:
                 raise RuleViolation(f"no legal path takes {mover.name} to {where(command.to)} "
-                                    f"within the {reach} feet of a {kind} move")
+                                    f"within the {reach} feet of {a_kind(kind)} move")
             path = found[0]
         else:
             if not command.steps:
@@ -480,7 +485,7 @@ class CypherCombat:
             raise RuleViolation(stop)
         cost = costs[-1]
         if cost > reach:
-            raise RuleViolation(f"the path costs {cost} feet and a {kind} move reaches "
+            raise RuleViolation(f"the path costs {cost} feet and {a_kind(kind)} move reaches "
                                 f"{reach}; make a longer kind of move or fewer steps")
         eased = all(terrain_word(encounter, cell) == "low-gravity" for cell in path)
         difficulty = 0 if base == 0 else difficulty_of(

@@ -207,7 +207,7 @@ def test_short_and_immediate_moves_roll_nothing_even_hindered() -> None:
     refused(c, lambda: move(c, "Kira", *["E"] * 11), "costs 55 feet and a short move "
             "reaches 50")
     refused(c, lambda: move(c, "Kira", "E", "E", "E", immediate=True),
-            "costs 15 feet and a immediate move reaches 10")
+            "costs 15 feet and an immediate move reaches 10")
     event = move(c, "Kira", "E", "E", immediate=True)      # 2 × 5 = 10 feet
     assert (event.cost, status(c, "Kira")["action"]) == (10, "immediate")
 
