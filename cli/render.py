@@ -210,7 +210,8 @@ def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{key} {_value(inner)}" for key, inner in value.items())
+        return ", ".join(f"{key.replace('_', ' ')} {_value(item)}"
+                         for key, item in value.items())
     return str(value)
 
 

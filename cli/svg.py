@@ -20,7 +20,8 @@ LEGEND_ROW = 18
 SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
 TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
                 "rough": "#d9c48f", "water": "#8fb8de", "deep-water": "#5b8fc4",
-                "shallow-water": "#a9cce8", "treacherous": "#c9a27a", "stairs": "#bdb3a0"}
+                "shallow-water": "#a9cce8", "treacherous": "#c9a27a", "stairs": "#bdb3a0",
+                "high-gravity": "#b39ddb", "low-gravity": "#e1d5f5", "zero-gravity": "#cfe8e4"}
 
 
 def _t(value: object) -> str:

@@ -6,7 +6,7 @@ import hashlib
 import re
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, ClassVar, Self
 from uuid import UUID
@@ -379,7 +379,8 @@ class Campaign:
             raise NotOffered(
                 f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
                 f"(its options: {offered}); nothing was recorded")
-        return self._record(self.ruleset.move_combatant(self.situation(), command))
+        situation = replace(self.situation(), dice=self._dice())
+        return self._record(self.ruleset.move_combatant(situation, command))
 
     def end_encounter(self) -> TrekEvent:
         return self._record(encounter.end(self.situation()))

@@ -87,12 +87,18 @@ class RoundStarted(TrekEvent):
     number: int
     states: dict[str, dict[str, Any]] = Field(default_factory=dict)
     clock: dict[str, Any] = Field(default_factory=dict)
+    # Combatants the round's start carried along (a Cypher drift), each path starting with the
+    # cell left; left out of the stored event when empty, so other rounds read as before.
+    paths: dict[str, list[Cell]] = Field(default_factory=dict, exclude_if=lambda v: not v)
 
     def apply_to(self, game: Game) -> None:
         encounter = game.encounter
         assert encounter is not None, "decided with an open encounter"
         encounter.round = self.number
         encounter.clock = dict(self.clock)
+        for name, path in self.paths.items():
+            if path:
+                encounter.combatants[name].at = path[-1]
         for name, state in self.states.items():
             encounter.combatants[name].state = dict(state)
 

@@ -25,6 +25,9 @@ class Situation:
     game: Game
     map: GameMap | None
     ruleset: str
+    # Seeded dice for a decision that may roll outside a ruleset command (a Cypher long move,
+    # say); None when re-deciding, where the event's recorded roll is used instead.
+    dice: Dice | None = None
 
 
 @dataclass(frozen=True)

@@ -3,27 +3,43 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import singledispatchmethod
 from typing import Any
 
 from domain import pathfinding
+from domain.cypher.combat import (
+    COMBAT_EVENTS,
+    COMMANDS,
+    ChaseRolled,
+    ChaseStarted,
+    CypherCombat,
+    CypherMoved,
+    CypherState,
+    PushedOff,
+    RollChase,
+    StartChase,
+)
+from domain.cypher.combat import Push as PushOff
 from domain.cypher.events import EVENTS, DayEnded, DayStarted, Travelled
 from domain.dice import Dice
+from domain.encounter import RoundStarted
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import CYPHER_TERRAINS, Terrain
-from domain.partial import WithoutEncounterRules
 from domain.ruleset import (
     CharacterOptions,
     Command,
     DayEndOptions,
     Decision,
+    EnterCombatant,
     MoveOptions,
     Situation,
+    StartRound,
     not_offered,
 )
-from domain.state import ConveyanceKind, Game, Role
+from domain.state import Character, ConveyanceKind, Game, Role
 
 ROAD_MILES = 20
 OVERLAND_MILES = 12
@@ -136,15 +152,23 @@ def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
     return found[0][1:] if found is not None else None
 
 
-class Cypher(WithoutEncounterRules):
-    """The Cypher System's long-term travel."""
+class Cypher(CypherCombat):
+    """The Cypher System's long-term travel, and its rounds and chases in encounters."""
 
     name = "cypher"
     terrains: frozenset[Terrain] = CYPHER_TERRAINS
-    commands: frozenset[type[Command]] = frozenset()
-    events = EVENTS
-    command_line: str | None = None
+    commands: frozenset[type[Command]] = COMMANDS
+    events = EVENTS + COMBAT_EVENTS
+    command_line: str | None = "cli.cypher"
     character_options: frozenset[str] = frozenset()
+
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        stats: dict[str, Any] = {}
+        if character is None:
+            options = command.options or CharacterOptions(name=command.name)
+            stats = self.character(situation, options)
+        return stats, CypherState().model_dump()
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         besm = [flag for flag, value in (
@@ -296,10 +320,33 @@ class Cypher(WithoutEncounterRules):
             "dropped": dropped.model_dump() if dropped is not None else None,
         }
 
+    @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
         raise not_offered(self.name, command.what)
 
+    @decide.register
+    def _(self, command: PushOff, situation: Situation, dice: Dice) -> Decision:
+        return self.push(situation, command, dice)
+
+    @decide.register
+    def _(self, command: StartChase, situation: Situation, dice: Dice) -> Decision:
+        return self.chase(situation, command, dice)
+
+    @decide.register
+    def _(self, command: RollChase, situation: Situation, dice: Dice) -> Decision:
+        return self.chase_roll(situation, command, dice)
+
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, RoundStarted):
+            return self.start_round(situation, StartRound())
+        if isinstance(event, CypherMoved):
+            return self.redo_combatant_move(situation, event)
+        if isinstance(event, PushedOff):
+            return self.redo_push(situation, event)
+        if isinstance(event, ChaseStarted):
+            return self.redo_chase(situation, event)
+        if isinstance(event, ChaseRolled):
+            return self.redo_chase_roll(situation, event)
         if isinstance(event, Travelled):
             return self.redo_move(situation, event)
         if isinstance(event, DayStarted):

@@ -1,0 +1,124 @@
+"""The command line of Cypher rounds and chases: the kinds of move and their Speed task, the
+zero-gravity push and chases. Mounted on `trek encounter` from the ruleset registry."""
+
+from __future__ import annotations
+
+import click
+
+from cli.context import record
+from cli.options import SquareType, store_options
+from cli.render import square_text
+from domain.cypher.combat import Push, RollChase, StartChase
+
+COMMANDS: list[click.Command] = []
+
+D20 = click.IntRange(1, 20)
+D20_HELP = "Cypher: the d20 face the GM rolled (1-20); left out, Trek rolls from the seed."
+STEPS = click.IntRange(min=0)
+
+ENCOUNTER_MOVE_OPTIONS = [
+    click.Option(["--immediate"], is_flag=True, default=False,
+                 help="Cypher: an immediate move (up to 10 ft) as part of another action."),
+    click.Option(["--short"], is_flag=True, default=False,
+                 help="Cypher: a short move (up to 50 ft), the round's action (the default)."),
+    click.Option(["--long"], is_flag=True, default=False,
+                 help="Cypher: a long move (up to 100 ft), a Speed task of difficulty 4."),
+    click.Option(["--with-action"], is_flag=True, default=False,
+                 help="Cypher: a short move and a simple action, a Speed task of difficulty 4."),
+    click.Option(["--ease"], type=STEPS,
+                 help="Cypher: steps the task is eased (skills, assets, Effort)."),
+    click.Option(["--hinder"], type=STEPS, help="Cypher: steps the task is hindered."),
+    click.Option(["--roll"], type=D20, help=D20_HELP),
+    click.Option(["--stop-at"], type=SquareType(),
+                 help="Cypher: where a failed move stops, X,Y on its path."),
+]
+
+
+@click.command("push")
+@click.argument("name")
+@click.argument("direction")
+@click.option("--feet", type=int, required=True, help="How far the push should carry, in feet.")
+@click.option("--roll", type=D20, help=D20_HELP)
+@store_options
+def push(name: str, direction: str, feet: int, roll: int | None) -> None:
+    """Cypher: push off a wall in zero gravity toward DIR (a Might task of feet ÷ 4)."""
+    record(lambda t, c: t.decide(c, Push(name=name, direction=direction, feet=feet, roll=roll)))
+
+
+@click.command("chase")
+@click.argument("name")
+@click.option("--level", type=int, required=True, help="The level of the NPC chased or chasing.")
+@click.option("--ease", type=STEPS, default=0, help="Steps the Speed task is eased.")
+@click.option("--hinder", type=STEPS, default=0, help="Steps the Speed task is hindered.")
+@click.option("--roll", type=D20, help=D20_HELP)
+@click.option("--role", type=click.Choice(["chaser", "quarry"]), default="chaser",
+              show_default=True, help="Whether NAME chases or is chased.")
+@click.option("--extended", is_flag=True, default=False,
+              help="Start a long chase played roll by roll with `encounter chase-roll`.")
+@store_options
+def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role: str,
+          extended: bool) -> None:
+    """Cypher: a chase, one Speed task of the NPC's level (or --extended, many)."""
+    command = StartChase(name=name, level=level, ease=ease, hinder=hinder, roll=roll, role=role,
+                         extended=extended)
+    record(lambda t, c: t.decide(c, command))
+
+
+@click.command("chase-roll")
+@click.argument("name")
+@click.option("--ease", type=STEPS, default=0, help="Steps the Speed task is eased.")
+@click.option("--hinder", type=STEPS, default=0, help="Steps the Speed task is hindered.")
+@click.option("--roll", type=D20, help=D20_HELP)
+@store_options
+def chase_roll(name: str, ease: int, hinder: int, roll: int | None) -> None:
+    """Cypher: one roll of an extended chase."""
+    record(lambda t, c: t.decide(c, RollChase(name=name, ease=ease, hinder=hinder, roll=roll)))
+
+
+ENCOUNTER_COMMANDS = [push, chase, chase_roll]
+
+
+def _task(d: dict[str, object]) -> str:
+    if d.get("roll") is None:
+        return "no roll"
+    outcome = "success" if d.get("success") else "failure"
+    return f"difficulty {d['difficulty']}, rolled {d['roll']} vs {d['target']}: {outcome}"
+
+
+def _moved(d: dict[str, object]) -> str:
+    path, planned = d["path"], d["planned"]
+    assert isinstance(path, list)
+    assert isinstance(planned, list)
+    stopped = "" if len(path) == len(planned) else (
+        f", stopped short of {square_text(planned[-1])}")
+    return (f"{d['name']} makes a {d['action']} move {square_text(path[0])} → "
+            f"{square_text(path[-1])} ({d['cost']} ft, {_task(d)}{stopped})")
+
+
+def _pushed(d: dict[str, object]) -> str:
+    path = d["path"]
+    assert isinstance(path, list)
+    drift = d.get("drifting")
+    after = (f", drifting {drift['direction']} {drift['feet']} ft a round"
+             if isinstance(drift, dict) else (", landed" if d.get("success") else ""))
+    return (f"{d['name']} pushes off {d['direction']} for {d['feet']} ft "
+            f"{square_text(path[0])} → {square_text(path[-1])} ({_task(d)}{after})")
+
+
+def _chase(d: dict[str, object]) -> str:
+    state = d["chase"]
+    assert isinstance(state, dict)
+    score = f"{state['successes']} success(es), {state['failures']} failure(s)"
+    ending = f", {state['outcome']}" if state.get("outcome") else ""
+    if d.get("extended") and d.get("type") == "ChaseStarted":
+        return (f"{d['name']} starts an extended chase as {d['role']} (level "
+                f"{state['level']})")
+    return f"{d['name']} chases (level {state['level']}, {_task(d)}; {score}{ending})"
+
+
+SUMMARIES = {
+    "CypherMoved": _moved,
+    "PushedOff": _pushed,
+    "ChaseStarted": _chase,
+    "ChaseRolled": _chase,
+}
