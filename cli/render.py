@@ -374,6 +374,13 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
 _ENCOUNTER_KEYS = frozenset({"name", "ruleset", "grid", "round", "map", "combatants", "paths"})
 
 
+def _table_width(headers: list[str], rows: list[list[str]]) -> int:
+    """The width a boxed table of these cells takes: each column its widest cell, plus borders
+    and padding."""
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(headers)]
+    return sum(widths) + 3 * len(widths) + 1
+
+
 def print_encounter(doc: dict[str, Any]) -> None:
     from rich.text import Text
 
@@ -400,15 +407,34 @@ def print_encounter(doc: dict[str, Any]) -> None:
                    - {"side", "position", "facing", "moved", "remaining", *nested})
     headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
-    table = Table("", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
-                  "left", *headers)
+    core_headers = ["", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
+                    "left"]
+    core_rows: list[list[str]] = []
+    own_rows: list[list[str]] = []
     for name, c in doc["combatants"].items():
         facing = ([f"{_FACING_ARROW.get(c['facing'], '')} {c['facing']}" if c.get("facing")
                    else "-"] if faces else [])
-        table.add_row(marks[name], name, c["side"], _sq(c["position"]), *facing,
-                      _value(c["moved"]), _value(c["remaining"]),
-                      *(_value(c.get(k)) for k in extra))
-    console.print(table)
+        core_rows.append([marks[name], name, c["side"], _sq(c["position"]), *facing,
+                          _value(c["moved"]), _value(c["remaining"])])
+        own_rows.append([_value(c.get(k)) for k in extra])
+    # One table when it fits the terminal; else the ruleset's own fields in a second table,
+    # so no name or number is cut short on a narrow screen.
+    if _table_width([*core_headers, *headers], [a + b for a, b in zip(core_rows, own_rows,
+                                                                      strict=True)]) \
+            <= console.width or not extra:
+        table = Table(*core_headers, *headers)
+        for core, mine in zip(core_rows, own_rows, strict=True):
+            table.add_row(*core, *mine)
+        console.print(table)
+    else:
+        table = Table(*core_headers)
+        for core in core_rows:
+            table.add_row(*core)
+        console.print(table)
+        fields = Table("", "combatant", *headers)
+        for core, mine in zip(core_rows, own_rows, strict=True):
+            fields.add_row(core[0], core[1], *mine)
+        console.print(fields)
     for name, c in doc["combatants"].items():
         details = [f"{key.replace('_', ' ')}: {_value(c[key])}" for key in nested
                    if isinstance(c.get(key), dict)]

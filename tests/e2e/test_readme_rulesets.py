@@ -1,0 +1,106 @@
+"""The README's encounter examples for GURPS, Shadowrun, Move-Points and Cypher, run for real.
+
+Each example is a transcript (`$ trek ...` and what it printed) or a bash block. Every command is
+run through the real `trek` program in a fresh store; a line the README shows refused must be
+refused with that very sentence, and every event line (`#N ...`) and first status line it shows
+must be what the program prints now.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import trek_env
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.slow
+
+SECTIONS = [
+    "### GURPS on hexes: movement points, facing and posture",
+    "### Shadowrun by Initiative Pass",
+    "### The Move-Point system: points, steps and transit",
+    "### Cypher in rounds: Speed tasks, gravity, pushes and chases",
+]
+
+
+def section(heading: str) -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert heading in text, f"the README has a section {heading!r}"
+    body = text.split(heading, 1)[1]
+    return re.split(r"\n##+ ", body, maxsplit=1)[0]
+
+
+def blocks(body: str) -> list[tuple[str, str]]:
+    return re.findall(r"```(\w*)\n(.*?)```", body, flags=re.S)
+
+
+def run(line: str, tmp_path: Path, db: Path) -> subprocess.CompletedProcess[str]:
+    args = shlex.split(line, comments=True)
+    assert args[0] == "trek", line
+    return subprocess.run([sys.executable, "-m", "cli", *args[1:]], cwd=tmp_path,
+                          env=trek_env(str(db), COLUMNS="200"), capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+def contains(document: Any, part: Any) -> bool:
+    if document == part:
+        return True
+    if isinstance(document, dict):
+        return any(contains(value, part) for value in document.values())
+    if isinstance(document, list):
+        return any(contains(value, part) for value in document)
+    return False
+
+
+@pytest.mark.parametrize("heading", SECTIONS, ids=["gurps", "shadowrun", "movepoints", "cypher"])
+def test_the_readme_example_prints_what_it_shows(heading: str, tmp_path: Path) -> None:
+    (tmp_path / "docs").symlink_to(ROOT / "docs")
+    db = tmp_path / "example.db"
+    body = section(heading)
+    # A battle map shown as a TOML block and named in the prose ("as `ford.toml`").
+    named = re.search(r"as `([\w.-]+\.toml)`", body)
+    for kind, text in blocks(body):
+        if kind == "toml" and named:
+            (tmp_path / named.group(1)).write_text(text, encoding="utf-8")
+    commands = 0
+    for kind, text in blocks(body):
+        if kind == "bash":
+            # Commands, each followed by what it printed as `#   ` comment lines.
+            steps = [re.sub(r"(?m)^#   ", "", step) for step in
+                     re.split(r"(?m)^(?=trek )", text)[1:]]
+        elif "\n$ " in "\n" + text:
+            steps = re.split(r"(?m)^\$ ", text)[1:]
+        else:
+            continue
+        for step in steps:
+            line, *shown = step.rstrip("\n").split("\n")
+            if line.startswith("cat "):
+                (tmp_path / line.split()[1]).write_text("\n".join(shown) + "\n",
+                                                        encoding="utf-8")
+                continue
+            done = run(line, tmp_path, db)
+            commands += 1
+            if shown and shown[0].startswith("Error:"):
+                assert done.returncode == 1, (line, done.stdout, done.stderr)
+                assert done.stderr.splitlines()[0] == shown[0], line
+                continue
+            assert done.returncode == 0, (line, done.stderr)
+            printed = done.stdout.splitlines()
+            if "--json" in line and shown:
+                # The README shows one part of the document: it must be in what was printed.
+                assert contains(json.loads(done.stdout), json.loads(shown[0])), line
+                continue
+            events = [s for s in shown if re.match(r"#\d+ ", s)]
+            if events:
+                assert [p for p in printed if re.match(r"#\d+ ", p)] == events, line
+            elif shown:
+                assert printed[0].rstrip() == shown[0].rstrip(), line
+    assert commands >= 10, f"{heading}: only {commands} commands found"
