@@ -97,3 +97,42 @@ def test_an_old_store_moves_its_read_models_on_the_first_recording(old_store: Pa
         shown = trek_json(old_store, "status", "--campaign", slug)
         assert shown == status_now(expected[slug]["status"])
     assert trek_json(old_store, "log", "--campaign", "ashes-road") == expected["ashes-road"]["log"]
+
+
+# -- release 0.2: encounters under every ruleset, chain format 2, snapshots with digests -------
+
+CAMPAIGNS_0_2 = ("ashes-road", "mill-road", "seattle", "reef", "derelict")
+
+
+@pytest.fixture
+def store_0_2(tmp_path: Path) -> Path:
+    copy = tmp_path / "release-0.2.db"
+    shutil.copyfile(FIXTURES / "release-0.2.db", copy)
+    return copy
+
+
+@pytest.mark.parametrize("slug", CAMPAIGNS_0_2)
+def test_a_release_0_2_store_shows_the_same_status_and_log(store_0_2: Path, slug: str) -> None:
+    expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())[slug]
+    assert trek_json(store_0_2, "status", "--campaign", slug) == expected["status"]
+    assert trek_json(store_0_2, "log", "--campaign", slug) == expected["log"]
+
+
+def test_a_release_0_2_store_verifies_rebuilds_and_records(store_0_2: Path) -> None:
+    report = trek_json(store_0_2, "verify")
+    assert report["verified"] is True
+    assert sorted(c["campaign"] for c in report["campaigns"]) == sorted(CAMPAIGNS_0_2)
+    trek_json(store_0_2, "replay")
+    assert trek_json(store_0_2, "replay", "--verify")["verified"] is True
+    expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())
+    for slug in CAMPAIGNS_0_2:
+        assert trek_json(store_0_2, "status", "--campaign", slug) == expected[slug]["status"]
+    # 217 events with snapshots at 100 and 200: the 218th loads from the second snapshot.
+    [event] = trek_json(store_0_2, "supplies", "add", "ammo=2", "--campaign", "ashes-road")
+    assert event["seq"] == 218
+    status = trek_json(store_0_2, "status", "--campaign", "ashes-road")
+    assert status["supplies"]["ammo"] == expected["ashes-road"]["status"]["supplies"]["ammo"] + 2
+    # An encounter of the same store takes its next round.
+    [round_] = trek_json(store_0_2, "encounter", "round", "--campaign", "mill-road")
+    assert (round_["type"], round_["number"]) == ("RoundStarted", 2)
+    assert trek_json(store_0_2, "verify")["verified"] is True
