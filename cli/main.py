@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import click
-from rich.progress import Progress
 
 from cli import render
 from cli.context import open_store, record, recorded, settings
@@ -453,6 +452,8 @@ def replay(verify: bool, accept_tampering: bool) -> None:
         raise click.UsageError("--verify changes nothing; --accept-tampering is for a rebuild")
     trek_app = open_store(writes=not verify)
     show_bar = not settings().json and sys.stderr.isatty()
+    from rich.progress import Progress
+
     with Progress(transient=True, disable=not show_bar) as bar:
         task = bar.add_task("verifying" if verify else "replaying", total=None)
 
