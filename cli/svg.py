@@ -95,8 +95,8 @@ def _facing_arrow(layout: _Layout, grid: str, combatant: dict[str, Any], colour:
     nx, ny = layout.centre(there.x, there.y)
     span = math.hypot(nx - cx, ny - cy) or 1.0
     ux, uy = (nx - cx) / span, (ny - cy) / span
-    tip = CELL * 0.52
-    base, half = CELL * 0.3, CELL * 0.16
+    tip = CELL * 0.6
+    base, half = CELL * 0.3, CELL * 0.2
     points = [(cx + ux * tip, cy + uy * tip),
               (cx + ux * base - uy * half, cy + uy * base + ux * half),
               (cx + ux * base + uy * half, cy + uy * base - ux * half)]
