@@ -8,10 +8,16 @@ campaign identical; undoing any event and redoing it restores the same state.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from encounter_play import (
+    Check,
+    Play,
+    Step,
+    assert_refolds_the_same,
+    play_steps,
+    undo_then_redo,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -20,9 +26,8 @@ from domain.campaign import Campaign, Stamp
 from domain.cypher.combat import CypherState, Push, PushedOff, RollChase, StartChase
 from domain.encounter import RoundStarted, cell_terrain
 from domain.errors import RuleViolation
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.history import fold_live
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from tracker.registry import RULESETS
@@ -52,24 +57,6 @@ rows = [
 NAMES = ("Kira", "Oren", "Drone", "Eel")
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-Action = Callable[[Campaign], TrekEvent]
-
-
-@dataclass
-class Step:
-    label: str
-    run: Action
-
-    def __repr__(self) -> str:
-        return self.label
-
-
-@dataclass
-class Play:
-    campaign: Campaign
-    events: list[TrekEvent] = field(default_factory=list)
-
 
 def setup() -> Play:
     cypher = RULESETS.named("cypher")
@@ -126,20 +113,8 @@ _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=40).map(
     lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
 
 
-def play(steps: list[Step], check: Callable[[Campaign, TrekEvent], None] | None = None
-         ) -> Play:
-    result = setup()
-    for step in steps:
-        before = (result.campaign.version, result.campaign.game.dump())
-        try:
-            event = step.run(result.campaign)
-        except RuleViolation:
-            assert (result.campaign.version, result.campaign.game.dump()) == before, step
-            continue
-        result.events.extend(result.campaign.collect_events())
-        if check is not None:
-            check(result.campaign, event)
-    return result
+def play(steps: list[Step], check: Check | None = None) -> Play:
+    return play_steps(setup(), steps, check)
 
 
 def _no_wall_crossed(c: Campaign, event: TrekEvent) -> None:
@@ -259,8 +234,7 @@ def test_a_chase_always_ends_by_the_rule(level: int, rolls: list[int]) -> None:
 @PROPERTY
 @given(_SEQUENCES)
 def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
-    result = play(steps)
-    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+    assert_refolds_the_same(play(steps))
 
 
 @PROPERTY
@@ -268,20 +242,6 @@ def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> Non
 def test_undoing_any_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
     result = play(steps)
-    campaign = result.campaign
     undoable = [e.seq for e in result.events if type(e).undoable]
     assume(undoable)
-    seq = data.draw(st.sampled_from(undoable))
-    state = campaign.game.dump()
-    before = fold_live(result.events[:seq - 1], campaign.is_live)
-    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
-                               cascade=True, reason=None)
-    result.events.extend(campaign.collect_events())
-    assert isinstance(reversal, EventsCancelled)
-    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
-    k = min(reversal.cancels)
-    earlier = fold_live(result.events[:k - 1], campaign.is_live)
-    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
-                     reason=None)
-    result.events.extend(campaign.collect_events())
-    assert campaign.game.dump() == state
+    undo_then_redo(result, data.draw(st.sampled_from(undoable)))

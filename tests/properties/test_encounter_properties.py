@@ -7,23 +7,27 @@ events afresh gives the same game; undoing any event and redoing it restores the
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from encounter_play import (
+    Check,
+    Play,
+    Step,
+    assert_refolds_the_same,
+    play_steps,
+    undo_then_redo,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.besm.combat import CombatState
-from domain.besm.commands import Act, GoProne, StandUp
+from domain.besm.commands import GoProne, StandUp
 from domain.campaign import Campaign, Stamp
 from domain.encounter import cell_terrain
-from domain.errors import RuleViolation
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.history import fold_live
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from tracker.registry import RULESETS
 
@@ -47,24 +51,6 @@ rows = [
 NAMES = ("Kira", "Oren", "Bandit", "Wolf")
 PROPERTY = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-Action = Callable[[Campaign], TrekEvent]
-
-
-@dataclass
-class Step:
-    label: str
-    run: Action
-
-    def __repr__(self) -> str:
-        return self.label
-
-
-@dataclass
-class Play:
-    campaign: Campaign
-    events: list[TrekEvent] = field(default_factory=list)
-
 
 def setup() -> Play:
     besm = RULESETS.named("besm")
@@ -112,22 +98,11 @@ _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=25).map(
     lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
 
 
-def play(steps: list[Step], check: Callable[[Campaign], None] | None = None) -> Play:
-    result = setup()
-    for step in steps:
-        before = (result.campaign.version, result.campaign.game.dump())
-        try:
-            step.run(result.campaign)
-        except RuleViolation:
-            assert (result.campaign.version, result.campaign.game.dump()) == before, step
-            continue
-        result.events.extend(result.campaign.collect_events())
-        if check is not None:
-            check(result.campaign)
-    return result
+def play(steps: list[Step], check: Check | None = None) -> Play:
+    return play_steps(setup(), steps, check)
 
 
-def _within_the_rules(c: Campaign) -> None:
+def _within_the_rules(c: Campaign, _event: TrekEvent) -> None:
     encounter = c.game.encounter
     assert encounter is not None
     cells = [combatant.at for combatant in encounter.combatants.values()]
@@ -151,8 +126,7 @@ def test_no_combatant_overspends_or_shares_a_cell_or_stands_on_a_wall(
 @PROPERTY
 @given(_SEQUENCES)
 def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
-    result = play(steps)
-    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+    assert_refolds_the_same(play(steps))
 
 
 @PROPERTY
@@ -160,22 +134,6 @@ def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> Non
 def test_undoing_any_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
     result = play(steps)
-    campaign = result.campaign
     undoable = [e.seq for e in result.events if type(e).undoable]
     assume(undoable)
-    seq = data.draw(st.sampled_from(undoable))
-    state = campaign.game.dump()
-    before = fold_live(result.events[:seq - 1], campaign.is_live)
-    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
-                               cascade=True, reason=None)
-    result.events.extend(campaign.collect_events())
-    assert isinstance(reversal, EventsCancelled)
-    # What remains is the fold of the live events, and the record keeps everything.
-    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
-    # Redo the reversal (`trek redo` of its seq: everything it cancelled): the state is back.
-    k = min(reversal.cancels)
-    earlier = fold_live(result.events[:k - 1], campaign.is_live)
-    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
-                     reason=None)
-    result.events.extend(campaign.collect_events())
-    assert campaign.game.dump() == state
+    undo_then_redo(result, data.draw(st.sampled_from(undoable)))

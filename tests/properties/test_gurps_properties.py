@@ -8,12 +8,18 @@ redoing it restores the same state.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import Any
 
+from encounter_play import (
+    Check,
+    Play,
+    Step,
+    assert_refolds_the_same,
+    play_steps,
+    undo_then_redo,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -21,11 +27,10 @@ from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.encounter import cell_terrain
 from domain.errors import RuleViolation
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import HEXES
 from domain.gurps.movement import ChangePosture, HexMoved
-from domain.history import fold_live
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from tracker.registry import RULESETS
@@ -134,21 +139,6 @@ def test_a_moves_cost_is_the_sum_of_its_parts_however_it_is_split(
     assert (after_split.at, after_split.facing) == (after_whole.at, after_whole.facing)
 
 
-@dataclass
-class Step:
-    label: str
-    run: Callable[[Campaign], TrekEvent]
-
-    def __repr__(self) -> str:
-        return self.label
-
-
-@dataclass
-class Play:
-    campaign: Campaign
-    events: list[TrekEvent] = field(default_factory=list)
-
-
 def setup() -> Play:
     c = Campaign.start(STAMP, name="Yard", ruleset="gurps", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
@@ -189,22 +179,8 @@ _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=25).map(
     lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
 
 
-def play(steps: list[Step], check: Callable[[Campaign, TrekEvent], None] | None = None
-         ) -> Play:
-    result = setup()
-    for step in steps:
-        before = (result.campaign.version, result.campaign.game.dump())
-        try:
-            step.run(result.campaign)
-        except RuleViolation:
-            assert (result.campaign.version, result.campaign.game.dump()) == before, step
-            continue
-        new = result.campaign.collect_events()
-        result.events.extend(new)
-        if check is not None:
-            for event in new:
-                check(result.campaign, event)
-    return result
+def play(steps: list[Step], check: Check | None = None) -> Play:
+    return play_steps(setup(), steps, check)
 
 
 def _within_the_mp(c: Campaign, event: TrekEvent) -> None:
@@ -237,8 +213,7 @@ def test_no_move_exceeds_its_mp_except_the_single_hex(steps: list[Step]) -> None
 @PROPERTY
 @given(_SEQUENCES)
 def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
-    result = play(steps)
-    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+    assert_refolds_the_same(play(steps))
 
 
 @PROPERTY
@@ -246,20 +221,6 @@ def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> Non
 def test_undoing_any_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
     result = play(steps)
-    campaign = result.campaign
     undoable = [e.seq for e in result.events if type(e).undoable]
     assume(undoable)
-    seq = data.draw(st.sampled_from(undoable))
-    state = campaign.game.dump()
-    before = fold_live(result.events[:seq - 1], campaign.is_live)
-    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
-                               cascade=True, reason=None)
-    result.events.extend(campaign.collect_events())
-    assert isinstance(reversal, EventsCancelled)
-    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
-    k = min(reversal.cancels)
-    earlier = fold_live(result.events[:k - 1], campaign.is_live)
-    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
-                     reason=None)
-    result.events.extend(campaign.collect_events())
-    assert campaign.game.dump() == state
+    undo_then_redo(result, data.draw(st.sampled_from(undoable)))

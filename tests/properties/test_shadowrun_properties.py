@@ -9,20 +9,24 @@ a move, a sprint, an interception...) and redoing it restores the same state.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from encounter_play import (
+    Check,
+    Play,
+    Step,
+    assert_refolds_the_same,
+    play_steps,
+    undo_then_redo,
+)
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.encounter import cell_terrain
-from domain.errors import RuleViolation
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.history import fold_live
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.shadowrun.movement import MovedInPass, PassStarted
@@ -50,24 +54,6 @@ rows = [
 NAMES = ("Kira", "Dvorak", "Ganger", "Troll")
 PROPERTY = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-
-Action = Callable[[Campaign], TrekEvent]
-
-
-@dataclass
-class Step:
-    label: str
-    run: Action
-
-    def __repr__(self) -> str:
-        return self.label
-
-
-@dataclass
-class Play:
-    campaign: Campaign
-    events: list[TrekEvent] = field(default_factory=list)
-
 
 def setup() -> Play:
     c = Campaign.start(STAMP, name="Yard", ruleset="shadowrun", rulesets=RULESETS, seed=9,
@@ -126,20 +112,8 @@ _SEQUENCES = st.tuples(_ROUND, st.lists(_STEPS, min_size=1, max_size=25)).map(
     lambda first_and_rest: [first_and_rest[0], *first_and_rest[1]])
 
 
-def play(steps: list[Step], check: Callable[[Campaign, TrekEvent], None] | None = None
-         ) -> Play:
-    result = setup()
-    for step in steps:
-        before = (result.campaign.version, result.campaign.game.dump())
-        try:
-            event = step.run(result.campaign)
-        except RuleViolation:
-            assert (result.campaign.version, result.campaign.game.dump()) == before, step
-            continue
-        result.events.extend(result.campaign.collect_events())
-        if check is not None:
-            check(result.campaign, event)
-    return result
+def play(steps: list[Step], check: Check | None = None) -> Play:
+    return play_steps(setup(), steps, check)
 
 
 def _within_the_rules(c: Campaign, event: TrekEvent) -> None:
@@ -173,8 +147,7 @@ def test_no_pass_exceeds_its_limit_and_no_turn_its_rate(steps: list[Step]) -> No
 @PROPERTY
 @given(_SEQUENCES)
 def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> None:
-    result = play(steps)
-    assert fold_live(result.events, lambda seq: True).dump() == result.campaign.game.dump()
+    assert_refolds_the_same(play(steps))
 
 
 @PROPERTY
@@ -182,23 +155,9 @@ def test_folding_the_events_afresh_gives_the_same_game(steps: list[Step]) -> Non
 def test_undoing_any_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
     result = play(steps)
-    campaign = result.campaign
     undoable = [e.seq for e in result.events if type(e).undoable]
     assume(undoable)
-    seq = data.draw(st.sampled_from(undoable))
-    state = campaign.game.dump()
-    before = fold_live(result.events[:seq - 1], campaign.is_live)
-    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
-                               cascade=True, reason=None)
-    result.events.extend(campaign.collect_events())
-    assert isinstance(reversal, EventsCancelled)
-    assert fold_live(result.events, campaign.is_live).dump() == campaign.game.dump()
-    k = min(reversal.cancels)
-    earlier = fold_live(result.events[:k - 1], campaign.is_live)
-    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
-                     reason=None)
-    result.events.extend(campaign.collect_events())
-    assert campaign.game.dump() == state
+    undo_then_redo(result, data.draw(st.sampled_from(undoable)))
 
 
 @PROPERTY
@@ -206,18 +165,6 @@ def test_undoing_any_event_then_redoing_it_restores_the_same_state(
 def test_undoing_a_pass_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
     result = play([*steps, Step("pass", lambda c: c.decide(NextPass()))])
-    campaign = result.campaign
     passes = [e.seq for e in result.events if isinstance(e, PassStarted)]
     assume(passes)
-    seq = data.draw(st.sampled_from(passes))
-    state = campaign.game.dump()
-    before = fold_live(result.events[:seq - 1], campaign.is_live)
-    reversal = campaign.cancel([seq], before=before, later=result.events[seq - 1:],
-                               cascade=True, reason=None)
-    result.events.extend(campaign.collect_events())
-    k = min(reversal.cancels)
-    earlier = fold_live(result.events[:k - 1], campaign.is_live)
-    campaign.restore(list(reversal.cancels), before=earlier, later=result.events[k - 1:],
-                     reason=None)
-    result.events.extend(campaign.collect_events())
-    assert campaign.game.dump() == state
+    undo_then_redo(result, data.draw(st.sampled_from(passes)), check_undone=False)
