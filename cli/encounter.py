@@ -14,10 +14,10 @@ import click
 
 from cli import render
 from cli.context import open_store, record, settings
-from cli.options import KeyValue, SquareType, given_extras, store_options
+from cli.options import SquareType, character_from, character_options, store_options
 from domain.errors import MapError, TrackerError
 from domain.geometry import Square
-from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import Act, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from tracker.registry import RULESETS
 
@@ -73,25 +73,11 @@ def join(character: str, at: Square, facing: str | None) -> None:
               help="Whose side it fights on.")
 @click.option("--at", "at", type=SquareType(), required=True, help="The cell X,Y.")
 @click.option("--facing", help=f"The direction it faces ({DIRECTIONS_HELP}).")
-@click.option("--body", type=int, help="BESM Body (1-12).")
-@click.option("--mind", type=int, help="BESM Mind (1-12).")
-@click.option("--soul", type=int, help="BESM Soul (1-12).")
-@click.option("--might", type=int, help="Cypher Might pool.")
-@click.option("--speed", type=int, help="Cypher Speed pool.")
-@click.option("--intellect", type=int, help="Cypher Intellect pool.")
-@click.option("--skill", "skills", type=KeyValue(), multiple=True,
-              help="A skill and its level, e.g. stealth=2 (repeatable).")
-@click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
-              help="An attribute and its level, e.g. speed-burst=1 (repeatable).")
+@character_options
 @store_options
-def add(name: str, side: str, at: Square, facing: str | None, body: int | None,
-        mind: int | None, soul: int | None, might: int | None, speed: int | None,
-        intellect: int | None, skills: tuple[tuple[str, int], ...],
-        attributes: tuple[tuple[str, int], ...], **extra: Any) -> None:
+def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> None:
     """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
-    options = CharacterOptions(name=name, body=body, mind=mind, soul=soul, might=might,
-                               speed=speed, intellect=intellect, skills=dict(skills),
-                               attributes=dict(attributes), extra=given_extras(extra))
+    options = character_from(name, given)
     command = EnterCombatant(name=name, at=at, side=Side(side), facing=_facing(facing),
                              from_roster=False, options=options)
     record(lambda t, c: t.enter_combatant(c, command))

@@ -20,13 +20,14 @@ from cli.options import (
     PointType,
     Settings,
     SquareType,
-    given_extras,
+    character_from,
+    character_options,
     store_options,
 )
 from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
 from tracker.app import Trek, recorded_but
@@ -191,29 +192,13 @@ def roster() -> None:
 
 @roster.command("add-character")
 @click.argument("name")
-@click.option("--body", type=int, help="BESM Body (1-12).")
-@click.option("--mind", type=int, help="BESM Mind (1-12).")
-@click.option("--soul", type=int, help="BESM Soul (1-12).")
-@click.option("--might", type=int, help="Cypher Might pool (optional).")
-@click.option("--speed", type=int, help="Cypher Speed pool (optional).")
-@click.option("--intellect", type=int, help="Cypher Intellect pool (optional).")
-@click.option("--skill", "skills", type=KeyValue(), multiple=True,
-              help="A skill and its level, e.g. navigation=2 (repeatable).")
-@click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
-              help="An attribute and its level, e.g. ground-speed=1 (repeatable).")
+@character_options
 @click.option("--health-max", type=int, help="Maximum Health (default (Body+Soul)×5).")
 @click.option("--energy-max", type=int, help="Maximum Energy (default (Mind+Soul)×5).")
 @store_options
-def add_character(name: str, body: int | None, mind: int | None, soul: int | None,
-                  might: int | None, speed: int | None, intellect: int | None,
-                  skills: tuple[tuple[str, int], ...], attributes: tuple[tuple[str, int], ...],
-                  health_max: int | None, energy_max: int | None, **extra: Any) -> None:
+def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
-    options = CharacterOptions(
-        name=name, body=body, mind=mind, soul=soul, might=might, speed=speed,
-        intellect=intellect, skills=dict(skills), attributes=dict(attributes),
-        health_max=health_max, energy_max=energy_max, extra=given_extras(extra),
-    )
+    options = character_from(name, given)
     record(lambda t, c: t.add_character(c, options))
 
 

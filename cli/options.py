@@ -9,6 +9,7 @@ from typing import Any, TypeVar
 import click
 
 from domain.geometry import Square, parse_square
+from domain.ruleset import CharacterOptions
 from tracker.points import Point
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,6 +61,38 @@ def store_options(func: F) -> F:
     ]):
         func = option(func)
     return func
+
+
+def character_options(func: F) -> F:
+    """The stat options `roster add-character` and `encounter add` share (BESM's stats,
+    Cypher's pools, skills and attributes); each ruleset's own are mounted beside them."""
+    for option in reversed([
+        click.option("--body", type=int, help="BESM Body (1-12)."),
+        click.option("--mind", type=int, help="BESM Mind (1-12)."),
+        click.option("--soul", type=int, help="BESM Soul (1-12)."),
+        click.option("--might", type=int, help="Cypher Might pool (optional)."),
+        click.option("--speed", type=int, help="Cypher Speed pool (optional)."),
+        click.option("--intellect", type=int, help="Cypher Intellect pool (optional)."),
+        click.option("--skill", "skills", type=KeyValue(), multiple=True,
+                     help="A skill and its level, e.g. navigation=2 (repeatable)."),
+        click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
+                     help="An attribute and its level, e.g. ground-speed=1 (repeatable)."),
+    ]):
+        func = option(func)
+    return func
+
+
+_STATS = ("body", "mind", "soul", "might", "speed", "intellect", "health_max", "energy_max")
+
+
+def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
+    """The CharacterOptions of a command's options: the shared stats by name, the rest as the
+    ruleset's own."""
+    rest = dict(given)
+    stats = {key: rest.pop(key) for key in _STATS if key in rest}
+    return CharacterOptions(name=name, skills=dict(rest.pop("skills", ())),
+                            attributes=dict(rest.pop("attributes", ())),
+                            extra=given_extras(rest), **stats)
 
 
 def given_extras(extra: dict[str, Any]) -> dict[str, Any]:

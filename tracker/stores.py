@@ -142,23 +142,13 @@ def _is_sqlite_file(file: Path) -> bool:
         return False
 
 
-def _empty_leftover(file: Path) -> bool:
-    """A zero-byte file, or an SQLite file with no tables at all."""
-    try:
-        if file.stat().st_size == 0:
-            return True
-    except OSError:
+def _empty_leftover(path: str, *, create: bool) -> bool:
+    """A zero-byte file, or an SQLite file with no tables: what a `trek init` stopped before its
+    first write leaves, with nothing anyone could lose. `init` makes the store there."""
+    if create:
         return False
-    if not _is_sqlite_file(file) or Path(f"{file}-wal").exists():
-        return False
-    try:
-        conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro&immutable=1", uri=True)
-        try:
-            return int(conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]) == 0
-        finally:
-            conn.close()
-    except sqlite3.Error:
-        return False
+    raise StoreError(f"there is no Trek store at {path} yet (an empty file, perhaps left by "
+                     "an interrupted `trek init`); `trek init NAME` makes one there")
 
 
 def check_sqlite_store(path: str, *, create: bool) -> bool:
@@ -178,12 +168,8 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
         return False
     if file.is_dir():
         raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
-    if _empty_leftover(file):
-        # What a `trek init` stopped before its first write leaves: nothing anyone could lose.
-        if create:
-            return False
-        raise StoreError(f"there is no Trek store at {path} yet (an empty file, perhaps left by "
-                         "an interrupted `trek init`); `trek init NAME` makes one there")
+    if file.stat().st_size == 0:
+        return _empty_leftover(path, create=create)
     # Without a -wal file beside it, everything the file holds is in the file itself, so it is
     # looked at as immutable: no lock, and no -wal or -shm file made beside another program's
     # database. With one, it is read as any reader would (its sidecars exist already).
@@ -193,6 +179,8 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
         conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro{frozen}", uri=True,
                                timeout=lock_timeout())
         try:
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                return _empty_leftover(path, create=create)
             row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
         finally:
             conn.close()
