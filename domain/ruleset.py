@@ -234,6 +234,20 @@ class Registry:
                 f"{name!r} is not a ruleset; use {', '.join(self._by_name)}") from None
 
 
+# The stat options `roster add-character` offers every ruleset (BESM's and Cypher's), by field.
+SHARED_STATS = ("body", "mind", "soul", "might", "speed", "intellect", "health_max", "energy_max")
+
+
+def given_stat_flags(options: CharacterOptions,
+                     fields: tuple[str, ...] = SHARED_STATS) -> list[str]:
+    """The flags of those shared stat options (of `fields`) that were given, and
+    `--attribute` if any attribute was: for a ruleset to refuse the ones it does not take."""
+    given = [option_flag(name) for name in fields if getattr(options, name) is not None]
+    if options.attributes:
+        given.append("--attribute")
+    return given
+
+
 def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 

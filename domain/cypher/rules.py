@@ -37,6 +37,7 @@ from domain.ruleset import (
     MoveOptions,
     Situation,
     StartRound,
+    given_stat_flags,
     not_offered,
 )
 from domain.state import Character, ConveyanceKind, Game, Role
@@ -171,12 +172,7 @@ class Cypher(CypherCombat):
         return stats, CypherState().model_dump()
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        besm = [flag for flag, value in (
-            ("--body", options.body), ("--mind", options.mind), ("--soul", options.soul),
-            ("--health-max", options.health_max), ("--energy-max", options.energy_max),
-        ) if value is not None]
-        if options.attributes:
-            besm.append("--attribute")
+        besm = given_stat_flags(options, ("body", "mind", "soul", "health_max", "energy_max"))
         if besm:
             raise RuleViolation(
                 f"{', '.join(besm)} {'is a BESM option' if len(besm) == 1 else 'are BESM options'}"

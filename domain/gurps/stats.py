@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from domain.errors import NotOffered, RuleViolation
-from domain.ruleset import CharacterOptions
+from domain.ruleset import CharacterOptions, given_stat_flags
 
 TRAITS = ("amphibious", "aquatic", "flight", "walk-on-air")
 # The stat options a gurps character takes (CharacterOptions.extra keys).
@@ -101,14 +101,7 @@ def movement_stats(options: CharacterOptions) -> dict[str, Any]:
 
 def refuse_other_rulesets(options: CharacterOptions) -> None:
     """BESM's and Cypher's stat options are refused by name."""
-    given = [flag for flag, value in (
-        ("--body", options.body), ("--mind", options.mind), ("--soul", options.soul),
-        ("--might", options.might), ("--speed", options.speed),
-        ("--intellect", options.intellect), ("--health-max", options.health_max),
-        ("--energy-max", options.energy_max),
-    ) if value is not None]
-    if options.attributes:
-        given.append("--attribute")
+    given = given_stat_flags(options)
     if given:
         raise NotOffered(
             f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} another ruleset's "

@@ -30,6 +30,7 @@ from domain.ruleset import (
     EnterCombatant,
     Situation,
     StartRound,
+    given_stat_flags,
     not_offered,
 )
 from domain.state import Character
@@ -38,14 +39,7 @@ from domain.state import Character
 def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:
     """A Move-Points character takes --full-move and --skill; other rulesets' stats are
     refused by name."""
-    given = [flag for flag, value in (
-        ("--body", options.body), ("--mind", options.mind), ("--soul", options.soul),
-        ("--might", options.might), ("--speed", options.speed),
-        ("--intellect", options.intellect), ("--health-max", options.health_max),
-        ("--energy-max", options.energy_max),
-    ) if value is not None]
-    if options.attributes:
-        given.append("--attribute")
+    given = given_stat_flags(options)
     if given:
         raise NotOffered(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} another "
                          f"ruleset's option{'s' if len(given) > 1 else ''}; a {ruleset} "

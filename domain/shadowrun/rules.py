@@ -17,6 +17,7 @@ from domain.ruleset import (
     Decision,
     EnterCombatant,
     Situation,
+    given_stat_flags,
     not_offered,
 )
 from domain.shadowrun.commands import COMMANDS, SPRINT_ROLL, Intercept, NextPass, Sprint
@@ -34,12 +35,6 @@ from domain.shadowrun.movement import (
 )
 from domain.state import Character
 
-OTHER_RULESETS_OPTIONS = (
-    ("--body", "body"), ("--mind", "mind"), ("--soul", "soul"), ("--might", "might"),
-    ("--speed", "speed"), ("--intellect", "intellect"), ("--health-max", "health_max"),
-    ("--energy-max", "energy_max"),
-)
-
 
 def whole(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -55,10 +50,7 @@ class Shadowrun(WithoutOverland, PassRules):
     # -- roster ----------------------------------------------------------------------------
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        given = [flag for flag, field in OTHER_RULESETS_OPTIONS
-                 if getattr(options, field) is not None]
-        if options.attributes:
-            given.append("--attribute")
+        given = given_stat_flags(options)
         if given:
             raise NotOffered(f"{given[0]} is another ruleset's option; a shadowrun character "
                              "takes --quickness, --metatype and --skill (athletics=N)")
