@@ -159,6 +159,15 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield str(request.getfixturevalue("pg_url"))
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new store on disk, for the real `trek` program or for edits made behind Trek's back
+    (a memory store has no rows to edit): an SQLite file path or a fresh PostgreSQL database."""
+    if request.param == "sqlite":
+        return str(tmp_path / "store.db")
+    return str(request.getfixturevalue("pg_url"))
+
+
 @pytest.fixture
 def open_trek() -> Iterator[OpenTrek]:
     """Trek.open, with every opened Trek closed at the end of the test."""

@@ -20,17 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def empty_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "crash.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
-def test_killed_commands_never_lose_or_half_write_an_event(empty_store: str) -> None:
+def test_killed_commands_never_lose_or_half_write_an_event(db: str) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "crash.py"), "--kills", "4", "--seed", "3",
-         "--db", empty_store, "--json"],
+         "--db", db, "--json"],
         capture_output=True, text=True, timeout=600, check=False)
     result = json.loads(done.stdout)
     assert result["failures"] == [], result

@@ -52,13 +52,6 @@ rows = [
 """
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "hold.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_cli: Run, db: str,
                                                            tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:

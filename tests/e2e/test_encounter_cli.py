@@ -40,13 +40,6 @@ rows = [
 """
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "skirmish.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def combatant(run: Callable[..., TrekRun], name: str) -> dict[str, Any]:
     doc = ok(run("encounter", "status", "--json")).json()
     found: dict[str, Any] = doc["combatants"][name]

@@ -44,13 +44,6 @@ rows = [
 """
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "mill.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def test_a_gurps_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db: str,
                                                                 tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:

@@ -42,13 +42,6 @@ rows = [
 """
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "ford.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def test_move_point_rounds_with_transit_undo_redo_and_refusals(trek_cli: Run, db: str,
                                                                 tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:

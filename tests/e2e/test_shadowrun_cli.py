@@ -42,13 +42,6 @@ rows = [
 """
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "turn.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
                                                           tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -263,37 +262,29 @@ def edit_row(store: str, slug: str, seq: int, old: bytes, new: bytes) -> None:
     conn.close()
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def disk_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """A store whose rows someone could edit behind Trek's back (a memory store has none)."""
-    if request.param == "sqlite":
-        return str(tmp_path / "t.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
-def test_verify_names_the_first_broken_link(disk_store: str, open_trek: OpenTrek) -> None:
-    trek = open_trek(disk_store, create=True)
+def test_verify_names_the_first_broken_link(db: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(db, create=True)
     record_full_day(trek)
     trek.close()
-    assert open_trek(disk_store).verify_chain() == {"verified": True, "campaigns": [
+    assert open_trek(db).verify_chain() == {"verified": True, "campaigns": [
         {"campaign": "ashes-road", "events": 14, "intact": True, "broken_at": None,
          "problem": None}]}
 
     # The forage at 12 gained 2 provisions; someone makes it 5.
-    edit_row(disk_store, "ashes-road", 12, b'"gained":2', b'"gained":5')
-    [report] = open_trek(disk_store).verify_chain()["campaigns"]
+    edit_row(db, "ashes-road", 12, b'"gained":2', b'"gained":5')
+    [report] = open_trek(db).verify_chain()["campaigns"]
     assert (report["intact"], report["broken_at"]) == (False, 12)
     assert "event 12 was changed after it was recorded" in report["problem"]
-    edit_row(disk_store, "ashes-road", 12, b'"gained":5', b'"gained":2')
-    assert open_trek(disk_store).verify_chain()["verified"] is True
+    edit_row(db, "ashes-road", 12, b'"gained":5', b'"gained":2')
+    assert open_trek(db).verify_chain()["verified"] is True
 
 
-def test_verify_catches_an_edit_to_the_newest_event(disk_store: str, open_trek: OpenTrek) -> None:
-    trek = open_trek(disk_store, create=True)
+def test_verify_catches_an_edit_to_the_newest_event(db: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(db, create=True)
     record_full_day(trek)
     trek.close()
     # No event links to 14 yet; the chain's head kept its hash when it was folded.
-    edit_row(disk_store, "ashes-road", 14, b'"hours":8', b'"hours":9')
-    [report] = open_trek(disk_store).verify_chain("ashes-road")["campaigns"]
+    edit_row(db, "ashes-road", 14, b'"hours":8', b'"hours":9')
+    [report] = open_trek(db).verify_chain("ashes-road")["campaigns"]
     assert (report["intact"], report["broken_at"]) == (False, 14)
     assert "when it was recorded: it was changed afterwards" in report["problem"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,13 +21,6 @@ from domain.errors import TamperedLog
 from domain.events import CHAIN_FORMAT
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def disk_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "t.db")
-    return str(request.getfixturevalue("pg_url"))
 
 
 def sql(store: str, statement: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -95,107 +87,107 @@ def journey(open_trek: OpenTrek, store: str) -> None:
 
 
 def test_new_events_are_recorded_under_the_chain_format_that_covers_the_row(
-        disk_store: str, open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
-    states = [bytes(row[0]) for row in sql(disk_store, "SELECT state FROM {events}")]
+        db: str, open_trek: OpenTrek) -> None:
+    journey(open_trek, db)
+    states = [bytes(row[0]) for row in sql(db, "SELECT state FROM {events}")]
     assert len(states) == 14
     assert all(f'"chain":{CHAIN_FORMAT}'.encode() in state for state in states)
 
 
 def test_the_newest_event_deleted_is_noticed_and_its_seq_never_reused(
-        disk_store: str, open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
-    sql(disk_store, "DELETE FROM {events} WHERE originator_id = ? AND originator_version = 14",
-        (cid(disk_store),))
-    found = report(open_trek, disk_store)
+        db: str, open_trek: OpenTrek) -> None:
+    journey(open_trek, db)
+    sql(db, "DELETE FROM {events} WHERE originator_id = ? AND originator_version = 14",
+        (cid(db),))
+    found = report(open_trek, db)
     assert (found["intact"], found["broken_at"], found["events"]) == (False, 14, 13)
     assert "event 14 was recorded and cannot be found" in found["problem"]
-    refuses_to_record(open_trek, disk_store, "event 14 was recorded and cannot be found now")
+    refuses_to_record(open_trek, db, "event 14 was recorded and cannot be found now")
     # Still noticed after a rebuild is asked for: replay refuses over the damage.
     with pytest.raises(TamperedLog, match="is broken at event 14"):
-        open_trek(disk_store).replay()
+        open_trek(db).replay()
 
 
-def test_a_changed_topic_is_noticed_and_never_imported(disk_store: str,
+def test_a_changed_topic_is_noticed_and_never_imported(db: str,
                                                        open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
+    journey(open_trek, db)
     # Event 14 (the day end) renamed as the standard library's `this`, which prints a poem
     # when imported.
-    sql(disk_store, "UPDATE {events} SET topic = 'this:x' WHERE originator_id = ? "
-        "AND originator_version = 14", (cid(disk_store),))
-    found = report(open_trek, disk_store)
+    sql(db, "UPDATE {events} SET topic = 'this:x' WHERE originator_id = ? "
+        "AND originator_version = 14", (cid(db),))
+    found = report(open_trek, db)
     assert (found["intact"], found["broken_at"]) == (False, 14)
     assert "event 14 hashes to" in found["problem"]
     run = subprocess.run([sys.executable, "-m", "cli", "supplies", "add", "ammo=1"],
-                         env=trek_env(disk_store), capture_output=True, text=True, timeout=120,
+                         env=trek_env(db), capture_output=True, text=True, timeout=120,
                          check=False)
     assert run.returncode == 1, run
     assert "Beautiful is better than ugly" not in run.stdout + run.stderr
     assert "does not know (this:x)" in run.stderr
-    assert count_events(disk_store) == 14
+    assert count_events(db) == 14
 
 
-def test_a_topic_changed_to_another_trek_event_is_noticed(disk_store: str,
+def test_a_topic_changed_to_another_trek_event_is_noticed(db: str,
                                                          open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
+    journey(open_trek, db)
     # Event 7 (the day start) made to read as a day end of the same ruleset: a valid topic,
     # so only the chain over the row's identity can tell.
-    [(topic,)] = sql(disk_store, "SELECT topic FROM {events} WHERE originator_id = ? "
-                     "AND originator_version = 7", (cid(disk_store),))
+    [(topic,)] = sql(db, "SELECT topic FROM {events} WHERE originator_id = ? "
+                     "AND originator_version = 7", (cid(db),))
     assert topic.endswith(":DayStarted")
-    sql(disk_store, "UPDATE {events} SET topic = ? WHERE originator_id = ? "
-        "AND originator_version = 7", (topic.replace("DayStarted", "DayEnded"), cid(disk_store)))
-    found = report(open_trek, disk_store)
+    sql(db, "UPDATE {events} SET topic = ? WHERE originator_id = ? "
+        "AND originator_version = 7", (topic.replace("DayStarted", "DayEnded"), cid(db)))
+    found = report(open_trek, db)
     assert (found["intact"], found["broken_at"]) == (False, 7)
     assert "event 7 was changed after it was recorded" in found["problem"]
 
 
-def test_an_edited_snapshot_is_refused(disk_store: str, open_trek: OpenTrek,
+def test_an_edited_snapshot_is_refused(db: str, open_trek: OpenTrek,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
-    trek = open_trek(disk_store, create=True)
+    trek = open_trek(db, create=True)
     record_full_day(trek)                 # snapshots at events 5 and 10
     provisions = trek.status(None)["supplies"]["provisions"]
     trek.close()
-    rows = sql(disk_store, "SELECT originator_version, state FROM {snapshots} "
-               "WHERE originator_id = ? ORDER BY originator_version", (cid(disk_store),))
+    rows = sql(db, "SELECT originator_version, state FROM {snapshots} "
+               "WHERE originator_id = ? ORDER BY originator_version", (cid(db),))
     assert [version for version, _ in rows] == [5, 10]
     state = bytes(rows[-1][1])
     edited = state.replace(b'"provisions":', b'"provisions":5000', 1)
     # The number that followed is now the tail of 5000N: still valid JSON, a bigger number.
     assert edited != state
-    sql(disk_store, "UPDATE {snapshots} SET state = ? WHERE originator_id = ? "
-        "AND originator_version = 10", (edited, cid(disk_store)))
-    found = report(open_trek, disk_store)
+    sql(db, "UPDATE {snapshots} SET state = ? WHERE originator_id = ? "
+        "AND originator_version = 10", (edited, cid(db)))
+    found = report(open_trek, db)
     assert (found["intact"], found["broken_at"]) == (False, 10)
     assert "the snapshot at event 10 was changed after it was taken" in found["problem"]
-    refuses_to_record(open_trek, disk_store, "snapshot at event 10 was changed")
+    refuses_to_record(open_trek, db, "snapshot at event 10 was changed")
     # The party cannot spend what the edit gave it either.
     with pytest.raises(TamperedLog):
-        open_trek(disk_store).supplies(None, "spend", {"provisions": provisions + 1})
+        open_trek(db).supplies(None, "spend", {"provisions": provisions + 1})
 
 
 def test_replay_refuses_over_an_edited_newest_event_until_told_to_accept_it(
-        disk_store: str, open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
-    edit_state(disk_store, 14, b'"hours":8', b'"hours":9')
-    assert report(open_trek, disk_store)["broken_at"] == 14
+        db: str, open_trek: OpenTrek) -> None:
+    journey(open_trek, db)
+    edit_state(db, 14, b'"hours":8', b'"hours":9')
+    assert report(open_trek, db)["broken_at"] == 14
     with pytest.raises(TamperedLog, match="accept-tampering"):
-        open_trek(disk_store).replay()
+        open_trek(db).replay()
     # The refused replay changed nothing: verify still sees the edit.
-    assert report(open_trek, disk_store)["broken_at"] == 14
-    refuses_to_record(open_trek, disk_store, "event 14 was changed")
+    assert report(open_trek, db)["broken_at"] == 14
+    refuses_to_record(open_trek, db, "event 14 was changed")
     # Told to take the log as it now stands, the rebuild goes ahead and the store records again.
-    trek = open_trek(disk_store)
+    trek = open_trek(db)
     assert trek.replay(accept_tampering=True)["rebuilt"] is True
     assert trek.verify_chain()["verified"] is True
     trek.supplies(None, "add", {"ammo": 1})
-    assert count_events(disk_store) == 15
+    assert count_events(db) == 15
 
 
-def test_a_broken_chain_in_the_middle_refuses_new_events(disk_store: str,
+def test_a_broken_chain_in_the_middle_refuses_new_events(db: str,
                                                         open_trek: OpenTrek) -> None:
-    journey(open_trek, disk_store)
-    edit_state(disk_store, 12, b'"gained":2', b'"gained":5')
-    refuses_to_record(open_trek, disk_store, "event 13 does not link to event 12")
+    journey(open_trek, db)
+    edit_state(db, 12, b'"gained":2', b'"gained":5')
+    refuses_to_record(open_trek, db, "event 13 does not link to event 12")
 

@@ -20,7 +20,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import TrekRun, trek_env
 
 Run = Callable[..., TrekRun]
@@ -90,35 +89,28 @@ def gms_recording_at_once(db: str, tmp_path: Path, *, program: str = GM_LOOP,
     return results
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def shared_store(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    if request.param == "sqlite":
-        return str(tmp_path / "table.db")
-    return str(request.getfixturevalue("pg_url"))
-
-
 def test_gms_recording_at_once_lose_and_double_nothing(
-        shared_store: str, trek_cli: Run, tmp_path: Path) -> None:
-    started = trek_cli("init", "Ashes Road", "--seed", "1", db=shared_store)
+        db: str, trek_cli: Run, tmp_path: Path) -> None:
+    started = trek_cli("init", "Ashes Road", "--seed", "1", db=db)
     assert started.returncode == 0, started
 
-    results = gms_recording_at_once(shared_store, tmp_path)
+    results = gms_recording_at_once(db, tmp_path)
 
-    check_nothing_lost_or_doubled(results, shared_store, trek_cli)
+    check_nothing_lost_or_doubled(results, db, trek_cli)
 
 
 def test_gms_recording_in_a_burst_lose_and_double_nothing(
-        shared_store: str, trek_cli: Run, tmp_path: Path) -> None:
-    started = trek_cli("init", "Ashes Road", "--seed", "1", db=shared_store)
+        db: str, trek_cli: Run, tmp_path: Path) -> None:
+    started = trek_cli("init", "Ashes Road", "--seed", "1", db=db)
     assert started.returncode == 0, started
 
-    results = gms_recording_at_once(shared_store, tmp_path, program=GM_BURST, gms=BURST_GMS,
+    results = gms_recording_at_once(db, tmp_path, program=GM_BURST, gms=BURST_GMS,
                                     each=BURST_EACH)
 
-    check_nothing_lost_or_doubled(results, shared_store, trek_cli)
+    check_nothing_lost_or_doubled(results, db, trek_cli)
 
 
-def check_nothing_lost_or_doubled(results: list[dict[str, Any]], shared_store: str,
+def check_nothing_lost_or_doubled(results: list[dict[str, Any]], db: str,
                                   trek_cli: Run) -> None:
     outcomes = Counter((r["rc"], r["err"].strip()) for r in results)
     succeeded = [r for r in results if r["rc"] == 0]
@@ -142,19 +134,19 @@ def check_nothing_lost_or_doubled(results: list[dict[str, Any]], shared_store: s
     total = len(succeeded)
     assert sorted(events[0]["seq"] for events in recorded) == list(range(2, total + 2))
 
-    status = trek_cli("status", "--json", db=shared_store)
+    status = trek_cli("status", "--json", db=db)
     assert status.returncode == 0, status
     assert status.json()["supplies"]["provisions"] == total
     assert status.json()["events"] == total + 1
 
-    log = trek_cli("log", "--json", db=shared_store).json()
+    log = trek_cli("log", "--json", db=db).json()
     assert [entry["seq"] for entry in log] == list(range(1, total + 2))
     assert [entry["type"] for entry in log] == ["CampaignStarted"] + ["SuppliesAdded"] * total
     assert all(entry["cancelled_by"] is None for entry in log)
     # Each event is stamped by the GM whose command succeeded.
     assert Counter(entry["gm"] for entry in log[1:]) == Counter(r["gm"] for r in succeeded)
 
-    verified = trek_cli("replay", "--verify", db=shared_store)
+    verified = trek_cli("replay", "--verify", db=db)
     assert verified.returncode == 0, verified
     assert "match" in verified.stdout
 
