@@ -32,6 +32,7 @@ from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game
 from tracker.app import Trek
+from tracker.registry import RULESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP_TEXT = (ROOT / "docs" / "examples" / "ashen-reach.toml").read_text(encoding="utf-8")
@@ -269,7 +270,7 @@ def build(path: str, events: int, *, seed: int = 1, in_memory: bool,
           progress: Callable[[int], None] | None = None) -> None:
     """A new store at `path` holding one campaign of exactly `events` events."""
     clock = Clock()
-    with Trek.open(path, create=True, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, create=True, gm=GM) as trek:
         trek.clock = clock
         setup(trek)
         player: AppPlayer | MemoryPlayer = (MemoryPlayer(trek, clock) if in_memory

@@ -37,6 +37,7 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 from long_campaign import GM, UNDO_OLD_TARGET, build
 
 from tracker.app import Trek
+from tracker.registry import RULESETS
 
 SMALL = 100
 FIELDS = ("events", "floor_s", "rebuild_s", "rebuild_ratio", "status_small_s", "status_large_s",
@@ -70,27 +71,27 @@ def stored_events(path: str) -> int:
 
 
 def rebuild(path: str) -> None:
-    with Trek.open(path, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, gm=GM) as trek:
         trek.replay()
 
 
 def status(path: str) -> None:
-    with Trek.open(path, writable=False, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, writable=False, gm=GM) as trek:
         trek.status(None)
 
 
 def append(path: str) -> None:
-    with Trek.open(path, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, gm=GM) as trek:
         trek.harm(None, "Kira", 1, 0, "benchmark")
 
 
 def undo_old(path: str) -> None:
-    with Trek.open(path, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, gm=GM) as trek:
         trek.undo(None, UNDO_OLD_TARGET, reason="benchmark")
 
 
 def redo_old(path: str) -> None:
-    with Trek.open(path, gm=GM) as trek:
+    with Trek.open(path, rulesets=RULESETS, gm=GM) as trek:
         trek.redo(None, UNDO_OLD_TARGET, reason="benchmark")
 
 
@@ -132,7 +133,7 @@ def measure(large: str, small: str, events: int, runs: int,
     def median(name: str) -> float:
         return round(statistics.median(times[name]), 4)
 
-    with Trek.open(large, writable=False, gm=GM) as trek:
+    with Trek.open(large, rulesets=RULESETS, writable=False, gm=GM) as trek:
         verified = trek.verify_views()["verified"]
     return {
         "events": events,

@@ -9,6 +9,7 @@ import click
 from cli import render
 from cli.options import Settings
 from tracker.app import Documents, Trek, gm_from_env
+from tracker.registry import RULESETS
 
 
 def settings() -> Settings:
@@ -18,7 +19,7 @@ def settings() -> Settings:
 def open_store(*, create: bool = False, writes: bool = True) -> Trek:
     ctx = click.get_current_context()
     s = settings()
-    trek = Trek.open(s.db, create=create, writable=writes, gm=gm_from_env(s.gm))
+    trek = Trek.open(s.db, rulesets=RULESETS, create=create, writable=writes, gm=gm_from_env(s.gm))
     s.opened.append(trek)
     ctx.call_on_close(trek.close)
     return trek

@@ -553,7 +553,8 @@ def demo() -> None:
     from cli.demo import play
 
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
-          Trek.open(str(Path(folder) / "demo.db"), create=True, gm="demo") as trek_app):
+          Trek.open(str(Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
+                    gm="demo") as trek_app):
         play(trek_app)
         result = trek_app.status(None)
         entries = trek_app.log(None)

@@ -28,8 +28,9 @@ from typing import Any
 import pytest
 from pgserver import PgServer, pg_unavailable_reason
 
-import tracker.app
 from tracker.app import Trek
+from tracker.opening import MemoryStores
+from tracker.registry import RULESETS
 
 
 def _running_in_ci() -> bool:
@@ -150,9 +151,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A db string for Trek.open: an in-process memory store, an SQLite file or PostgreSQL."""
     kind = request.param
     if kind == "memory":
-        name = f"memory:{uuid.uuid4()}"
-        yield name
-        tracker.app._MEMORY.pop(name, None)
+        yield f"memory:{uuid.uuid4()}"
     elif kind == "sqlite":
         yield str(tmp_path / "t.db")
     else:
@@ -169,12 +168,18 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def open_trek() -> Iterator[OpenTrek]:
-    """Trek.open, with every opened Trek closed at the end of the test."""
+def memory_stores() -> MemoryStores:
+    """The test's in-process stores: every Trek it opens on a `memory:` name shares them."""
+    return MemoryStores()
+
+
+@pytest.fixture
+def open_trek(memory_stores: MemoryStores) -> Iterator[OpenTrek]:
+    """Trek.open on this release's rulesets, with every opened Trek closed at the end."""
     opened: list[Trek] = []
 
     def open_(db: str, **options: Any) -> Trek:
-        trek = Trek.open(db, gm="gm-test", **options)
+        trek = Trek.open(db, rulesets=RULESETS, gm="gm-test", memory=memory_stores, **options)
         opened.append(trek)
         return trek
 

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import getpass
-import json
 import secrets
-import sqlite3
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any
-from uuid import UUID
 
-from eventsourcing.application import AggregateNotFoundError, Application
+from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
     IntegrityError,
-    Mapper,
-    OperationalError,
-    PersistenceError,
     RecordConflictError,
 )
 
@@ -46,24 +40,21 @@ from domain.ruleset import (
 from domain.state import Game, Role
 from projections.audit import Auditor
 from projections.compare import changes
-from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_schema
+from projections.db import Database
 from projections.projector import Progress, Projector
 from projections.views import CampaignView, event_document, log_entries, status_of
-from tracker.chain import ChainCheck, check_chain
-from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, page_events
+from tracker.application import TrekApplication
+from tracker.branching import branched
+from tracker.chain_reader import ChainReader
+from tracker.mapper import page_events
+from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.points import Point
-from tracker.postgres_driver import require_driver
-from tracker.registry import RULESETS
 from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
-    check_postgres_store,
-    check_sqlite_store,
-    lock_timeout,
-    read_only_here,
+    store_errors,
 )
-from tracker.topics import Topics
 
 # Loading a campaign reads its latest snapshot and the events since (at most this many), so a
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
@@ -92,35 +83,6 @@ def recorded_but(events: list[TrekEvent], what: str) -> str:
             "this command again")
 
 
-class TrekApplication(Application[UUID]):
-    """The event store of campaigns; snapshots are taken by the use cases, not per interval."""
-
-    name = "Trek"
-    is_snapshotting_enabled = True
-
-    def __init__(self, env: Mapping[str, str], rulesets: Registry = RULESETS) -> None:
-        # The library's ProjectionRunner builds the application from `env` alone.
-        self.rulesets = rulesets
-        self._rulesets_of: dict[UUID, str | None] = {}
-        super().__init__(env=env)
-
-    def construct_mapper(self) -> Mapper[UUID]:
-        topics = Topics(self.rulesets, others=[CampaignSnapshot])
-        return PydanticMapper(CanonicalJSONTranscoder(), topics, self._ruleset_of)
-
-    def _ruleset_of(self, campaign: UUID) -> str | None:
-        """The ruleset a campaign was started under, read from its first stored event."""
-        if campaign not in self._rulesets_of:
-            rows = self.recorder.select_events(campaign, lte=1)
-            ruleset = json.loads(bytes(rows[0].state)).get("ruleset") if rows else None
-            self._rulesets_of[campaign] = ruleset if isinstance(ruleset, str) else None
-        return self._rulesets_of[campaign]
-
-    def decode(self, notification: Any) -> TrekEvent | None:
-        event = self.mapper.to_domain_event(notification)
-        return event if isinstance(event, TrekEvent) else None
-
-
 def default_gm() -> str:
     try:
         return getpass.getuser()
@@ -128,15 +90,11 @@ def default_gm() -> str:
         return "gm"
 
 
-# Memory stores live for the process, so several commands in one test share one.
-_MEMORY: dict[str, tuple[TrekApplication, Database]] = {}
-
-
 class Trek:
     """Every use case of the tracker; takes and returns plain values and read-model documents."""
 
     def __init__(self, location: Location, app: TrekApplication, views: Database, *,
-                 gm: str, writable: bool, rulesets: Registry = RULESETS) -> None:
+                 gm: str, writable: bool, rulesets: Registry) -> None:
         self.location = location
         self.rulesets = rulesets
         self.app = app
@@ -151,54 +109,23 @@ class Trek:
     # -- opening and closing ------------------------------------------------------------------
 
     @classmethod
-    def open(cls, db: str, *, create: bool = False, writable: bool = True,
-             gm: str | None = None, rulesets: Registry = RULESETS) -> Trek:
-        """Open the store at `db`; `create` allows making a new one (only `init` does)."""
+    def open(cls, db: str, *, rulesets: Registry, create: bool = False,
+             writable: bool = True, gm: str | None = None,
+             memory: MemoryStores | None = None) -> Trek:
+        """Open the store at `db`; `create` allows making a new one (only `init` does).
+
+        A `memory:` store lives in `memory` (a new holder when none is given, so it lasts as
+        long as this Trek).
+        """
         location = Location.parse(db)
-        gm = gm or default_gm()
-        try:
-            if location.kind is StoreKind.MEMORY:
-                if location.target not in _MEMORY:
-                    if not create:
-                        raise StoreError(f"there is no Trek store at {location.display}; "
-                                         "create one with `trek init NAME`")
-                    app = TrekApplication(location.eventsourcing_env(create=True), rulesets)
-                    memory_db = SQLiteDatabase(":memory:")
-                    create_schema(memory_db)
-                    _MEMORY[location.target] = (app, memory_db)
-                app, views = _MEMORY[location.target]
-                return cls(location, app, views, gm=gm, writable=writable, rulesets=rulesets)
-            frozen = False
-            if location.kind is StoreKind.SQLITE:
-                exists = check_sqlite_store(location.target, create=create)
-                frozen = exists and read_only_here(location.target)
-                if frozen and writable:
-                    raise StoreError(f"the store {location.display} is read-only here; "
-                                     "reading works, recording does not")
-                views_db: Database = SQLiteDatabase(
-                    location.target, read_only=exists and not writable, frozen=frozen,
-                    timeout=lock_timeout())
-            else:
-                require_driver(db)
-                exists = check_postgres_store(location, create=create)
-                views_db = PostgresDatabase(location.target)
-            # The event tables first and the store's format mark last, so a store marked as
-            # Trek's has every table; `init` makes any that an interrupted one did not.
-            app = TrekApplication(
-                location.eventsourcing_env(create=create or not exists, frozen=frozen), rulesets)
-            if not exists:
-                create_schema(views_db)
-            trek = cls(location, app, views_db, gm=gm, writable=writable, rulesets=rulesets)
-            if exists and writable:
+        opened = open_store(location, rulesets, create=create, writable=writable,
+                            memory=memory if memory is not None else MemoryStores())
+        trek = cls(location, opened.app, opened.views, gm=gm or default_gm(),
+                   writable=writable, rulesets=rulesets)
+        if opened.upgrade and writable:
+            with opening_errors(location, create=create):
                 trek.projector.upgrade()
-            return trek
-        except PersistenceError as error:
-            raise StoreError(location.scrub(f"the store {location.display} failed: {error}")
-                             ) from None
-        except (sqlite3.Error, OSError) as error:
-            doing = "created" if create else "opened"
-            raise StoreError(location.scrub(
-                f"the store {location.display} cannot be {doing}: {error}")) from None
+        return trek
 
     def close(self) -> None:
         if self.location.kind is StoreKind.MEMORY:
@@ -295,20 +222,8 @@ class Trek:
                 events, f"the read models could not be brought up to date "
                 f"({self._describe(error)})")) from None
 
-    @contextmanager
-    def _store_errors(self) -> Iterator[None]:
-        try:
-            yield
-        except (RecordConflictError, IntegrityError):
-            raise
-        except OperationalError as error:
-            if "locked" in str(error) or "busy" in str(error):
-                raise StoreError(
-                    f"the store {self.location.display} is busy: another program held it for "
-                    f"{lock_timeout()}s; try the command again"
-                ) from None
-            raise StoreError(self.location.scrub(
-                f"the store {self.location.display} could not be written: {error}")) from None
+    def _store_errors(self) -> AbstractContextManager[None]:
+        return store_errors(self.location)
 
     def record(self, slug: str | None, action: Callable[[Campaign], TrekEvent]) -> Documents:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
@@ -752,24 +667,15 @@ class Trek:
         cut = last if at is None else at
         if not 1 <= cut <= last:
             raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")
-        new_slug = slugify(name)
-        if new_slug in {c["slug"] for c in self.campaigns()}:
-            raise RuleViolation(f"the store already has a campaign called {new_slug!r}; "
-                                "pick another name for the branch")
-        events = page_events(self.app.events, campaign_id(origin), lte=cut)
-        started = next(events)
-        assert isinstance(started, CampaignStarted)
-        head = self._event(origin, cut).event_hash()
-        campaign = Campaign.branch(self._stamp(), started, name=name, at=cut, head=head)
+        taken = {c["slug"] for c in self.campaigns()}
+        campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
-        for event in events:
-            campaign.copy_in(event)
         try:
             # One save: the whole copied history lands in one transaction, or none of it.
             with self._store_errors():
                 self.app.save(campaign)
         except (RecordConflictError, IntegrityError):
-            raise RuleViolation(f"the store already has a campaign called {new_slug!r}"
+            raise RuleViolation(f"the store already has a campaign called {campaign.slug!r}"
                                 ) from None
         self.appended.append(first)
         assert self.app.snapshots is not None
@@ -784,79 +690,17 @@ class Trek:
 
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
         """Walk each campaign's hash chain over the stored rows; names the first broken link."""
-        names = [self.resolve(slug)] if slug is not None else self._logged_campaigns()
+        reader = ChainReader(self.app, self.projector, self.location)
+        names = [self.resolve(slug)] if slug is not None else reader.logged_campaigns(
+            lambda: [c["slug"] for c in self.campaigns()])
         reports = []
         for name in names:
-            cid = campaign_id(name)
-            check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
-            if check.intact and (damage := self._snapshot_problem(cid)) is not None:
-                check = ChainCheck(check.events, damage[0], damage[1])
+            check = reader.check(campaign_id(name))
             if check.events == 0:
                 raise self._no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
-
-    def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
-        """The first snapshot of a campaign that was changed after it was taken, if any."""
-        snapshots = self.app.snapshots
-        if snapshots is None:
-            return None
-        with self._store_errors():
-            rows = snapshots.recorder.select_events(cid)
-        for row in rows:
-            try:
-                snapshot = self.app.mapper.to_domain_event(row)
-            except Exception:
-                return row.originator_version, (
-                    f"the snapshot at event {row.originator_version} cannot be read any more")
-            problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
-            if problem is not None:
-                return row.originator_version, problem
-        return None
-
-    def _logged_campaigns(self) -> list[str]:
-        """The slug of every campaign the log holds, whatever the read models say."""
-        table = getattr(self.app.recorder, "events_table_name", None)
-        if not isinstance(table, str):
-            # A store in memory: nothing outside this process can have changed it.
-            return [c["slug"] for c in self.campaigns()]
-        slugs = []
-        with self._store_errors():
-            ids = [row[0] for row in self.views.query(
-                f"SELECT DISTINCT originator_id FROM {table}")]
-        for originator in ids:
-            cid = originator if isinstance(originator, UUID) else UUID(str(originator))
-            first = self._events_of(cid, lte=1)
-            if first and isinstance(first[0], CampaignStarted):
-                slugs.append(first[0].slug)
-        return sorted(slugs)
-
-    def _events_of(self, cid: UUID, lte: int) -> list[TrekEvent]:
-        return [e for e in self.app.events.get(cid, lte=lte) if isinstance(e, TrekEvent)]
-
-    def _known_head(self, cid: UUID) -> tuple[int, str] | None:
-        """The chain's head as kept when the newest event was folded (or, in a store from
-        before heads were kept, as its read models last saw it)."""
-        head = self.projector.chain_head(str(cid))
-        if head is None:
-            stored = self.projector.stored_view(str(cid))
-            head = (stored.events, stored.last_hash) if stored else None
-        return head
-
-    def _stored_rows(self, cid: UUID, page: int = 1000) -> Iterator[tuple[int, str, bytes]]:
-        after = 0
-        while True:
-            with self._store_errors():
-                rows = self.app.recorder.select_events(cid, gt=after, limit=page)
-            if not rows:
-                return
-            for row in rows:
-                # An edit made with a text tool can turn the stored bytes into text.
-                state = row.state
-                yield row.originator_version, row.topic, (state.encode() if isinstance(state, str)
-                                                          else bytes(state))
-            after = rows[-1].originator_version
 
 
 def gm_from_env(explicit: str | None) -> str:

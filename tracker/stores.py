@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from eventsourcing.persistence import IntegrityError, OperationalError, RecordConflictError
 
 from domain.errors import TrackerError
 
@@ -232,3 +236,21 @@ def check_postgres_store(location: Location, *, create: bool) -> bool:
             "give Trek an empty database"
         )
     return False
+
+
+@contextmanager
+def store_errors(location: Location) -> Iterator[None]:
+    """A busy or failing store told as one sentence; a conflicting append passes through (the
+    caller decides again)."""
+    try:
+        yield
+    except (RecordConflictError, IntegrityError):
+        raise
+    except OperationalError as error:
+        if "locked" in str(error) or "busy" in str(error):
+            raise StoreError(
+                f"the store {location.display} is busy: another program held it for "
+                f"{lock_timeout()}s; try the command again"
+            ) from None
+        raise StoreError(location.scrub(
+            f"the store {location.display} could not be written: {error}")) from None

@@ -26,7 +26,9 @@ from eventsourcing.postgres import PostgresDatastore, PostgresTrackingRecorder
 from eventsourcing.projection import Projection, ProjectionRunner
 
 from domain.errors import TrackerError
-from tracker.app import Trek, TrekApplication
+from domain.ruleset import Registry
+from tracker.app import Trek
+from tracker.application import TrekApplication, playing
 from tracker.postgres_driver import require_postgres_for_watch
 from tracker.stores import Location, StoreError
 
@@ -128,9 +130,11 @@ def _first_line(error: BaseException) -> str:
 class Watcher:
     """Follows one PostgreSQL store until stopped, its time is up, or an unexpected error."""
 
-    def __init__(self, db: str, *, gm: str | None = None, report: Report | None = None,
-                 backoff: Sequence[float] = BACKOFF, check_every: float = CHECK_EVERY) -> None:
+    def __init__(self, db: str, rulesets: Registry, *, gm: str | None = None,
+                 report: Report | None = None, backoff: Sequence[float] = BACKOFF,
+                 check_every: float = CHECK_EVERY) -> None:
         self.location = Location.parse(db)
+        self.rulesets = rulesets
         self.gm = gm
         self.report: Report = report or (lambda _event: None)
         self.backoff = tuple(backoff) or BACKOFF
@@ -197,7 +201,8 @@ class Watcher:
     # -- one connection -----------------------------------------------------------------------
 
     def _open(self) -> Trek:
-        return Trek.open(self.location.target, writable=False, gm=self.gm)
+        return Trek.open(self.location.target, rulesets=self.rulesets, writable=False,
+                         gm=self.gm)
 
     @staticmethod
     def _close(store: Trek) -> None:
@@ -215,7 +220,7 @@ class Watcher:
         """Run one ProjectionRunner on `store`; returns why it ended, raises when it failed."""
         env = store.location.eventsourcing_env(create=False) | RUNNER_POOL
         runner = ProjectionRunner(
-            application_class=TrekApplication,
+            application_class=playing(self.rulesets),
             projection_class=TrekViewsProjection,
             view_class=bind_views(store, self._delivered),
             env=env,

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from journeys import MAP, record_full_day
 
-import tracker.app
 from domain.besm.commands import ForcedMarch, Repair, TakeShortcut
 from domain.campaign import Campaign, campaign_id
 from domain.errors import NotFound, RuleViolation, TrackerError
@@ -21,6 +20,7 @@ from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
+from tracker.opening import MemoryStores
 from tracker.stores import StoreError
 
 OpenTrek = Callable[..., Trek]
@@ -391,11 +391,12 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
     assert reopened.status(None)["events"] == last + 1
 
 
-def test_a_missing_store_is_not_created(store: str, open_trek: OpenTrek) -> None:
+def test_a_missing_store_is_not_created(store: str, open_trek: OpenTrek,
+                                        memory_stores: MemoryStores) -> None:
     with pytest.raises(StoreError, match="create one with `trek init NAME`"):
         open_trek(store)
     if store.startswith("memory:"):
-        assert store not in tracker.app._MEMORY
+        assert store not in memory_stores
     elif store.startswith("postgresql://"):
         import psycopg
 

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from tracker.app import Trek
+from tracker.registry import RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 FIELDS = ("events", "floor_s", "rebuild_s", "rebuild_ratio", "status_small_s",
@@ -59,6 +60,6 @@ def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: 
 
     # Its read models, rebuilt by the benchmark, match the log.
     assert result["verified"] is True
-    with Trek.open(str(kept), writable=False, gm="test") as trek:
+    with Trek.open(str(kept), rulesets=RULESETS, writable=False, gm="test") as trek:
         assert trek.verify_views()["verified"]
         assert trek.status(None)["events"] == stored

@@ -205,7 +205,7 @@ def test_the_log_reads_the_same_documents_in_the_same_key_order_as_before(
 
 def test_log_rows_written_before_the_log_kept_stored_json_still_read_the_same() -> None:
     # given an event and the row the earlier release wrote for it (its document as JSON)
-    trek = Trek.open(f"memory:{UUID(int=7)}", create=True, gm="gm")
+    trek = Trek.open(f"memory:{UUID(int=7)}", rulesets=RULESETS, create=True, gm="gm")
     try:
         record_full_day(trek)
         forage = events_of(trek)[11]
@@ -216,7 +216,7 @@ def test_log_rows_written_before_the_log_kept_stored_json_still_read_the_same() 
         [new] = log_entries([(*row, json.dumps(forage.stored_state()))], types)
         assert old == new == old_log_entry(forage, 1, None)
     finally:
-        tracker.app._MEMORY.pop(f"memory:{UUID(int=7)}", None)
+        trek.close()
 
 
 # -- folding ------------------------------------------------------------------------------------

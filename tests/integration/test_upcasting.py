@@ -198,7 +198,7 @@ def test_the_same_version_1_state_without_the_upcaster_loses_the_maxima(
 def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application(
         tmp_path: Path) -> None:
     db = str(tmp_path / "old.db")
-    with Trek.open(db, create=True, gm="old-release") as trek:
+    with Trek.open(db, rulesets=RULESETS, create=True, gm="old-release") as trek:
         trek.init("Old Road", seed=3)
         campaign: Campaign = trek.app.repository.get(campaign_id("old-road"))
         first_hash = campaign.last_hash
@@ -217,7 +217,7 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
     finally:
         conn.close()
 
-    with Trek.open(db, gm="new-release") as trek:
+    with Trek.open(db, rulesets=RULESETS, gm="new-release") as trek:
         # Read before the read models have seen the row: folded in memory, upcast on the way.
         kira = trek.status(None)["characters"]["Kira"]
         assert (kira["health"], kira["health_max"], kira["energy"], kira["energy_max"]) == (

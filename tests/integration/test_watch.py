@@ -71,7 +71,7 @@ def writer(pg_url: str) -> Iterator[Writer]:
 
 def stored(url: str) -> tuple[int, int, int]:
     """(tracking position, events in the stored campaign view, stored provisions)."""
-    with Trek.open(url, writable=False) as store:
+    with Trek.open(url, rulesets=RULESETS, writable=False) as store:
         view = store.projector.stored_view(str(campaign_id(SLUG)))
         assert view is not None
         return (store.projector.position(), view.events,

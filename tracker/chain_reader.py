@@ -1,0 +1,93 @@
+"""Reading a store's hash chains: the stored rows of each campaign, its kept head and its
+snapshots, walked without decoding events (see tracker/chain.py for the walk itself)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from uuid import UUID
+
+from domain.campaign import CampaignSnapshot
+from domain.events import CampaignStarted
+from projections.projector import Projector
+from tracker.application import TrekApplication
+from tracker.chain import ChainCheck, check_chain
+from tracker.stores import Location, store_errors
+
+
+class ChainReader:
+    """The chain of every campaign in one store, as it now stands on disk."""
+
+    def __init__(self, app: TrekApplication, projector: Projector, location: Location,
+                 page: int = 1000) -> None:
+        self.app = app
+        self.projector = projector
+        self.location = location
+        self.page = page
+
+    def check(self, cid: UUID) -> ChainCheck:
+        """The walk of one campaign's chain, then of its snapshots' digests."""
+        check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
+        if check.intact and (damage := self._snapshot_problem(cid)) is not None:
+            check = ChainCheck(check.events, damage[0], damage[1])
+        return check
+
+    def logged_campaigns(self, in_memory: Callable[[], list[str]]) -> list[str]:
+        """The slug of every campaign the log holds, whatever the read models say.
+
+        A store in memory has no table to read; nothing outside this process can have changed
+        it, so `in_memory` (the read models' list) answers.
+        """
+        table = getattr(self.app.recorder, "events_table_name", None)
+        if not isinstance(table, str):
+            return in_memory()
+        slugs = []
+        with store_errors(self.location):
+            ids = [row[0] for row in self.projector.db.query(
+                f"SELECT DISTINCT originator_id FROM {table}")]
+        for originator in ids:
+            cid = originator if isinstance(originator, UUID) else UUID(str(originator))
+            first = list(self.app.events.get(cid, lte=1))
+            if first and isinstance(first[0], CampaignStarted):
+                slugs.append(first[0].slug)
+        return sorted(slugs)
+
+    def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
+        """The first snapshot of a campaign that was changed after it was taken, if any."""
+        snapshots = self.app.snapshots
+        if snapshots is None:
+            return None
+        with store_errors(self.location):
+            rows = snapshots.recorder.select_events(cid)
+        for row in rows:
+            try:
+                snapshot = self.app.mapper.to_domain_event(row)
+            except Exception:
+                return row.originator_version, (
+                    f"the snapshot at event {row.originator_version} cannot be read any more")
+            problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
+            if problem is not None:
+                return row.originator_version, problem
+        return None
+
+    def _known_head(self, cid: UUID) -> tuple[int, str] | None:
+        """The chain's head as kept when the newest event was folded (or, in a store from
+        before heads were kept, as its read models last saw it)."""
+        head = self.projector.chain_head(str(cid))
+        if head is None:
+            stored = self.projector.stored_view(str(cid))
+            head = (stored.events, stored.last_hash) if stored else None
+        return head
+
+    def _stored_rows(self, cid: UUID) -> Iterator[tuple[int, str, bytes]]:
+        after = 0
+        while True:
+            with store_errors(self.location):
+                rows = self.app.recorder.select_events(cid, gt=after, limit=self.page)
+            if not rows:
+                return
+            for row in rows:
+                # An edit made with a text tool can turn the stored bytes into text.
+                state = row.state
+                yield row.originator_version, row.topic, (state.encode() if isinstance(state, str)
+                                                          else bytes(state))
+            after = rows[-1].originator_version
