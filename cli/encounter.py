@@ -14,11 +14,19 @@ import click
 
 from cli import render
 from cli.context import open_store, record, settings
-from cli.options import SquareType, character_from, character_options, store_options
+from cli.options import (
+    PointType,
+    SquareType,
+    character_from,
+    character_options,
+    store_options,
+)
 from domain.errors import MapError, TrackerError
 from domain.geometry import Square
 from domain.ruleset import Act, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
+from domain.values import MAX_SEQ
+from tracker.points import Point
 from tracker.registry import RULESETS
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
@@ -134,14 +142,23 @@ def status() -> None:
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False, writable=True,
                                                    path_type=Path), required=True,
               help="Write the battle map as an SVG picture to this file.")
+@click.option("--as-of", "as_of", type=PointType(),
+              help="The encounter as it stood right after event SEQ (or at the end of day N).")
+@click.option("--round", "round_number", type=click.IntRange(1, MAX_SEQ),
+              help="Draw only the paths moved in round N (default: every round's).")
 @store_options
-def show(svg_file: Path) -> None:
-    """Draw the encounter: grid, walls and terrain, combatants by side, this round's paths."""
+def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
+    """Draw the encounter: grid, walls and terrain, combatants by side, and the paths of
+    each round (the latest strongest)."""
     from cli.svg import encounter_svg
 
-    doc = open_store(writes=False).encounter_picture(settings().campaign)
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    seq = trek_app.seq_of(campaign, as_of) if as_of is not None else None
+    doc = trek_app.encounter_picture(campaign, as_of=seq, round_number=round_number)
     if doc is None:
-        raise TrackerError("no encounter is open; `trek encounter start NAME` opens one")
+        when = f"at {as_of}" if as_of is not None else "now"
+        raise TrackerError(f"no encounter is open {when}; `trek encounter start NAME` opens one")
     try:
         svg_file.write_text(encounter_svg(doc), encoding="utf-8")
     except OSError as error:

@@ -24,6 +24,34 @@ TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
                 "high-gravity": "#b39ddb", "low-gravity": "#e1d5f5", "zero-gravity": "#cfe8e4"}
 
 
+# Each round's paths in their own colour, the latest darkest: earlier rounds cycle through
+# these, fainter the older they are.
+ROUND_COLOURS = ("#6a1b9a", "#ef6c00", "#00838f", "#ad1457", "#558b2f", "#4527a0")
+LATEST_ROUND = "#222222"
+
+
+def _round_slot(number: int, rounds: list[int]) -> str:
+    return "latest" if number == rounds[-1] else str(rounds.index(number) % len(ROUND_COLOURS))
+
+
+def _round_style(number: int, rounds: list[int]) -> tuple[str, str]:
+    """The stroke colour and opacity of round `number`'s paths among `rounds` (sorted)."""
+    if number == rounds[-1]:
+        return LATEST_ROUND, "0.85"
+    age = rounds[-1] - number
+    colour = ROUND_COLOURS[rounds.index(number) % len(ROUND_COLOURS)]
+    return colour, f"{max(0.35, 0.8 - 0.1 * age):.2f}"
+
+
+def _arrow_markers() -> str:
+    """One arrowhead per colour a path may have, so each head matches its line."""
+    slots = [("latest", LATEST_ROUND)] + [(str(i), c) for i, c in enumerate(ROUND_COLOURS)]
+    return "".join(
+        f'<marker id="arrow-{slot}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
+        f'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
+        f'fill="{colour}"/></marker>' for slot, colour in slots)
+
+
 def _t(value: object) -> str:
     return escape(str(value), quote=True)
 
@@ -120,26 +148,26 @@ def _transit_arrows(layout: _Layout, doc: dict[str, Any]) -> list[str]:
         out.append(f'<line class="transit" data-name="{_t(name)}" data-paid="{_t(transit["paid"])}"'
                    f' data-cost="{_t(transit["cost"])}" x1="{sx:.1f}" y1="{sy:.1f}" '
                    f'x2="{ex:.1f}" y2="{ey:.1f}" stroke="#333" stroke-width="3" '
-                   'stroke-dasharray="6 4" marker-end="url(#arrow)"/>')
+                   'stroke-dasharray="6 4" marker-end="url(#arrow-latest)"/>')
     return out
 
 
 def encounter_svg(doc: dict[str, Any]) -> str:
-    """The encounter document (`encounter status --json` plus this round's `paths`) as SVG."""
+    """The encounter document (`encounter status --json` plus `paths`, each with its round)
+    as SVG."""
     xs, ys = _extent(doc)
     layout = _Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
     names = list(doc["combatants"])
     width = max(board_w + 2 * MARGIN, 360)
-    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1)
+    rounds = sorted({move.get("round", doc["round"]) for move in doc.get("paths", [])})
+    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1 + (1 if rounds else 0))
     title = f"{doc['name']}, round {doc['round']}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
         f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
         f"<title>{_t(title)}</title>",
-        '<defs><marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="6" '
-        'markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" '
-        'fill="#333"/></marker></defs>',
+        f"<defs>{_arrow_markers()}</defs>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
         '<g class="cells" stroke="#999" stroke-width="1">',
     ]
@@ -158,8 +186,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         _, cy = layout.centre(xs.start, y)
         out.append(f'<text x="{MARGIN / 2:.1f}" y="{cy + 4:.1f}">{y}</text>')
     out.append("</g>")
-    out.append('<g class="paths" fill="none" stroke="#333" stroke-width="3" '
-               'stroke-linejoin="round" opacity="0.75">')
+    out.append('<g class="paths" fill="none" stroke-width="3" stroke-linejoin="round">')
     for move in doc.get("paths", []):
         centres = [layout.centre(cell["x"], cell["y"]) for cell in move["path"]]
         # The arrow stops at the edge of the token it leads to, so its head shows.
@@ -168,8 +195,11 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         pull = min(CELL * 0.4, span / 2) / span
         centres[-1] = (ex - (ex - px) * pull, ey - (ey - py) * pull)
         points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
-        out.append(f'<polyline class="path" data-name="{_t(move["name"])}" points="{points}" '
-                   'marker-end="url(#arrow)"/>')
+        number = move.get("round", doc["round"])
+        colour, opacity = _round_style(number, rounds)
+        out.append(f'<polyline class="path" data-name="{_t(move["name"])}" '
+                   f'data-round="{number}" points="{points}" stroke="{colour}" '
+                   f'opacity="{opacity}" marker-end="url(#arrow-{_round_slot(number, rounds)})"/>')
     out.append("</g>")
     out.extend(_transit_arrows(layout, doc))
     out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
@@ -195,5 +225,16 @@ def encounter_svg(doc: dict[str, Any]) -> str:
                    f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">{_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
                    f'moved {_t(c["moved"])}, {_t(remaining)} left</text></g>')
+    if rounds:
+        line_y = top + (len(names) + 1) * LEGEND_ROW
+        out.append(f'<g class="legend-rounds"><text x="{MARGIN}" y="{line_y}">paths:</text>')
+        left = MARGIN + 44
+        for number in rounds:
+            colour, opacity = _round_style(number, rounds)
+            out.append(f'<line x1="{left}" y1="{line_y - 4}" x2="{left + 18}" y2="{line_y - 4}" '
+                       f'stroke="{colour}" stroke-width="3" opacity="{opacity}"/>'
+                       f'<text x="{left + 22}" y="{line_y}">round {number}</text>')
+            left += 84
+        out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"

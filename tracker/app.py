@@ -382,20 +382,43 @@ class Trek:
         status: dict[str, Any] | None = self.status(slug)["encounter"]
         return status
 
-    def encounter_picture(self, slug: str | None) -> dict[str, Any] | None:
-        """The open encounter with the paths moved this round (live moves since its start)."""
-        doc = self.encounter_status(slug)
+    def encounter_picture(self, slug: str | None, *, as_of: int | None = None,
+                          round_number: int | None = None) -> dict[str, Any] | None:
+        """The encounter open at `as_of` (default: now) with the paths moved in each of its
+        rounds so far (only round `round_number`'s, when given), each path with its round.
+
+        A path is live when it was not cancelled as of that point; a round's start that
+        carried combatants along (a drift) gives their paths to that round.
+        """
+        view = self.view(slug) if as_of is None else self.view_as_of(slug, as_of)
+        doc: dict[str, Any] | None = self._status(view)["encounter"]
         if doc is None:
             return None
+        if round_number is not None and not 1 <= round_number <= doc["round"]:
+            held = (f"rounds 1 to {doc['round']}" if doc["round"]
+                    else "no round yet; `trek encounter round` starts one")
+            raise NotFound(f"there is no round {round_number} in {doc['name']}; it has {held}")
+        last = view.events
+        entries = [e for e in self.log(view.slug) if e["seq"] <= last]
+        start = max(e["seq"] for e in entries
+                    if e["type"] == "EncounterStarted" and e["seq"] not in view.cancelled)
         paths: list[dict[str, Any]] = []
-        for entry in reversed(self.log(slug)):
-            if entry["type"] in ("RoundStarted", "EncounterStarted"):
-                break
-            if entry["cancelled_by"] is None and len(entry.get("path") or ()) > 1:
+        current = 0
+        for entry in entries:
+            if entry["seq"] <= start or entry["seq"] in view.cancelled:
+                continue
+            moved: list[tuple[str, list[Any]]] = []
+            if entry["type"] == "RoundStarted":
+                current = entry["number"]
+                moved = list((entry.get("paths") or {}).items())
+            elif len(entry.get("path") or ()) > 1:
+                moved = [(entry["name"], entry["path"])]
+            for name, path in moved:
                 cells = [{"x": cell[0], "y": cell[1]} if isinstance(cell, list) else cell
-                         for cell in entry["path"]]
-                paths.append({"name": entry["name"], "path": cells})
-        doc["paths"] = paths[::-1]
+                         for cell in path]
+                paths.append({"name": name, "round": current, "path": cells})
+        doc["paths"] = [p for p in paths
+                        if round_number is None or p["round"] == round_number]
         return doc
 
     def start_session(self, slug: str | None, title: str | None) -> Documents:

@@ -174,3 +174,49 @@ def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
     assert "<script>alert" not in dom
     png = chromium.screenshot(svg, tmp_path / "fight.png", "420,330")
     assert png.stat().st_size > 5000
+
+
+def test_the_battle_map_draws_each_rounds_paths_and_limits_them_by_round_and_point(
+        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
+    (tmp_path / "pass.toml").write_text(BATTLE_MAP)
+    ok(trek_cli("init", "Ashes Road"))
+    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul",
+                "4"))
+    ok(trek_cli("encounter", "start", "Ambush", "--map", str(tmp_path / "pass.toml")))
+    ok(trek_cli("encounter", "join", "Kira", "--at", "0,0"))                     # event 4
+    ok(trek_cli("encounter", "add", "Bandit", "--side", "enemy", "--at", "7,3", "--body", "3",
+                "--mind", "3", "--soul", "3"))                                   # 5
+    ok(trek_cli("encounter", "round"))                                           # 6: round 1
+    ok(trek_cli("encounter", "move", "Kira", "E", "E"))                          # 7: to 2,0
+    ok(trek_cli("encounter", "round"))                                           # 8: round 2
+    ok(trek_cli("encounter", "move", "Kira", "E", "E"))                          # 9: to 4,0
+    ok(trek_cli("encounter", "move", "Bandit", "W"))                             # 10: to 6,3
+    ok(trek_cli("undo"))                                                         # 11 undoes 10
+    svg = tmp_path / "fight.svg"
+
+    def show(*options: str) -> dict[str, Any]:
+        found: dict[str, Any] = ok(trek_cli("encounter", "show", "--svg", str(svg), *options,
+                                            "--json")).json()
+        return found
+
+    # Every round's live paths: round 1's E E and round 2's E E (the undone W is not drawn).
+    assert show() == {"svg": str(svg), "round": 2, "paths": 2}
+    dom = chromium.dom(svg)
+    assert dom.count('class="path"') == 2
+    assert dom.count('data-round="1"') == dom.count('data-round="2"') == 1
+    assert "round 1</text>" in dom and "round 2</text>" in dom          # the key of rounds
+    # The latest round is the darkest; an earlier one has its own colour.
+    assert 'data-round="2" points="' in dom and 'stroke="#222222"' in dom
+
+    assert show("--round", "1")["paths"] == 1
+    assert 'data-round="2"' not in chromium.dom(svg)
+    # As it stood after event 7: round 1 only, Kira's two steps.
+    assert show("--as-of", "7") == {"svg": str(svg), "round": 1, "paths": 1}
+    # At event 10 the bandit's step was live: three paths, two of them in round 2.
+    assert show("--as-of", "10")["paths"] == 3
+    refused(trek_cli("encounter", "show", "--svg", str(svg), "--round", "3"),
+            "there is no round 3 in Ambush; it has rounds 1 to 2")
+    refused(trek_cli("encounter", "show", "--svg", str(svg), "--as-of", "2"),
+            "no encounter is open at 2")
+    png = chromium.screenshot(svg, tmp_path / "rounds.png", "420,360")
+    assert png.stat().st_size > 5000
