@@ -261,3 +261,26 @@ def test_pictures_are_refused_without_a_map_or_a_writable_file_and_take_one_form
     refused(trek_cli("map", "show", "--html", str(tmp_path / "plain.html")), "has no map")
     assert not (tmp_path / "plain.html").exists()
     assert "No map: an open plain" in ok(trek_cli("map", "show")).stdout
+
+
+def _readme_lines(heading: str) -> list[str]:
+    """The `trek` lines of the first bash block after `heading` in the README."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(.*?)```", text[text.index(heading):], re.S)
+    assert block is not None, heading
+    return [line.split("  #")[0].strip() for line in block.group(1).splitlines()
+            if line.startswith("trek ")]
+
+
+def test_the_readme_route_commands_run_after_its_journey(trek_cli: Run, tmp_path: Path) -> None:
+    import shlex
+
+    root = Path(__file__).resolve().parents[2]
+    for line in _readme_lines("## A three-day journey"):
+        args = [str(root / a) if a.startswith("docs/") else a for a in shlex.split(line)[1:]]
+        ok(trek_cli(*args))
+    for line in _readme_lines("## Route pictures"):
+        ok(trek_cli(*shlex.split(line)[1:]))
+    assert _day_groups((tmp_path / "route.svg").read_text()) == ["1", "2"]
+    assert "<svg " in (tmp_path / "route.html").read_text()
+    assert _day_groups((tmp_path / "day1.svg").read_text()) == ["1"]

@@ -243,3 +243,32 @@ def test_the_readme_picture_is_the_demo_journey_as_drawn_now() -> None:
         committed.write_text(drawn, encoding="utf-8")
     assert committed.read_text(encoding="utf-8") == drawn, (
         "docs/images/route.svg is stale: run this test with TREK_REDRAW_DOCS=1")
+
+
+QI = """\
+[map]
+name = "Road to Qi"
+square_miles = 6
+rows = ["==.r...", "......."]
+[legend]
+"=" = { terrain = "open", road = true }
+"." = { terrain = "open" }
+"r" = { terrain = "rough" }
+"""
+
+
+def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> None:
+    trek = _trek()
+    trek.init("Road to Qi", ruleset="cypher", map_text=QI, seed=5)   # 1
+    trek.add_character(None, CharacterOptions(name="Ana"))            # 2
+    trek.start_day(None)                                              # 3
+    trek.move(None, MoveOptions(steps=("E",)))                        # 4: road 1,0
+    trek.move(None, MoveOptions(steps=("E",)))                        # 5: open 2,0
+    # Rough 3,0 costs more than what is left of the day: the party sets off toward it.
+    trek.move(None, MoveOptions(steps=("E",)))                        # 6
+    doc = trek.route(None)
+    assert _brief(doc["segments"], "seq", "day", "path") == [
+        (4, 1, _path((0, 0), (1, 0))), (5, 1, _path((1, 0), (2, 0)))]
+    assert _brief(doc["marks"], "seq", "kind", "at") == [(6, "under-way", {"x": 2, "y": 0})]
+    assert doc["marks"][0]["label"].startswith("under way to 3,0, ")
+    assert doc["position"] == trek.status(None)["position"] == {"x": 2, "y": 0}
