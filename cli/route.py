@@ -11,6 +11,7 @@ Every text a GM typed (map, shortcut, feature and member names) goes through `es
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ CHAR = 6.6
 # Shortcuts run a little above the squares' centres, so a route along one leaves it visible.
 SHORTCUT_LIFT = 9
 NOTES_SHOWN = 40
+# How far a note's continuation lines are set in.
+NOTE_INDENT = 16
 
 # Ten day colours that stay apart from each other (and from the terrain fills).
 DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
@@ -332,7 +335,10 @@ def route_svg(doc: dict[str, Any]) -> str:
     entries = _key_entries(doc)
     columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
     key_rows = math.ceil(len(entries) / columns)
-    notes = _notes(doc)
+    # A long note goes on over further lines rather than being cut.
+    room = max(20, int((width - 2 * MARGIN - NOTE_INDENT) / CHAR))
+    notes = [(NOTE_INDENT if index else 0, part) for line in _notes(doc)
+             for index, part in enumerate(textwrap.wrap(line, room))]
     key_top = TOP + board.height * CELL + 30
     notes_top = key_top + ROW * (key_rows + 1) + 10
     height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
@@ -369,9 +375,9 @@ def route_svg(doc: dict[str, Any]) -> str:
     if notes:
         out.append(f'<g class="notes"><text class="notes-title" x="{MARGIN}" y="{notes_top}" '
                    'font-weight="bold">Along the way</text>')
-        for row, line in enumerate(notes, start=1):
-            out.append(f'<text class="note" x="{MARGIN}" y="{notes_top + ROW * row}">'
-                       f"{esc(_fit(line, width - 2 * MARGIN))}</text>")
+        for row, (indent, line) in enumerate(notes, start=1):
+            out.append(f'<text class="note" x="{MARGIN + indent}" y="{notes_top + ROW * row}">'
+                       f"{esc(_fit(line, width - 2 * MARGIN - indent))}</text>")
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
