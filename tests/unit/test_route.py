@@ -22,6 +22,7 @@ from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
+from tracker.registry import RULESETS
 
 ORIGIN = Square(0, 0)
 SVG = "{http://www.w3.org/2000/svg}"
@@ -45,7 +46,8 @@ bonus = 1
 
 
 def _trek() -> Trek:
-    return Trek.open(f"memory:route-{uuid.uuid4().hex}", create=True, gm="gm")
+    return Trek.open(f"memory:route-{uuid.uuid4().hex}", rulesets=RULESETS, create=True,
+                     gm="gm")
 
 
 def _party(trek: Trek, *, mount: str = "Dusty", at: Square = ORIGIN) -> None:
