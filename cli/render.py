@@ -335,6 +335,30 @@ def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     return lines
 
 
+def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The coordinates around the terminal picture: the lines of x numbers over it (one line
+    while every x is a single digit, else the tens (or a minus) over the units) and the y
+    number before each of its lines (a hex row's two lines both carry the row's y)."""
+    battle_map = doc["map"]
+    if battle_map is not None:
+        xs, ys = range(battle_map["width"]), range(battle_map["height"])
+    else:
+        xs, ys = _plain_extent(doc)
+    width = max(len(str(y)) for y in ys)
+    pad = " " * (width + 1)
+    if all(0 <= x <= 9 for x in xs):
+        header = [pad + " ".join(str(x) for x in xs)]
+    else:
+        def tens(x: int) -> str:
+            if x < 0:
+                return "-" if x > -10 else str(-x // 10)
+            return str(x // 10) if x >= 10 else " "
+        header = [pad + " ".join(tens(x) for x in xs), pad + " ".join(str(abs(x) % 10) for x in xs)]
+    per_row = 2 if doc["grid"] == "hex" else 1
+    labels = [f"{y:>{width}} " for y in ys for _ in range(per_row)]
+    return [line.rstrip() for line in header], labels
+
+
 def _plain_extent(doc: dict[str, Any]) -> tuple[range, range]:
     points = [(c["position"]["x"], c["position"]["y"]) for c in doc["combatants"].values()]
     points = points or [(0, 0)]
@@ -391,8 +415,11 @@ def print_encounter(doc: dict[str, Any]) -> None:
     grids = "hexes" if doc["grid"] == "hex" else f"{doc['grid']}s"
     console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {grids}) on "
                   f"{where}, round {doc['round']}" + "".join(f", {plain(o)}" for o in own))
-    for row in encounter_lines(doc):
-        line = Text()
+    header, labels = encounter_axes(doc)
+    for text in header:
+        console.print(text, style="dim", markup=False, highlight=False)
+    for label, row in zip(labels, encounter_lines(doc), strict=True):
+        line = Text(label, style="dim")
         for char, style in row:
             line.append(char + " ", style=style or "")
         console.print(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cli.render import encounter_lines
+from cli.render import encounter_axes, encounter_lines
 from cli.svg import encounter_svg
 
 
@@ -47,3 +47,29 @@ def test_the_svg_draws_a_facing_wedge_toward_the_faced_neighbour() -> None:
     assert tip_y > cy
     # Without a facing there is no wedge.
     assert 'class="facing"' not in encounter_svg({**hex_doc(), "paths": []})
+
+
+def test_the_terminal_picture_has_x_over_it_and_y_before_each_line() -> None:
+    # Hexes: row 0 and row 1 take two lines each, both labelled with their y.
+    assert encounter_axes(hex_doc()) == (["  0 1 2"], ["0 ", "0 ", "1 ", "1 "])
+    doc = hex_doc()
+    doc["grid"] = "square"
+    assert encounter_axes(doc)[1] == ["0 ", "1 "]
+
+
+def test_wide_and_negative_coordinates_put_the_tens_or_the_minus_over_the_units() -> None:
+    wide = hex_doc()
+    wide["grid"] = "square"
+    wide["map"] = {"name": "wide", "width": 12, "height": 11, "rows": ["." * 12] * 11,
+                   "legend": {".": {"terrain": "open"}}}
+    header, labels = encounter_axes(wide)
+    # Each cell is a character and a space, after a 3-wide y column: x = 10 sits at 3 + 20.
+    assert header == [" " * 23 + "1 1",
+                      "   0 1 2 3 4 5 6 7 8 9 0 1"]
+    assert labels[0] == " 0 " and labels[10] == "10 "
+    # An open plain reaches one cell past the combatants: Ana at 0,0 gives -1..1 both ways.
+    plain = {**hex_doc(), "grid": "square", "map": None}
+    plain["combatants"]["Ana"]["position"] = {"x": 0, "y": 0}
+    header, labels = encounter_axes(plain)
+    assert header == ["   -", "   1 0 1"]
+    assert labels == ["-1 ", " 0 ", " 1 "]
