@@ -1,0 +1,205 @@
+"""`trek map import`, `init --map` and `encounter start --map` with maps from other tools,
+through the real `trek` program.
+
+The files are written here by hand from each format's public description; the expected cells
+are worked out from them by hand (see tests/unit/test_map_imports.py for the rules of each).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cliruns import ok, recorded, refused, usage_error
+from conftest import TrekRun
+
+Run = Callable[..., TrekRun]
+
+pytestmark = pytest.mark.slow
+
+# Columns 01-03, rows 01-02: (0,0) forest, (1,0) hills, (2,1) mountain; the rest unlisted.
+VALE_TXT = """\
+# The vale
+forest attributes fill="green"
+0101 forest
+0201 hills "Old Mill"
+0302 mountain
+0101-0302 river
+"""
+
+# An orthogonal 3×2 Tiled map: tile 0 grass, 1 woods, 2 lake; gids start at 1.
+#   row 0: grass woods grass
+#   row 1: lake  grass woods
+KEEP_TMJ: dict[str, Any] = {
+    "type": "map", "orientation": "orthogonal", "width": 3, "height": 2, "infinite": False,
+    "tilewidth": 32, "tileheight": 32,
+    "properties": [{"name": "name", "type": "string", "value": "Keep <b>[red]"}],
+    "layers": [{"type": "tilelayer", "name": "ground", "width": 3, "height": 2,
+                "data": [1, 2, 1, 3, 1, 2]}],
+    "tilesets": [{"firstgid": 1, "tilecount": 3, "tiles": [
+        {"id": 0, "properties": [{"name": "terrain", "type": "string", "value": "grass"}]},
+        {"id": 1, "properties": [{"name": "terrain", "type": "string", "value": "woods"}]},
+        {"id": 2, "properties": [{"name": "terrain", "type": "string", "value": "lake"}]},
+    ]}],
+}
+
+# A 4×3 battle map: a wall along the grid line y=1 from x=0 to x=3 (row 1, columns 0-2),
+# a wall down the middle of column 3, a closed door across (0,2), an open one across (1,2).
+#   row 0: . . . #
+#   row 1: # # # #
+#   row 2: c . . #
+CELLAR_UVTT: dict[str, Any] = {
+    "format": 0.3,
+    "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 4, "y": 3},
+                   "pixels_per_grid": 70},
+    "line_of_sight": [[{"x": 0, "y": 1}, {"x": 3, "y": 1}],
+                      [{"x": 3.5, "y": 0}, {"x": 3.5, "y": 3}]],
+    "portals": [
+        {"position": {"x": 0.5, "y": 2.5}, "bounds": [{"x": 0, "y": 2.5}, {"x": 1, "y": 2.5}],
+         "rotation": 0, "closed": True, "freestanding": False},
+        {"position": {"x": 1.5, "y": 2.5}, "bounds": [{"x": 1, "y": 2.5}, {"x": 2, "y": 2.5}],
+         "rotation": 0, "closed": False, "freestanding": False},
+    ],
+    "lights": [],
+    "image": "iVBORw0KGgo=",
+}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "vale.txt").write_text(VALE_TXT)
+    (tmp_path / "keep.tmj").write_text(json.dumps(KEEP_TMJ))
+    (tmp_path / "cellar.uvtt").write_text(json.dumps(CELLAR_UVTT))
+    return tmp_path
+
+
+def cells(map_doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
+    """Each cell as (terrain, name), row by row, whatever characters the legend uses."""
+    legend = map_doc["legend"]
+    return [[(legend[ch]["terrain"], legend[ch].get("name")) for ch in row]
+            for row in map_doc["rows"]]
+
+
+def test_map_import_writes_a_map_that_init_accepts(trek_cli: Run, files: Path) -> None:
+    report = ok(trek_cli("--json", "map", "import", "vale.txt", "--to", "vale.toml",
+                         "--ruleset", "cypher")).json()
+    assert report["format"] == "textmapper"
+    assert (report["width"], report["height"], report["grid"]) == (3, 2, "square")
+    assert report["terrains"] == {"forest": "difficult", "hills": "rough", "open": "open",
+                                  "mountain": "feature"}
+    assert report["wrote"] == "vale.toml"
+    assert "1 quoted labels" in report["ignored"]
+    assert "3 unlisted cells (made open ground)" in report["ignored"]
+    assert not (files / "trek.db").exists()  # converting a file touches no store
+
+    recorded(trek_cli("--json", "init", "Vale", "--ruleset", "cypher", "--map", "vale.toml"),
+             1, "CampaignStarted")
+    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    assert cells(shown) == [
+        [("difficult", "forest"), ("rough", "hills"), ("open", "open")],
+        [("open", "open"), ("open", "open"), ("feature", "mountain")],
+    ]
+
+
+def test_map_import_says_in_words_what_it_read_and_ignored(trek_cli: Run, files: Path) -> None:
+    out = ok(trek_cli("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
+    assert "Wrote cellar.toml: a 4×3 square map from a Universal VTT file." in out
+    assert "wall -> wall" in out
+    assert "image (the picture is not decoded)" in out
+    assert "portals (closed doors become walls; open doors are left open)" in out
+
+
+def test_init_takes_a_tiled_map_directly(trek_cli: Run, files: Path) -> None:
+    out = ok(trek_cli("init", "Keep", "--map", "keep.tmj")).stdout
+    assert "Imported keep.tmj (Tiled JSON, 3×2 square)" in out
+    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    # BESM overland maps have open, feature and hazard: woods are open ground, a lake a
+    # feature; the map's own name property names it, markup and all, as plain text.
+    assert shown["name"] == "Keep <b>[red]"
+    assert cells(shown) == [
+        [("open", "grass"), ("open", "woods"), ("open", "grass")],
+        [("feature", "lake"), ("open", "grass"), ("open", "woods")],
+    ]
+    assert "Keep <b>[red]" in ok(trek_cli("map", "show")).stdout
+
+
+def test_init_terrain_overrides_the_built_in_word(trek_cli: Run, files: Path) -> None:
+    ok(trek_cli("init", "Keep", "--map", "keep.tmj", "--terrain", "woods=hazard"))
+    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    assert cells(shown)[0][1] == ("hazard", "woods")
+
+
+def test_encounter_start_takes_a_uvtt_map_with_walls_where_the_walls_are(
+        trek_cli: Run, files: Path) -> None:
+    ok(trek_cli("init", "Cellar", "--seed", "2"))
+    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    recorded(trek_cli("--json", "encounter", "start", "Break-in", "--map", "cellar.uvtt"),
+             3, "EncounterStarted")
+    status = ok(trek_cli("encounter", "status", "--json")).json()
+    wall, door, floor = ("wall", "wall"), ("wall", "closed door"), ("open", "open")
+    assert cells(status["map"]) == [
+        [floor, floor, floor, wall],
+        [wall, wall, wall, wall],
+        [door, floor, floor, wall],
+    ]
+    # The walls hold: Kira at 1,0 cannot step south into the wall at 1,1.
+    ok(trek_cli("encounter", "join", "Kira", "--at", "1,0"))
+    ok(trek_cli("encounter", "round"))
+    refused(trek_cli("encounter", "move", "Kira", "S"), "wall")
+
+
+def log_of(trek_cli: Run) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = ok(trek_cli("log", "--json")).json()
+    return entries
+
+
+def test_refused_imports_store_nothing(trek_cli: Run, files: Path) -> None:
+    (files / "broken.tmj").write_text('{"width": 2,')
+    (files / "glade.txt").write_text("0101 glade\n")
+    refused(trek_cli("init", "Broken", "--map", "broken.tmj"), "broken.tmj",
+            "is not valid JSON")
+    refused(trek_cli("init", "Glade", "--map", "glade.txt"), "'glade'",
+            "--terrain glade=TERRAIN")
+    refused(trek_cli("init", "Cellar", "--map", "cellar.uvtt"), "is a battle map")
+    assert not (files / "trek.db").exists()
+
+    ok(trek_cli("init", "Hexes", "--ruleset", "gurps"))
+    before = log_of(trek_cli)
+    # GURPS fights on hexes; a Universal VTT map is squares.
+    refused(trek_cli("encounter", "start", "Fight", "--map", "cellar.uvtt"), "plays on hexes")
+    refused(trek_cli("encounter", "start", "Fight", "--map", "glade.txt"), "'glade'")
+    assert log_of(trek_cli) == before
+
+
+def test_map_import_keeps_an_existing_file_unless_forced(trek_cli: Run, files: Path) -> None:
+    (files / "vale.toml").write_text("mine")
+    refused(trek_cli("map", "import", "vale.txt", "--to", "vale.toml"), "already exists",
+            "--force")
+    assert (files / "vale.toml").read_text() == "mine"
+    ok(trek_cli("map", "import", "vale.txt", "--to", "vale.toml", "--force"))
+    assert (files / "vale.toml").read_text().startswith("[map]\n")
+
+
+@pytest.mark.parametrize(("name", "text", "reason"), [
+    ("map.png", "", "cannot tell what kind of map"),
+    ("bad.txt", "0101 forest\n0001 hills\n", "line 2: coordinate 0001"),
+    ("ext.tmj", json.dumps({**KEEP_TMJ, "tilesets": [{"firstgid": 1, "source": "t.tsj"}]}),
+     "external tileset 't.tsj'"),
+    ("gid.tmj", json.dumps({**KEEP_TMJ, "layers": [{"type": "tilelayer",
+                                                    "data": [1, 2, 1, 3, 1, 7]}]}),
+     "gid 7, which is in no tileset"),
+    ("huge.uvtt", json.dumps({**CELLAR_UVTT, "resolution": {"map_size": {"x": 500, "y": 2}}}),
+     "larger than Trek imports"),
+])
+def test_malformed_files_are_refused_with_the_reason(trek_cli: Run, tmp_path: Path, name: str,
+                                                     text: str, reason: str) -> None:
+    (tmp_path / name).write_text(text)
+    refused(trek_cli("map", "import", name, "--to", "out.toml", "--battle"), reason)
+    assert not (tmp_path / "out.toml").exists()
+
+
+def test_a_bad_terrain_option_is_a_usage_error(trek_cli: Run, files: Path) -> None:
+    usage_error(trek_cli("map", "import", "vale.txt", "--to", "v.toml", "--terrain", "woods"))
