@@ -131,7 +131,7 @@ def show_report(report: dict[str, Any]) -> None:
     """The human report: what was written, what was read, what was left alone."""
     title = FORMAT_TITLES[report["format"]]
     console = render.console
-    console.print(f"Wrote {report['wrote']}: a {report['width']}×{report['height']} "
+    console.print(f"Wrote {report['wrote']}: {report['width']}×{report['height']} "
                   f"{report['grid']} map from a {title} file.", markup=False)
     console.print("Terrains:", markup=False)
     for word, terrain in report["terrains"].items():
