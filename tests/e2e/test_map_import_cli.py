@@ -106,7 +106,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_cli: Run, files: Path) -
 
 def test_map_import_says_in_words_what_it_read_and_ignored(trek_cli: Run, files: Path) -> None:
     out = ok(trek_cli("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
-    assert "Wrote cellar.toml: a 4×3 square map from a Universal VTT file." in out
+    assert "Wrote cellar.toml: 4×3 square map from a Universal VTT file." in out
     assert "wall -> wall" in out
     assert "image (the picture is not decoded)" in out
     assert "portals (closed doors become walls; open doors are left open)" in out
@@ -203,3 +203,32 @@ def test_malformed_files_are_refused_with_the_reason(trek_cli: Run, tmp_path: Pa
 
 def test_a_bad_terrain_option_is_a_usage_error(trek_cli: Run, files: Path) -> None:
     usage_error(trek_cli("map", "import", "vale.txt", "--to", "v.toml", "--terrain", "woods"))
+
+
+def test_the_readme_example_runs_as_written(trek_cli: Run, tmp_path: Path) -> None:
+    """The README's "Maps from other tools" block, line by line, on the committed examples."""
+    import shlex
+    import shutil
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Maps from other tools"):]
+    start = section.index("```bash\n") + len("```bash\n")
+    block = section[start:section.index("```", start)]
+    shutil.copytree(root / "docs" / "examples", tmp_path / "docs" / "examples")
+    lines = [line.split("  #")[0].strip() for line in block.splitlines()]
+    commands = [shlex.split(line)[1:] for line in lines if line.startswith("trek ")]
+    assert len(commands) == 8
+    for args in commands:
+        ok(trek_cli(*args))
+    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    # Worked from greywater-vale.txt: row 3 (y 2) is 0103 swamp, 0203 grass, 0303 grass,
+    # 0403 hills and 0503 unlisted.
+    assert cells(shown)[2] == [("difficult", "swamp"), ("open", "grass"), ("open", "grass"),
+                               ("rough", "hills"), ("open", "open")]
+    status = ok(trek_cli("encounter", "status", "--json")).json()
+    # mill-cellar.uvtt: walls on y=2 from x 0-3 and 5-8, the closed door 3-4, the open door
+    # 4-5, and a wall down x=5.5 from y 2 to 6.
+    assert status["map"]["rows"][2] == "###c.###"
+    assert [row[5] for row in status["map"]["rows"]] == [".", ".", "#", "#", "#", "#"]
+    assert status["combatants"]["Ana"]["position"] == {"x": 4, "y": 3}
