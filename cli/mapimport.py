@@ -14,7 +14,16 @@ import click
 from cli import render
 from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
-from domain.mapformats import FORMAT_TITLES, Grid, Imported, Target, convert, format_of, parse
+from domain.mapformats import (
+    EXTENSIONS,
+    FORMAT_TITLES,
+    Grid,
+    Imported,
+    Target,
+    convert,
+    format_of,
+    parse,
+)
 from domain.maps import load_map
 from tracker.registry import RULESETS
 
@@ -38,8 +47,10 @@ class WordTerrain(click.ParamType[tuple[str, str]]):
         return word.strip(), terrain.strip()
 
 
-def is_toml(path: Path) -> bool:
-    return path.suffix.lower() == ".toml"
+def is_imported(path: Path) -> bool:
+    """Whether `--map FILE` names another tool's file; anything else is a Trek TOML map, as
+    it always was."""
+    return path.suffix.lower() in EXTENSIONS
 
 
 def read_text(path: Path, what: str) -> str:
@@ -83,11 +94,11 @@ def import_file(path: Path, ruleset: str, *, battle: bool,
 
 def map_text(path: Path, ruleset: str | Callable[[], str], *, battle: bool,
              terrains: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None]:
-    """What `--map FILE` hands the tracker (a TOML file as it is, anything else imported for
+    """What `--map FILE` hands the tracker (a TOML file as it is, another tool's imported for
     the ruleset, which may be given as a function asked only then), and a line to show once
     the command has recorded, saying what was imported."""
     what = "battle map" if battle else "map"
-    if is_toml(path):
+    if not is_imported(path):
         if terrains:
             raise TrackerError("--terrain is for maps from other tools; a .toml map says its "
                                "terrain in its legend")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import gzip
 import json
 import struct
 import zlib
@@ -96,7 +95,7 @@ def _gids(layer: dict[str, Any], name: str, size: int) -> list[int]:
     data = layer.get("data")
     encoding = layer.get("encoding", "csv")
     if encoding == "base64":
-        gids = _base64_gids(data, layer.get("compression", ""), name)
+        gids = _base64_gids(data, layer.get("compression", ""), name, size)
     elif encoding == "csv":
         if isinstance(data, str):
             try:
@@ -118,22 +117,23 @@ def _gids(layer: dict[str, Any], name: str, size: int) -> list[int]:
     return [gid & ~_FLIP_BITS for gid in gids]
 
 
-def _base64_gids(data: object, compression: object, name: str) -> list[int]:
+def _base64_gids(data: object, compression: object, name: str, size: int) -> list[int]:
     if not isinstance(data, str):
         raise _fail(f"has layer {name!r} whose base64 data is not text")
+    # Never inflate more than the layer can hold (plus one byte to notice a longer one).
+    limit = 4 * size + 1
     try:
         raw = base64.b64decode(data, validate=True)
-        if compression == "zlib":
-            raw = zlib.decompress(raw)
-        elif compression == "gzip":
-            raw = gzip.decompress(raw)
+        if compression in ("zlib", "gzip"):
+            inflater = zlib.decompressobj(wbits=15 if compression == "zlib" else 31)
+            raw = inflater.decompress(raw, limit)
         elif compression not in ("", None):
             raise _fail(f"has layer {name!r} compressed with {compression!r}; Trek reads "
                         "uncompressed, zlib or gzip base64 (or CSV)")
-    except (binascii.Error, zlib.error, OSError, EOFError):
+    except (binascii.Error, zlib.error):
         raise _fail(f"has layer {name!r} whose base64 data cannot be decoded") from None
-    if len(raw) % 4:
-        raise _fail(f"has layer {name!r} whose base64 data is not whole 4-byte gids")
+    if len(raw) % 4 or len(raw) > 4 * size:
+        raise _fail(f"has layer {name!r} whose base64 data is not {size} 4-byte gids")
     return list(struct.unpack(f"<{len(raw) // 4}I", raw))
 
 

@@ -10,7 +10,7 @@ from fractions import Fraction
 from typing import Any
 
 from domain.errors import MapError
-from domain.mapformats import OPEN, SourceCell, SourceMap, check_size
+from domain.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size
 
 WALL = SourceCell("wall")
 DOOR = SourceCell("wall", name="closed door")
@@ -49,19 +49,21 @@ def _size(resolution: dict[str, Any]) -> tuple[int, int]:
     return dims[0], dims[1]
 
 
-def cells_crossed(a: Point, b: Point) -> Iterator[tuple[int, int]]:
+def cells_crossed(a: Point, b: Point, size: tuple[int, int] = (MAX_SIDE, MAX_SIDE)
+                  ) -> Iterator[tuple[int, int]]:
     """The cells a segment passes through: the cell holding the middle of each piece between
     two grid lines it crosses. A wall drawn along a grid line lands in the cells below it
-    (or right of it), so each wall is one cell thick."""
+    (or right of it), so each wall is one cell thick. Only grid lines from -1 to a side past
+    `size` are cut at, so a far-flung point costs nothing; pieces beyond are off the map."""
     (x0, y0), (x1, y1) = a, b
     if (x0, y0) == (x1, y1):
         yield math.floor(x0), math.floor(y0)
         return
     cuts = {Fraction(0), Fraction(1)}
-    for start, end in ((x0, x1), (y0, y1)):
+    for start, end, side in ((x0, x1, size[0]), (y0, y1, size[1])):
         if start != end:
             low, high = sorted((start, end))
-            for k in range(math.ceil(low), math.floor(high) + 1):
+            for k in range(max(math.ceil(low), -1), min(math.floor(high), side + 1) + 1):
                 cuts.add((k - start) / (end - start))
     ordered = sorted(cuts)
     for t0, t1 in itertools.pairwise(ordered):
@@ -102,7 +104,7 @@ def parse(text: str, stem: str) -> SourceMap:
     def draw(a: Point, b: Point, cell: SourceCell) -> None:
         nonlocal outside
         shifted = [(p[0] - origin[0], p[1] - origin[1]) for p in (a, b)]
-        for x, y in cells_crossed(shifted[0], shifted[1]):
+        for x, y in cells_crossed(shifted[0], shifted[1], (width, height)):
             if 0 <= x < width and 0 <= y < height:
                 if cells[y][x] != WALL:
                     cells[y][x] = cell
@@ -143,6 +145,6 @@ def parse(text: str, stem: str) -> SourceMap:
     if open_doors:
         ignored.append(f"{open_doors} open doors")
     if outside:
-        ignored.append(f"{outside} wall cells outside the map")
+        ignored.append("walls beyond the map's edge (cut off there)")
     return SourceMap(format="uvtt", name=stem, grid="square", cells=cells, used=used,
                      ignored=ignored, battle_only=True)

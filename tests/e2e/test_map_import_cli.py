@@ -126,6 +126,14 @@ def test_init_takes_a_tiled_map_directly(trek_cli: Run, files: Path) -> None:
     assert "Keep <b>[red]" in ok(trek_cli("map", "show")).stdout
 
 
+def test_a_map_file_with_another_extension_is_still_read_as_toml(trek_cli: Run,
+                                                                 files: Path) -> None:
+    ok(trek_cli("map", "import", "vale.txt", "--to", "vale.toml"))
+    (files / "vale.toml").rename(files / "vale.map")
+    ok(trek_cli("init", "Vale", "--map", "vale.map"))
+    assert ok(trek_cli("map", "show", "--json")).json()["map"]["name"] == "vale"
+
+
 def test_init_terrain_overrides_the_built_in_word(trek_cli: Run, files: Path) -> None:
     ok(trek_cli("init", "Keep", "--map", "keep.tmj", "--terrain", "woods=hazard"))
     shown = ok(trek_cli("map", "show", "--json")).json()["map"]

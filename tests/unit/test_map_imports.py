@@ -10,6 +10,7 @@ map's size in cells and its walls and doors as points in cells.
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import struct
 import tomllib
@@ -213,6 +214,13 @@ def test_tiled_csv_and_base64_layers_read_the_same() -> None:
         assert toml_of("tiled", json.dumps(doc), CYPHER_OVERLAND)["map"]["rows"] == expected
 
 
+def test_a_base64_layer_inflating_past_the_map_is_refused() -> None:
+    doc = json.loads(tiled([1] * 6))
+    doc["layers"][0].update(encoding="base64", compression="gzip",
+                            data=base64.b64encode(gzip.compress(bytes(4 * 10**6))).decode())
+    assert "is not 6 4-byte gids" in str(refusal("tiled", json.dumps(doc)))
+
+
 def hex_map(index: str, axis: str = "x") -> str:
     doc = json.loads(tiled([1, 2, 1, 2, 1, 2]))
     doc.update(orientation="hexagonal", staggeraxis=axis, staggerindex=index,
@@ -324,6 +332,15 @@ def test_segments_cross_the_cells_worked_by_hand() -> None:
     assert crossed((0.5, 0.5), (2.5, 1.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
     # Drawn backwards, the same cells.
     assert crossed((2.5, 1.5), (0.5, 0.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
+
+
+def test_a_wall_from_far_away_marks_only_the_cells_on_the_map() -> None:
+    # From x = -10^300 to x = 10^300 along the middle of row 1 of a 4×3 map: row 1, all of it,
+    # worked out without walking a googol of cells.
+    text = uvtt(line_of_sight=[[{"x": -1e300, "y": 1.5}, {"x": 1e300, "y": 1.5}]], portals=[])
+    imported = convert(parse("uvtt", text, "far"), BESM_BATTLE)
+    assert tomllib.loads(imported.toml)["map"]["rows"] == ["....", "####", "...."]
+    assert "walls beyond the map's edge (cut off there)" in imported.report["ignored"]
 
 
 def test_uvtt_is_for_battle_maps_only() -> None:
