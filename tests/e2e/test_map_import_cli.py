@@ -8,13 +8,14 @@ are worked out from them by hand (see tests/unit/test_map_imports.py for the rul
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from cliruns import ok, recorded, refused, usage_error
-from conftest import TrekRun
+from conftest import Browser, TrekRun
 
 Run = Callable[..., TrekRun]
 
@@ -240,3 +241,41 @@ def test_the_readme_example_runs_as_written(trek_cli: Run, tmp_path: Path) -> No
     assert status["map"]["rows"][2] == "###c.###"
     assert [row[5] for row in status["map"]["rows"]] == [".", ".", "#", "#", "#", "#"]
     assert status["combatants"]["Ana"]["position"] == {"x": 4, "y": 3}
+
+
+def drawn_cells(dom: str, terrain: str) -> set[tuple[int, int]]:
+    """The (x, y) of every cell Chromium rendered with the given terrain class."""
+    found = re.findall(rf'class="cell {terrain}" data-x="(\d+)" data-y="(\d+)"', dom)
+    return {(int(x), int(y)) for x, y in found}
+
+
+def test_imported_battle_maps_render_where_the_source_put_things(
+        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
+    root = Path(__file__).resolve().parents[2]
+    # The README's cellar in a BESM fight: walls on y=2 (x 0-2, the closed door at 3, 5-7)
+    # and down column 5 below them; the open door at 4,2 stays floor.
+    ok(trek_cli("init", "Cellar", "--db", "besm.db"))
+    ok(trek_cli("encounter", "start", "Break-in", "--db", "besm.db", "--map",
+                str(root / "docs" / "examples" / "mill-cellar.uvtt")))
+    square = tmp_path / "cellar.svg"
+    ok(trek_cli("encounter", "show", "--svg", str(square), "--db", "besm.db"))
+    dom = chromium.dom(square)
+    assert dom.count('class="cell ') == 48
+    assert drawn_cells(dom, "wall") == {(0, 2), (1, 2), (2, 2), (3, 2), (5, 2), (6, 2),
+                                        (7, 2), (5, 3), (5, 4), (5, 5)}
+    assert chromium.screenshot(square, tmp_path / "cellar.png", "520,460").stat().st_size > 5000
+
+    # A flat-topped Tiled hex map with odd columns shifted down, in a GURPS fight: the woods
+    # (treacherous) at 1,0 and 0,1 and 2,1, as the layer's gids 1 2 1 / 2 1 2 say.
+    hexes = {**KEEP_TMJ, "orientation": "hexagonal", "staggeraxis": "x",
+             "staggerindex": "odd", "hexsidelength": 16,
+             "layers": [{"type": "tilelayer", "data": [1, 2, 1, 2, 1, 2]}]}
+    (tmp_path / "ford.tmj").write_text(json.dumps(hexes))
+    ok(trek_cli("init", "Ford", "--ruleset", "gurps", "--db", "gurps.db"))
+    ok(trek_cli("encounter", "start", "Ford", "--map", "ford.tmj", "--db", "gurps.db"))
+    hex_svg = tmp_path / "ford.svg"
+    ok(trek_cli("encounter", "show", "--svg", str(hex_svg), "--db", "gurps.db"))
+    dom = chromium.dom(hex_svg)
+    assert drawn_cells(dom, "treacherous") == {(1, 0), (0, 1), (2, 1)}
+    assert drawn_cells(dom, "open") == {(0, 0), (2, 0), (1, 1)}
+    assert chromium.screenshot(hex_svg, tmp_path / "ford.png", "420,360").stat().st_size > 3000
