@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from cli import render
+from cli import mapimport, render
 from cli.context import open_store, record, settings
 from cli.options import (
     PointType,
@@ -37,27 +37,37 @@ def encounter() -> None:
     """Fights and scenes round by round on a battle map: who moved how far, who is prone."""
 
 
-def read_map(map_file: Path) -> str:
-    try:
-        return map_file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise TrackerError(f"cannot read the battle map {map_file}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise TrackerError(f"the battle map {map_file} is not UTF-8 text") from None
-
-
 @encounter.command("start")
 @click.argument("name")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A TOML battle map (grid, rows, legend); without one, an open plain.")
+              help="A TOML battle map (grid, rows, legend), or one from Tiled (.tmj, .json), "
+                   "Text Mapper (.txt) or Universal VTT (.dd2vtt, .uvtt); without one, an "
+                   "open plain.")
+@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+              help=mapimport.TERRAIN_HELP)
 @store_options
-def start(name: str, map_file: Path | None) -> None:
+def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
-    map_text = read_map(map_file) if map_file is not None else None
+    map_text, note = None, None
+    if map_file is not None:
+        map_text, note = mapimport.map_text(map_file, _ruleset, battle=True, terrains=terrains)
+    elif terrains:
+        raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
         record(lambda t, c: t.start_encounter(c, name, map_text))
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
+    mapimport.show_note(note, as_json=settings().json)
+
+
+def _ruleset() -> str:
+    """The campaign's ruleset, whose battle legend an imported map must use."""
+    reader = open_store(writes=False)
+    slug = reader.resolve(settings().campaign)
+    found = next((c["ruleset"] for c in reader.campaigns() if c["slug"] == slug), None)
+    if found is None:
+        raise TrackerError(f"there is no campaign {slug!r} in the store")
+    return str(found)
 
 
 def _facing(value: str | None) -> str | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from cli import render
+from cli import mapimport, render
 from cli.context import open_store, record, recorded, settings
 from cli.encounter import encounter
 from cli.options import (
@@ -27,6 +27,7 @@ from cli.options import (
 from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
+from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
@@ -113,28 +114,29 @@ def trek() -> None:
 @click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
               show_default=True, help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A TOML map file (see docs/rules.md).")
+              help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
+                   "or Text Mapper (.txt), imported for the ruleset.")
+@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+              help=mapimport.TERRAIN_HELP)
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed for the dice Trek rolls (default: random, recorded).")
 @store_options
-def init(name: str, ruleset: str, map_file: Path | None, at: Square | None,
-         seed: int | None) -> None:
+def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
+         at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed)."""
-    map_text = None
+    map_text, note = None, None
     if map_file is not None:
-        try:
-            map_text = map_file.read_text(encoding="utf-8")
-        except OSError as error:
-            raise TrackerError(f"cannot read the map {map_file}: {error.strerror}") from None
-        except UnicodeDecodeError:
-            raise TrackerError(f"the map {map_file} is not UTF-8 text") from None
+        map_text, note = mapimport.map_text(map_file, ruleset, battle=False, terrains=terrains)
+    elif terrains:
+        raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
         docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text, at=at,
                                             seed=seed)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
     recorded(docs)
+    mapimport.show_note(note, as_json=settings().json)
 
 
 @trek.command("campaigns")
@@ -214,6 +216,40 @@ def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> 
     else:
         render.console.print(f"Wrote the route map of {route['campaign']} to {target}.",
                              markup=False)
+
+
+@map_group.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The Trek TOML map file to write.")
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
+              show_default=True, help="The ruleset whose terrain words the map uses.")
+@click.option("--battle", is_flag=True,
+              help="Write a battle map (for `encounter start --map`) instead of an overland "
+                   "map (for `init --map`).")
+@click.option("--grid", type=click.Choice(["hex", "square"]),
+              help="Text Mapper only: hexes (the default) or squares.")
+@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+              help="What one of the file's words is in Trek, e.g. woods=difficult "
+                   "(repeatable).")
+@click.option("--force", is_flag=True, help="Replace the --to file if it exists.")
+@store_options
+def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | None,
+               terrains: tuple[tuple[str, str], ...], force: bool) -> None:
+    """Convert a map from Tiled (.tmj, .json), Text Mapper (.txt, .textmapper) or Universal
+    VTT (.dd2vtt, .uvtt) into a Trek TOML map, and say what was read and what was ignored.
+
+    Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
+    the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.
+    """
+    imported = mapimport.import_file(file, ruleset, battle=battle, terrains=terrains,
+                                     grid=grid)
+    mapimport.write_map(out, imported.toml, force=force)
+    report = {**imported.report, "wrote": str(out)}
+    if settings().json:
+        render.emit_json(report)
+    else:
+        mapimport.show_report(report)
 
 
 # -- the roster -------------------------------------------------------------------------------

@@ -1,0 +1,155 @@
+"""`trek map import` and the `--map FILE` of `init` and `encounter start` for maps drawn in
+other tools: read the file, convert it for what it is meant for, check it with the loader."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli import render
+from domain.battlemap import load_battle_map
+from domain.errors import MapError, TrackerError
+from domain.mapformats import (
+    EXTENSIONS,
+    FORMAT_TITLES,
+    Grid,
+    Imported,
+    Target,
+    convert,
+    format_of,
+    parse,
+)
+from domain.maps import load_map
+from tracker.registry import RULESETS
+
+TERRAIN_HELP = ("For a map from another tool: what one of its words is in Trek, e.g. "
+                "woods=difficult (repeatable).")
+
+
+class WordTerrain(click.ParamType[tuple[str, str]]):
+    """WORD=TERRAIN, as in --terrain woods=difficult."""
+
+    name = "WORD=TERRAIN"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, str]:
+        if isinstance(value, tuple):
+            return value
+        word, sep, terrain = str(value).partition("=")
+        if not sep or not word.strip() or not terrain.strip():
+            self.fail(f"{value!r} should be WORD=TERRAIN, for example woods=difficult",
+                      param, ctx)
+        return word.strip(), terrain.strip()
+
+
+def is_imported(path: Path) -> bool:
+    """Whether `--map FILE` names another tool's file; anything else is a Trek TOML map, as
+    it always was."""
+    return path.suffix.lower() in EXTENSIONS
+
+
+def read_text(path: Path, what: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise TrackerError(f"cannot read the {what} {path}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise TrackerError(f"the {what} {path} is not UTF-8 text") from None
+
+
+def overland_target(ruleset: str) -> Target:
+    return Target(frozenset(t.value for t in RULESETS.named(ruleset).terrains), battle=False)
+
+
+def battle_target(ruleset: str) -> Target:
+    return Target(RULESETS.named(ruleset).battle_legend.words | {"wall"}, battle=True)
+
+
+def import_file(path: Path, ruleset: str, *, battle: bool,
+                terrains: Sequence[tuple[str, str]] = (), grid: Grid | None = None,
+                what: str = "map") -> Imported:
+    """The file converted to Trek's TOML for `ruleset` (a battle map or an overland map) and
+    checked by the same loader a TOML map goes through."""
+    text = read_text(path, what)
+    target = battle_target(ruleset) if battle else overland_target(ruleset)
+    try:
+        source = parse(format_of(path.name, text), text, path.stem, grid=grid)
+        imported = convert(source, target, dict(terrains))
+    except MapError as error:
+        raise TrackerError(f"cannot import the {what} {path}: {error}") from None
+    try:
+        if battle:
+            load_battle_map(imported.toml, RULESETS.named(ruleset).battle_legend)
+        else:
+            load_map(imported.toml, terrains=RULESETS.named(ruleset).terrains)
+    except MapError as error:
+        raise TrackerError(f"the {what} imported from {path} cannot be used ({error})") from None
+    return imported
+
+
+def map_text(path: Path, ruleset: str | Callable[[], str], *, battle: bool,
+             terrains: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None]:
+    """What `--map FILE` hands the tracker (a TOML file as it is, another tool's imported for
+    the ruleset, which may be given as a function asked only then), and a line to show once
+    the command has recorded, saying what was imported."""
+    what = "battle map" if battle else "map"
+    if not is_imported(path):
+        if terrains:
+            raise TrackerError("--terrain is for maps from other tools; a .toml map says its "
+                               "terrain in its legend")
+        return read_text(path, what), None
+    if callable(ruleset):
+        ruleset = ruleset()
+    imported = import_file(path, ruleset, battle=battle, terrains=terrains, what=what)
+    report = imported.report
+    note = (f"Imported {path} ({FORMAT_TITLES[report['format']]}, {report['width']}×"
+            f"{report['height']} {report['grid']}); `trek map import` lists what it read "
+            "and ignored.")
+    return imported.toml, note
+
+
+def show_note(note: str | None, *, as_json: bool) -> None:
+    if note is not None and not as_json:
+        render.console.print(note, markup=False)
+
+
+def write_map(path: Path, text: str, *, force: bool) -> None:
+    """Write the TOML beside its final place and move it there, so a failure leaves nothing
+    half-written; an existing file is kept unless --force."""
+    if path.exists() and not force:
+        raise TrackerError(f"{path} already exists; give --force to replace it or pick "
+                           "another --to file")
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, temp = tempfile.mkstemp(dir=directory, prefix=".trek-map-", suffix=".toml")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.replace(temp, path)
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise TrackerError(f"cannot write {path}: {error.strerror}") from None
+
+
+def show_report(report: dict[str, Any]) -> None:
+    """The human report: what was written, what was read, what was left alone."""
+    title = FORMAT_TITLES[report["format"]]
+    console = render.console
+    console.print(f"Wrote {report['wrote']}: {report['width']}×{report['height']} "
+                  f"{report['grid']} map from a {title} file.", markup=False)
+    console.print("Terrains:", markup=False)
+    for word, terrain in report["terrains"].items():
+        console.print(f"  {word} -> {terrain}", markup=False)
+    console.print("Used:", markup=False)
+    for item in report["used"]:
+        console.print(f"  {item}", markup=False)
+    console.print("Ignored:", markup=False)
+    for item in report["ignored"] or ["nothing"]:
+        console.print(f"  {item}", markup=False)

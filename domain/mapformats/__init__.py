@@ -1,0 +1,262 @@
+"""Maps drawn in other tools, turned into Trek's TOML map text.
+
+Each format module only parses: it turns a file's text into a `SourceMap` (a grid of source
+words such as "forest") and says which fields it read and which it left alone. This package
+then maps the words to the target's terrain words and writes the TOML of RULES §2/§6, which
+the ordinary loaders check, so every rule on maps is applied in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from domain.errors import MapError
+from domain.mapformats.terrains import check_overrides, knows, resolve_terrains
+
+Grid = Literal["square", "hex"]
+Format = Literal["tiled", "textmapper", "uvtt"]
+
+# A map larger than this is almost certainly a mistake (or a world map, not a travel map).
+MAX_SIDE = 200
+
+# The extensions each format is recognised by; `.json` is looked into (a Universal VTT file
+# has a `resolution`, a Tiled map does not).
+EXTENSIONS: dict[str, Format | None] = {
+    ".tmj": "tiled",
+    ".json": None,
+    ".txt": "textmapper",
+    ".textmapper": "textmapper",
+    ".dd2vtt": "uvtt",
+    ".uvtt": "uvtt",
+}
+FORMAT_TITLES: dict[Format, str] = {
+    "tiled": "Tiled JSON",
+    "textmapper": "Text Mapper",
+    "uvtt": "Universal VTT",
+}
+
+
+@dataclass(frozen=True)
+class SourceCell:
+    """What the source says one cell is: its word, and the name and penalty it may give."""
+
+    word: str
+    name: str | None = None
+    penalty: int = 0
+    # Further words the source gives the cell (Text Mapper's `0203 hills river`); the first
+    # word with a meaning names the terrain.
+    others: tuple[str, ...] = ()
+
+
+OPEN = SourceCell("open")
+
+
+@dataclass
+class SourceMap:
+    """A parsed file: the grid of source cells and what the parser read and skipped."""
+
+    format: Format
+    name: str
+    grid: Grid
+    cells: list[list[SourceCell]]
+    used: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    battle_only: bool = False
+
+    @property
+    def width(self) -> int:
+        return len(self.cells[0])
+
+    @property
+    def height(self) -> int:
+        return len(self.cells)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What the map is for: the terrain words allowed there and whether it is a battle map
+    (battle maps carry `grid`; overland maps are squares and may carry penalties)."""
+
+    words: frozenset[str]
+    battle: bool
+
+
+@dataclass
+class Imported:
+    """The TOML text written for a source file and the report shown to the GM."""
+
+    toml: str
+    report: dict[str, Any]
+
+
+def format_of(filename: str, text: str) -> Format:
+    """The format a file is in, from its extension (and, for `.json`, its top-level keys)."""
+    suffix = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
+    if suffix not in EXTENSIONS:
+        known = ", ".join(sorted(EXTENSIONS))
+        raise MapError(f"Trek cannot tell what kind of map {filename!r} is; it reads .toml "
+                       f"maps and imports {known} files")
+    found = EXTENSIONS[suffix]
+    if found is not None:
+        return found
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return "tiled"  # the Tiled parser explains the JSON error
+    return "uvtt" if isinstance(doc, dict) and "resolution" in doc else "tiled"
+
+
+def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None) -> SourceMap:
+    """The file's text as a SourceMap; a MapError gives the reason it cannot be read."""
+    from domain.mapformats import textmapper, tiled, uvtt
+
+    if fmt == "tiled":
+        source = tiled.parse(text, stem)
+    elif fmt == "textmapper":
+        source = textmapper.parse(text, stem, grid=grid or "hex")
+    else:
+        source = uvtt.parse(text, stem)
+    if grid is not None and fmt != "textmapper":
+        source.ignored.append(f"--grid {grid} (the {FORMAT_TITLES[fmt]} file gives its grid)")
+    return source
+
+
+def convert(source: SourceMap, target: Target,
+            overrides: Mapping[str, str] | None = None) -> Imported:
+    """The Trek TOML text for a parsed map and the report of what was used and ignored."""
+    title = FORMAT_TITLES[source.format]
+    if source.battle_only and not target.battle:
+        raise MapError(f"a {title} file is a battle map; use it with `trek encounter start "
+                       "--map` or import it with --battle")
+    overrides = overrides or {}
+    check_overrides(overrides, target.words)
+    ignored = list(source.ignored)
+    source, extra = _chosen_words(source, target.words, overrides)
+    if extra:
+        ignored.append(f"{extra} further type words after a cell's terrain word")
+    words = _words_in_order(source)
+    terrains = resolve_terrains(words, target.words, overrides)
+    grid: Grid = source.grid
+    if grid == "hex" and not target.battle:
+        ignored.append("the hex layout (overland maps are squares: each hex becomes the square "
+                       "at its column and row)")
+        grid = "square"
+    keys = _legend_keys(source, terrains)
+    lines = ["[map]", f"name = {toml_string(source.name)}"]
+    if target.battle:
+        lines.append(f"grid = {toml_string(grid)}")
+    lines.append("rows = [")
+    lines.extend(f"  {toml_string(''.join(keys[c] for c in row))},"
+                 for row in source.cells)
+    lines += ["]", "", "[legend]"]
+    dropped_penalty = False
+    for cell, key in keys.items():
+        parts = [f"terrain = {toml_string(terrains[cell.word])}",
+                 f"name = {toml_string(cell.name or cell.word)}"]
+        if cell.penalty:
+            if target.battle:
+                dropped_penalty = True
+            else:
+                parts.append(f"penalty = {cell.penalty}")
+        lines.append(f"{toml_string(key)} = {{ {', '.join(parts)} }}")
+    if dropped_penalty:
+        ignored.append("tile penalties (battle maps have no penalty key)")
+    report: dict[str, Any] = {
+        "format": source.format,
+        "grid": grid,
+        "width": source.width,
+        "height": source.height,
+        "used": list(source.used),
+        "ignored": ignored,
+        "terrains": {word: terrains[word] for word in words},
+        "wrote": None,
+    }
+    return Imported(toml="\n".join(lines) + "\n", report=report)
+
+
+def _chosen_words(source: SourceMap, allowed: frozenset[str],
+                  overrides: Mapping[str, str]) -> tuple[SourceMap, int]:
+    """The source with each cell down to one word: the first with a meaning (or the first,
+    which is then refused by name), and how many further words were left out."""
+    extra = 0
+    rows: list[list[SourceCell]] = []
+    for row in source.cells:
+        new_row: list[SourceCell] = []
+        for cell in row:
+            if not cell.others:
+                new_row.append(cell)
+                continue
+            words = (cell.word, *cell.others)
+            word = next((w for w in words if knows(w, allowed, overrides)), cell.word)
+            extra += len(words) - 1
+            new_row.append(replace(cell, word=word, others=()))
+        rows.append(new_row)
+    return replace(source, cells=rows), extra
+
+
+def _words_in_order(source: SourceMap) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in source.cells:
+        for cell in row:
+            seen.setdefault(cell.word)
+    return list(seen)
+
+
+# Legend characters handed out when a word's own initial is taken; none needs quoting care.
+_SPARE_KEYS = "#~^%&*+=-:;!?$0123456789" + "abcdefghijklmnopqrstuvwxyz".upper()
+
+
+def _legend_keys(source: SourceMap, terrains: Mapping[str, str]) -> dict[SourceCell, str]:
+    """One legend character per distinct source cell: `.` for open ground, `#` for walls,
+    otherwise the word's initial where it is free, so the rows stay readable."""
+    keys: dict[SourceCell, str] = {}
+    taken: set[str] = set()
+    for row in source.cells:
+        for cell in row:
+            if cell in keys:
+                continue
+            terrain = terrains[cell.word]
+            preferred = []
+            if cell.word.casefold() == "open" and not cell.penalty:
+                preferred.append(".")
+            if terrain == "wall":
+                preferred.append("#")
+            initial = (cell.name or cell.word)[:1]
+            preferred += [initial.lower(), initial.upper()]
+            choice = next((k for k in preferred if k.isprintable() and k.strip()
+                           and k not in taken), None)
+            if choice is None:
+                choice = next((k for k in _SPARE_KEYS + "abcdefghijklmnopqrstuvwxyz"
+                               if k not in taken), None)
+            if choice is None:
+                raise MapError("the map has more different kinds of cell than Trek has legend "
+                               "characters for (about 60); merge some with --terrain")
+            keys[cell] = choice
+            taken.add(choice)
+    return keys
+
+
+def toml_string(value: str) -> str:
+    """A TOML basic string: quotes, backslashes and every control character escaped."""
+    out = ['"']
+    for ch in value:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ord(ch) < 32 or ord(ch) == 127:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def check_size(width: int, height: int, line: int | None = None) -> None:
+    """Refuse an empty map or one beyond MAX_SIDE cells a side."""
+    if width < 1 or height < 1:
+        raise MapError(f"the map is {width}×{height} cells; it needs at least one cell", line)
+    if width > MAX_SIDE or height > MAX_SIDE:
+        raise MapError(f"the map is {width}×{height} cells, larger than Trek imports "
+                       f"({MAX_SIDE}×{MAX_SIDE} at most)", line)

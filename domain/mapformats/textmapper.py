@@ -1,0 +1,82 @@
+"""Text Mapper (Alex Schroeder's hex mapper) text: `0101 forest` lines, column then row."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from domain.errors import MapError
+from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
+
+# XXYY (or XXXYYY on big maps), then the types; a quoted label may follow the types.
+_CELL = re.compile(r"^(\d{4}|\d{6})(?:\s+(.*))?$")
+_PATH = re.compile(r"^\d{4,6}(?:-\d{4,6})+\s")
+_LABEL = re.compile(r'"[^"]*"')
+
+
+def _kind(line: str) -> str:
+    """What an ignored line is, for the report."""
+    if line.startswith("#"):
+        return "comments"
+    if _PATH.match(line):
+        return "paths (rivers, roads and trails between hexes)"
+    if " attributes " in f" {line} ":
+        return "attributes lines (colours and styles)"
+    if line.startswith("include"):
+        return "include lines"
+    if " path " in f" {line} " or line.endswith(" path"):
+        return "path styles"
+    if line.startswith(("text ", "label ", "glow ")):
+        return "text and label styles"
+    return "other lines"
+
+
+def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
+    """Hexes (or squares) from `XXYY word...` lines; every other line is counted as ignored."""
+    placed: dict[tuple[int, int], tuple[str, ...]] = {}
+    ignored: Counter[str] = Counter()
+    labels = 0
+    repeated = 0
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        match = _CELL.match(line)
+        if match is None:
+            ignored[_kind(line)] += 1
+            continue
+        digits, rest = match.groups()
+        half = len(digits) // 2
+        x, y = int(digits[:half]), int(digits[half:])
+        if x < 1 or y < 1:
+            raise MapError(f"coordinate {digits} has a column or row of 0; Text Mapper "
+                           "coordinates count from 01", lineno)
+        check_size(x, y, lineno)
+        without_labels, found = _LABEL.subn(" ", rest or "")
+        labels += found
+        words = tuple(without_labels.split())
+        if not words:
+            raise MapError(f"coordinate {digits} has no type after it; write it as "
+                           f"{digits} forest", lineno)
+        if (x - 1, y - 1) in placed:
+            repeated += 1
+        placed[(x - 1, y - 1)] = words
+    if not placed:
+        raise MapError("the Text Mapper file has no hex lines such as 0101 forest")
+    width = max(x for x, _ in placed) + 1
+    height = max(y for _, y in placed) + 1
+    cells = [[OPEN] * width for _ in range(height)]
+    for (x, y), words in placed.items():
+        cells[y][x] = SourceCell(words[0], others=words[1:])
+    used = ["XXYY type lines (column then row, from 0101)",
+            "the first type word of each line Trek knows (or --terrain names) as its terrain"]
+    notes = [f"{count} {kind}" for kind, count in sorted(ignored.items())]
+    if labels:
+        notes.append(f"{labels} quoted labels")
+    if repeated:
+        notes.append(f"{repeated} repeated coordinates (the later line wins)")
+    missing = width * height - len(placed)
+    if missing:
+        notes.append(f"{missing} unlisted cells (made open ground)")
+    return SourceMap(format="textmapper", name=stem, grid=grid, cells=cells, used=used,
+                     ignored=notes)
