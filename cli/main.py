@@ -24,6 +24,7 @@ from cli.options import (
     character_options,
     store_options,
 )
+from cli.recap import recap
 from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
@@ -565,6 +566,7 @@ def demo() -> None:
 
 
 trek.add_command(watch)
+trek.add_command(recap)
 trek.add_command(encounter)
 
 

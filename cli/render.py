@@ -30,8 +30,12 @@ class Table(RichTable):
         super().add_row(*(plain(c) if isinstance(c, str) else c for c in cells), **options)
 
 
+def json_text(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_text(value))
 
 
 def square_text(value: Any) -> str:

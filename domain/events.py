@@ -136,6 +136,14 @@ class TrekEvent(BaseModel):
         """What the audit lists for an event that restored a conveyance, if this is one."""
         return None
 
+    def recap_line(self) -> str | None:
+        """The sentence a session recap gives this event, for a ruleset's own kind of event.
+
+        The recap counts what every event shares (distance, supplies, conveyances, Health and
+        Energy); an event that means more in its ruleset's words says so here.
+        """
+        return None
+
     def mutate(self, aggregate: Campaign | None) -> Campaign | None:
         """The eventsourcing library's hook: fold this event into the aggregate."""
         assert aggregate is not None, "only CampaignStarted creates a campaign"

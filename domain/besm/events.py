@@ -45,6 +45,11 @@ class ShortcutAttempted(TrekEvent):
     def rolls(self) -> list[Roll]:
         return [self.roll]
 
+    def recap_line(self) -> str | None:
+        if self.roll.success:
+            return f"Took the shortcut {self.name}: +{self.bonus} square(s)"
+        return f"Tried the shortcut {self.name} and failed"
+
     def apply_to(self, game: Game) -> None:
         game.day.shortcuts_tried.append(self.name)
         if self.roll.success:
@@ -62,6 +67,11 @@ class ForcedMarched(TrekEvent):
 
     def rolls(self) -> list[Roll]:
         return list(self.strain_rolls)
+
+    def recap_line(self) -> str | None:
+        strained = ", ".join(sorted(name for name, points in self.strain.items() if points))
+        return (f"Forced march: +{self.base} square(s) for {self.provisions} provisions and "
+                f"{self.fuel} fuel" + (f"; strained {strained}" if strained else ""))
 
     def apply_to(self, game: Game) -> None:
         game.supplies["provisions"] -= self.provisions
@@ -81,6 +91,9 @@ class NightTravelled(TrekEvent):
     def rolls(self) -> list[Roll]:
         return [self.roll]
 
+    def recap_line(self) -> str | None:
+        return f"Travelled by night: +{self.gained} square(s)"
+
     def apply_to(self, game: Game) -> None:
         game.day.budget += self.gained
         game.day.night_travelled = True
@@ -94,6 +107,12 @@ class Foraged(TrekEvent):
 
     def rolls(self) -> list[Roll]:
         return [self.roll]
+
+    def recap_line(self) -> str | None:
+        who = f"{self.roll.by} foraged" if self.roll.by else "Foraged"
+        if self.roll.success:
+            return f"{who}: +{self.gained} {self.take}"
+        return f"{who} and found nothing"
 
     def apply_to(self, game: Game) -> None:
         game.day.used += 1
