@@ -157,30 +157,62 @@ def map_group() -> None:
 
 
 @map_group.command("show")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the map with the party's route as an SVG picture to this file.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one self-contained HTML page (title, picture, key) that prints.")
+@click.option("--as-of", "as_of", type=PointType(),
+              help="The route up to event SEQ, or to the end of day N (day:N).")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+              help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
-def map_show() -> None:
-    """Show the map, its legend and shortcuts, with the party's square marked @."""
-    info = open_store(writes=False).map_info(settings().campaign)
+def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
+             session: int | None) -> None:
+    """Show the map with coordinates and a key, the party's square marked @.
+
+    With --svg or --html, draw it as a picture instead: terrain, shortcuts, the route day by
+    day, markers for what happened along the way, cancelled moves faint and dashed, and a key.
+    --json adds the route document (every walked path and marker, with its day).
+    """
+    if svg_file is not None and html_file is not None:
+        raise click.UsageError("give --svg FILE or --html FILE, not both")
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    seq = None
+    if as_of is not None and as_of.kind != "now":
+        seq = trek_app.seq_of(campaign, as_of)
+    route = trek_app.route(campaign, as_of=seq, session=session)
+    target = svg_file or html_file
+    if target is not None:
+        _write_route_picture(route, target, html=html_file is not None)
+        return
+    info = trek_app.map_info(campaign)
     if settings().json:
-        render.emit_json(info)
+        render.emit_json({**info, "position": route["position"], "route": route})
         return
-    game_map = info["map"]
-    pos = info["position"]
-    if game_map is None:
-        render.console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
-        return
-    render.console.print(f"[bold]{render.plain(game_map['name'])}[/bold] {game_map['width']}×"
-                         f"{game_map['height']}, {game_map['square_miles']} miles a square")
-    for y, row in enumerate(game_map["rows"]):
-        line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
-        render.console.print(line, markup=False)
-    for key, cell in game_map["legend"].items():
-        extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
-        render.console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(),
+    render.print_map(info["map"], route["position"])
+
+
+def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> None:
+    """Draw the route into `target` and say so in one line (or a small JSON document)."""
+    from cli.route import route_html, route_svg
+
+    if route["map"] is None:
+        raise TrackerError(f"the campaign {route['campaign']} has no map to draw; it gets one with "
+                           "`trek init NAME --map FILE`")
+    title = f"{route['map']['name']}: {route['name']}"
+    picture = route_html(route, title) if html else route_svg(route)
+    try:
+        target.write_text(picture, encoding="utf-8")
+    except OSError as error:
+        raise TrackerError(f"cannot write {target}: {error.strerror or error}") from None
+    kind = "html" if html else "svg"
+    if settings().json:
+        render.emit_json({kind: str(target), "days": len(route["days"]),
+                          "segments": len(route["segments"]), "marks": len(route["marks"])})
+    else:
+        render.console.print(f"Wrote the route map of {route['campaign']} to {target}.",
                              markup=False)
-    for shortcut in game_map["shortcuts"]:
-        render.console.print(f"  shortcut {shortcut['name']}: bonus {shortcut['bonus']}, "
-                             f"penalty {shortcut['penalty']}", markup=False)
 
 
 # -- the roster -------------------------------------------------------------------------------

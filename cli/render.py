@@ -444,3 +444,36 @@ def print_encounter(doc: dict[str, Any]) -> None:
                    if isinstance(c.get(key), dict)]
         if details:
             console.print(f"{name}: " + "; ".join(details), markup=False)
+
+
+def _column_header(width: int, indent: int) -> list[str]:
+    """Column numbers over the map rows: one line up to 10 columns, else tens over units."""
+    pad = " " * indent
+    if width <= 10:
+        return [pad + "".join(str(x) for x in range(width))]
+    tens = "".join(str(x // 10) if x % 10 == 0 else " " for x in range(width))
+    return [pad + tens.rstrip(), pad + "".join(str(x % 10) for x in range(width))]
+
+
+def print_map(game_map: dict[str, Any] | None, pos: dict[str, int]) -> None:
+    """The map as its rows with coordinates on the edges, the party's square marked @, and a
+    key of every character shown."""
+    if game_map is None:
+        console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
+        return
+    console.print(f"[bold]{plain(game_map['name'])}[/bold] {game_map['width']}×"
+                  f"{game_map['height']}, {game_map['square_miles']} miles a square")
+    indent = len(str(game_map["height"] - 1)) + 1
+    for line in _column_header(game_map["width"], indent):
+        console.print(line, markup=False)
+    for y, row in enumerate(game_map["rows"]):
+        line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
+        console.print(f"{y:>{indent - 1}} {line}", markup=False)
+    console.print("Key (x across the top, y down the left):", markup=False)
+    for key, cell in game_map["legend"].items():
+        extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
+        console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(), markup=False)
+    console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
+    for shortcut in game_map["shortcuts"]:
+        console.print(f"  shortcut {shortcut['name']}: bonus {shortcut['bonus']}, "
+                      f"penalty {shortcut['penalty']}", markup=False)

@@ -8,9 +8,10 @@ Hand-written SVG: every text a GM typed goes through `html.escape`, so a charact
 from __future__ import annotations
 
 import math
-from html import escape
 from typing import Any
 
+from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL
+from cli.drawing import text as _t
 from domain.geometry import Square
 from domain.grid import GRIDS
 
@@ -18,14 +19,6 @@ CELL = 40
 MARGIN = 28
 LEGEND_ROW = 18
 SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
-TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
-                "rough": "#d9c48f", "water": "#8fb8de", "deep-water": "#5b8fc4",
-                "shallow-water": "#a9cce8", "treacherous": "#c9a27a", "stairs": "#bdb3a0",
-                "high-gravity": "#b39ddb", "low-gravity": "#e1d5f5", "zero-gravity": "#cfe8e4"}
-
-
-def _t(value: object) -> str:
-    return escape(str(value), quote=True)
 
 
 def _extent(doc: dict[str, Any]) -> tuple[range, range]:
@@ -148,7 +141,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
             terrain = _terrain(doc, x, y)
             out.append(f'<polygon class="cell {_t(terrain)}" data-x="{x}" data-y="{y}" '
                        f'points="{layout.outline(x, y)}" '
-                       f'fill="{TERRAIN_FILL.get(terrain, "#eeeeee")}"/>')
+                       f'fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}"/>')
     out.append("</g>")
     out.append('<g class="coordinates" fill="#555" text-anchor="middle">')
     for x in xs:

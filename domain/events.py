@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
@@ -37,6 +38,20 @@ from domain.values import (
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign
+
+
+@dataclass(frozen=True)
+class RouteMark:
+    """Something an event did on the journey that a route picture marks.
+
+    `kind` is a slug the picture looks up for a symbol and colour (an unknown one is drawn
+    plainly), `label` the words for it, and `at` the square, or None for wherever the party
+    stands when the event happened.
+    """
+
+    kind: str
+    label: str
+    at: Square | None = None
 
 
 def canonical_bytes(state: dict[str, Any]) -> bytes:
@@ -136,13 +151,16 @@ class TrekEvent(BaseModel):
         """What the audit lists for an event that restored a conveyance, if this is one."""
         return None
 
-    def recap_line(self) -> str | None:
-        """The sentence a session recap gives this event, for a ruleset's own kind of event.
+    def route_path(self) -> list[Square]:
+        """The squares the party walked in this event, the first being where it set out.
 
-        The recap counts what every event shares (distance, supplies, conveyances, Health and
-        Energy); an event that means more in its ruleset's words says so here.
+        Empty for an event that moves nobody; a route picture draws each non-empty one.
         """
-        return None
+        return []
+
+    def route_marks(self) -> list[RouteMark]:
+        """What a route picture marks for this event (a ruleset's events say; most: nothing)."""
+        return []
 
     def mutate(self, aggregate: Campaign | None) -> Campaign | None:
         """The eventsourcing library's hook: fold this event into the aggregate."""
@@ -293,6 +311,9 @@ class MemberLeftBehind(TrekEvent):
     # Whoever was aboard a conveyance left behind (or the character itself) goes on foot.
     on_foot: list[str] = Field(default_factory=list)
 
+    def route_marks(self) -> list[RouteMark]:
+        return [RouteMark("left-behind", f"{self.name} left behind", self.at)]
+
     def apply_to(self, game: Game) -> None:
         member = game.member(self.name)
         assert member is not None, "the roster decision checked the name"
@@ -305,6 +326,9 @@ class MemberLeftBehind(TrekEvent):
 
 class MemberRejoined(TrekEvent):
     name: str
+
+    def route_marks(self) -> list[RouteMark]:
+        return [RouteMark("rejoined", f"{self.name} rejoined")]
 
     def apply_to(self, game: Game) -> None:
         member = game.member(self.name)

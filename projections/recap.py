@@ -2,9 +2,9 @@
 
 The recap folds the same events as the audit (projections/audit.py) and adds what a handout
 needs and the audit does not keep: the overland distance in miles (moves inside a fight are
-left out), Health and Energy regained, the fights and their rounds, and each ruleset's own
-sentences (`TrekEvent.recap_line`). It names no ruleset: whatever a ruleset's event means in
-its own words, the event says.
+left out), Health and Energy regained, the fights and their rounds, and what each event says it
+did on the journey in its ruleset's own words (`TrekEvent.route_marks`, the same words the
+route picture labels). It names no ruleset.
 """
 
 from __future__ import annotations
@@ -16,6 +16,10 @@ from typing import Any
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
 from domain.events import SessionStarted, TrekEvent
 from projections.audit import Auditor, SessionAudit
+
+
+# Marks the recap already lists from the audit's own counts, not again among the notes.
+_LISTED_APART = frozenset({"death", "repair"})
 
 
 @dataclass
@@ -72,9 +76,10 @@ class Recapper(Auditor):
                 extras.rests.append({"seq": event.seq, "day": day, "character": name,
                                      "health": gained_health, "energy": gained_energy})
         self._fights(extras, event)
-        line = event.recap_line()
-        if line:
-            extras.notes.append({"seq": event.seq, "day": day, "text": line})
+        for mark in event.route_marks():
+            if mark.kind not in _LISTED_APART:
+                extras.notes.append({"seq": event.seq, "day": day, "kind": mark.kind,
+                                     "text": mark.label[:1].upper() + mark.label[1:]})
 
     def _fights(self, extras: SessionExtras, event: TrekEvent) -> None:
         """A fight is listed in every session that played some of it, with the rounds played

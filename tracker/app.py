@@ -33,6 +33,7 @@ from domain.events import (
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.maps import load_map
+from domain.route import build_route
 from domain.ruleset import (
     CharacterOptions,
     Command,
@@ -655,6 +656,21 @@ class Trek:
             "shortcuts": [s.model_dump(mode="json") for s in game_map.shortcuts],
         }
         return info
+
+    def route(self, slug: str | None, *, as_of: int | None = None,
+              session: int | None = None) -> dict[str, Any]:
+        """The route document (domain/route.py) with the map it is drawn on, up to `as_of`."""
+        view = self.view(slug)
+        name = view.slug
+        if session is not None:
+            self._check_session(view, session)
+        last = self._last_seq(name)
+        if as_of is not None and not 1 <= as_of <= last:
+            raise NotFound(f"there is no event {as_of}; the log runs 1 to {last}")
+        doc = build_route(page_events(self.app.events, campaign_id(name), lte=as_of),
+                          session=session)
+        return {"campaign": name, "name": view.name, "as_of": as_of,
+                "map": self.map_info(name)["map"], **doc}
 
     def replay(self, progress: Progress | None = None, *,
                accept_tampering: bool = False) -> dict[str, Any]:

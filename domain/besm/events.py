@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.dice import Roll
-from domain.events import TrekEvent
+from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
 from domain.state import ConveyanceState, Day, Game
 
@@ -31,6 +31,9 @@ class Moved(TrekEvent):
     def distance(self) -> tuple[int, int]:
         return len(self.path) - 1, 0
 
+    def route_path(self) -> list[Square]:
+        return list(self.path)
+
     def apply_to(self, game: Game) -> None:
         game.position = self.path[-1]
         game.day.used += self.cost
@@ -45,10 +48,9 @@ class ShortcutAttempted(TrekEvent):
     def rolls(self) -> list[Roll]:
         return [self.roll]
 
-    def recap_line(self) -> str | None:
-        if self.roll.success:
-            return f"Took the shortcut {self.name}: +{self.bonus} square(s)"
-        return f"Tried the shortcut {self.name} and failed"
+    def route_marks(self) -> list[RouteMark]:
+        outcome = f"+{self.bonus} squares" if self.roll.success else "failed"
+        return [RouteMark("shortcut", f"shortcut {self.name}: {outcome}")]
 
     def apply_to(self, game: Game) -> None:
         game.day.shortcuts_tried.append(self.name)
@@ -68,10 +70,10 @@ class ForcedMarched(TrekEvent):
     def rolls(self) -> list[Roll]:
         return list(self.strain_rolls)
 
-    def recap_line(self) -> str | None:
-        strained = ", ".join(sorted(name for name, points in self.strain.items() if points))
-        return (f"Forced march: +{self.base} square(s) for {self.provisions} provisions and "
-                f"{self.fuel} fuel" + (f"; strained {strained}" if strained else ""))
+    def route_marks(self) -> list[RouteMark]:
+        strained = "".join(f", {name} strained" for name, points in self.strain.items()
+                           if points)
+        return [RouteMark("forced-march", f"forced march: +{self.base} squares{strained}")]
 
     def apply_to(self, game: Game) -> None:
         game.supplies["provisions"] -= self.provisions
@@ -91,8 +93,8 @@ class NightTravelled(TrekEvent):
     def rolls(self) -> list[Roll]:
         return [self.roll]
 
-    def recap_line(self) -> str | None:
-        return f"Travelled by night: +{self.gained} square(s)"
+    def route_marks(self) -> list[RouteMark]:
+        return [RouteMark("night-travel", f"night travel: +{self.gained} squares")]
 
     def apply_to(self, game: Game) -> None:
         game.day.budget += self.gained
@@ -108,11 +110,9 @@ class Foraged(TrekEvent):
     def rolls(self) -> list[Roll]:
         return [self.roll]
 
-    def recap_line(self) -> str | None:
-        who = f"{self.roll.by} foraged" if self.roll.by else "Foraged"
-        if self.roll.success:
-            return f"{who}: +{self.gained} {self.take}"
-        return f"{who} and found nothing"
+    def route_marks(self) -> list[RouteMark]:
+        found = f"+{self.gained} {self.take}" if self.roll.success else "found nothing"
+        return [RouteMark("forage", f"forage: {found}")]
 
     def apply_to(self, game: Game) -> None:
         game.day.used += 1
@@ -128,6 +128,10 @@ class Repaired(TrekEvent):
     def repair_record(self) -> dict[str, Any] | None:
         return {"conveyance": self.conveyance, "by": self.roll.by,
                 "success": self.roll.success, "levels_restored": self.restored}
+
+    def route_marks(self) -> list[RouteMark]:
+        done = (f"{self.restored} level(s) restored" if self.roll.success else "failed")
+        return [RouteMark("repair", f"repair {self.conveyance}: {done}")]
 
     def rolls(self) -> list[Roll]:
         return [self.roll]
@@ -174,6 +178,11 @@ class DayEnded(TrekEvent):
     # The characters whose rest mode the GM chose (--rest); the others took the default, which
     # a re-check works out again. None on events recorded before this was kept: all as chosen.
     chosen: list[str] | None = None
+
+    def route_marks(self) -> list[RouteMark]:
+        # A conveyance that strain destroyed tonight: the journey's deaths.
+        return [RouteMark("death", f"{name} {landed.state.value}")
+                for name, landed in self.strain.items() if landed.state != ConveyanceState.OK]
 
     def apply_to(self, game: Game) -> None:
         for name, landed in self.strain.items():

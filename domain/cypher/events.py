@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from domain.events import TrekEvent
+from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
 from domain.state import Day, Game, Transit
 
@@ -61,6 +61,20 @@ class Travelled(TrekEvent):
 
     def distance(self) -> tuple[int, int]:
         return len(self.path) - 1, self.miles
+
+    def route_path(self) -> list[Square]:
+        return list(self.path)
+
+    def route_marks(self) -> list[RouteMark]:
+        marks = []
+        if self.dropped is not None:
+            marks.append(RouteMark(
+                "turned-aside", f"gave up the way to {self.dropped.to.x},{self.dropped.to.y}"))
+        if self.toward is not None:
+            marks.append(RouteMark(
+                "under-way", f"under way to {self.toward.x},{self.toward.y}, "
+                f"{self.still_to_pay} of a day still to go"))
+        return marks
 
     def apply_to(self, game: Game) -> None:
         from fractions import Fraction

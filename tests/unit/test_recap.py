@@ -83,8 +83,7 @@ def test_recap_of_a_session_counts_what_was_played(store: str, open_trek: OpenTr
                              "energy": 0}]
     assert doc["fights"] == []
     assert [(n["seq"], n["text"]) for n in doc["notes"]] == [
-        (17, "Oren foraged: +3 provisions"),
-        (18, "Forced march: +1 square(s) for 2 provisions and 0 fuel; strained Dusty")]
+        (17, "Forage: +3 provisions"), (18, "Forced march: +1 squares, Dusty strained")]
     [fix] = doc["corrections"]
     assert (fix["seq"], fix["action"], fix["events"], fix["reason"]) == (
         21, "undo", [{"seq": 20, "type": "Harmed"}], "it was Kira, not Oren")

@@ -1,0 +1,397 @@
+"""Route pictures: the overland map with the party's journey drawn day by day.
+
+`route_svg` draws a route document (`Trek.route`, built in domain/route.py) as hand-written
+SVG; `route_html` wraps it in one self-contained page that prints on paper. The picture knows
+markers only by their kind slug, through the MARKS table below: a ruleset that adds a kind
+gets a plain marker until it is given a symbol here, and the drawing code never changes.
+
+Every text a GM typed (map, shortcut, feature and member names) goes through `escape`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL
+from cli.drawing import text as esc
+
+CELL = 40
+MARGIN = 28
+TOP = 48
+ROW = 18
+KEY_COLUMN = 250
+MIN_WIDTH = 560
+# A generous width of one character at the picture's 12px font, to keep text inside the box.
+CHAR = 7.0
+# Shortcuts run a little above the squares' centres, so a route along one leaves it visible.
+SHORTCUT_LIFT = 9
+NOTES_SHOWN = 40
+
+# Ten day colours that stay apart from each other (and from the terrain fills).
+DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
+               "#e377c2", "#7f7f7f", "#bcbd22")
+START_COLOUR = "#2e7d32"
+PARTY_COLOUR = "#c62828"
+SHORTCUT_COLOUR = "#6a1b9a"
+
+
+@dataclass(frozen=True)
+class MarkStyle:
+    """How a marker kind is drawn: a symbol on a coloured disc, and its words in the key."""
+
+    symbol: str
+    colour: str
+    meaning: str
+
+
+MARKS: dict[str, MarkStyle] = {
+    "forced-march": MarkStyle("»", "#e65100", "forced march"),
+    "night-travel": MarkStyle("N", "#1a237e", "night travel"),
+    "forage": MarkStyle("+", "#2e7d32", "forage"),
+    "repair": MarkStyle("R", "#5d4037", "repair"),
+    "shortcut": MarkStyle("S", SHORTCUT_COLOUR, "shortcut attempt"),
+    "death": MarkStyle("×", "#212121", "a death (a mount or vehicle lost)"),
+    "left-behind": MarkStyle("L", "#546e7a", "someone left behind"),
+    "rejoined": MarkStyle("J", "#546e7a", "someone rejoined"),
+    "under-way": MarkStyle("~", "#00838f", "under way, a square not yet reached"),
+    "turned-aside": MarkStyle("T", "#00838f", "a way under way given up"),
+}
+
+
+def mark_style(kind: str) -> MarkStyle:
+    """The style of a marker kind; an unknown kind gets a plain one named after its slug."""
+    return MARKS.get(kind, MarkStyle("*", "#616161", kind.replace("-", " ")))
+
+
+def day_colour(day: int) -> str:
+    return DAY_COLOURS[(day - 1) % len(DAY_COLOURS)]
+
+
+def _fit(value: str, width: float) -> str:
+    """`value` cut to what fits in `width` pixels, with an ellipsis when cut."""
+    room = max(4, int(width / CHAR))
+    return value if len(value) <= room else value[:room - 1] + "…"
+
+
+def _sq(square: dict[str, int]) -> str:
+    return f"{square['x']},{square['y']}"
+
+
+class _Board:
+    """Where a map square is drawn."""
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width, self.height = width, height
+
+    def centre(self, square: dict[str, int]) -> tuple[float, float]:
+        return MARGIN + square["x"] * CELL + CELL / 2, TOP + square["y"] * CELL + CELL / 2
+
+
+def _terrain_name(cell: dict[str, Any]) -> str:
+    terrain = str(cell["terrain"])
+    name = cell.get("name")
+    words = f"{name} ({terrain})" if name else terrain
+    if cell.get("penalty"):
+        words += f", rolls -{cell['penalty']}"
+    return words
+
+
+def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
+    out = ['<g class="cells" stroke="#bbb" stroke-width="1">']
+    for y, row in enumerate(game_map["rows"]):
+        for x, key in enumerate(row):
+            cell = game_map["legend"][key]
+            terrain = str(cell["terrain"])
+            cx, cy = board.centre({"x": x, "y": y})
+            out.append(f'<rect class="cell {esc(terrain)}" data-x="{x}" data-y="{y}" '
+                       f'x="{cx - CELL / 2:.0f}" y="{cy - CELL / 2:.0f}" width="{CELL}" '
+                       f'height="{CELL}" fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}">'
+                       f"<title>{esc(_terrain_name(cell))}</title></rect>")
+            if terrain == "feature":
+                out.append(f'<polygon class="glyph" points="{cx - 9:.0f},{cy + 7:.0f} '
+                           f'{cx:.0f},{cy - 9:.0f} {cx + 9:.0f},{cy + 7:.0f}" fill="#6d4c41" '
+                           'stroke="none" opacity="0.55"/>')
+            elif terrain == "hazard":
+                out.append(f'<text class="glyph" x="{cx:.0f}" y="{cy + 6:.0f}" stroke="none" '
+                           'fill="#b71c1c" opacity="0.6" font-size="18" font-weight="bold" '
+                           'text-anchor="middle">!</text>')
+    out.append("</g>")
+    return out
+
+
+def _shortcuts(game_map: dict[str, Any], board: _Board) -> list[str]:
+    out = [f'<g class="shortcuts" fill="none" stroke="{SHORTCUT_COLOUR}">']
+    for shortcut in game_map["shortcuts"]:
+        squares = [{"x": s[0], "y": s[1]} if isinstance(s, list) else s
+                   for s in shortcut["path"]]
+        centres = [(cx, cy - SHORTCUT_LIFT) for cx, cy in map(board.centre, squares)]
+        name = esc(shortcut["name"])
+        if len(centres) == 1:
+            (cx, cy), = centres
+            out.append(f'<circle class="shortcut" data-name="{name}" cx="{cx:.1f}" '
+                       f'cy="{cy:.1f}" r="{CELL * 0.3:.1f}" stroke-width="3" '
+                       'stroke-dasharray="1 5" stroke-linecap="round"/>')
+        else:
+            points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
+            out.append(f'<polyline class="shortcut" data-name="{name}" points="{points}" '
+                       'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>')
+        # The name sits at the top edge of its first square, inside the board.
+        first_x, first_y = board.centre(squares[0])
+        room = board.width * CELL + MARGIN - (first_x - CELL / 2)
+        out.append(f'<text class="shortcut-name" x="{first_x - CELL / 2 + 2:.1f}" '
+                   f'y="{first_y - CELL / 2 + 11:.1f}" fill="{SHORTCUT_COLOUR}" stroke="white" '
+                   'stroke-width="3" paint-order="stroke" font-size="10" font-style="italic">'
+                   f"{esc(_fit(shortcut['name'], room * 1.15))}</text>")
+    out.append("</g>")
+    return out
+
+
+def _coordinates(board: _Board) -> list[str]:
+    """Column numbers across the top and row numbers down the left, as the rules count them."""
+    out = ['<g class="coordinates" fill="#555" font-size="11" text-anchor="middle">']
+    for x in range(board.width):
+        cx, _ = board.centre({"x": x, "y": 0})
+        out.append(f'<text class="coordinate x" x="{cx:.1f}" y="{TOP - 6}">{x}</text>')
+    for y in range(board.height):
+        _, cy = board.centre({"x": 0, "y": y})
+        out.append(f'<text class="coordinate y" x="{MARGIN / 2:.1f}" y="{cy + 4:.1f}">{y}</text>')
+    out.append("</g>")
+    return out
+
+
+def _segment_style(segment: dict[str, Any]) -> tuple[str, str]:
+    """The class and stroke of one walked path: strong, from another session, or cancelled."""
+    if segment["cancelled_by"] is not None:
+        return "segment cancelled", 'stroke-width="3" stroke-dasharray="6 5" opacity="0.45"'
+    if not segment["strong"]:
+        return "segment faint", 'stroke-width="3" opacity="0.25"'
+    return "segment", 'stroke-width="4" opacity="0.9"'
+
+
+def _route(doc: dict[str, Any], board: _Board) -> list[str]:
+    out = ['<g class="route" fill="none" stroke-linejoin="round" stroke-linecap="round">']
+    for day in doc["days"]:
+        segments = [s for s in doc["segments"] if s["day"] == day]
+        colour = day_colour(day)
+        out.append(f'<g class="day" data-day="{day}" stroke="{colour}">')
+        for segment in segments:
+            kind, stroke = _segment_style(segment)
+            points = " ".join(f"{cx:.1f},{cy:.1f}"
+                              for cx, cy in map(board.centre, segment["path"]))
+            cancelled = segment["cancelled_by"]
+            note = f"day {day}, event {segment['seq']}" + (
+                f", cancelled by event {cancelled}" if cancelled is not None else "")
+            out.append(f'<polyline class="{kind}" data-seq="{segment["seq"]}" '
+                       f'points="{points}" {stroke}><title>{esc(note)}</title></polyline>')
+            end_x, end_y = board.centre(segment["path"][-1])
+            out.append(f'<circle class="step-end" cx="{end_x:.1f}" cy="{end_y:.1f}" r="3" '
+                       f'fill="{colour}" stroke="none" {stroke.split(" ", 1)[1]}/>')
+        out.append("</g>")
+    out.append("</g>")
+    return out
+
+
+def _day_labels(doc: dict[str, Any], board: _Board) -> list[str]:
+    """"day N" at the first square of each day's route (its first live path, if it has one)."""
+    out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
+           'stroke-width="3" paint-order="stroke">']
+    for day in doc["days"]:
+        segments = [s for s in doc["segments"] if s["day"] == day]
+        first = next((s for s in segments if s["cancelled_by"] is None), segments[0])
+        cx, cy = board.centre(first["path"][0])
+        out.append(f'<text class="day-label" data-day="{day}" x="{cx - CELL / 2 + 3:.1f}" '
+                   f'y="{cy - CELL / 2 + 12 + 11 * (day % 2):.1f}" '
+                   f'fill="{day_colour(day)}">day {day}</text>')
+    out.append("</g>")
+    return out
+
+
+def _marks(doc: dict[str, Any], board: _Board) -> list[str]:
+    """Each marker a small disc in its square; several in one square sit side by side."""
+    out = ['<g class="marks" font-size="10" font-weight="bold" text-anchor="middle">']
+    placed: dict[tuple[int, int], int] = {}
+    for mark in doc["marks"]:
+        at = (mark["at"]["x"], mark["at"]["y"])
+        index = placed.get(at, 0)
+        placed[at] = index + 1
+        style = mark_style(mark["kind"])
+        cx, cy = board.centre(mark["at"])
+        mx = cx - 12 + 12 * (index % 3)
+        my = cy + 11 - 12 * (index // 3 % 3)
+        faint = mark["cancelled_by"] is not None or not mark["strong"]
+        extra = (' opacity="0.45" stroke-dasharray="2 2"' if mark["cancelled_by"] is not None
+                 else ' opacity="0.35"' if faint else "")
+        label = f"day {mark['day']}: {mark['label']}" + (
+            f" (cancelled by event {mark['cancelled_by']})" if mark["cancelled_by"] else "")
+        out.append(f'<g class="mark {esc(mark["kind"])}" data-kind="{esc(mark["kind"])}" '
+                   f'data-seq="{mark["seq"]}"{extra}><circle cx="{mx:.1f}" cy="{my:.1f}" r="6.5" '
+                   f'fill="{style.colour}" stroke="white" stroke-width="1.5"/>'
+                   f'<text x="{mx:.1f}" y="{my + 3.5:.1f}" fill="white">{esc(style.symbol)}'
+                   f"</text><title>{esc(label)}</title></g>")
+    out.append("</g>")
+    return out
+
+
+def _ends(doc: dict[str, Any], board: _Board) -> list[str]:
+    sx, sy = board.centre(doc["start"])
+    px, py = board.centre(doc["position"])
+    return [
+        f'<circle class="start" cx="{sx:.1f}" cy="{sy:.1f}" r="{CELL * 0.42:.1f}" fill="none" '
+        f'stroke="{START_COLOUR}" stroke-width="2.5" stroke-dasharray="4 2"/>',
+        f'<circle class="party" cx="{px:.1f}" cy="{py:.1f}" r="{CELL * 0.46:.1f}" fill="none" '
+        f'stroke="{PARTY_COLOUR}" stroke-width="3"/>',
+    ]
+
+
+@dataclass(frozen=True)
+class _KeyEntry:
+    key: str
+    swatch: str
+    words: str
+
+
+def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
+    """One entry for every colour and marker the picture actually uses."""
+    game_map = doc["map"]
+    entries: list[_KeyEntry] = []
+    used = {key for row in game_map["rows"] for key in row}
+    for key, cell in game_map["legend"].items():
+        if key in used:
+            fill = TERRAIN_FILL.get(str(cell["terrain"]), UNKNOWN_FILL)
+            entries.append(_KeyEntry(f"terrain:{key}", f'<rect x="0" y="-10" width="14" '
+                                     f'height="12" fill="{fill}" stroke="#999"/>',
+                                     _terrain_name(cell)))
+    for shortcut in game_map["shortcuts"]:
+        entries.append(_KeyEntry(
+            "shortcut", f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{SHORTCUT_COLOUR}" '
+            'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>',
+            f"shortcut {shortcut['name']} (+{shortcut['bonus']} squares)"))
+    for day in doc["days"]:
+        entries.append(_KeyEntry(f"day:{day}", f'<line x1="0" y1="-4" x2="16" y2="-4" '
+                                 f'stroke="{day_colour(day)}" stroke-width="4"/>',
+                                 f"day {day}"))
+    if any(s["cancelled_by"] is not None for s in doc["segments"]):
+        entries.append(_KeyEntry("cancelled", '<line x1="0" y1="-4" x2="16" y2="-4" '
+                                 'stroke="#555" stroke-width="3" stroke-dasharray="6 5" '
+                                 'opacity="0.45"/>', "cancelled (undone)"))
+    if any(not s["strong"] for s in doc["segments"]):
+        entries.append(_KeyEntry("other-sessions", '<line x1="0" y1="-4" x2="16" y2="-4" '
+                                 'stroke="#555" stroke-width="3" opacity="0.25"/>',
+                                 f"other sessions than session {doc['session']}, faint"))
+    for kind in dict.fromkeys(m["kind"] for m in doc["marks"]):
+        style = mark_style(kind)
+        entries.append(_KeyEntry(
+            f"mark:{kind}", f'<circle cx="7" cy="-4" r="6.5" fill="{style.colour}"/>'
+            f'<text x="7" y="-0.5" fill="white" font-size="10" font-weight="bold" '
+            f'text-anchor="middle">{esc(style.symbol)}</text>', style.meaning))
+    entries.append(_KeyEntry("start", f'<circle cx="7" cy="-4" r="6" fill="none" '
+                             f'stroke="{START_COLOUR}" stroke-width="2" stroke-dasharray="3 2"/>',
+                             f"start ({_sq(doc['start'])})"))
+    entries.append(_KeyEntry("party", f'<circle cx="7" cy="-4" r="6" fill="none" '
+                             f'stroke="{PARTY_COLOUR}" stroke-width="2.5"/>',
+                             f"the party now ({_sq(doc['position'])})"))
+    return entries
+
+
+def _title(doc: dict[str, Any]) -> str:
+    limits = []
+    if doc.get("as_of") is not None:
+        limits.append(f"as of event {doc['as_of']}")
+    if doc.get("session") is not None:
+        limits.append(f"session {doc['session']}")
+    tail = f" ({', '.join(limits)})" if limits else ""
+    return f"{doc['map']['name']}: the route of {doc['name']}{tail}"
+
+
+def _notes(doc: dict[str, Any]) -> list[str]:
+    lines = []
+    for mark in doc["marks"][:NOTES_SHOWN]:
+        state = " (cancelled)" if mark["cancelled_by"] is not None else ""
+        lines.append(f"{mark_style(mark['kind']).symbol} day {mark['day']} at "
+                     f"{_sq(mark['at'])}: {mark['label']}{state}")
+    hidden = len(doc["marks"]) - NOTES_SHOWN
+    if hidden > 0:
+        lines.append(f"… and {hidden} more (`trek log` lists every event)")
+    return lines
+
+
+def route_svg(doc: dict[str, Any]) -> str:
+    """The route document (`Trek.route`) drawn on its map as one SVG picture."""
+    game_map = doc["map"]
+    if game_map is None:
+        raise ValueError("a route picture needs the campaign's map")
+    board = _Board(game_map["width"], game_map["height"])
+    width = max(MARGIN * 2 + board.width * CELL, MIN_WIDTH)
+    entries = _key_entries(doc)
+    columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
+    key_rows = math.ceil(len(entries) / columns)
+    notes = _notes(doc)
+    key_top = TOP + board.height * CELL + 30
+    notes_top = key_top + ROW * (key_rows + 1) + 10
+    height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
+    title = _title(doc)
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="route-map" width="{width:.0f}" '
+        f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
+        'font-family="sans-serif" font-size="12">',
+        f"<title>{esc(title)}</title>",
+        f'<rect class="background" width="{width:.0f}" height="{height:.0f}" fill="white"/>',
+        f'<text class="caption" x="{MARGIN}" y="20" font-size="14" font-weight="bold">'
+        f"{esc(_fit(title, (width - 2 * MARGIN) * 0.85))}</text>",
+    ]
+    out += _cells(game_map, board)
+    out += _shortcuts(game_map, board)
+    out += _coordinates(board)
+    out += _route(doc, board)
+    out += _ends(doc, board)
+    out += _marks(doc, board)
+    out += _day_labels(doc, board)
+    out.append(f'<g class="legend"><text class="legend-title" x="{MARGIN}" y="{key_top}" '
+               'font-weight="bold">Key</text>')
+    for index, entry in enumerate(entries):
+        col, row = index // key_rows, index % key_rows
+        x, y = MARGIN + col * KEY_COLUMN, key_top + ROW * (row + 1)
+        out.append(f'<g class="legend-entry" data-key="{esc(entry.key)}" '
+                   f'transform="translate({x},{y})">{entry.swatch}<text x="22" y="0">'
+                   f"{esc(_fit(entry.words, KEY_COLUMN - 30))}</text></g>")
+    out.append("</g>")
+    if notes:
+        out.append(f'<g class="notes"><text class="notes-title" x="{MARGIN}" y="{notes_top}" '
+                   'font-weight="bold">Along the way</text>')
+        for row, line in enumerate(notes, start=1):
+            out.append(f'<text class="note" x="{MARGIN}" y="{notes_top + ROW * row}">'
+                       f"{esc(_fit(line, width - 2 * MARGIN))}</text>")
+        out.append("</g>")
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+PRINT_CSS = """\
+body { font-family: sans-serif; margin: 1.5rem; color: #222; }
+h1 { font-size: 1.4rem; margin: 0 0 .25rem; }
+p.about { margin: 0 0 1rem; color: #555; }
+svg.route-map { max-width: 100%; height: auto; }
+@page { size: landscape; margin: 12mm; }
+@media print {
+  body { margin: 0; }
+  p.about { color: #000; }
+  svg.route-map { width: 100%; break-inside: avoid; }
+}
+"""
+
+
+def route_html(doc: dict[str, Any], title: str) -> str:
+    """One self-contained page: the title, what the picture shows, and the SVG with its key."""
+    about = [f"Campaign {doc['name']}", f"day {doc['day']}", f"{doc['events']} events"]
+    if doc.get("as_of") is not None:
+        about.append(f"as of event {doc['as_of']}")
+    if doc.get("session") is not None:
+        about.append(f"session {doc['session']} drawn strong, the rest faint")
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        f"<title>{esc(title)}</title>\n<style>\n{PRINT_CSS}</style>\n</head>\n<body>\n"
+        f"<h1>{esc(title)}</h1>\n<p class=\"about\">{esc(', '.join(about))}.</p>\n"
+        f"{route_svg(doc)}</body>\n</html>\n"
+    )

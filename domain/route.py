@@ -1,0 +1,65 @@
+"""The route document: the party's journey day by day, as the events themselves describe it.
+
+Nothing here knows a ruleset. Each event says which squares it walked (`route_path`) and what a
+picture should mark for it (`route_marks`); this module only adds what the log knows about
+every event: its day, its session, and whether a later reversal cancelled it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from domain.events import CampaignStarted, EventsCancelled, EventsRestored, TrekEvent
+from domain.geometry import Square
+from domain.state import Game
+
+
+def _square(square: Square) -> dict[str, int]:
+    return {"x": square.x, "y": square.y}
+
+
+def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> dict[str, Any]:
+    """The route document of `events` (a campaign's log from its start, possibly cut short).
+
+    The game is folded as the log folds it, reversals' corrections included, so an event's day
+    and the square the party stood on are what they were when it was recorded. An event is
+    `strong` unless `session` is given and the event belongs to another session.
+    """
+    game = Game()
+    start: Square | None = None
+    cancelled_by: dict[int, int] = {}
+    segments: list[dict[str, Any]] = []
+    marks: list[dict[str, Any]] = []
+    last = 0
+    for event in events:
+        event.apply_to(game)
+        last = event.seq
+        if isinstance(event, CampaignStarted):
+            start = event.start
+        elif isinstance(event, EventsCancelled):
+            cancelled_by.update(dict.fromkeys(event.cancels, event.seq))
+        elif isinstance(event, EventsRestored):
+            for seq in event.restores:
+                cancelled_by.pop(seq, None)
+        about = {"seq": event.seq, "type": type(event).__name__, "day": game.day.number,
+                 "session": event.session,
+                 "strong": session is None or event.session == session}
+        path = event.route_path()
+        if len(path) > 1:
+            segments.append({**about, "path": [_square(s) for s in path]})
+        for mark in event.route_marks():
+            at = mark.at if mark.at is not None else game.position
+            marks.append({**about, "kind": mark.kind, "label": mark.label, "at": _square(at)})
+    for item in (*segments, *marks):
+        item["cancelled_by"] = cancelled_by.get(item["seq"])
+    return {
+        "start": _square(start if start is not None else Square(0, 0)),
+        "position": _square(game.position),
+        "day": game.day.number,
+        "events": last,
+        "session": session,
+        "days": sorted({s["day"] for s in segments}),
+        "segments": segments,
+        "marks": marks,
+    }
