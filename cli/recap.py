@@ -22,6 +22,7 @@ from cli.context import open_store, settings
 from cli.options import store_options
 from domain.errors import TrackerError
 from domain.values import MAX_SEQ
+from tracker.app import Trek
 
 # CommonMark lets a backslash escape any ASCII punctuation; GFM tables also honour `\|`. These
 # are the ones that mean something to CommonMark, GFM or a common forum or wiki ($ maths,
@@ -133,7 +134,7 @@ def markdown(doc: dict[str, Any]) -> str:
         if items:
             lines.extend([f"## {heading}", "", *(f"- {item}" for item in items), ""])
 
-    section("Along the way", [f"{_by_day(n)}: {e(n['text'])} (#{n['seq']})"
+    section("On the road", [f"{_by_day(n)}: {e(n['text'])} (#{n['seq']})"
                               for n in doc["notes"]])
     section("Mounts and vehicles",
             [f"{_by_day(x)}: {_loss_text(x, e(x['conveyance']))} (#{x['seq']})"
@@ -164,12 +165,13 @@ _STYLE = """
 html { font: 10.5pt/1.35 Georgia, 'DejaVu Serif', serif; color: #222; background: #fff; }
 body { margin: 0 auto; padding: 1rem; max-width: 190mm; }
 h1 { font-size: 18pt; margin: 0 0 2pt; overflow-wrap: anywhere; }
-h2 { font-size: 11.5pt; margin: 10pt 0 3pt; border-bottom: 1px solid #bbb; }
+h2 { font-size: 11.5pt; margin: 0 0 3pt; border-bottom: 1px solid #bbb; }
 .about { color: #555; margin: 0 0 6pt; overflow-wrap: anywhere; }
 .columns { columns: 2 80mm; column-gap: 8mm; }
-section { break-inside: avoid; }
+section { break-inside: avoid; margin-bottom: 9pt; }
 ul { margin: 0; padding-left: 14pt; }
-li, td, th { overflow-wrap: anywhere; }
+li, td { overflow-wrap: anywhere; }
+th, td.n { white-space: nowrap; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: 1pt 4pt; border-bottom: 1px solid #ddd; }
 td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }
@@ -220,7 +222,7 @@ def html_page(doc: dict[str, Any], route: str | None = None) -> str:
                   for kind in kinds)
         + "</tbody></table>") if kinds else "<p>Nothing gained or spent.</p>")
     if doc["notes"]:
-        section("Along the way", _html_list([f"{_by_day(n)}: {h(n['text'])}{_seq(n['seq'])}"
+        section("On the road", _html_list([f"{_by_day(n)}: {h(n['text'])}{_seq(n['seq'])}"
                                              for n in doc["notes"]]))
     fleet = ([f"{_by_day(x)}: {_loss_text(x, h(x['conveyance']))}{_seq(x['seq'])}"
               for x in doc["losses"]]
@@ -262,6 +264,19 @@ def _write(path: Path, text: str) -> None:
         raise TrackerError(f"cannot write the recap to {path}: {reason}") from None
 
 
+def _route_picture(trek: Trek, doc: dict[str, Any]) -> str | None:
+    """The route as it stood at the session's last event, that session's travel drawn strong;
+    None for a campaign without a map, which has nothing to draw on."""
+    if doc["map"] is None:
+        return None
+    from cli.route import route_svg
+
+    span = doc["events"]
+    route = trek.route(doc["campaign"], session=doc["session"],
+                       as_of=span["last"] if span else None)
+    return route_svg(route)
+
+
 @click.command()
 @click.option("--session", type=click.IntRange(1, MAX_SEQ),
               help="Session N (default: the latest, open or ended; a campaign without "
@@ -279,11 +294,12 @@ def recap(session: int | None, fmt: str, output: Path | None) -> None:
 
     With --json, the recap document the Markdown and HTML are made from.
     """
-    doc = open_store(writes=False).recap(settings().campaign, session)
+    trek = open_store(writes=False)
+    doc = trek.recap(settings().campaign, session)
     if settings().json:
         text = render.json_text(doc)
     elif fmt == "html":
-        text = html_page(doc)
+        text = html_page(doc, _route_picture(trek, doc))
     else:
         text = markdown(doc)
     if output is None:
