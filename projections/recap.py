@@ -17,7 +17,6 @@ from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
 from domain.events import SessionStarted, TrekEvent
 from projections.audit import Auditor, SessionAudit
 
-
 # Marks the recap already lists from the audit's own counts, not again among the notes.
 _LISTED_APART = frozenset({"death", "repair"})
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
+import subprocess
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 from cliruns import ok, usage_error
-from conftest import TrekRun
+from conftest import TrekRun, trek_command, trek_env
 
 from cli.spreadsheet import AUDIT_COLUMNS, LOG_COLUMNS, cell, write
 
@@ -35,9 +35,12 @@ KIRA = 'Kira, "the" Swift'
 TITLE = '=HYPERLINK("http://x")'
 
 
-@pytest.fixture
-def played(trek_cli: Trek, tmp_path: Path) -> Trek:
-    (tmp_path / "map.toml").write_text(MAP, encoding="utf-8")
+@pytest.fixture(scope="module")
+def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The campaign below, played once for the module (the tests only read it)."""
+    folder = tmp_path_factory.mktemp("csv")
+    db = str(folder / "trek.db")
+    (folder / "map.toml").write_text(MAP, encoding="utf-8")
     for args in [
         ("init", "Ashes Road", "--map", "map.toml", "--seed", "42"),                      # 1
         # Health (6+4)x5 = 50, Energy (5+4)x5 = 45; @Oren (1+1)x5 = 10 and 10.
@@ -54,8 +57,16 @@ def played(trek_cli: Trek, tmp_path: Path) -> Trek:
         # Camp: Kira +6 Health, +4 Energy an hour for 8 hours = 32; @Oren +1, +1x8 = 8.
         ("day", "end"),                                                                    # 10
     ]:
-        ok(trek_cli(*args))
-    return trek_cli
+        run = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             check=False)
+        assert run.returncode == 0, (args, run.stderr)
+    return db
+
+
+@pytest.fixture
+def played(trek_cli: Trek, campaign_db: str) -> Trek:
+    return lambda *args: trek_cli(*args, db=campaign_db)
 
 
 def _rows(run: TrekRun) -> list[list[str]]:

@@ -21,7 +21,13 @@ from cli.recap import html_page, markdown, md_escape
 from domain.besm.commands import Forage, ForcedMarch
 from domain.errors import NotFound
 from domain.geometry import Square
-from domain.ruleset import DayEndOptions, EnterCombatant, MoveOptions, StartRound
+from domain.ruleset import (
+    DayEndOptions,
+    EnterCombatant,
+    MoveCombatant,
+    MoveOptions,
+    StartRound,
+)
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]
@@ -52,15 +58,9 @@ def two_sessions(trek: Trek) -> None:
     trek.start_encounter(None, "Ford_of *Ash*", None)                      # 25
     trek.enter_combatant(None, EnterCombatant(name="Kira", at=Square(0, 0)))   # 26
     trek.start_round(None, StartRound())                                   # 27: round 1
-    trek.move_combatant(None, _step("Kira"))                               # 28
+    trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))    # 28
     trek.start_round(None, StartRound())                                   # 29: round 2
     trek.end_encounter(None)                                               # 30
-
-
-def _step(name: str) -> object:
-    from domain.ruleset import MoveCombatant
-
-    return MoveCombatant(name=name, steps=("E",))
 
 
 def test_recap_of_a_session_counts_what_was_played(store: str, open_trek: OpenTrek) -> None:
