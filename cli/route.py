@@ -21,10 +21,10 @@ CELL = 40
 MARGIN = 28
 TOP = 48
 ROW = 18
-KEY_COLUMN = 250
-MIN_WIDTH = 560
+KEY_COLUMN = 270
+MIN_WIDTH = 600
 # A generous width of one character at the picture's 12px font, to keep text inside the box.
-CHAR = 7.0
+CHAR = 6.6
 # Shortcuts run a little above the squares' centres, so a route along one leaves it visible.
 SHORTCUT_LIFT = 9
 NOTES_SHOWN = 40
@@ -256,13 +256,13 @@ def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
     """One entry for every colour and marker the picture actually uses."""
     game_map = doc["map"]
     entries: list[_KeyEntry] = []
-    used = {key for row in game_map["rows"] for key in row}
-    for key, cell in game_map["legend"].items():
-        if key in used:
-            fill = TERRAIN_FILL.get(str(cell["terrain"]), UNKNOWN_FILL)
-            entries.append(_KeyEntry(f"terrain:{key}", f'<rect x="0" y="-10" width="14" '
-                                     f'height="12" fill="{fill}" stroke="#999"/>',
-                                     _terrain_name(cell)))
+    # Terrains in the order they first appear on the map, reading it row by row.
+    for key in dict.fromkeys(key for row in game_map["rows"] for key in row):
+        cell = game_map["legend"][key]
+        fill = TERRAIN_FILL.get(str(cell["terrain"]), UNKNOWN_FILL)
+        entries.append(_KeyEntry(f"terrain:{key}", f'<rect x="0" y="-10" width="14" '
+                                 f'height="12" fill="{fill}" stroke="#999"/>',
+                                 _terrain_name(cell)))
     for shortcut in game_map["shortcuts"]:
         entries.append(_KeyEntry(
             "shortcut", f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{SHORTCUT_COLOUR}" '

@@ -1,0 +1,274 @@
+"""The route document (domain/route.py via Trek.route) and its SVG drawing (cli/route.py).
+
+Every expected day, path, marker and cancellation below is worked out by hand from RULES §3
+and §4 for the journey each test records.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli.demo import play
+from cli.route import MARKS, mark_style, route_html, route_svg
+from domain.besm.commands import Forage, ForcedMarch, TravelByNight
+from domain.errors import TrackerError
+from domain.geometry import DIRECTIONS, Square
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from tracker.app import Trek
+
+ORIGIN = Square(0, 0)
+SVG = "{http://www.w3.org/2000/svg}"
+STRIP = """\
+[map]
+name = "The Strip"
+rows = [
+  "......",
+  "......",
+  "......",
+]
+
+[legend]
+"." = { terrain = "open" }
+
+[[shortcut]]
+name = "Goat Track"
+path = [[5, 0], [5, 1]]
+bonus = 1
+"""
+
+
+def _trek() -> Trek:
+    return Trek.open(f"memory:route-{uuid.uuid4().hex}", create=True, gm="gm")
+
+
+def _party(trek: Trek, *, mount: str = "Dusty", at: Square = ORIGIN) -> None:
+    """Kira (Body 6, Mind 5, Soul 4; ride 2, navigation 2, survival 1) riding a ground-speed 1
+    mount (2 squares a day), with 4 provisions: events 1 to 4."""
+    trek.init("Ashes Road", map_text=STRIP, at=at, seed=3)
+    trek.add_character(None, CharacterOptions(
+        name="Kira", body=6, mind=5, soul=4,
+        skills={"ride": 2, "navigation": 2, "survival": 1}))
+    trek.add_mount(None, mount, ("ground-speed", 1), "Kira")
+    trek.supplies(None, "set", {"provisions": 4})
+
+
+def _two_days(trek: Trek) -> None:
+    _party(trek)
+    trek.start_day(None)                                          # 5: day 1, budget 2
+    trek.move(None, MoveOptions(steps=("E", "E")))                # 6: 0,0 -> 2,0
+    # Kira's target Body-Soul 5 + ride 2 = 7; 9 fails: Dusty takes a point of strain.
+    trek.decide(None, ForcedMarch(rolls={"Kira": 9}))             # 7: budget 4
+    trek.move(None, MoveOptions(steps=("SE",)))                   # 8: 2,0 -> 3,1
+    trek.undo(None)                                               # 9: cancels 8
+    trek.move(None, MoveOptions(steps=("E",)))                    # 10: 2,0 -> 3,0
+    trek.end_day(None, DayEndOptions())                           # 11: Dusty level 0
+    trek.start_day(None)                                          # 12: day 2, base 1
+    # Mind 5 + navigation 2 = 7; 5 succeeds: the base (1) again.
+    trek.decide(None, TravelByNight(roll=5))                      # 13
+    trek.move(None, MoveOptions(steps=("E",)))                    # 14: 3,0 -> 4,0
+    # Body-Mind 5 + survival 1 = 6; 4 succeeds by 2 points: 2 provisions.
+    trek.decide(None, Forage(roll=4))                             # 15
+    trek.end_day(None, DayEndOptions())                           # 16
+
+
+def _path(*squares: tuple[int, int]) -> list[dict[str, int]]:
+    return [{"x": x, "y": y} for x, y in squares]
+
+
+def _brief(items: list[dict[str, Any]], *keys: str) -> list[tuple[Any, ...]]:
+    return [tuple(item[k] for k in keys) for item in items]
+
+
+def test_two_days_give_their_paths_days_cancellations_and_markers() -> None:
+    trek = _trek()
+    _two_days(trek)
+    doc = trek.route(None)
+    assert doc["start"] == {"x": 0, "y": 0}
+    assert doc["position"] == {"x": 4, "y": 0}
+    assert (doc["day"], doc["events"], doc["days"]) == (2, 16, [1, 2])
+    assert _brief(doc["segments"], "seq", "day", "path", "cancelled_by") == [
+        (6, 1, _path((0, 0), (1, 0), (2, 0)), None),
+        (8, 1, _path((2, 0), (3, 1)), 9),
+        (10, 1, _path((2, 0), (3, 0)), None),
+        (14, 2, _path((3, 0), (4, 0)), None),
+    ]
+    assert _brief(doc["marks"], "seq", "day", "kind", "at", "cancelled_by") == [
+        (7, 1, "forced-march", {"x": 2, "y": 0}, None),
+        (13, 2, "night-travel", {"x": 3, "y": 0}, None),
+        (15, 2, "forage", {"x": 4, "y": 0}, None),
+    ]
+    assert doc["marks"][0]["label"] == "forced march: +2 squares, Dusty strained"
+    assert doc["marks"][1]["label"] == "night travel: +1 squares"
+    assert doc["marks"][2]["label"] == "forage: +2 provisions"
+    assert all(item["strong"] for item in doc["segments"] + doc["marks"])
+
+
+def test_as_of_cuts_the_route_and_a_later_undo_does_not_yet_count() -> None:
+    trek = _trek()
+    _two_days(trek)
+    doc = trek.route(None, as_of=8)
+    assert (doc["day"], doc["events"], doc["as_of"]) == (1, 8, 8)
+    assert doc["position"] == {"x": 3, "y": 1}
+    assert _brief(doc["segments"], "seq", "cancelled_by") == [(6, None), (8, None)]
+    assert _brief(doc["marks"], "seq") == [(7,)]
+
+
+def test_a_redo_makes_a_cancelled_path_live_again() -> None:
+    trek = _trek()
+    _party(trek)
+    trek.start_day(None)                                          # 5
+    trek.move(None, MoveOptions(steps=("S",)))                    # 6: 0,0 -> 0,1
+    trek.undo(None)                                               # 7
+    trek.redo(None, 6)                                            # 8
+    doc = trek.route(None)
+    assert _brief(doc["segments"], "seq", "cancelled_by") == [(6, None)]
+    assert doc["position"] == {"x": 0, "y": 1}
+
+
+def test_a_mount_strained_to_death_is_marked_where_the_party_camped() -> None:
+    trek = _trek()
+    _party(trek, mount="<script>alert(1)</script>")
+    trek.start_day(None)                                          # 5
+    trek.move(None, MoveOptions(steps=("S", "S")))                # 6: 0,0 -> 0,2
+    trek.decide(None, ForcedMarch(rolls={"Kira": 12}))            # 7: strain 1
+    trek.decide(None, ForcedMarch(rolls={"Kira": 12}))            # 8: strain 2
+    trek.move(None, MoveOptions(steps=("E",)))                    # 9: 0,2 -> 1,2
+    # Level 1 less 2 points of strain is below 0: the mount is dead.
+    trek.end_day(None, DayEndOptions())                           # 10
+    doc = trek.route(None)
+    deaths = [m for m in doc["marks"] if m["kind"] == "death"]
+    assert _brief(deaths, "seq", "day", "at", "label") == [
+        (10, 1, {"x": 1, "y": 2}, "<script>alert(1)</script> dead")]
+    svg = route_svg(doc)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; dead" in svg
+    assert "<script" not in svg
+    ET.fromstring(svg)
+
+
+def test_a_session_draws_its_own_events_strong_and_the_rest_faint() -> None:
+    trek = _trek()
+    _party(trek)
+    trek.start_day(None)                                          # 5
+    trek.move(None, MoveOptions(steps=("E",)))                    # 6
+    trek.start_session(None, "Into the hills")                    # 7
+    trek.move(None, MoveOptions(steps=("E",)))                    # 8
+    trek.end_session(None)                                        # 9
+    doc = trek.route(None, session=1)
+    assert _brief(doc["segments"], "seq", "strong", "session") == [
+        (6, False, None), (8, True, 1)]
+    root = ET.fromstring(route_svg(doc))
+    kinds = {line.get("data-seq"): line.get("class")
+             for line in root.iter(f"{SVG}polyline") if line.get("data-seq")}
+    assert kinds == {"6": "segment faint", "8": "segment"}
+
+
+def test_the_svg_has_one_group_per_day_coordinates_and_a_key_of_what_it_uses() -> None:
+    trek = _trek()
+    _two_days(trek)
+    root = ET.fromstring(route_svg(trek.route(None)))
+    days = [g for g in root.iter(f"{SVG}g") if g.get("class") == "day"]
+    assert [g.get("data-day") for g in days] == ["1", "2"]
+    assert days[0].get("stroke") != days[1].get("stroke")
+    day_one = [p.get("class") for p in days[0].iter(f"{SVG}polyline")]
+    assert day_one == ["segment", "segment cancelled", "segment"]
+    cancelled = next(p for p in days[0].iter(f"{SVG}polyline") if "cancelled" in p.get("class", ""))
+    assert cancelled.get("stroke-dasharray")
+    xs = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "coordinate x"]
+    ys = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "coordinate y"]
+    assert (xs, ys) == ([str(x) for x in range(6)], ["0", "1", "2"])
+    keys = [g.get("data-key") for g in root.iter(f"{SVG}g") if g.get("class") == "legend-entry"]
+    assert keys == ["terrain:.", "shortcut", "day:1", "day:2", "cancelled",
+                    "mark:forced-march", "mark:night-travel", "mark:forage", "start", "party"]
+    labels = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "day-label"]
+    assert labels == ["day 1", "day 2"]
+
+
+def test_an_unknown_marker_kind_is_drawn_plainly_and_named_in_the_key() -> None:
+    trek = _trek()
+    _two_days(trek)
+    doc = trek.route(None)
+    doc["marks"].append({**doc["marks"][0], "kind": "dragon-sighting", "label": "a dragon"})
+    assert "dragon-sighting" not in MARKS
+    root = ET.fromstring(route_svg(doc))
+    entry = next(g for g in root.iter(f"{SVG}g") if g.get("data-key") == "mark:dragon-sighting")
+    assert "".join(entry.itertext()).endswith("dragon sighting")
+    assert mark_style("dragon-sighting").symbol == "*"
+
+
+def test_the_html_page_is_titled_and_holds_the_picture_and_a_print_stylesheet() -> None:
+    trek = _trek()
+    _two_days(trek)
+    page = route_html(trek.route(None), "Week <3>")
+    assert "<title>Week &lt;3&gt;</title>" in page
+    assert "@media print" in page
+    assert page.count("<svg ") == 1
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(st.sampled_from(sorted(DIRECTIONS)), st.just("undo"),
+                          st.just("night")), max_size=12))
+def test_the_last_live_path_ends_where_status_puts_the_party(steps: list[str]) -> None:
+    trek = _trek()
+    _party(trek, at=Square(2, 1))
+    trek.start_day(None)
+    for step in steps:
+        try:
+            if step == "undo":
+                trek.undo(None)
+            elif step == "night":
+                trek.decide(None, TravelByNight(roll=2))
+            else:
+                trek.move(None, MoveOptions(steps=(step,)))
+        except TrackerError:  # a refused step records nothing; the walk goes on
+            pass
+    doc = trek.route(None)
+    live = [s for s in doc["segments"] if s["cancelled_by"] is None]
+    end = live[-1]["path"][-1] if live else doc["start"]
+    assert end == trek.status(None)["position"] == doc["position"]
+
+
+def test_the_readme_picture_is_the_demo_journey_as_drawn_now() -> None:
+    trek = _trek()
+    play(trek)
+    drawn = route_svg(trek.route(None))
+    committed = Path(__file__).resolve().parents[2] / "docs" / "images" / "route.svg"
+    if os.environ.get("TREK_REDRAW_DOCS"):
+        committed.write_text(drawn, encoding="utf-8")
+    assert committed.read_text(encoding="utf-8") == drawn, (
+        "docs/images/route.svg is stale: run this test with TREK_REDRAW_DOCS=1")
+
+
+QI = """\
+[map]
+name = "Road to Qi"
+square_miles = 6
+rows = ["==.r...", "......."]
+[legend]
+"=" = { terrain = "open", road = true }
+"." = { terrain = "open" }
+"r" = { terrain = "rough" }
+"""
+
+
+def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> None:
+    trek = _trek()
+    trek.init("Road to Qi", ruleset="cypher", map_text=QI, seed=5)   # 1
+    trek.add_character(None, CharacterOptions(name="Ana"))            # 2
+    trek.start_day(None)                                              # 3
+    trek.move(None, MoveOptions(steps=("E",)))                        # 4: road 1,0
+    trek.move(None, MoveOptions(steps=("E",)))                        # 5: open 2,0
+    # Rough 3,0 costs more than what is left of the day: the party sets off toward it.
+    trek.move(None, MoveOptions(steps=("E",)))                        # 6
+    doc = trek.route(None)
+    assert _brief(doc["segments"], "seq", "day", "path") == [
+        (4, 1, _path((0, 0), (1, 0))), (5, 1, _path((1, 0), (2, 0)))]
+    assert _brief(doc["marks"], "seq", "kind", "at") == [(6, "under-way", {"x": 2, "y": 0})]
+    assert doc["marks"][0]["label"].startswith("under way to 3,0, ")
+    assert doc["position"] == trek.status(None)["position"] == {"x": 2, "y": 0}
