@@ -4,7 +4,7 @@ RFC 4180 through Python's csv module (a header row, fields with commas, quotes o
 quoted, CRLF between rows). A text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage
 return would be run as a formula by Excel, LibreOffice or Google Sheets, so it gets a leading
 `'` (CSV injection). Numbers are written as numbers, negative ones too: only text is guarded.
-The columns are listed here and in docs/spreadsheets.md; new ones are only ever added at the
+The columns are listed here and in docs/recaps.md; new ones are only ever added at the
 end.
 """
 

@@ -9,6 +9,7 @@ number below is worked out by hand in the comments from docs/rules.md §3.
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -21,6 +22,7 @@ from cli.demo import DEMO_MAP
 
 Trek = Callable[..., TrekRun]
 
+ROOT = Path(__file__).resolve().parents[2]
 KIRA = "<script>alert(1)</script> *Kira*_|"
 
 
@@ -194,3 +196,24 @@ def test_each_session_prints_on_one_page(played: Trek, tmp_path: Path,
         pdf = chromium.pdf(a4, tmp_path / f"a4-{session}.pdf")
         assert b"/MediaBox [0 0 594.95996 841.91998]" in pdf    # 210 x 297 mm
         assert _pages(pdf) == 1
+
+
+def _readme_block(heading: str, language: str = "bash") -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(rf"```{language}\n(.*?)```", text[text.index(heading):], re.S)
+    assert block is not None, heading
+    return block.group(1)
+
+
+def test_the_readme_recap_commands_run_after_its_journey(trek_cli: Trek, tmp_path: Path) -> None:
+    env = trek_env(str(tmp_path / "ashes.db"), TREK_GM="you")
+    for heading in ("## A three-day journey", "## Session recaps and spreadsheets"):
+        for line in _readme_block(heading).splitlines():
+            if line.startswith("trek "):
+                args = [str(ROOT / a) if a.startswith("docs/") else a
+                        for a in shlex.split(line.split("  #")[0])[1:]]
+                ok(trek_cli(*args, env=env))
+    # The README shows the session's recap as the program writes it.
+    shown = _readme_block("## Session recaps and spreadsheets", "markdown")
+    assert (tmp_path / "session-1.md").read_text(encoding="utf-8") == shown
+    assert (tmp_path / "recap.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
