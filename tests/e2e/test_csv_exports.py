@@ -12,6 +12,7 @@ import io
 import subprocess
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 from cliruns import ok, usage_error
@@ -156,3 +157,24 @@ def test_a_line_break_in_a_cell_round_trips() -> None:
         ["seq", "summary"], ["-1", 'one,\r\n"two"\nthree']]
     assert (cell(-3), cell("-3"), cell("=1+1"), cell("@a"), cell("\tx"), cell("a=b")) == (
         -3, "'-3", "'=1+1", "'@a", "'\tx", "a=b")
+
+
+def test_a_cypher_campaign_exports_and_recaps(trek_cli: Trek) -> None:
+    # The README's Cypher day: 40 miles a day on the road, 24 off it, half that on rough
+    # ground; three squares (18 miles) and under way to the fourth. Its day start and end hold
+    # no squares, strain or rests, and their summaries say only the day.
+    qi = str(Path(__file__).resolve().parents[2] / "docs" / "examples" / "road-to-qi.toml")
+    for args in [("init", "Road to Qi", "--ruleset", "cypher", "--map", qi),
+                 ("roster", "add-character", "Ana", "--might", "12", "--speed", "10"),
+                 ("roster", "add-mount", "Dusty", "--rider", "Ana"),
+                 ("day", "start"), ("move", "E", "E", "E", "E"), ("day", "end")]:
+        ok(trek_cli(*args))
+    rows = _rows(trek_cli("log", "--csv"))
+    assert [(r[0], r[1], r[7]) for r in rows[4:]] == [
+        ("4", "DayStarted", "day 1 starts"),
+        ("5", "Travelled", "travelled 0,0 → 3,0 (18 miles, 1 of a day), in transit toward "
+                           "4,0 with 3/20 of a day to go"),
+        ("6", "DayEnded", "day 1 ended")]
+    recap = ok(trek_cli("--json", "recap")).json()
+    assert (recap["whole_campaign"], recap["days"], recap["distance"]) == (
+        True, [1], {"squares": 3, "miles": 18, "square_miles": 6})
