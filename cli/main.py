@@ -188,7 +188,9 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
         return
     info = trek_app.map_info(campaign)
     if settings().json:
-        render.emit_json({**info, "position": route["position"], "route": route})
+        # The map is already the document's own `map`; the route does not repeat it.
+        render.emit_json({**info, "position": route["position"],
+                          "route": {k: v for k, v in route.items() if k != "map"}})
         return
     render.print_map(info["map"], route["position"])
 

@@ -11,6 +11,7 @@ Every text a GM typed (map, shortcut, feature and member names) goes through `es
 from __future__ import annotations
 
 import math
+import textwrap
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ CHAR = 6.6
 # Shortcuts run a little above the squares' centres, so a route along one leaves it visible.
 SHORTCUT_LIFT = 9
 NOTES_SHOWN = 40
+# How far a note's continuation lines are set in.
+NOTE_INDENT = 16
 
 # Ten day colours that stay apart from each other (and from the terrain fills).
 DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
@@ -109,6 +112,10 @@ def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
                        f'x="{cx - CELL / 2:.0f}" y="{cy - CELL / 2:.0f}" width="{CELL}" '
                        f'height="{CELL}" fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}">'
                        f"<title>{esc(_terrain_name(cell))}</title></rect>")
+            if cell.get("penalty") and terrain != "hazard":
+                out.append(f'<rect class="penalty" x="{cx - CELL / 2:.0f}" '
+                           f'y="{cy - CELL / 2:.0f}" width="{CELL}" height="{CELL}" '
+                           'fill="url(#penalty)" stroke="none"/>')
             if terrain == "feature":
                 out.append(f'<polygon class="glyph" points="{cx - 9:.0f},{cy + 7:.0f} '
                            f'{cx:.0f},{cy - 9:.0f} {cx + 9:.0f},{cy + 7:.0f}" fill="#6d4c41" '
@@ -260,9 +267,10 @@ def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
     for key in dict.fromkeys(key for row in game_map["rows"] for key in row):
         cell = game_map["legend"][key]
         fill = TERRAIN_FILL.get(str(cell["terrain"]), UNKNOWN_FILL)
-        entries.append(_KeyEntry(f"terrain:{key}", f'<rect x="0" y="-10" width="14" '
-                                 f'height="12" fill="{fill}" stroke="#999"/>',
-                                 _terrain_name(cell)))
+        swatch = f'<rect x="0" y="-10" width="14" height="12" fill="{fill}" stroke="#999"/>'
+        if cell.get("penalty") and cell["terrain"] != "hazard":
+            swatch += '<rect x="0" y="-10" width="14" height="12" fill="url(#penalty)"/>'
+        entries.append(_KeyEntry(f"terrain:{key}", swatch, _terrain_name(cell)))
     for shortcut in game_map["shortcuts"]:
         entries.append(_KeyEntry(
             "shortcut", f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{SHORTCUT_COLOUR}" '
@@ -327,7 +335,10 @@ def route_svg(doc: dict[str, Any]) -> str:
     entries = _key_entries(doc)
     columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
     key_rows = math.ceil(len(entries) / columns)
-    notes = _notes(doc)
+    # A long note goes on over further lines rather than being cut.
+    room = max(20, int((width - 2 * MARGIN - NOTE_INDENT) / CHAR))
+    notes = [(NOTE_INDENT if index else 0, part) for line in _notes(doc)
+             for index, part in enumerate(textwrap.wrap(line, room))]
     key_top = TOP + board.height * CELL + 30
     notes_top = key_top + ROW * (key_rows + 1) + 10
     height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
@@ -337,6 +348,10 @@ def route_svg(doc: dict[str, Any]) -> str:
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
         'font-family="sans-serif" font-size="12">',
         f"<title>{esc(title)}</title>",
+        # Squares whose rolls take a penalty are stippled over their terrain's colour.
+        '<defs><pattern id="penalty" width="8" height="8" patternUnits="userSpaceOnUse">'
+        '<circle cx="2" cy="2" r="1.2" fill="#8d6e63"/><circle cx="6" cy="6" r="1.2" '
+        'fill="#8d6e63"/></pattern></defs>',
         f'<rect class="background" width="{width:.0f}" height="{height:.0f}" fill="white"/>',
         f'<text class="caption" x="{MARGIN}" y="20" font-size="14" font-weight="bold">'
         f"{esc(_fit(title, (width - 2 * MARGIN) * 0.85))}</text>",
@@ -360,9 +375,9 @@ def route_svg(doc: dict[str, Any]) -> str:
     if notes:
         out.append(f'<g class="notes"><text class="notes-title" x="{MARGIN}" y="{notes_top}" '
                    'font-weight="bold">Along the way</text>')
-        for row, line in enumerate(notes, start=1):
-            out.append(f'<text class="note" x="{MARGIN}" y="{notes_top + ROW * row}">'
-                       f"{esc(_fit(line, width - 2 * MARGIN))}</text>")
+        for row, (indent, line) in enumerate(notes, start=1):
+            out.append(f'<text class="note" x="{MARGIN + indent}" y="{notes_top + ROW * row}">'
+                       f"{esc(_fit(line, width - 2 * MARGIN - indent))}</text>")
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"

@@ -272,3 +272,18 @@ def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> N
     assert _brief(doc["marks"], "seq", "kind", "at") == [(6, "under-way", {"x": 2, "y": 0})]
     assert doc["marks"][0]["label"].startswith("under way to 3,0, ")
     assert doc["position"] == trek.status(None)["position"] == {"x": 2, "y": 0}
+
+
+def test_typed_map_and_shortcut_names_are_text_in_the_svg_and_the_page() -> None:
+    trek = _trek()
+    trek.init("Ashes Road", seed=3, map_text=STRIP.replace("The Strip", "<b>Strip</b>")
+              .replace("Goat Track", "<img src=x onerror=alert(1)>"))
+    doc = trek.route(None)
+    for picture in (route_svg(doc), route_html(doc, doc["map"]["name"])):
+        assert "&lt;b&gt;Strip&lt;/b&gt;" in picture
+        assert "&lt;img src=x onerror=alert(1)&gt;" in picture
+        assert "<b>" not in picture
+        assert "<img" not in picture
+    root = ET.fromstring(route_svg(doc))
+    [line] = [e for e in root.iter(f"{SVG}polyline") if e.get("class") == "shortcut"]
+    assert line.get("data-name") == "<img src=x onerror=alert(1)>"
