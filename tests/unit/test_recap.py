@@ -184,3 +184,15 @@ def test_escaped_text_keeps_a_table_row_to_its_cells(left: str, right: str) -> N
 def test_escaped_markup_characters_are_literal(text: str) -> None:
     # Random text seldom hits a construct; this alphabet is nothing but markup and near-misses.
     assert _inline_text("x " + md_escape(text) + " x") == "x " + _shown(text) + " x"
+
+
+@given(st.text(min_size=1))
+def test_an_escaped_name_stays_whole_inside_emphasis_and_a_heading(text: str) -> None:
+    escaped = md_escape(text)
+    if not escaped:
+        return
+    rendered = _RENDERER.render(f"# Session 1: {escaped}\n\n*{escaped}* · besm\n")
+    match = re.fullmatch(r"<h1>Session 1: (.*)</h1>\n<p><em>(.*)</em> · besm</p>\n", rendered,
+                         re.DOTALL)
+    assert match, rendered
+    assert [html.unescape(g) for g in match.groups()] == [_shown(text)] * 2
