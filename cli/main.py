@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from cli import mapimport, render
+from cli import mapimport, render, spreadsheet
 from cli.context import open_store, record, recorded, settings
 from cli.encounter import encounter
 from cli.options import (
@@ -24,6 +24,7 @@ from cli.options import (
     character_options,
     store_options,
 )
+from cli.recap import recap
 from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
@@ -439,6 +440,15 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
 
 # -- reading ----------------------------------------------------------------------------------
 
+CSV_HELP = ("Print CSV for a spreadsheet (RFC 4180, a header row). A text cell starting with "
+            "=, +, -, @, a tab or a carriage return gets a leading ' so no spreadsheet runs it "
+            "as a formula; numbers stay numbers.")
+
+
+def _csv_or_json(as_csv: bool) -> None:
+    if as_csv and settings().json:
+        raise click.UsageError("--csv and --json each choose the output; give one of them")
+
 
 @trek.command()
 @click.option("--as-of", "as_of", type=PointType(),
@@ -460,11 +470,19 @@ def status(as_of: Point | None) -> None:
 @click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
               help="Only events of day N.")
 @click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only events of session N.")
+@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
-def log(day_number: int | None, session: int | None) -> None:
-    """Every recorded event in order, reversals included."""
+def log(day_number: int | None, session: int | None, as_csv: bool) -> None:
+    """Every recorded event in order, reversals included.
+
+    With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
+    cancelled_by, summary.
+    """
+    _csv_or_json(as_csv)
     entries = open_store(writes=False).log(settings().campaign, day=day_number, session=session)
-    if settings().json:
+    if as_csv:
+        spreadsheet.write(spreadsheet.LOG_COLUMNS, spreadsheet.log_rows(entries))
+    elif settings().json:
         render.emit_json(entries)
     else:
         render.print_log(entries)
@@ -555,11 +573,20 @@ def diff(a: Point, b: Point) -> None:
 
 @trek.command()
 @click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only session N.")
+@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
-def audit(session: int | None) -> None:
-    """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos."""
+def audit(session: int | None, as_csv: bool) -> None:
+    """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos.
+
+    With --csv: one row per audit line, columns session, title, line (squares, miles, gained,
+    spent, roll, strain, death, repair, undo, redo), seq, day, subject, amount, roll, target,
+    success, cancelled_by, gm, at, detail.
+    """
+    _csv_or_json(as_csv)
     result = open_store(writes=False).audit(settings().campaign, session)
-    if settings().json:
+    if as_csv:
+        spreadsheet.write(spreadsheet.AUDIT_COLUMNS, spreadsheet.audit_rows(result))
+    elif settings().json:
         render.emit_json(result)
     else:
         render.print_audit(result)
@@ -636,6 +663,7 @@ def demo() -> None:
 
 
 trek.add_command(watch)
+trek.add_command(recap)
 trek.add_command(encounter)
 
 

@@ -30,8 +30,12 @@ class Table(RichTable):
         super().add_row(*(plain(c) if isinstance(c, str) else c for c in cells), **options)
 
 
+def json_text(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False) + "\n")
+    sys.stdout.write(json_text(value))
 
 
 def square_text(value: Any) -> str:
@@ -58,14 +62,15 @@ def _roll(doc: dict[str, Any]) -> str:
 
 
 def _day_ended(d: dict[str, Any]) -> str:
+    # A ruleset's day end holds only what its rules have (a Cypher day: none of these).
     parts = [f"day {d['number']} ended"]
-    for name, landed in d["strain"].items():
+    for name, landed in d.get("strain", {}).items():
         fate = "" if landed["state"] == "ok" else f", {landed['state']}"
         parts.append(f"{name} lost {landed['lost']} level(s) to strain{fate}")
-    for name, rest in d["recovery"].items():
+    for name, rest in d.get("recovery", {}).items():
         parts.append(f"{name} rested ({rest['mode']}) +{rest['health']} Health "
                      f"+{rest['energy']} Energy")
-    for kind, upkeep in d["upkeep"].items():
+    for kind, upkeep in d.get("upkeep", {}).items():
         short = f", short by {upkeep['shortfall']}" if upkeep["shortfall"] else ""
         parts.append(f"upkeep {upkeep['spent']} {kind}{short}")
     return "; ".join(parts)
@@ -107,7 +112,7 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "SuppliesAdded": lambda d: f"supplies added: {_amounts(d['amounts'])}",
     "SuppliesSpent": lambda d: f"supplies spent: {_amounts(d['amounts'])}",
     "DayStarted": lambda d: f"day {d['number']} starts"
-                            + (f" with {d['budget']} square(s)" if d["budget"] else ""),
+                            + (f" with {d['budget']} square(s)" if d.get("budget") else ""),
     "Moved": lambda d: f"moved {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
                        f"({d['cost']} square(s))",
     "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"

@@ -215,6 +215,12 @@ class Browser:
         assert result.returncode == 0, result.stderr
         return result.stdout
 
+    def pdf(self, page: Path, out: Path) -> bytes:
+        """The page printed as Chromium prints it (its own @page rules, no header or footer)."""
+        self._run("--no-pdf-header-footer", f"--print-to-pdf={out}", page.resolve().as_uri())
+        assert out.exists(), f"Chromium printed nothing for {page}"
+        return out.read_bytes()
+
     def screenshot(self, page: Path, png: Path, size: str = "800,600") -> Path:
         self._run(f"--screenshot={png}", f"--window-size={size}", page.resolve().as_uri())
         assert png.exists(), f"Chromium drew nothing for {page}"

@@ -43,6 +43,7 @@ from projections.audit import Auditor
 from projections.compare import changes
 from projections.db import Database
 from projections.projector import Progress, Projector
+from projections.recap import Recapper
 from projections.views import CampaignView, event_document, log_entries, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
@@ -697,6 +698,25 @@ class Trek:
         auditor = Auditor(view.cancelled.get)
         auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
+
+    def recap(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
+        """What a GM hands the players after session N (default: the latest, open or ended).
+
+        A campaign played without sessions is recapped whole, and its document says so: a GM
+        who never opened a session still has a story to hand out.
+        """
+        view = self.view(slug)
+        if session is not None:
+            self._check_session(view, session)
+        whole = session is None and view.sessions == 0
+        number = None if whole else session or view.sessions
+        square_miles = view.map.square_miles if view.map is not None else None
+        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole)
+        recapper.fold(page_events(self.app.events, campaign_id(view.slug)))
+        document = recapper.recap(number)
+        assert document is not None, "a session that exists has at least its opening event"
+        return {"campaign": view.slug, "name": view.name, "ruleset": view.ruleset,
+                "map": view.map.name if view.map is not None else None, **document}
 
     def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
         """A new campaign in this store whose history is this one's up to event `at`."""

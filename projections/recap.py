@@ -1,0 +1,125 @@
+"""A session recap: the audit's counts plus what the players lived through, deciding no rule.
+
+The recap folds the same events as the audit (projections/audit.py) and adds what a handout
+needs and the audit does not keep: the overland distance in miles (moves inside a fight are
+left out), Health and Energy regained, the fights and their rounds, and what each event says it
+did on the journey in its ruleset's own words (`TrekEvent.route_marks`, the same words the
+route picture labels). It names no ruleset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
+from domain.events import SessionStarted, TrekEvent
+from projections.audit import Auditor, SessionAudit
+
+# Marks the recap already lists from the audit's own counts, not again among the notes.
+_LISTED_APART = frozenset({"death", "repair"})
+
+
+@dataclass
+class SessionExtras:
+    """What a recap adds to one session's audit."""
+
+    squares: int = 0
+    miles: int = 0
+    rests: list[dict[str, Any]] = field(default_factory=list)
+    fights: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Recapper(Auditor):
+    """The audit's fold, with every session's extras; `whole` folds all into one recap."""
+
+    def __init__(self, cancelled_by: Callable[[int], int | None], *, square_miles: int | None,
+                 whole: bool = False) -> None:
+        super().__init__(cancelled_by)
+        self.square_miles = square_miles
+        self.whole = whole
+        self.extras: dict[int | None, SessionExtras] = {}
+        self.fight: str | None = None
+
+    def _key(self, event: TrekEvent) -> int | None:
+        if self.whole:
+            return None
+        # As in the audit: a session's opening event belongs to the session it opens.
+        return event.number if isinstance(event, SessionStarted) else event.session
+
+    def _session(self, number: int | None) -> SessionAudit:
+        return super()._session(None if self.whole else number)
+
+    def add(self, event: TrekEvent) -> None:
+        game = self.game
+        before = {name: (c.health, c.energy) for name, c in game.characters.items()}
+        overland = game.encounter is None
+        super().add(event)
+        extras = self.extras.setdefault(self._key(event), SessionExtras())
+        if self.cancelled_by(event.seq) is not None or not type(event).undoable:
+            return
+        day = game.day.number
+        if overland:
+            squares, miles = event.distance()
+            extras.squares += squares
+            extras.miles += miles or squares * (self.square_miles or 0)
+        for name, (health, energy) in before.items():
+            member = game.characters.get(name)
+            if member is None:
+                continue
+            gained_health = max(0, member.health - health)
+            gained_energy = max(0, member.energy - energy)
+            if gained_health or gained_energy:
+                extras.rests.append({"seq": event.seq, "day": day, "character": name,
+                                     "health": gained_health, "energy": gained_energy})
+        self._fights(extras, event)
+        for mark in event.route_marks():
+            if mark.kind not in _LISTED_APART:
+                extras.notes.append({"seq": event.seq, "day": day, "kind": mark.kind,
+                                     "text": mark.label[:1].upper() + mark.label[1:]})
+
+    def _fights(self, extras: SessionExtras, event: TrekEvent) -> None:
+        """A fight is listed in every session that played some of it, with the rounds played
+        there."""
+        if isinstance(event, EncounterStarted):
+            self.fight = event.name
+        if self.fight is None:
+            return
+        if not isinstance(event, EncounterStarted | RoundStarted | EncounterEnded):
+            return
+        fights = extras.fights
+        if not fights or fights[-1]["name"] != self.fight or fights[-1]["ended"] \
+                or isinstance(event, EncounterStarted):
+            fights.append({"seq": event.seq, "name": self.fight,
+                           "started": isinstance(event, EncounterStarted), "rounds": [],
+                           "ended": False})
+        if isinstance(event, RoundStarted):
+            fights[-1]["rounds"].append(event.number)
+        if isinstance(event, EncounterEnded):
+            fights[-1]["ended"] = True
+            self.fight = None
+
+    def recap(self, number: int | None) -> dict[str, Any] | None:
+        """One session's recap document (or the whole campaign's), None when it saw nothing."""
+        key = None if self.whole else number
+        if key not in self.sessions:
+            return None
+        audit = self.sessions[key].document()
+        extras = self.extras.get(key, SessionExtras())
+        return {
+            "session": audit["session"], "title": audit["title"],
+            "whole_campaign": self.whole,
+            "started_at": audit["started_at"], "ended_at": audit["ended_at"],
+            "gms": audit["gms"], "events": audit["events"],
+            "days": audit["days"],
+            "distance": {"squares": extras.squares, "miles": extras.miles,
+                         "square_miles": self.square_miles},
+            "supplies": {"gained": audit["supplies"]["gained"],
+                         "spent": audit["supplies"]["spent"]},
+            # Levels a mount or vehicle lost or has pending, whatever its ruleset calls that.
+            "losses": audit["strain"], "deaths": audit["deaths"], "repairs": audit["repairs"],
+            "rests": extras.rests, "fights": extras.fights, "notes": extras.notes,
+            "corrections": audit["undos"],
+        }
