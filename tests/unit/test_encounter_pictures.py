@@ -66,7 +66,7 @@ def test_wide_and_negative_coordinates_put_the_tens_or_the_minus_over_the_units(
     # Each cell is a character and a space, after a 3-wide y column: x = 10 sits at 3 + 20.
     assert header == [" " * 23 + "1 1",
                       "   0 1 2 3 4 5 6 7 8 9 0 1"]
-    assert labels[0] == " 0 " and labels[10] == "10 "
+    assert (labels[0], labels[10]) == (" 0 ", "10 ")
     # An open plain reaches one cell past the combatants: Ana at 0,0 gives -1..1 both ways.
     plain = {**hex_doc(), "grid": "square", "map": None}
     plain["combatants"]["Ana"]["position"] = {"x": 0, "y": 0}
