@@ -138,13 +138,17 @@ def _base64_gids(data: object, compression: object, name: str, size: int) -> lis
 
 
 def _tile_layers(layers: object, out: list[dict[str, Any]], skipped: list[str]) -> None:
-    """Tile layers in drawing order (bottom first), group layers opened."""
+    """Tile layers in drawing order (bottom first), group layers opened; a layer hidden in
+    Tiled (with everything in it, for a group) is left out, as the GM does not see it."""
     if not isinstance(layers, list):
         raise _fail("has layers that are not a list")
     for layer in layers:
         if not isinstance(layer, dict):
             raise _fail("has a layer that is not a JSON object")
         kind = layer.get("type")
+        if layer.get("visible", True) is False:
+            skipped.append("hidden")
+            continue
         if kind == "tilelayer":
             out.append(layer)
         elif kind == "group":

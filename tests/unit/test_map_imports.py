@@ -191,6 +191,19 @@ def test_a_tiled_map_takes_the_top_most_layer_with_a_terrain() -> None:
     }
 
 
+def test_a_layer_hidden_in_tiled_is_left_out_and_reported() -> None:
+    # The top layer would put walls on the whole first row, but it is hidden in Tiled, and so
+    # is a group holding a second wall layer: only the ground (all grass) is read.
+    doc = json.loads(tiled([1, 1, 1, 1, 1, 1], over=[3, 3, 3, 0, 0, 0]))
+    doc["layers"][1]["visible"] = False
+    doc["layers"].append({"type": "group", "name": "plans", "visible": False, "layers": [
+        {"type": "tilelayer", "name": "walls", "width": 3, "height": 2,
+         "data": [0, 0, 0, 3, 3, 3]}]})
+    imported = convert(parse("tiled", json.dumps(doc), "keep"), BESM_BATTLE)
+    assert tomllib.loads(imported.toml)["map"]["rows"] == ["ggg", "ggg"]
+    assert "hidden layers" in imported.report["ignored"]
+
+
 def test_a_tiled_battle_map_keeps_walls_and_drops_penalties_with_a_note() -> None:
     imported = convert(parse("tiled", tiled([1, 3, 1, 2, 2, 1]), "keep"), BESM_BATTLE)
     doc = tomllib.loads(imported.toml)
