@@ -2,9 +2,8 @@
 
 Each example is a transcript (`$ trek ...` and what it printed) or a bash block. Every command is
 run through the real `trek` program in a fresh store; a line the README shows refused must be
-refused with that very sentence, and every event line (`#N ...`) and every line it shows before a
-table (a heading, the battle map)
-must be what the program prints now.
+refused with that very sentence, and every event line (`#N ...`) and every line it shows before
+a table (a heading, the battle map) must be what the program prints now.
 """
 
 from __future__ import annotations
