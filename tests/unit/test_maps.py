@@ -834,3 +834,32 @@ def test_any_rectangle_of_legend_characters_loads_square_for_square(
         for x, ch in enumerate(row):
             assert game_map.cell(Square(x, y)) == legend[ch]
     assert GameMap.model_validate(game_map.model_dump(mode="json")) == game_map
+
+
+# --- a ruleset's own tables ------------------------------------------------------------------
+
+
+def test_a_table_the_ruleset_does_not_read_is_refused() -> None:
+    # LONG_ROAD is 15 lines; the table's header is line 17.
+    text = LONG_ROAD + '\n[[shortcut]]\nname = "Kessel Pass"\npath = [[0, 0]]\nbonus = 2\n'
+    error = refusal(text, CYPHER)
+
+    assert error.line == 17
+    assert "unknown key 'shortcut'" in error.reason
+    assert "map or legend" in error.reason
+
+
+def test_a_stored_map_keeps_its_extras_where_they_always_were() -> None:
+    stored = load_map(ASHEN_REACH, BESM).model_dump(mode="json")
+
+    assert list(stored) == ["name", "rows", "legend", "shortcuts", "square_miles"]
+    again = GameMap.model_validate(stored)
+    assert again.extras == {"shortcuts": stored["shortcuts"]}
+    assert find_shortcut(again, "kessel pass") is not None
+
+
+def test_a_map_of_another_ruleset_reads_back_with_the_extras_it_was_stored_with() -> None:
+    stored = load_map(LONG_ROAD, CYPHER).model_dump(mode="json")
+
+    assert "shortcuts" not in stored
+    assert GameMap.model_validate({**stored, "shortcuts": []}).extras == {"shortcuts": []}
