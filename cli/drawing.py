@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
+from typing import Any
+
+from domain.maps import NamedPath
+from tracker.registry import RULESETS
 
 # One colour per terrain, for battle maps and travel maps alike.
 TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
@@ -16,3 +21,14 @@ UNKNOWN_FILL = "#eeeeee"
 def text(value: object) -> str:
     """Anything a GM typed, as SVG/HTML text or attribute: `<script>` stays letters."""
     return escape(str(value), quote=True)
+
+
+def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
+    """What the rulesets' own map tables (their `map_sections`) show as named paths on this
+    map (its `trek map show --json` document), in the order the map holds them."""
+    found: list[NamedPath] = []
+    for key, value in game_map.items():
+        section = RULESETS.map_section(key)
+        if section is not None:
+            found.extend(section.paths(value))
+    return found

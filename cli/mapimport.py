@@ -86,7 +86,7 @@ def import_file(path: Path, ruleset: str, *, battle: bool,
         if battle:
             load_battle_map(imported.toml, RULESETS.named(ruleset).battle_legend)
         else:
-            load_map(imported.toml, terrains=RULESETS.named(ruleset).terrains)
+            load_map(imported.toml, RULESETS.named(ruleset))
     except MapError as error:
         raise TrackerError(f"the {what} imported from {path} cannot be used ({error})") from None
     return imported

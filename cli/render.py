@@ -11,6 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 
+from cli.drawing import named_paths
+
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
@@ -502,6 +504,5 @@ def print_map(game_map: dict[str, Any] | None, pos: dict[str, int]) -> None:
         extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
         console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(), markup=False)
     console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
-    for shortcut in game_map["shortcuts"]:
-        console.print(f"  shortcut {shortcut['name']}: bonus {shortcut['bonus']}, "
-                      f"penalty {shortcut['penalty']}", markup=False)
+    for path in named_paths(game_map):
+        console.print(f"  {path.listing}", markup=False)

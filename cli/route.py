@@ -5,7 +5,10 @@ SVG; `route_html` wraps it in one self-contained page that prints on paper. The 
 markers only by their kind slug, through the MARKS table below: a ruleset that adds a kind
 gets a plain marker until it is given a symbol here, and the drawing code never changes.
 
-Every text a GM typed (map, shortcut, feature and member names) goes through `escape`.
+A ruleset's own map tables appear as the named paths they give (domain/maps.py `NamedPath`),
+drawn as dotted lines with their names and listed in the key.
+
+Every text a GM typed (map, path, feature and member names) goes through `escape`.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL
+from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL, named_paths
 from cli.drawing import text as esc
+from domain.maps import NamedPath
 
 CELL = 40
 MARGIN = 28
@@ -26,8 +30,8 @@ KEY_COLUMN = 270
 MIN_WIDTH = 600
 # A generous width of one character at the picture's 12px font, to keep text inside the box.
 CHAR = 6.6
-# Shortcuts run a little above the squares' centres, so a route along one leaves it visible.
-SHORTCUT_LIFT = 9
+# Named paths run a little above the squares' centres, so a route along one leaves it visible.
+PATH_LIFT = 9
 NOTES_SHOWN = 40
 # How far a note's continuation lines are set in.
 NOTE_INDENT = 16
@@ -37,7 +41,7 @@ DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                "#e377c2", "#7f7f7f", "#bcbd22")
 START_COLOUR = "#2e7d32"
 PARTY_COLOUR = "#c62828"
-SHORTCUT_COLOUR = "#6a1b9a"
+PATH_COLOUR = "#6a1b9a"
 
 
 @dataclass(frozen=True)
@@ -54,7 +58,7 @@ MARKS: dict[str, MarkStyle] = {
     "night-travel": MarkStyle("N", "#1a237e", "night travel"),
     "forage": MarkStyle("+", "#2e7d32", "forage"),
     "repair": MarkStyle("R", "#5d4037", "repair"),
-    "shortcut": MarkStyle("S", SHORTCUT_COLOUR, "shortcut attempt"),
+    "shortcut": MarkStyle("S", PATH_COLOUR, "shortcut attempt"),
     "death": MarkStyle("×", "#212121", "a death (a mount or vehicle lost)"),
     "left-behind": MarkStyle("L", "#546e7a", "someone left behind"),
     "rejoined": MarkStyle("J", "#546e7a", "someone rejoined"),
@@ -128,30 +132,40 @@ def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
     return out
 
 
-def _shortcuts(game_map: dict[str, Any], board: _Board) -> list[str]:
-    out = [f'<g class="shortcuts" fill="none" stroke="{SHORTCUT_COLOUR}">']
-    for shortcut in game_map["shortcuts"]:
-        squares = [{"x": s[0], "y": s[1]} if isinstance(s, list) else s
-                   for s in shortcut["path"]]
-        centres = [(cx, cy - SHORTCUT_LIFT) for cx, cy in map(board.centre, squares)]
-        name = esc(shortcut["name"])
-        if len(centres) == 1:
-            (cx, cy), = centres
-            out.append(f'<circle class="shortcut" data-name="{name}" cx="{cx:.1f}" '
-                       f'cy="{cy:.1f}" r="{CELL * 0.3:.1f}" stroke-width="3" '
-                       'stroke-dasharray="1 5" stroke-linecap="round"/>')
-        else:
-            points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
-            out.append(f'<polyline class="shortcut" data-name="{name}" points="{points}" '
-                       'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>')
-        # The name sits at the top edge of its first square, inside the board.
-        first_x, first_y = board.centre(squares[0])
-        room = board.width * CELL + MARGIN - (first_x - CELL / 2)
-        out.append(f'<text class="shortcut-name" x="{first_x - CELL / 2 + 2:.1f}" '
-                   f'y="{first_y - CELL / 2 + 11:.1f}" fill="{SHORTCUT_COLOUR}" stroke="white" '
-                   'stroke-width="3" paint-order="stroke" font-size="10" font-style="italic">'
-                   f"{esc(_fit(shortcut['name'], room * 1.15))}</text>")
-    out.append("</g>")
+def _paths(game_map: dict[str, Any], board: _Board) -> list[str]:
+    """Each kind of named path in its own group (class: the kind, made plural)."""
+    out: list[str] = []
+    paths = named_paths(game_map)
+    for kind in dict.fromkeys(p.kind for p in paths):
+        kind_class = esc(kind)
+        out.append(f'<g class="{kind_class}s" fill="none" stroke="{PATH_COLOUR}">')
+        for path in (p for p in paths if p.kind == kind):
+            out += _path(path, kind_class, board)
+        out.append("</g>")
+    return out
+
+
+def _path(path: NamedPath, kind_class: str, board: _Board) -> list[str]:
+    squares = [sq.as_dict() for sq in path.squares]
+    centres = [(cx, cy - PATH_LIFT) for cx, cy in map(board.centre, squares)]
+    name = esc(path.name)
+    out: list[str] = []
+    if len(centres) == 1:
+        (cx, cy), = centres
+        out.append(f'<circle class="{kind_class}" data-name="{name}" cx="{cx:.1f}" '
+                   f'cy="{cy:.1f}" r="{CELL * 0.3:.1f}" stroke-width="3" '
+                   'stroke-dasharray="1 5" stroke-linecap="round"/>')
+    else:
+        points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
+        out.append(f'<polyline class="{kind_class}" data-name="{name}" points="{points}" '
+                   'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>')
+    # The name sits at the top edge of its first square, inside the board.
+    first_x, first_y = board.centre(squares[0])
+    room = board.width * CELL + MARGIN - (first_x - CELL / 2)
+    out.append(f'<text class="{kind_class}-name" x="{first_x - CELL / 2 + 2:.1f}" '
+               f'y="{first_y - CELL / 2 + 11:.1f}" fill="{PATH_COLOUR}" stroke="white" '
+               'stroke-width="3" paint-order="stroke" font-size="10" font-style="italic">'
+               f"{esc(_fit(path.name, room * 1.15))}</text>")
     return out
 
 
@@ -271,11 +285,10 @@ def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
         if cell.get("penalty") and cell["terrain"] != "hazard":
             swatch += '<rect x="0" y="-10" width="14" height="12" fill="url(#penalty)"/>'
         entries.append(_KeyEntry(f"terrain:{key}", swatch, _terrain_name(cell)))
-    for shortcut in game_map["shortcuts"]:
+    for path in named_paths(game_map):
         entries.append(_KeyEntry(
-            "shortcut", f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{SHORTCUT_COLOUR}" '
-            'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>',
-            f"shortcut {shortcut['name']} (+{shortcut['bonus']} squares)"))
+            path.kind, f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{PATH_COLOUR}" '
+            'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>', path.key))
     for day in doc["days"]:
         entries.append(_KeyEntry(f"day:{day}", f'<line x1="0" y1="-4" x2="16" y2="-4" '
                                  f'stroke="{day_colour(day)}" stroke-width="4"/>',
@@ -357,7 +370,7 @@ def route_svg(doc: dict[str, Any]) -> str:
         f"{esc(_fit(title, (width - 2 * MARGIN) * 0.85))}</text>",
     ]
     out += _cells(game_map, board)
-    out += _shortcuts(game_map, board)
+    out += _paths(game_map, board)
     out += _coordinates(board)
     out += _route(doc, board)
     out += _ends(doc, board)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.errors import MapError
-from domain.maps import _is_int, _listing, _Source, _toml_error
+from domain.maps import _Source, _toml_error, is_whole_number, listing
 
 GRIDS = ("square", "hex")
 # What a legend key's value must be: a problem sentence, or None when it is fine.
@@ -18,7 +18,7 @@ Check = Callable[[object], str | None]
 
 def whole_number(low: int) -> Check:
     def check(value: object) -> str | None:
-        if not _is_int(value) or int(value) < low:  # type: ignore[call-overload]
+        if not is_whole_number(value) or int(value) < low:  # type: ignore[call-overload]
             return f"must be a whole number of at least {low}"
         return None
     return check
@@ -30,7 +30,7 @@ def flag(value: object) -> str | None:
 
 def one_of(*choices: str) -> Check:
     def check(value: object) -> str | None:
-        return None if value in choices else f"must be {_listing(repr(c) for c in choices)}"
+        return None if value in choices else f"must be {listing(repr(c) for c in choices)}"
     return check
 
 
@@ -69,7 +69,7 @@ def load_battle_map(text_: str, spec: LegendSpec) -> dict[str, Any]:
         line = src.key(("map",), key)
         if key not in allowed_map:
             raise MapError(f"[map] has an unknown key {key!r}; the keys allowed there are "
-                           f"{_listing(allowed_map)}", line)
+                           f"{listing(allowed_map)}", line)
         if key in spec.map_keys and (problem := spec.map_keys[key](value)):
             raise MapError(f"[map] {key} {problem}", line)
     grid = table.get("grid", "square")
@@ -105,7 +105,7 @@ def load_battle_map(text_: str, spec: LegendSpec) -> dict[str, Any]:
         terrain = entry.get("terrain")
         if terrain not in words:
             raise MapError(f"legend entry {key!r} has terrain {terrain!r}; this ruleset's "
-                           f"battle maps use {_listing(sorted(words))}", line)
+                           f"battle maps use {listing(sorted(words))}", line)
         for extra, value in entry.items():
             if extra in ("terrain", "name"):
                 continue
@@ -116,7 +116,7 @@ def load_battle_map(text_: str, spec: LegendSpec) -> dict[str, Any]:
                                f"this ruleset allows: terrain, name, {allowed})", line)
             if extra in spec.only_on and terrain not in spec.only_on[extra]:
                 raise MapError(f"legend entry {key!r}: {extra} is only for "
-                               f"{_listing(sorted(spec.only_on[extra]))} terrain", line)
+                               f"{listing(sorted(spec.only_on[extra]))} terrain", line)
             problem = check(value)
             if problem is not None:
                 raise MapError(f"legend entry {key!r}: {extra} {problem}", line)

@@ -1,22 +1,39 @@
-"""Travel maps: the grid of squares, what each square is, shortcuts, and the TOML loader."""
+"""Travel maps: the grid of squares, what each square is, and the TOML loader.
+
+The core map knows rows, a legend of cells, the square size and `extras`: what a ruleset's own
+tables (its `map_sections`) read from the file. The loader hands each declared table to its
+ruleset's reader and refuses every table nobody declared.
+"""
 
 from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Self
+from typing import Any, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
+from pydantic_core import to_jsonable_python
 
 from domain.errors import MapError
 from domain.geometry import Square
 
 
 class Terrain(StrEnum):
-    """What a square is, as the rulesets see it."""
+    """Every terrain word a map may use: one vocabulary, so a stored cell is always a known word
+    and map imports and pictures read the same words; each ruleset's `terrains` picks the words
+    its rules accept."""
 
     OPEN = "open"
     FEATURE = "feature"
@@ -26,18 +43,6 @@ class Terrain(StrEnum):
     WATER = "water"
     HIGH_GRAVITY = "high-gravity"
 
-
-BESM_TERRAINS: frozenset[Terrain] = frozenset({Terrain.OPEN, Terrain.FEATURE, Terrain.HAZARD})
-CYPHER_TERRAINS: frozenset[Terrain] = frozenset(
-    {
-        Terrain.OPEN,
-        Terrain.ROUGH,
-        Terrain.DIFFICULT,
-        Terrain.WATER,
-        Terrain.HIGH_GRAVITY,
-        Terrain.FEATURE,
-    }
-)
 
 
 class Cell(BaseModel):
@@ -51,17 +56,6 @@ class Cell(BaseModel):
     road: bool = False
 
 
-class Shortcut(BaseModel):
-    """A named route the group may roll to take, opening its path for the day."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    path: tuple[Square, ...] = Field(min_length=1)
-    bonus: int = Field(ge=0)
-    penalty: int = Field(default=0, ge=0)
-
-
 class GameMap(BaseModel):
     """A rectangular grid of squares, each drawn with one legend character."""
 
@@ -70,17 +64,49 @@ class GameMap(BaseModel):
     name: str
     rows: tuple[str, ...]
     legend: dict[str, Cell]
-    shortcuts: tuple[Shortcut, ...] = ()
+    # What a ruleset's own tables read (its `map_sections`), by the key each is stored under,
+    # as plain JSON values: the ruleset reads them back into its own models.
+    extras: dict[str, Any] = Field(default_factory=dict)
     square_miles: int = Field(default=6, gt=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_extras(cls, data: Any) -> Any:
+        # Stored maps keep each extra at the top level, where maps of earlier releases have
+        # always held them, so the keys that are not the core's own are gathered into `extras`.
+        if not isinstance(data, Mapping) or "extras" in data:
+            return data
+        core = {k: v for k, v in data.items() if k in cls.model_fields}
+        extras = {k: v for k, v in data.items() if k not in cls.model_fields}
+        return {**core, "extras": extras} if extras else core
+
+    @field_validator("extras")
+    @classmethod
+    def _plain_extras(cls, extras: dict[str, Any]) -> dict[str, Any]:
+        # A ruleset's models become the JSON they are stored as, so a map read back from an
+        # event equals the one its file gave.
+        return {key: to_jsonable_python(value) for key, value in extras.items()}
 
     @model_validator(mode="after")
     def _check_consistent(self) -> Self:
         # The loader already explains these with line numbers; this guards maps built in code
         # or read back from stored events, so every GameMap in the program is usable.
-        problem = _shape_problem(self.rows, self.legend, self.shortcuts)
+        problem = _shape_problem(self.rows, self.legend)
         if problem is not None:
             raise ValueError(problem)
         return self
+
+    @model_serializer(mode="wrap")
+    def _flatten_extras(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Each extra is written where it always was: at the top level, in the field order.
+        dumped: dict[str, Any] = handler(self)
+        flat: dict[str, Any] = {}
+        for key, value in dumped.items():
+            if key == "extras":
+                flat.update(value)
+            else:
+                flat[key] = value
+        return flat
 
     @property
     def width(self) -> int:
@@ -99,26 +125,11 @@ class GameMap(BaseModel):
             raise IndexError(f"square {sq.x},{sq.y} is off the map")
         return self.legend[self.rows[sq.y][sq.x]]
 
-    def shortcut(self, name: str) -> Shortcut | None:
-        wanted = name.strip().casefold()
-        for shortcut in self.shortcuts:
-            if shortcut.name.casefold() == wanted:
-                return shortcut
-        return None
-
-    def is_feature(self, sq: Square) -> bool:
-        return self.cell(sq).terrain is Terrain.FEATURE
-
-    def is_hazard(self, sq: Square) -> bool:
-        return self.cell(sq).terrain is Terrain.HAZARD
-
     def penalty(self, sq: Square) -> int:
         return self.cell(sq).penalty
 
 
-def _shape_problem(
-    rows: tuple[str, ...], legend: Mapping[str, Cell], shortcuts: tuple[Shortcut, ...]
-) -> str | None:
+def _shape_problem(rows: tuple[str, ...], legend: Mapping[str, Cell]) -> str | None:
     if not rows or not rows[0]:
         return "a map needs at least one row of at least one square"
     width = len(rows[0])
@@ -131,15 +142,6 @@ def _shape_problem(
     for key in legend:
         if len(key) != 1:
             return f"legend key {key!r} must be exactly one character"
-    seen: set[str] = set()
-    for shortcut in shortcuts:
-        folded = shortcut.name.casefold()
-        if folded in seen:
-            return f"shortcut {shortcut.name!r} is defined twice"
-        seen.add(folded)
-        for sq in shortcut.path:
-            if not (0 <= sq.x < width and 0 <= sq.y < len(rows)):
-                return f"shortcut {shortcut.name!r} goes through {sq.x},{sq.y}, off the map"
     return None
 
 
@@ -293,14 +295,13 @@ class _Source:
 # ---------------------------------------------------------------------------------------------
 # The loader.
 
-_TOP_KEYS = ("map", "legend", "shortcut")
+_CORE_TABLES = ("map", "legend")
 _MAP_KEYS = ("name", "rows", "square_miles")
 _CELL_KEYS = ("terrain", "name", "penalty", "road")
-_SHORTCUT_KEYS = ("name", "path", "bonus", "penalty")
-_PATH_EXAMPLE = "path = [[2, 1]]"
 
 
-def _listing(items: Iterable[str]) -> str:
+def listing(items: Iterable[str]) -> str:
+    """Words joined for a message: `a, b or c`."""
     words = list(items)
     if len(words) <= 1:
         return "".join(words)
@@ -311,9 +312,111 @@ def _squares(count: int) -> str:
     return f"{count} square" if count == 1 else f"{count} squares"
 
 
-def _is_int(value: object) -> bool:
-    # TOML booleans arrive as Python bools, which are ints; `penalty = true` is a mistake.
+def is_whole_number(value: object) -> bool:
+    """Whether a TOML value is an integer: booleans arrive as Python bools, which are ints,
+    and `penalty = true` is a mistake."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_keys(
+    table: Mapping[str, object],
+    allowed: tuple[str, ...],
+    what: str,
+    line: Callable[[str], int | None],
+) -> None:
+    """Refuse the first key of `table` not in `allowed`, on the line `line(key)` gives."""
+    for key in table:
+        if key not in allowed:
+            raise MapError(
+                f"{what} has an unknown key {key!r}; the keys allowed there are "
+                f"{listing(allowed)}",
+                line(key),
+            )
+
+
+class MapTable:
+    """One ruleset table of a map file as its reader sees it: the map's size, and where the
+    table's parts sit in the text, so that a refusal names the line at fault."""
+
+    def __init__(self, name: str, src: _Source, width: int, height: int) -> None:
+        self.name = name
+        self.width = width
+        self.height = height
+        self._src = src
+
+    def contains(self, sq: Square) -> bool:
+        return 0 <= sq.x < self.width and 0 <= sq.y < self.height
+
+    def line(self) -> int | None:
+        """The line of a `name = ...` written in place of the table."""
+        return self._src.key((), self.name)
+
+    def header(self, index: int = 0) -> int | None:
+        """The line of the table's (the `index`th `[[name]]`'s) header."""
+        return self._src.header((self.name,), index)
+
+    def key(self, key: str, index: int = 0) -> int | None:
+        """The line of `key = ...` in the table, or None."""
+        return self._src.key((self.name,), key, index)
+
+    def entry(self, key: str, index: int = 0) -> int | None:
+        """The line of `key = ...` in the table, or of the `[name.key]` header that opens it."""
+        return self._src.entry((self.name,), key, index)
+
+    def search(self, index: int, pattern: re.Pattern[str], start: int) -> int | None:
+        """The first line from `start` to the table's end that `pattern` matches."""
+        section = self._src.section((self.name,), index)
+        return self._src.search(section, pattern, start) if section is not None else None
+
+
+# A ruleset's reader of one table: the table as tomllib gave it (None when the file has none)
+# and its place in the text, to what the map keeps (a pydantic model, a tuple of them ...).
+SectionReader = Callable[[object, MapTable], Any]
+
+
+@dataclass(frozen=True)
+class NamedPath:
+    """Something a ruleset's table puts on the map that is shown as a named line of squares:
+    pictures draw it and `trek map show` lists it, knowing nothing of what it means."""
+
+    # A slug for what it is: the picture's class for it and its entry in the key.
+    kind: str
+    name: str
+    squares: tuple[Square, ...]
+    # Its words in a picture's key, and its line in `trek map show`.
+    key: str
+    listing: str
+
+
+def _no_paths(value: Any) -> tuple[NamedPath, ...]:
+    return ()
+
+
+def _as_stored(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class MapSection:
+    """A table a ruleset adds to its map files: the `GameMap.extras` key (and stored JSON key)
+    its reading is kept under, and the reader. Given the stored JSON value (as a map read back
+    from an event holds it, its keys sorted), `paths` gives what of it is shown as named paths
+    and `shown` lays it out as the ruleset writes it (its fields in their own order)."""
+
+    key: str
+    read: SectionReader
+    paths: Callable[[Any], tuple[NamedPath, ...]] = _no_paths
+    shown: Callable[[Any], Any] = _as_stored
+
+
+class MapRules(Protocol):
+    """What the loader asks of a ruleset: its terrain words and its own tables, by name."""
+
+    @property
+    def terrains(self) -> frozenset[Terrain]: ...
+
+    @property
+    def map_sections(self) -> Mapping[str, MapSection]: ...
 
 
 def _toml_error(exc: tomllib.TOMLDecodeError, text: str) -> MapError:
@@ -338,29 +441,37 @@ def _toml_error(exc: tomllib.TOMLDecodeError, text: str) -> MapError:
 
 
 class _Loader:
-    def __init__(self, text: str, terrains: frozenset[Terrain]) -> None:
+    def __init__(self, text: str, rules: MapRules) -> None:
         try:
             self.doc = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise _toml_error(exc, text) from None
         self.src = _Source(text)
-        self.terrains = terrains
+        self.terrains = rules.terrains
+        self.sections = rules.map_sections
 
     def load(self) -> GameMap:
-        self._check_unknown_keys(self.doc, (), _TOP_KEYS, "the map file")
         table = self._map_table()
         name = self._map_name(table)
         rows = self._rows(table)
         square_miles = self._square_miles(table)
         legend = self._legend()
         self._check_rows_in_legend(rows, legend)
-        shortcuts = self._shortcuts(len(rows[0]), len(rows))
+        # After the core tables, so a map of another ruleset is refused for what its squares
+        # are before the tables this ruleset does not read.
+        self._check_unknown_keys(self.doc, (), (*_CORE_TABLES, *self.sections), "the map file")
+        extras = {
+            section.key: section.read(
+                self.doc.get(table_name), MapTable(table_name, self.src, len(rows[0]), len(rows))
+            )
+            for table_name, section in self.sections.items()
+        }
         try:
             return GameMap(
                 name=name,
                 rows=rows,
                 legend=legend,
-                shortcuts=shortcuts,
+                extras=extras,
                 square_miles=square_miles,
             )
         except ValidationError as exc:
@@ -376,14 +487,7 @@ class _Loader:
         what: str,
         index: int = 0,
     ) -> None:
-        for key in table:
-            if key not in allowed:
-                line = self.src.entry(path, key, index)
-                raise MapError(
-                    f"{what} has an unknown key {key!r}; the keys allowed there are "
-                    f"{_listing(allowed)}",
-                    line,
-                )
+        check_keys(table, allowed, what, lambda key: self.src.entry(path, key, index))
 
     def _map_table(self) -> dict[str, Any]:
         table = self.doc.get("map")
@@ -437,7 +541,7 @@ class _Loader:
 
     def _square_miles(self, table: Mapping[str, Any]) -> int:
         miles = table.get("square_miles", 6)
-        if not _is_int(miles) or miles <= 0:
+        if not is_whole_number(miles) or miles <= 0:
             raise MapError(
                 f"square_miles is {miles!r} but it must be a whole number of miles greater than "
                 "0, such as 6",
@@ -478,10 +582,10 @@ class _Loader:
             if field_name not in _CELL_KEYS:
                 raise fail(
                     f"has an unknown key {field_name!r}; the keys allowed there are "
-                    f"{_listing(_CELL_KEYS)}",
+                    f"{listing(_CELL_KEYS)}",
                     field_name,
                 )
-        allowed = _listing(t.value for t in Terrain if t in self.terrains)
+        allowed = listing(t.value for t in Terrain if t in self.terrains)
         terrain = entry.get("terrain")
         if terrain is None:
             raise fail(f"has no terrain; give it one of {allowed}")
@@ -494,7 +598,7 @@ class _Loader:
         if name is not None and not isinstance(name, str):
             raise fail('has a name that is not in quotes; write it as name = "..."', "name")
         penalty = entry.get("penalty", 0)
-        if not _is_int(penalty) or penalty < 0:
+        if not is_whole_number(penalty) or penalty < 0:
             raise fail(
                 f"has penalty {penalty!r}; a penalty must be a whole number of 0 or more",
                 "penalty",
@@ -505,7 +609,7 @@ class _Loader:
         return Cell(terrain=Terrain(terrain), name=name, penalty=penalty, road=road)
 
     def _check_rows_in_legend(self, rows: tuple[str, ...], legend: Mapping[str, Cell]) -> None:
-        known = _listing(repr(k) for k in legend) or "nothing"
+        known = listing(repr(k) for k in legend) or "nothing"
         for y, row in enumerate(rows):
             for x, ch in enumerate(row):
                 if ch not in legend:
@@ -515,100 +619,8 @@ class _Loader:
                         self.src.array_string(("map",), "rows", y),
                     )
 
-    def _shortcuts(self, width: int, height: int) -> tuple[Shortcut, ...]:
-        raw = self.doc.get("shortcut", [])
-        if not isinstance(raw, list) or not all(isinstance(s, dict) for s in raw):
-            raise MapError(
-                "shortcuts must each be written as a [[shortcut]] table",
-                self.src.key((), "shortcut"),
-            )
-        seen: set[str] = set()
-        shortcuts: list[Shortcut] = []
-        for index, entry in enumerate(raw):
-            shortcut = self._shortcut(index, entry, width, height)
-            folded = shortcut.name.casefold()
-            if folded in seen:
-                raise MapError(
-                    f"shortcut {shortcut.name!r} is defined twice (names are compared ignoring "
-                    "capitals); give each shortcut its own name",
-                    self.src.key(("shortcut",), "name", index),
-                )
-            seen.add(folded)
-            shortcuts.append(shortcut)
-        return tuple(shortcuts)
 
-    def _shortcut(self, index: int, entry: Mapping[str, Any], width: int, height: int) -> Shortcut:
-        path_key = ("shortcut",)
-        header = self.src.header(path_key, index)
-
-        def line_of(field_name: str) -> int | None:
-            return self.src.key(path_key, field_name, index) or header
-
-        name = entry.get("name")
-        if not isinstance(name, str) or not name.strip():
-            raise MapError(
-                'every [[shortcut]] needs a name in quotes, such as name = "Kessel Pass"',
-                line_of("name"),
-            )
-        what = f"shortcut {name!r}"
-        self._check_unknown_keys(entry, path_key, _SHORTCUT_KEYS, what, index)
-        path = self._shortcut_path(what, entry.get("path"), line_of("path"), width, height, index)
-        bonus = entry.get("bonus")
-        if bonus is None:
-            raise MapError(
-                f"{what} has no bonus; give the extra squares it grants, such as bonus = 2",
-                line_of("name"),
-            )
-        for field_name, value in (("bonus", bonus), ("penalty", entry.get("penalty", 0))):
-            if not _is_int(value) or value < 0:
-                raise MapError(
-                    f"{what} has {field_name} {value!r}; it must be a whole number of 0 or more",
-                    line_of(field_name),
-                )
-        return Shortcut(name=name, path=path, bonus=bonus, penalty=entry.get("penalty", 0))
-
-    def _shortcut_path(
-        self, what: str, path: object, line: int | None, width: int, height: int, index: int
-    ) -> tuple[Square, ...]:
-        if path is None or path == []:
-            raise MapError(
-                f"{what} has no path; give the squares it crosses as [x, y] pairs, such as "
-                f"{_PATH_EXAMPLE}",
-                line,
-            )
-        if not isinstance(path, list):
-            raise MapError(
-                f"{what} has a path that is not a list; write it as [x, y] pairs, such as "
-                f"{_PATH_EXAMPLE}",
-                line,
-            )
-        squares: list[Square] = []
-        for step in path:
-            if not (isinstance(step, list) and len(step) == 2 and all(map(_is_int, step))):
-                raise MapError(
-                    f"{what} has {step!r} in its path; write each square as [x, y] with whole "
-                    f"numbers, such as {_PATH_EXAMPLE}",
-                    line,
-                )
-            sq = Square(step[0], step[1])
-            if not (0 <= sq.x < width and 0 <= sq.y < height):
-                raise MapError(
-                    f"{what} goes through square {sq.x},{sq.y}, which is off the map; squares "
-                    f"run from 0,0 to {width - 1},{height - 1}",
-                    self._square_line(index, sq, line),
-                )
-            squares.append(sq)
-        return tuple(squares)
-
-    def _square_line(self, index: int, sq: Square, fallback: int | None) -> int | None:
-        # A long path may be spread over several lines; point at the one holding the square.
-        section = self.src.section(("shortcut",), index)
-        if section is None or fallback is None:
-            return fallback
-        pattern = re.compile(rf"\[\s*{sq.x}\s*,\s*{sq.y}\s*\]")
-        return self.src.search(section, pattern, fallback) or fallback
-
-
-def load_map(text: str, *, terrains: frozenset[Terrain] = BESM_TERRAINS) -> GameMap:
-    """Read a map from its TOML text, refusing anything unusable with the line at fault."""
-    return _Loader(text, terrains).load()
+def load_map(text: str, rules: MapRules) -> GameMap:
+    """Read a map from its TOML text, refusing anything unusable with the line at fault: the
+    terrain words and extra tables are the ones `rules` (a ruleset) declares."""
+    return _Loader(text, rules).load()

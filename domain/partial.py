@@ -4,10 +4,12 @@ sentence that names the ruleset, and nothing is recorded.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from domain.errors import NotOffered
-from domain.maps import Terrain
+from domain.maps import MapSection, Terrain
 from domain.ruleset import (
     DayEndOptions,
     Decision,
@@ -21,6 +23,7 @@ class WithoutOverland:
 
     name: str
     terrains: frozenset[Terrain] = frozenset({Terrain.OPEN})
+    map_sections: Mapping[str, MapSection] = MappingProxyType({})
 
     def _refuse(self, what: str) -> NotOffered:
         return NotOffered(f"the {self.name} ruleset has no overland rules, so no {what}; "

@@ -11,7 +11,7 @@ from domain.dice import Dice
 from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
-from domain.maps import GameMap, Terrain
+from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Game, Side
 
 # A decision names the event class to record and its payload (the outcome, in full).
@@ -128,6 +128,9 @@ class Ruleset(Protocol):
 
     name: str
     terrains: frozenset[Terrain]
+    # The tables it adds to its map files, by table name (a table of named routes, say): each
+    # read into `GameMap.extras`; a table no section names is refused.
+    map_sections: Mapping[str, MapSection]
     # The commands beyond the shared ones (roster, supplies, day start/end, move) it offers.
     commands: frozenset[type[Command]]
     # The module holding the click commands for them (a `COMMANDS` list), or None.
@@ -225,6 +228,15 @@ class Registry:
         if ruleset is not None:
             types.update((cls.__name__, cls) for cls in ruleset.events)
         return types
+
+    def map_section(self, key: str) -> MapSection | None:
+        """The section whose readings a map keeps under `key` in its extras, whichever
+        ruleset declares it (a map read back keeps the extras it was stored with)."""
+        for ruleset in self._by_name.values():
+            for section in ruleset.map_sections.values():
+                if section.key == key:
+                    return section
+        return None
 
     def named(self, name: str) -> Ruleset:
         try:

@@ -269,7 +269,7 @@ class Trek:
              at: Square | None = None, seed: int | None = None) -> Documents:
         self._require_writable()
         rules = self.rulesets.named(ruleset)
-        game_map = load_map(map_text, terrains=rules.terrains) if map_text is not None else None
+        game_map = load_map(map_text, rules) if map_text is not None else None
         slug = slugify(name)
         if slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {slug!r}; "
@@ -591,9 +591,14 @@ class Trek:
             "name": game_map.name, "width": game_map.width, "height": game_map.height,
             "square_miles": game_map.square_miles, "rows": list(game_map.rows),
             "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
-            "shortcuts": [s.model_dump(mode="json") for s in game_map.shortcuts],
+            **{key: self._shown(key, value) for key, value in game_map.extras.items()},
         }
         return info
+
+    def _shown(self, key: str, value: Any) -> Any:
+        """A map extra as the ruleset that reads it lays it out."""
+        section = self.rulesets.map_section(key)
+        return section.shown(value) if section is not None else value
 
     def route(self, slug: str | None, *, as_of: int | None = None,
               session: int | None = None) -> dict[str, Any]:

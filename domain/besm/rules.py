@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import Any
@@ -44,13 +44,14 @@ from domain.besm.events import (
     StrainLanded,
     Upkeep,
 )
+from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.maps import BESM_TERRAINS, Terrain
+from domain.maps import MapSection, Terrain
 from domain.ruleset import (
     Act,
     CharacterOptions,
@@ -309,7 +310,8 @@ class Besm(CombatRules):
     """The BESM ruleset: overland travel, and combat movement in encounters."""
 
     name = "besm"
-    terrains: frozenset[Terrain] = BESM_TERRAINS
+    terrains: frozenset[Terrain] = TERRAINS
+    map_sections: Mapping[str, MapSection] = MAP_SECTIONS
     commands = COMMANDS
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.besm"
@@ -585,9 +587,9 @@ class Besm(CombatRules):
         require_open_day(situation)
         require_budget_unspent_on_repair(situation, "shortcut")
         game_map = situation.map
-        shortcut = game_map.shortcut(name) if game_map is not None else None
+        shortcut = find_shortcut(game_map, name) if game_map is not None else None
         if game_map is None or shortcut is None:
-            known = ", ".join(s.name for s in game_map.shortcuts) if game_map else ""
+            known = ", ".join(s.name for s in shortcuts(game_map)) if game_map else ""
             raise NotFound(
                 f"the map has no shortcut called {name!r}"
                 + (f"; it has {known}" if known else "; it has none")

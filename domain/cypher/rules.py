@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from fractions import Fraction
 from functools import singledispatchmethod
+from types import MappingProxyType
 from typing import Any
 
 from domain import pathfinding
@@ -27,7 +29,7 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.maps import CYPHER_TERRAINS, Terrain
+from domain.maps import MapSection, Terrain
 from domain.ruleset import (
     CharacterOptions,
     Command,
@@ -48,6 +50,18 @@ DEFAULT_SQUARE_MILES = 6
 POOLS = ("might", "speed", "intellect")
 
 # Long-term movement is cut to this part of the normal rate on each kind of ground.
+# The terrain words a Cypher map may use.
+TERRAINS: frozenset[Terrain] = frozenset(
+    {
+        Terrain.OPEN,
+        Terrain.ROUGH,
+        Terrain.DIFFICULT,
+        Terrain.WATER,
+        Terrain.HIGH_GRAVITY,
+        Terrain.FEATURE,
+    }
+)
+
 TERRAIN_MULTIPLIER: dict[Terrain, Fraction] = {
     Terrain.OPEN: Fraction(1),
     Terrain.ROUGH: Fraction(1, 2),
@@ -157,7 +171,8 @@ class Cypher(CypherCombat):
     """The Cypher System's long-term travel, and its rounds and chases in encounters."""
 
     name = "cypher"
-    terrains: frozenset[Terrain] = CYPHER_TERRAINS
+    terrains: frozenset[Terrain] = TERRAINS
+    map_sections: Mapping[str, MapSection] = MappingProxyType({})
     commands: frozenset[type[Command]] = COMMANDS
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.cypher"

@@ -46,7 +46,7 @@ name = "Gap"
 path = [[1, 1]]
 bonus = 1
 penalty = 1
-""")
+""", RULESETS.named("besm"))
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 BESM = Besm()

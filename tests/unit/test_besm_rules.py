@@ -67,7 +67,7 @@ name = "Old Road"
 path = [[4, 0], [5, 0]]
 bonus = 1
 penalty = 0
-""")
+""", RULESETS.named("besm"))
 
 # A wall of mountains in column 2, open only at its foot (2,2).
 WALL = load_map("""\
@@ -82,7 +82,7 @@ rows = [
 [legend]
 "." = { terrain = "open" }
 "^" = { terrain = "feature", name = "cliffs" }
-""")
+""", RULESETS.named("besm"))
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 BESM = Besm()

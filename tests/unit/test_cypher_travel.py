@@ -15,7 +15,7 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.maps import CYPHER_TERRAINS, load_map
+from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.registry import RULESETS
 
@@ -42,7 +42,7 @@ ORIGIN = Square(0, 0)
 
 def campaign(*, at: Square = ORIGIN) -> Campaign:
     return Campaign.start(STAMP, name="Qi", ruleset="cypher", rulesets=RULESETS, seed=1,
-                          game_map=load_map(MAP, terrains=CYPHER_TERRAINS), at=at)
+                          game_map=load_map(MAP, RULESETS.named("cypher")), at=at)
 
 
 def status(c: Campaign) -> dict[str, object]:

@@ -38,7 +38,7 @@ rows = [
 name = "Old Road"
 path = [[1, 1]]
 bonus = 1
-""")
+""", RULESETS.named("besm"))
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 

@@ -411,7 +411,7 @@ def test_built_in_words_follow_what_each_target_allows(ruleset: str, battle: boo
 def test_names_with_quotes_and_control_characters_survive_the_toml() -> None:
     text = tiled([1] * 6, properties=[{"name": "name", "value": 'The "Keep"\\\n\x7f'}])
     imported = convert(parse("tiled", text, "k"), BESM_OVERLAND)
-    assert load_map(imported.toml).name == 'The "Keep"\\\n\x7f'
+    assert load_map(imported.toml, RULESETS.named("besm")).name == 'The "Keep"\\\n\x7f'
 
 
 # -- a property: a grid written in either format comes back as that grid ----------------------
@@ -437,6 +437,6 @@ def test_a_grid_written_as_text_mapper_or_tiled_csv_imports_back_exactly(
                       "tilesets": [tileset]})
     for fmt, text in (("textmapper", "\n".join(lines)), ("tiled", tmj)):
         imported = convert(parse(fmt, text, "p", grid="square"), CYPHER_OVERLAND)
-        game_map = load_map(imported.toml, terrains=RULESETS.named("cypher").terrains)
+        game_map = load_map(imported.toml, RULESETS.named("cypher"))
         back = [[game_map.legend[ch].name for ch in row] for row in game_map.rows]
         assert back == grid

@@ -9,17 +9,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from domain.besm import Besm
+from domain.besm.maps import TERRAINS as BESM_TERRAINS
+from domain.besm.maps import Shortcut, find_shortcut, shortcuts
+from domain.cypher import Cypher
+from domain.cypher.rules import TERRAINS as CYPHER_TERRAINS
 from domain.errors import MapError
 from domain.geometry import Square
-from domain.maps import (
-    BESM_TERRAINS,
-    CYPHER_TERRAINS,
-    Cell,
-    GameMap,
-    Shortcut,
-    Terrain,
-    load_map,
-)
+from domain.maps import Cell, GameMap, MapRules, Terrain, load_map
+
+BESM = Besm()
+CYPHER = Cypher()
 
 # The example from RULES.md section 2, verbatim.
 ASHEN_REACH = """\
@@ -64,9 +64,9 @@ rows = [
 """
 
 
-def refusal(text: str, terrains: frozenset[Terrain] = BESM_TERRAINS) -> MapError:
+def refusal(text: str, rules: MapRules = BESM) -> MapError:
     with pytest.raises(MapError) as info:
-        load_map(text, terrains=terrains)
+        load_map(text, rules)
     return info.value
 
 
@@ -74,7 +74,7 @@ def refusal(text: str, terrains: frozenset[Terrain] = BESM_TERRAINS) -> MapError
 
 
 def test_the_rules_example_map_has_the_size_drawn_in_its_rows() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
     assert game_map.name == "The Ashen Reach"
     assert (game_map.width, game_map.height) == (8, 3)
@@ -82,45 +82,45 @@ def test_the_rules_example_map_has_the_size_drawn_in_its_rows() -> None:
 
 
 def test_the_rules_example_map_reads_squares_by_column_then_row() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
     assert game_map.cell(Square(0, 0)) == Cell(terrain=Terrain.OPEN)
     assert game_map.cell(Square(2, 1)) == Cell(terrain=Terrain.FEATURE, name="mountains")
     assert game_map.cell(Square(2, 2)).terrain is Terrain.FEATURE
     assert game_map.cell(Square(4, 2)) == Cell(terrain=Terrain.HAZARD, name="ley storm", penalty=2)
-    assert game_map.is_feature(Square(2, 1))
-    assert not game_map.is_feature(Square(3, 1))
-    assert game_map.is_hazard(Square(4, 2))
-    assert not game_map.is_hazard(Square(4, 1))
+    assert game_map.cell(Square(2, 1)).terrain is Terrain.FEATURE
+    assert game_map.cell(Square(3, 1)).terrain is not Terrain.FEATURE
+    assert game_map.cell(Square(4, 2)).terrain is Terrain.HAZARD
+    assert game_map.cell(Square(4, 1)).terrain is not Terrain.HAZARD
     assert game_map.penalty(Square(4, 2)) == 2
     assert game_map.penalty(Square(0, 0)) == 0
 
 
 def test_an_unused_legend_entry_is_kept() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
     assert game_map.legend[","] == Cell(terrain=Terrain.OPEN, penalty=1)
     assert set(game_map.legend) == {".", ",", "^", "!"}
 
 
 def test_the_rules_example_shortcut_is_read_in_full() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
-    assert game_map.shortcuts == (
+    assert shortcuts(game_map) == (
         Shortcut(name="Kessel Pass", path=(Square(2, 1),), bonus=2, penalty=1),
     )
 
 
 @pytest.mark.parametrize("asked", ["Kessel Pass", "kessel pass", "KESSEL PASS", " Kessel pass "])
 def test_a_shortcut_is_found_whatever_the_capitals(asked: str) -> None:
-    shortcut = load_map(ASHEN_REACH).shortcut(asked)
+    shortcut = find_shortcut(load_map(ASHEN_REACH, BESM), asked)
 
     assert shortcut is not None
     assert shortcut.name == "Kessel Pass"
 
 
 def test_an_unknown_shortcut_is_none() -> None:
-    assert load_map(ASHEN_REACH).shortcut("Dragon Gate") is None
+    assert find_shortcut(load_map(ASHEN_REACH, BESM), "Dragon Gate") is None
 
 
 @pytest.mark.parametrize(
@@ -135,11 +135,11 @@ def test_an_unknown_shortcut_is_none() -> None:
     ],
 )
 def test_contains_matches_the_drawn_rectangle(square: Square, inside: bool) -> None:
-    assert load_map(ASHEN_REACH).contains(square) is inside
+    assert load_map(ASHEN_REACH, BESM).contains(square) is inside
 
 
 def test_a_square_off_the_map_has_no_cell_even_with_negative_coordinates() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
     with pytest.raises(IndexError):
         game_map.cell(Square(-1, 0))
@@ -151,7 +151,7 @@ def test_a_square_off_the_map_has_no_cell_even_with_negative_coordinates() -> No
 
 
 def test_a_cypher_map_reads_square_miles_roads_and_its_own_terrains() -> None:
-    game_map = load_map(LONG_ROAD, terrains=CYPHER_TERRAINS)
+    game_map = load_map(LONG_ROAD, CYPHER)
 
     assert game_map.square_miles == 3
     assert (game_map.width, game_map.height) == (4, 2)
@@ -160,10 +160,10 @@ def test_a_cypher_map_reads_square_miles_roads_and_its_own_terrains() -> None:
     assert game_map.cell(Square(2, 0)) == Cell(terrain=Terrain.ROUGH)
     assert game_map.cell(Square(3, 0)) == Cell(terrain=Terrain.WATER, name="Deep Mere")
     assert game_map.cell(Square(0, 1)).terrain is Terrain.DIFFICULT
-    assert game_map.is_feature(Square(1, 1))
+    assert game_map.cell(Square(1, 1)).terrain is Terrain.FEATURE
     assert game_map.cell(Square(2, 1)).terrain is Terrain.HIGH_GRAVITY
     assert not game_map.cell(Square(3, 1)).road
-    assert game_map.shortcuts == ()
+    assert shortcuts(game_map) == ()
 
 
 def test_the_terrain_sets_are_the_ones_each_ruleset_names() -> None:
@@ -409,7 +409,7 @@ def test_a_cypher_terrain_is_refused_on_a_besm_map() -> None:
 
 
 def test_a_besm_hazard_is_refused_on_a_cypher_map() -> None:
-    error = refusal(ASHEN_REACH, terrains=CYPHER_TERRAINS)
+    error = refusal(ASHEN_REACH, CYPHER)
 
     assert error.line == 13
     assert "'hazard'" in error.reason
@@ -730,7 +730,7 @@ square_miles = {miles}
 [legend]
 "." = {{ terrain = "open" }}
 """
-    error = refusal(text, terrains=CYPHER_TERRAINS)
+    error = refusal(text, CYPHER)
 
     assert error.line == 4
     assert "square_miles" in error.reason
@@ -741,22 +741,22 @@ square_miles = {miles}
 
 
 @pytest.mark.parametrize(
-    ("text", "terrains"),
-    [(ASHEN_REACH, BESM_TERRAINS), (LONG_ROAD, CYPHER_TERRAINS)],
+    ("text", "rules"),
+    [(ASHEN_REACH, BESM), (LONG_ROAD, CYPHER)],
 )
-def test_a_map_survives_a_json_round_trip(text: str, terrains: frozenset[Terrain]) -> None:
-    game_map = load_map(text, terrains=terrains)
+def test_a_map_survives_a_json_round_trip(text: str, rules: MapRules) -> None:
+    game_map = load_map(text, rules)
 
     dumped = json.loads(json.dumps(game_map.model_dump(mode="json")))
     again = GameMap.model_validate(dumped)
 
     assert again == game_map
-    assert again.shortcuts == game_map.shortcuts
-    assert all(isinstance(sq, Square) for s in again.shortcuts for sq in s.path)
+    assert shortcuts(again) == shortcuts(game_map)
+    assert all(isinstance(sq, Square) for s in shortcuts(again) for sq in s.path)
 
 
 def test_shortcut_squares_are_written_as_pairs_in_json() -> None:
-    dumped = load_map(ASHEN_REACH).model_dump(mode="json")
+    dumped = load_map(ASHEN_REACH, BESM).model_dump(mode="json")
 
     assert dumped["shortcuts"][0]["path"] == [[2, 1]]
 
@@ -768,17 +768,18 @@ def test_a_map_built_in_code_is_held_to_the_same_shape() -> None:
         GameMap(name="Ragged", rows=("..", "."), legend=legend)
     with pytest.raises(ValidationError):
         GameMap(name="Unknown", rows=(".x",), legend=legend)
-    with pytest.raises(ValidationError):
-        GameMap(
-            name="Off",
-            rows=(".",),
-            legend=legend,
-            shortcuts=(Shortcut(name="Out", path=(Square(1, 0),), bonus=1),),
-        )
+    off = GameMap(
+        name="Off",
+        rows=(".",),
+        legend=legend,
+        extras={"shortcuts": (Shortcut(name="Out", path=(Square(1, 0),), bonus=1),)},
+    )
+    with pytest.raises(ValueError, match="off the map"):
+        shortcuts(off)
 
 
 def test_a_map_is_frozen() -> None:
-    game_map = load_map(ASHEN_REACH)
+    game_map = load_map(ASHEN_REACH, BESM)
 
     with pytest.raises(ValidationError):
         game_map.name = "Elsewhere"  # type: ignore[misc]
@@ -826,10 +827,39 @@ def test_any_rectangle_of_legend_characters_loads_square_for_square(
 ) -> None:
     text, legend, rows = drawn
 
-    game_map = load_map(text)
+    game_map = load_map(text, BESM)
 
     assert (game_map.width, game_map.height) == (len(rows[0]), len(rows))
     for y, row in enumerate(rows):
         for x, ch in enumerate(row):
             assert game_map.cell(Square(x, y)) == legend[ch]
     assert GameMap.model_validate(game_map.model_dump(mode="json")) == game_map
+
+
+# --- a ruleset's own tables ------------------------------------------------------------------
+
+
+def test_a_table_the_ruleset_does_not_read_is_refused() -> None:
+    # LONG_ROAD is 15 lines; the table's header is line 17.
+    text = LONG_ROAD + '\n[[shortcut]]\nname = "Kessel Pass"\npath = [[0, 0]]\nbonus = 2\n'
+    error = refusal(text, CYPHER)
+
+    assert error.line == 17
+    assert "unknown key 'shortcut'" in error.reason
+    assert "map or legend" in error.reason
+
+
+def test_a_stored_map_keeps_its_extras_where_they_always_were() -> None:
+    stored = load_map(ASHEN_REACH, BESM).model_dump(mode="json")
+
+    assert list(stored) == ["name", "rows", "legend", "shortcuts", "square_miles"]
+    again = GameMap.model_validate(stored)
+    assert again.extras == {"shortcuts": stored["shortcuts"]}
+    assert find_shortcut(again, "kessel pass") is not None
+
+
+def test_a_map_of_another_ruleset_reads_back_with_the_extras_it_was_stored_with() -> None:
+    stored = load_map(LONG_ROAD, CYPHER).model_dump(mode="json")
+
+    assert "shortcuts" not in stored
+    assert GameMap.model_validate({**stored, "shortcuts": []}).extras == {"shortcuts": []}
