@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
-from conftest import TrekRun
+from conftest import TrekRun, trek_command, trek_env
 
 
 def ok(run: TrekRun) -> TrekRun:
@@ -43,3 +46,12 @@ def usage_error(run: TrekRun) -> None:
     assert "Traceback" not in run.stderr, run
     assert "Usage: trek" in run.stderr, run
     assert "Error:" in run.stderr, run
+
+
+def play_all(folder: Path, db: str, commands: Iterable[tuple[str, ...]]) -> None:
+    """Run each command through the real program in `folder` on `db`; each must succeed."""
+    for args in commands:
+        run = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
+                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                             check=False)
+        assert run.returncode == 0, (args, run.stderr)

@@ -260,3 +260,15 @@ def check_size(width: int, height: int, line: int | None = None) -> None:
     if width > MAX_SIDE or height > MAX_SIDE:
         raise MapError(f"the map is {width}×{height} cells, larger than Trek imports "
                        f"({MAX_SIDE}×{MAX_SIDE} at most)", line)
+
+
+def json_object(text: str, title: str) -> dict[str, Any]:
+    """A JSON map file's top-level object; `title` names the format in the refusal ("the Tiled
+    map")."""
+    try:
+        doc = json.loads(text)
+    except ValueError as error:
+        raise MapError(f"{title} is not valid JSON ({error})") from None
+    if not isinstance(doc, dict):
+        raise MapError(f"{title} is not a JSON object")
+    return doc

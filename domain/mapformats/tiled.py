@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import struct
 import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from domain.errors import MapError
-from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
+from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size, json_object
 
 # The top bits of a gid say how the tile is flipped or rotated; they are not part of its id.
 _FLIP_BITS = 0xF0000000
@@ -175,12 +174,7 @@ def _grid(doc: dict[str, Any]) -> tuple[Grid, bool]:
 
 def parse(text: str, stem: str) -> SourceMap:
     """The map's cells: the top-most tile layer whose tile has a terrain property wins."""
-    try:
-        doc = json.loads(text)
-    except ValueError as error:
-        raise _fail(f"is not valid JSON ({error})") from None
-    if not isinstance(doc, dict):
-        raise _fail("is not a JSON object")
+    doc = json_object(text, "the Tiled map")
     if doc.get("infinite") is True:
         raise _fail("is infinite; Trek needs a fixed size (untick Infinite in Tiled's map "
                     "properties)")

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import itertools
-import json
 import math
 from collections.abc import Iterable, Iterator
 from fractions import Fraction
 from typing import Any
 
 from domain.errors import MapError
-from domain.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size
+from domain.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size, json_object
 
 WALL = SourceCell("wall")
 DOOR = SourceCell("wall", name="closed door")
@@ -84,12 +83,7 @@ def _polylines(raw: object, what: str) -> Iterable[list[Point]]:
 
 def parse(text: str, stem: str) -> SourceMap:
     """Walls, object outlines and closed doors become wall cells; open doors stay open."""
-    try:
-        doc = json.loads(text)
-    except ValueError as error:
-        raise _fail(f"is not valid JSON ({error})") from None
-    if not isinstance(doc, dict):
-        raise _fail("is not a JSON object")
+    doc = json_object(text, "the Universal VTT file")
     resolution = doc.get("resolution")
     if not isinstance(resolution, dict):
         raise _fail("has no resolution (map_size and pixels_per_grid)")

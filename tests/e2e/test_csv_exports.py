@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import subprocess
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
 import pytest
-from cliruns import ok, usage_error
-from conftest import TrekRun, trek_command, trek_env
+from cliruns import ok, play_all, usage_error
+from conftest import TrekRun
 
 from cli.spreadsheet import AUDIT_COLUMNS, LOG_COLUMNS, cell, write
 
@@ -42,7 +41,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("csv")
     db = str(folder / "trek.db")
     (folder / "map.toml").write_text(MAP, encoding="utf-8")
-    for args in [
+    play_all(folder, db, [
         ("init", "Ashes Road", "--map", "map.toml", "--seed", "42"),                      # 1
         # Health (6+4)x5 = 50, Energy (5+4)x5 = 45; @Oren (1+1)x5 = 10 and 10.
         ("roster", "add-character", KIRA, "--body", "6", "--mind", "5", "--soul", "4",
@@ -57,11 +56,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
         ("undo", "--reason", "+it was nothing"),                                           # 9
         # Camp: Kira +6 Health, +4 Energy an hour for 8 hours = 32; @Oren +1, +1x8 = 8.
         ("day", "end"),                                                                    # 10
-    ]:
-        run = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             check=False)
-        assert run.returncode == 0, (args, run.stderr)
+    ])
     return db
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cliruns import ok, refused
-from conftest import Browser, TrekRun, trek_command, trek_env
+from cliruns import ok, play_all, refused
+from conftest import Browser, TrekRun, trek_env
 
 from cli.demo import DEMO_MAP
 
@@ -32,7 +31,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("recap")
     db = str(folder / "trek.db")
     (folder / "map.toml").write_text(DEMO_MAP, encoding="utf-8")
-    for args in [
+    play_all(folder, db, [
         ("init", "Ashes Road", "--map", "map.toml", "--at", "1,1", "--seed", "42"),        # 1
         ("roster", "add-character", KIRA, "--body", "6", "--mind", "5", "--soul", "4",
          "--skill", "ride=2", "--skill", "navigation=2", "--skill", "survival=1"),         # 2
@@ -66,11 +65,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
         ("encounter", "round"),                                                           # 25
         ("encounter", "round"),                                                           # 26
         ("encounter", "end"),                                                             # 27
-    ]:
-        run = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             check=False)
-        assert run.returncode == 0, (args, run.stderr)
+    ])
     return db
 
 
