@@ -25,13 +25,16 @@ def open_store(*, create: bool = False, writes: bool = True) -> Trek:
     return trek
 
 
-def recorded(docs: Documents) -> None:
+def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
+    """Show what was recorded: JSON, or a line each in the words of the campaign's ruleset
+    (asked only when lines are shown)."""
     if settings().json:
         render.emit_json(docs)
     else:
-        render.print_events(docs)
+        render.print_events(docs, ruleset())
 
 
 def record(action: Callable[[Trek, str | None], Documents]) -> None:
     trek = open_store()
-    recorded(action(trek, settings().campaign))
+    campaign = settings().campaign
+    recorded(action(trek, campaign), lambda: trek.ruleset_of(campaign))

@@ -136,7 +136,7 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
                                             seed=seed)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
-    recorded(docs)
+    recorded(docs, lambda: ruleset)
     mapimport.show_note(note, as_json=settings().json)
 
 
@@ -479,13 +479,16 @@ def log(day_number: int | None, session: int | None, as_csv: bool) -> None:
     cancelled_by, summary.
     """
     _csv_or_json(as_csv)
-    entries = open_store(writes=False).log(settings().campaign, day=day_number, session=session)
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    entries = trek_app.log(campaign, day=day_number, session=session)
     if as_csv:
-        spreadsheet.write(spreadsheet.LOG_COLUMNS, spreadsheet.log_rows(entries))
+        spreadsheet.write(spreadsheet.LOG_COLUMNS,
+                          spreadsheet.log_rows(entries, trek_app.ruleset_of(campaign)))
     elif settings().json:
         render.emit_json(entries)
     else:
-        render.print_log(entries)
+        render.print_log(entries, trek_app.ruleset_of(campaign))
 
 
 # -- history ----------------------------------------------------------------------------------
@@ -659,7 +662,7 @@ def demo() -> None:
         render.emit_json({"status": result, "log": entries})
         return
     render.print_status(result)
-    render.print_log(entries)
+    render.print_log(entries, result["ruleset"])
 
 
 trek.add_command(watch)
@@ -676,7 +679,7 @@ def _mount_ruleset_commands() -> None:
         if ruleset.command_line is None:
             continue
         module = importlib.import_module(ruleset.command_line)
-        render.add_summaries(getattr(module, "SUMMARIES", {}))
+        render.mount(ruleset.name, module)
         for option in getattr(module, "CHARACTER_OPTIONS", []):
             if option.name not in seen_options:
                 seen_options.add(option.name)

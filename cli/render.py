@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from rich.console import Console
@@ -51,44 +53,15 @@ def _sq(value: Any) -> str:
     return str(value)
 
 
-def _roll(doc: dict[str, Any]) -> str:
-    if "roll" not in doc or isinstance(doc["roll"], list):
-        return ""
-    dice = doc.get("dice")
-    faces = f" ({'+'.join(map(str, dice))})" if dice else " (given)"
-    verdict = "success" if doc["success"] else "failure"
-    who = f"{doc['by']} rolled " if doc.get("by") else "rolled "
-    return f"{who}{doc['roll']}{faces} vs {doc['target']}: {verdict}"
-
-
-def _day_ended(d: dict[str, Any]) -> str:
-    # A ruleset's day end holds only what its rules have (a Cypher day: none of these).
-    parts = [f"day {d['number']} ended"]
-    for name, landed in d.get("strain", {}).items():
-        fate = "" if landed["state"] == "ok" else f", {landed['state']}"
-        parts.append(f"{name} lost {landed['lost']} level(s) to strain{fate}")
-    for name, rest in d.get("recovery", {}).items():
-        parts.append(f"{name} rested ({rest['mode']}) +{rest['health']} Health "
-                     f"+{rest['energy']} Energy")
-    for kind, upkeep in d.get("upkeep", {}).items():
-        short = f", short by {upkeep['shortfall']}" if upkeep["shortfall"] else ""
-        parts.append(f"upkeep {upkeep['spent']} {kind}{short}")
-    return "; ".join(parts)
-
-
-def _forced(d: dict[str, Any]) -> str:
-    rolls = ", ".join(
-        f"{r['by']} {r['total']} vs {r['target']} {'ok' if r['success'] else 'strain'}"
-        for r in d["strain_rolls"])
-    return (f"forced march: +{d['base']} squares for {d['provisions']} provisions and "
-            f"{d['fuel']} fuel ({rolls})")
-
-
 def _amounts(values: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
-_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+# A log line, a status cell or an audit entry's text, from the document it describes.
+Describe = Callable[[dict[str, Any]], str]
+
+# The log lines of the events every ruleset shares; a ruleset's own come from its module.
+_SUMMARIES: dict[str, Describe] = {
     "CampaignStarted": lambda d: f"campaign {d['name']} ({d['ruleset']}) starts at "
                                  f"{_sq(d['start'])}"
                                  + (f", branched from {d['branched_from']['campaign']} after "
@@ -111,23 +84,6 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "SuppliesSet": lambda d: f"supplies set: {_amounts(d['values'])}",
     "SuppliesAdded": lambda d: f"supplies added: {_amounts(d['amounts'])}",
     "SuppliesSpent": lambda d: f"supplies spent: {_amounts(d['amounts'])}",
-    "DayStarted": lambda d: f"day {d['number']} starts"
-                            + (f" with {d['budget']} square(s)" if d.get("budget") else ""),
-    "Moved": lambda d: f"moved {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
-                       f"({d['cost']} square(s))",
-    "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"
-                                   + (f", +{d['bonus']} squares" if d["success"] else ""),
-    "ForcedMarched": _forced,
-    "NightTravelled": lambda d: f"night travel: {_roll(d)}, +{d['gained']} squares",
-    "Foraged": lambda d: f"forage: {_roll(d)}"
-                         + (f", +{d['gained']} {d['take']}" if d["success"] else ""),
-    "Repaired": lambda d: f"repair {d['conveyance']}: {_roll(d)}"
-                          + (f", +{d['restored']} level(s)" if d["success"] else ""),
-    "DayEnded": _day_ended,
-    "Travelled": lambda d: f"travelled {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
-                           f"({d['miles']} miles, {d['spent']} of a day)"
-                           + (f", in transit toward {_sq(d['toward'])} with {d['still_to_pay']} "
-                              "of a day to go" if d.get("toward") else ""),
     "SessionStarted": lambda d: f"session {d['number']} starts"
                                 + (f": {d['title']}" if d.get("title") else ""),
     "SessionEnded": lambda d: f"session {d['number']} ends",
@@ -149,20 +105,54 @@ _SUMMARIES.update({
 })
 
 
-def add_summaries(summaries: dict[str, Callable[[dict[str, Any]], str]]) -> None:
-    """A ruleset's own log lines, mounted from its command-line module."""
-    for name, describe in summaries.items():
-        _SUMMARIES.setdefault(name, describe)
+@dataclass(frozen=True)
+class RulesetText:
+    """The words one ruleset's command-line module adds to the shared output.
+
+    Read off the module when it is mounted (see `mount`): its `SUMMARIES` (log lines by event
+    type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
+    an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
+    of its own in the conveyance table) and `AUDIT_SECTIONS` (label and entry text of each
+    audit section it declares). Each is optional.
+    """
+
+    summaries: Mapping[str, Describe] = field(default_factory=dict)
+    movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
+    conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
+    audit_sections: Mapping[str, tuple[str, Describe]] = field(default_factory=dict)
 
 
-def summary(doc: dict[str, Any]) -> str:
-    describe = _SUMMARIES.get(doc["type"])
+_NO_TEXT = RulesetText()
+_RULESET_TEXT: dict[str, RulesetText] = {}
+
+
+def mount(ruleset: str, module: ModuleType) -> None:
+    """A ruleset's own words, mounted from its command-line module by the composition root."""
+    _RULESET_TEXT[ruleset] = RulesetText(
+        summaries=getattr(module, "SUMMARIES", {}),
+        movement=getattr(module, "STATUS_MOVEMENT", {}),
+        conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
+        audit_sections=getattr(module, "AUDIT_SECTIONS", {}),
+    )
+
+
+def _text(ruleset: str) -> RulesetText:
+    return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+
+
+def summary(doc: dict[str, Any], ruleset: str) -> str:
+    """The log line of an event of a campaign played under `ruleset`.
+
+    Two rulesets may each have an event of the same name and another shape (a day's start and
+    end), so the campaign's ruleset's own lines are looked up before the shared ones.
+    """
+    describe = _text(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
 
 
-def print_events(docs: list[dict[str, Any]]) -> None:
+def print_events(docs: list[dict[str, Any]], ruleset: str) -> None:
     for doc in docs:
-        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc))}")
+        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}")
 
 
 def print_status(status: dict[str, Any]) -> None:
@@ -196,14 +186,14 @@ def print_status(status: dict[str, Any]) -> None:
         console.print(table)
 
 
-def print_log(entries: list[dict[str, Any]]) -> None:
+def print_log(entries: list[dict[str, Any]], ruleset: str) -> None:
     table = Table("seq", "day", "event", "what happened", "note")
     for entry in entries:
         cancelled = entry["cancelled_by"]
         note = f"cancelled by #{cancelled}" if cancelled else ""
         style = "dim strike" if cancelled else None
-        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry), note,
-                      style=style)
+        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
+                      summary(entry, ruleset), note, style=style)
     console.print(table)
 
 

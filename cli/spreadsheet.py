@@ -50,10 +50,12 @@ def write(columns: tuple[str, ...], rows: Iterable[dict[str, Any]],
         writer.writerow([cell(row.get(column)) for column in columns])
 
 
-def log_rows(entries: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """One row per log entry, its summary the sentence `trek log` shows."""
+def log_rows(entries: list[dict[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
+    """One row per log entry of a campaign played under `ruleset`, its summary the sentence
+    `trek log` shows."""
     for entry in entries:
-        yield {**{k: entry.get(k) for k in LOG_COLUMNS}, "summary": render.summary(entry)}
+        yield {**{k: entry.get(k) for k in LOG_COLUMNS},
+               "summary": render.summary(entry, ruleset)}
 
 
 def audit_rows(result: dict[str, Any]) -> Iterable[dict[str, Any]]:

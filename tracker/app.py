@@ -514,6 +514,10 @@ class Trek:
             view.apply(event)
         return view
 
+    def ruleset_of(self, slug: str | None) -> str:
+        """The name of the ruleset a campaign is played under (its events' words are its own)."""
+        return self.view(slug).ruleset
+
     def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
         if as_of is None:
             return self._status(self.view(slug))
