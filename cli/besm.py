@@ -176,3 +176,9 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
         f", -{d['ranged_penalty']} for moving)" if d.get("ranged_penalty") else ")")
         if d.get("ranged") else ""),
 }
+
+
+# -- status --------------------------------------------------------------------------------------
+
+# The strain a conveyance has taken today, landing at the day's end.
+STATUS_CONVEYANCE_COLUMNS = [("strain", lambda c: str(c["pending_strain"]))]

@@ -138,3 +138,11 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "ChaseStarted": _chase,
     "ChaseRolled": _chase,
 }
+
+
+# -- status --------------------------------------------------------------------------------------
+
+# A square being paid for over more than one day.
+STATUS_MOVEMENT = {
+    "in_transit": lambda transit: f"in transit to {square_text(transit['to'])}" if transit else "",
+}

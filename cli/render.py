@@ -162,11 +162,13 @@ def print_status(status: dict[str, Any]) -> None:
                   f"{status['ruleset']}) — {day_text}, at {_sq(status['position'])}"
                   + (", flying" if status["flying"] else "")
                   + f", {status['events']} events")
+    own = _text(status["ruleset"])
     movement = status["movement"]
-    console.print("movement: " + ", ".join(f"{k} {v}" for k, v in movement.items()
-                                           if k != "in_transit")
-                  + (f", in transit to {_sq(movement['in_transit']['to'])}"
-                     if movement.get("in_transit") else ""), markup=False)
+    # The plain fields as "name value", then those the ruleset words itself.
+    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
+    parts += [text for key, describe in own.movement.items()
+              if (text := describe(movement.get(key)))]
+    console.print("movement: " + ", ".join(parts), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
         table = Table("character", "Health", "Energy", "aboard", "where")
@@ -177,12 +179,14 @@ def print_status(status: dict[str, Any]) -> None:
                           f"{c['energy']}/{c['energy_max']}", aboard, where)
         console.print(table)
     if status["conveyances"]:
-        table = Table("conveyance", "kind", "move", "level", "strain", "state", "where")
+        columns = own.conveyance_columns
+        table = Table("conveyance", "kind", "move", "level", *(h for h, _ in columns), "state",
+                      "where")
         for name, c in status["conveyances"].items():
             move = f"{c['attribute']}" if c["attribute"] else f"{c.get('miles', '-')} mi/day"
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
             table.add_row(name, c["kind"], move, f"{c['level']}/{c['base_level']}",
-                          str(c["pending_strain"]), c["state"], where)
+                          *(cell(c) for _, cell in columns), c["state"], where)
         console.print(table)
 
 
