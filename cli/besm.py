@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from cli import besm_demo
 from cli.context import record
 from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
 from cli.render import square_text
@@ -182,3 +183,7 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 # The strain a conveyance has taken today, landing at the day's end.
 STATUS_CONVEYANCE_COLUMNS = [("strain", lambda c: str(c["pending_strain"]))]
+
+
+# The sample campaign `trek demo` plays.
+DEMO = besm_demo.play

@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -650,8 +651,9 @@ def session_end() -> None:
 @store_options
 def demo() -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
-    from cli.demo import play
-
+    if not _DEMOS:
+        raise TrackerError("no ruleset of this release has a sample campaign")
+    play = _DEMOS[0]
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
           Trek.open(str(Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
                     gm="demo") as trek_app):
@@ -670,6 +672,10 @@ trek.add_command(recap)
 trek.add_command(encounter)
 
 
+# The sample campaigns the rulesets offer (a module's `DEMO`), in the registry's order.
+_DEMOS: list[Callable[[Trek], None]] = []
+
+
 def _mount_ruleset_commands() -> None:
     """Each ruleset's own commands, from the registry; a campaign under another ruleset
     refuses them with a sentence."""
@@ -680,6 +686,8 @@ def _mount_ruleset_commands() -> None:
             continue
         module = importlib.import_module(ruleset.command_line)
         render.mount(ruleset.name, module)
+        if hasattr(module, "DEMO"):
+            _DEMOS.append(module.DEMO)
         for option in getattr(module, "CHARACTER_OPTIONS", []):
             if option.name not in seen_options:
                 seen_options.add(option.name)

@@ -18,7 +18,7 @@ import pytest
 from cliruns import ok, refused
 from conftest import Browser, TrekRun, trek_command, trek_env
 
-from cli.demo import DEMO_MAP
+from cli.besm_demo import DEMO_MAP
 
 Trek = Callable[..., TrekRun]
 
