@@ -187,3 +187,10 @@ STATUS_CONVEYANCE_COLUMNS = [("strain", lambda c: str(c["pending_strain"]))]
 
 # The sample campaign `trek demo` plays.
 DEMO = besm_demo.play
+
+
+# How `roster add-mount` and `roster add-vehicle` take --move under this ruleset.
+MOUNT_MOVE = VEHICLE_MOVE = "a movement attribute and its level, e.g. ground-speed=1"
+
+# The words this ruleset's refusals may open with (they get a capital, see cli.main).
+OPENING_WORDS = frozenset({"forced", "foraging", "night", "shortcut", "shortcuts"})

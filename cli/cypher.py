@@ -146,3 +146,7 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 STATUS_MOVEMENT = {
     "in_transit": lambda transit: f"in transit to {square_text(transit['to'])}" if transit else "",
 }
+
+
+# How `roster add-vehicle` takes --move under this ruleset (a mount takes none).
+VEHICLE_MOVE = "miles=N, its miles a day"

@@ -73,16 +73,16 @@ def _scrubbed(db: str, text: str) -> str:
 
 
 # Trek's own messages open with one of these words and get a capital; a message that opens
-# with something the GM typed (a path, a slug, a name) keeps the GM's spelling.
-_OPENING_WORDS = frozenset({
+# with something the GM typed (a path, a slug, a name) keeps the GM's spelling. A ruleset's
+# command-line module adds the words its own messages open with (its `OPENING_WORDS`).
+_OPENING_WORDS = {
     "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
-    "day", "event", "events", "every", "everything", "for", "forced", "foraging", "give", "harm",
-    "has", "is", "it", "keeps", "legend", "map", "models", "name", "night", "no", "nobody", "not",
-    "nothing", "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say",
-    "session", "shortcut", "shortcuts", "square", "step", "that", "the", "there", "this", "today",
-    "trek",
-    "undoing", "watching", "when", "with"
-})
+    "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",
+    "keeps", "legend", "map", "models", "name", "no", "nobody", "not", "nothing",
+    "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say", "session",
+    "square", "step", "that", "the", "there", "this", "today", "trek", "undoing", "watching",
+    "when", "with",
+}
 
 
 def _sentence(text: str) -> str:
@@ -102,7 +102,7 @@ def _sentence(text: str) -> str:
 def trek() -> None:
     """Trek: an event-sourced overland travel tracker for tabletop game masters.
 
-    Every move, forage, forced march, repair and night of rest is recorded as an immutable
+    Every move, roll, supply, roster change and night of rest is recorded as an immutable
     event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo never deletes:
     it records a reversal.
     """
@@ -274,9 +274,13 @@ def add_character(name: str, **given: Any) -> None:
     record(lambda t, c: t.add_character(c, options))
 
 
+# The --move help of a mount and a vehicle; each ruleset's way of giving it is added on mounting.
+MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
+
+
 @roster.command("add-mount")
 @click.argument("name")
-@click.option("--move", type=KeyValue(), help="Movement attribute and level, e.g. ground-speed=1.")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--rider", help="The character riding it.")
 @store_options
 def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
@@ -286,8 +290,7 @@ def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> Non
 
 @roster.command("add-vehicle")
 @click.argument("name")
-@click.option("--move", type=KeyValue(),
-              help="Movement attribute and level (BESM), or miles=N a day (Cypher).")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--driver", help="The character driving it.")
 @click.option("--passenger", "passengers", multiple=True, help="A passenger (repeatable).")
 @store_options
@@ -415,7 +418,7 @@ def day_start() -> None:
               help="Hours slept (Energy is regained per hour).")
 @store_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
-    """Close the day: strain lands, the party rests, upkeep is paid."""
+    """Close the day: the party rests, and the ruleset settles what the day cost."""
     options = DayEndOptions(rests=dict(rests), hours=hours)
     record(lambda t, c: t.end_day(c, options))
 
@@ -681,6 +684,7 @@ def _mount_ruleset_commands() -> None:
     refuses them with a sentence."""
     seen: set[str] = set()
     seen_options: set[str] = set()
+    moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
     for ruleset in RULESETS:
         if ruleset.command_line is None:
             continue
@@ -688,6 +692,10 @@ def _mount_ruleset_commands() -> None:
         render.mount(ruleset.name, module)
         if hasattr(module, "DEMO"):
             _DEMOS.append(module.DEMO)
+        _OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
+        for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
+            if hasattr(module, attribute):
+                moves[command].append(f"{ruleset.name}: {getattr(module, attribute)}")
         for option in getattr(module, "CHARACTER_OPTIONS", []):
             if option.name not in seen_options:
                 seen_options.add(option.name)
@@ -696,6 +704,15 @@ def _mount_ruleset_commands() -> None:
             if command.name not in seen:
                 seen.add(command.name)
                 trek.add_command(command)
+    for command, offers in moves.items():
+        _word_move_option(command, offers)
+
+
+def _word_move_option(command: click.Command, offers: list[str]) -> None:
+    """Each ruleset's way of giving --move, in its help, e.g. "besm: ATTRIBUTE=LEVEL"."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name == "move":
+            param.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
 
 
 _mount_ruleset_commands()
