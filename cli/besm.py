@@ -11,7 +11,7 @@ import click
 from cli import besm_demo
 from cli.context import record
 from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
-from cli.render import square_text
+from cli.render import AuditSection, square_text
 from domain.besm.commands import (
     Forage,
     ForcedMarch,
@@ -194,3 +194,33 @@ MOUNT_MOVE = VEHICLE_MOVE = "a movement attribute and its level, e.g. ground-spe
 
 # The words this ruleset's refusals may open with (they get a capital, see cli.main).
 OPENING_WORDS = frozenset({"forced", "foraging", "night", "shortcut", "shortcuts"})
+
+
+# -- the audit -----------------------------------------------------------------------------------
+
+
+def _strain(s: dict[str, Any]) -> str:
+    return (f"{s['conveyance']}"
+            + (f" +{s['pending_added']} pending" if s["pending_added"] else "")
+            + (f" -{s['levels_lost']} level(s)" if s["levels_lost"] else ""))
+
+
+def _repair(r: dict[str, Any]) -> str:
+    return (f"{r['conveyance']} by {r['by']}: "
+            + (f"+{r['levels_restored']} level(s)" if r["success"] else "failed"))
+
+
+# The audit sections BESM travel names (domain.besm.events.AUDIT_SECTIONS).
+AUDIT_SECTIONS = {
+    "strain": AuditSection(
+        "strain", _strain,
+        lambda s: {"line": "strain", "subject": s["conveyance"], "amount": s["levels_lost"],
+                   "detail": f"{s['pending_added']} pending" if s["pending_added"] else None}),
+    "deaths": AuditSection(
+        "deaths", lambda d: f"{d['conveyance']} {d['state']}",
+        lambda d: {"line": "death", "subject": d["conveyance"], "detail": d["state"]}),
+    "repairs": AuditSection(
+        "repairs", _repair,
+        lambda r: {"line": "repair", "subject": r["conveyance"], "amount": r["levels_restored"],
+                   "success": r["success"], "detail": f"by {r['by']}"}),
+}

@@ -583,11 +583,11 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
 def audit(session: int | None, as_csv: bool) -> None:
-    """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos.
+    """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
     With --csv: one row per audit line, columns session, title, line (squares, miles, gained,
-    spent, roll, strain, death, repair, undo, redo), seq, day, subject, amount, roll, target,
-    success, cancelled_by, gm, at, detail.
+    spent, roll, undo, redo, or one of the ruleset's own), seq, day, subject, amount, roll,
+    target, success, cancelled_by, gm, at, detail.
     """
     _csv_or_json(as_csv)
     result = open_store(writes=False).audit(settings().campaign, session)

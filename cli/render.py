@@ -112,18 +112,29 @@ class RulesetText:
     Read off the module when it is mounted (see `mount`): its `SUMMARIES` (log lines by event
     type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
     an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
-    of its own in the conveyance table) and `AUDIT_SECTIONS` (label and entry text of each
-    audit section it declares). Each is optional.
+    of its own in the conveyance table). Each is optional. Its `AUDIT_SECTIONS` (how each
+    audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
 
     summaries: Mapping[str, Describe] = field(default_factory=dict)
     movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
     conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
-    audit_sections: Mapping[str, tuple[str, Describe]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AuditSection:
+    """How one audit section a ruleset names is shown: its label in `trek audit`, an entry's
+    text there (after its #seq), and an entry's cells in `trek audit --csv` (its `line`,
+    `subject`, `amount`, ...; the seq and day are added)."""
+
+    label: str
+    text: Describe
+    row: Callable[[dict[str, Any]], dict[str, Any]]
 
 
 _NO_TEXT = RulesetText()
 _RULESET_TEXT: dict[str, RulesetText] = {}
+_AUDIT_SECTIONS: dict[str, AuditSection] = {}
 
 
 def mount(ruleset: str, module: ModuleType) -> None:
@@ -132,8 +143,9 @@ def mount(ruleset: str, module: ModuleType) -> None:
         summaries=getattr(module, "SUMMARIES", {}),
         movement=getattr(module, "STATUS_MOVEMENT", {}),
         conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
-        audit_sections=getattr(module, "AUDIT_SECTIONS", {}),
     )
+    for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
+        _AUDIT_SECTIONS.setdefault(name, section)
 
 
 def _text(ruleset: str) -> RulesetText:
@@ -228,6 +240,35 @@ def print_diff(result: dict[str, Any]) -> None:
     console.print(table)
 
 
+# What every session's audit holds; any other key is a section a ruleset named.
+_AUDIT_KEYS = frozenset({"session", "title", "started_at", "ended_at", "gms", "events", "days",
+                         "squares_moved", "miles", "rolls", "supplies", "undos"})
+
+
+def ruleset_sections(audit: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The sections the rulesets named in one session's audit, in its order."""
+    return [(key, entries) for key, entries in audit.items() if key not in _AUDIT_KEYS]
+
+
+def _entry_text(entry: dict[str, Any]) -> str:
+    """An entry of a section no mounted module words: its fields as they are."""
+    return _value({k: v for k, v in entry.items() if k not in ("seq", "day")})
+
+
+def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
+    shown = _AUDIT_SECTIONS.get(name)
+    text = shown.text if shown else _entry_text
+    return (shown.label if shown else name,
+            "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
+
+
+def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The `trek audit --csv` cells of an entry of section `name` (seq and day included)."""
+    shown = _AUDIT_SECTIONS.get(name)
+    cells = shown.row(entry) if shown else {"line": name, "detail": _entry_text(entry)}
+    return {"seq": entry["seq"], "day": entry["day"], **cells}
+
+
 def _dice(roll: dict[str, Any]) -> str:
     return "+".join(map(str, roll["dice"])) if roll["dice"] else "given"
 
@@ -250,16 +291,7 @@ def print_audit(result: dict[str, Any]) -> None:
              + (f" ({audit['miles']} miles)" if audit["miles"] else "")),
             ("supplies gained", _amounts(supplies["gained"]) or "-"),
             ("supplies spent", _amounts(supplies["spent"]) or "-"),
-            ("strain", "; ".join(f"#{s['seq']} {s['conveyance']}"
-                                 + (f" +{s['pending_added']} pending" if s["pending_added"]
-                                    else "")
-                                 + (f" -{s['levels_lost']} level(s)" if s["levels_lost"]
-                                    else "") for s in audit["strain"]) or "-"),
-            ("deaths", "; ".join(f"#{d['seq']} {d['conveyance']} {d['state']}"
-                                 for d in audit["deaths"]) or "-"),
-            ("repairs", "; ".join(f"#{r['seq']} {r['conveyance']} by {r['by']}: "
-                                  + (f"+{r['levels_restored']} level(s)" if r["success"]
-                                     else "failed") for r in audit["repairs"]) or "-"),
+            *(_section_fact(name, entries) for name, entries in ruleset_sections(audit)),
         ]
         table = Table(show_header=False, box=None, pad_edge=False)
         for key, value in facts:

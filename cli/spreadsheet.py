@@ -75,18 +75,9 @@ def audit_rows(result: dict[str, Any]) -> Iterable[dict[str, Any]]:
                    "subject": roll["by"], "roll": roll["roll"], "target": roll["target"],
                    "success": roll["success"], "cancelled_by": roll["cancelled_by"],
                    "detail": roll["type"]}
-        for loss in audit["strain"]:
-            yield {**about, "line": "strain", "seq": loss["seq"], "day": loss["day"],
-                   "subject": loss["conveyance"], "amount": loss["levels_lost"],
-                   "detail": f"{loss['pending_added']} pending" if loss["pending_added"]
-                   else None}
-        for death in audit["deaths"]:
-            yield {**about, "line": "death", "seq": death["seq"], "day": death["day"],
-                   "subject": death["conveyance"], "detail": death["state"]}
-        for repair in audit["repairs"]:
-            yield {**about, "line": "repair", "seq": repair["seq"], "day": repair["day"],
-                   "subject": repair["conveyance"], "amount": repair["levels_restored"],
-                   "success": repair["success"], "detail": f"by {repair['by']}"}
+        for name, entries in render.ruleset_sections(audit):
+            for entry in entries:
+                yield {**about, **render.audit_row(name, entry)}
         for undo in audit["undos"]:
             yield {**about, "line": undo["action"], "seq": undo["seq"],
                    "subject": ", ".join(f"#{e['seq']}" + (f" {e['type']}" if e["type"] else "")

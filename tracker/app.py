@@ -699,7 +699,7 @@ class Trek:
         view = self.view(slug)
         if session is not None:
             self._check_session(view, session)
-        auditor = Auditor(view.cancelled.get)
+        auditor = Auditor(view.cancelled.get, self.rulesets.audit_sections)
         auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
 
@@ -715,7 +715,8 @@ class Trek:
         whole = session is None and view.sessions == 0
         number = None if whole else session or view.sessions
         square_miles = view.map.square_miles if view.map is not None else None
-        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole)
+        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole,
+                            sections=self.rulesets.audit_sections)
         recapper.fold(page_events(self.app.events, campaign_id(view.slug)))
         document = recapper.recap(number)
         assert document is not None, "a session that exists has at least its opening event"
