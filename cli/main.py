@@ -113,7 +113,7 @@ def trek() -> None:
 
 @trek.command()
 @click.argument("name")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
               show_default=True, help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
@@ -224,7 +224,7 @@ def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> 
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The Trek TOML map file to write.")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
               show_default=True, help="The ruleset whose terrain words the map uses.")
 @click.option("--battle", is_flag=True,
               help="Write a battle map (for `encounter start --map`) instead of an overland "
@@ -709,7 +709,7 @@ def _mount_ruleset_commands() -> None:
 
 
 def _word_move_option(command: click.Command, offers: list[str]) -> None:
-    """Each ruleset's way of giving --move, in its help, e.g. "besm: ATTRIBUTE=LEVEL"."""
+    """Each ruleset's way of giving --move, in its help, as "RULESET: how"."""
     for param in command.params:
         if isinstance(param, click.Option) and param.name == "move":
             param.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
