@@ -37,4 +37,14 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
 def record(action: Callable[[Trek, str | None], Documents]) -> None:
     trek = open_store()
     campaign = settings().campaign
-    recorded(action(trek, campaign), lambda: trek.ruleset_of(campaign))
+    docs = action(trek, campaign)
+    recorded(docs, lambda: _ruleset(trek, campaign, docs))
+
+
+def _ruleset(trek: Trek, campaign: str | None, docs: Documents) -> str:
+    """The ruleset recorded events are worded in: a campaign's first event names it (a branch,
+    which may leave the store with more than one campaign), else the campaign's own."""
+    for doc in docs:
+        if doc["type"] == "CampaignStarted":
+            return str(doc["ruleset"])
+    return trek.ruleset_of(campaign)
