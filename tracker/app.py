@@ -695,7 +695,7 @@ class Trek:
         return {"a": about_a, "b": about_b, "changes": changes(status_a, status_b)}
 
     def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
-        """Per session: days, squares, rolls, supplies, strain, deaths, repairs and undos."""
+        """Per session: days, squares, rolls, supplies, the rulesets' own sections and undos."""
         view = self.view(slug)
         if session is not None:
             self._check_session(view, session)
