@@ -3,11 +3,15 @@ and repair. Mounted on `trek` from the ruleset registry."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
+from cli import besm_demo
 from cli.context import record
 from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
-from cli.render import square_text
+from cli.render import AuditSection, square_text
 from domain.besm.commands import (
     Forage,
     ForcedMarch,
@@ -115,11 +119,108 @@ def _moved(d: dict[str, object]) -> str:
             f"({d['cost']} square(s){penalty})")
 
 
-SUMMARIES = {
+# -- log lines -----------------------------------------------------------------------------------
+
+
+def _roll(doc: dict[str, Any]) -> str:
+    """A roll recorded on the event itself (a list of rolls is worded by its own event)."""
+    if "roll" not in doc or isinstance(doc["roll"], list):
+        return ""
+    dice = doc.get("dice")
+    faces = f" ({'+'.join(map(str, dice))})" if dice else " (given)"
+    verdict = "success" if doc["success"] else "failure"
+    who = f"{doc['by']} rolled " if doc.get("by") else "rolled "
+    return f"{who}{doc['roll']}{faces} vs {doc['target']}: {verdict}"
+
+
+def _day_ended(d: dict[str, Any]) -> str:
+    parts = [f"day {d['number']} ended"]
+    for name, landed in d.get("strain", {}).items():
+        fate = "" if landed["state"] == "ok" else f", {landed['state']}"
+        parts.append(f"{name} lost {landed['lost']} level(s) to strain{fate}")
+    for name, rest in d.get("recovery", {}).items():
+        parts.append(f"{name} rested ({rest['mode']}) +{rest['health']} Health "
+                     f"+{rest['energy']} Energy")
+    for kind, upkeep in d.get("upkeep", {}).items():
+        short = f", short by {upkeep['shortfall']}" if upkeep["shortfall"] else ""
+        parts.append(f"upkeep {upkeep['spent']} {kind}{short}")
+    return "; ".join(parts)
+
+
+def _forced(d: dict[str, Any]) -> str:
+    rolls = ", ".join(
+        f"{r['by']} {r['total']} vs {r['target']} {'ok' if r['success'] else 'strain'}"
+        for r in d["strain_rolls"])
+    return (f"forced march: +{d['base']} squares for {d['provisions']} provisions and "
+            f"{d['fuel']} fuel ({rolls})")
+
+
+SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "DayStarted": lambda d: f"day {d['number']} starts"
+                            + (f" with {d['budget']} square(s)" if d.get("budget") else ""),
+    "Moved": lambda d: f"moved {square_text(d['path'][0])} → {square_text(d['path'][-1])} "
+                       f"({d['cost']} square(s))",
+    "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"
+                                   + (f", +{d['bonus']} squares" if d["success"] else ""),
+    "ForcedMarched": _forced,
+    "NightTravelled": lambda d: f"night travel: {_roll(d)}, +{d['gained']} squares",
+    "Foraged": lambda d: f"forage: {_roll(d)}"
+                         + (f", +{d['gained']} {d['take']}" if d["success"] else ""),
+    "Repaired": lambda d: f"repair {d['conveyance']}: {_roll(d)}"
+                          + (f", +{d['restored']} level(s)" if d["success"] else ""),
+    "DayEnded": _day_ended,
+    # Encounters.
     "CombatantMoved": _moved,
     "WentProne": lambda d: f"{d['name']} drops prone",
     "StoodUp": lambda d: f"{d['name']} stands up (1 square)",
     "Acted": lambda d: f"{d['name']} acts" + (" (ranged" + (
         f", -{d['ranged_penalty']} for moving)" if d.get("ranged_penalty") else ")")
         if d.get("ranged") else ""),
+}
+
+
+# -- status --------------------------------------------------------------------------------------
+
+# The strain a conveyance has taken today, landing at the day's end.
+STATUS_CONVEYANCE_COLUMNS = [("strain", lambda c: str(c["pending_strain"]))]
+
+
+# The sample campaign `trek demo` plays.
+DEMO = besm_demo.play
+
+
+# How `roster add-mount` and `roster add-vehicle` take --move under this ruleset.
+MOUNT_MOVE = VEHICLE_MOVE = "a movement attribute and its level, e.g. ground-speed=1"
+
+# The words this ruleset's refusals may open with (they get a capital, see cli.main).
+OPENING_WORDS = frozenset({"forced", "foraging", "night", "shortcut", "shortcuts"})
+
+
+# -- the audit -----------------------------------------------------------------------------------
+
+
+def _strain(s: dict[str, Any]) -> str:
+    return (f"{s['conveyance']}"
+            + (f" +{s['pending_added']} pending" if s["pending_added"] else "")
+            + (f" -{s['levels_lost']} level(s)" if s["levels_lost"] else ""))
+
+
+def _repair(r: dict[str, Any]) -> str:
+    return (f"{r['conveyance']} by {r['by']}: "
+            + (f"+{r['levels_restored']} level(s)" if r["success"] else "failed"))
+
+
+# The audit sections BESM travel names (domain.besm.events.AUDIT_SECTIONS).
+AUDIT_SECTIONS = {
+    "strain": AuditSection(
+        "strain", _strain,
+        lambda s: {"line": "strain", "subject": s["conveyance"], "amount": s["levels_lost"],
+                   "detail": f"{s['pending_added']} pending" if s["pending_added"] else None}),
+    "deaths": AuditSection(
+        "deaths", lambda d: f"{d['conveyance']} {d['state']}",
+        lambda d: {"line": "death", "subject": d["conveyance"], "detail": d["state"]}),
+    "repairs": AuditSection(
+        "repairs", _repair,
+        lambda r: {"line": "repair", "subject": r["conveyance"], "amount": r["levels_restored"],
+                   "success": r["success"], "detail": f"by {r['by']}"}),
 }

@@ -25,13 +25,26 @@ def open_store(*, create: bool = False, writes: bool = True) -> Trek:
     return trek
 
 
-def recorded(docs: Documents) -> None:
+def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
+    """Show what was recorded: JSON, or a line each in the words of the campaign's ruleset
+    (asked only when lines are shown)."""
     if settings().json:
         render.emit_json(docs)
     else:
-        render.print_events(docs)
+        render.print_events(docs, ruleset())
 
 
 def record(action: Callable[[Trek, str | None], Documents]) -> None:
     trek = open_store()
-    recorded(action(trek, settings().campaign))
+    campaign = settings().campaign
+    docs = action(trek, campaign)
+    recorded(docs, lambda: _ruleset(trek, campaign, docs))
+
+
+def _ruleset(trek: Trek, campaign: str | None, docs: Documents) -> str:
+    """The ruleset recorded events are worded in: a campaign's first event names it (a branch,
+    which may leave the store with more than one campaign), else the campaign's own."""
+    for doc in docs:
+        if doc["type"] == "CampaignStarted":
+            return str(doc["ruleset"])
+    return trek.ruleset_of(campaign)

@@ -3,6 +3,9 @@ zero-gravity push and chases. Mounted on `trek encounter` from the ruleset regis
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import click
 
 from cli.context import record
@@ -116,9 +119,34 @@ def _chase(d: dict[str, object]) -> str:
     return f"{d['name']} chases (level {state['level']}, {_task(d)}; {score}{ending})"
 
 
-SUMMARIES = {
+def _travelled(d: dict[str, Any]) -> str:
+    path = d["path"]
+    return (f"travelled {square_text(path[0])} → {square_text(path[-1])} "
+            f"({d['miles']} miles, {d['spent']} of a day)"
+            + (f", in transit toward {square_text(d['toward'])} with {d['still_to_pay']} "
+               "of a day to go" if d.get("toward") else ""))
+
+
+SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+    # A Cypher day is whole fractions of a day: no squares to start with, no rest to report.
+    "DayStarted": lambda d: f"day {d['number']} starts",
+    "Travelled": _travelled,
+    "DayEnded": lambda d: f"day {d['number']} ended",
+    # Encounters.
     "CypherMoved": _moved,
     "PushedOff": _pushed,
     "ChaseStarted": _chase,
     "ChaseRolled": _chase,
 }
+
+
+# -- status --------------------------------------------------------------------------------------
+
+# A square being paid for over more than one day.
+STATUS_MOVEMENT = {
+    "in_transit": lambda transit: f"in transit to {square_text(transit['to'])}" if transit else "",
+}
+
+
+# How `roster add-vehicle` takes --move under this ruleset (a mount takes none).
+VEHICLE_MOVE = "miles=N, its miles a day"

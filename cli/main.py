@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,16 +73,16 @@ def _scrubbed(db: str, text: str) -> str:
 
 
 # Trek's own messages open with one of these words and get a capital; a message that opens
-# with something the GM typed (a path, a slug, a name) keeps the GM's spelling.
-_OPENING_WORDS = frozenset({
+# with something the GM typed (a path, a slug, a name) keeps the GM's spelling. A ruleset's
+# command-line module adds the words its own messages open with (its `OPENING_WORDS`).
+_OPENING_WORDS = {
     "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
-    "day", "event", "events", "every", "everything", "for", "forced", "foraging", "give", "harm",
-    "has", "is", "it", "keeps", "legend", "map", "models", "name", "night", "no", "nobody", "not",
-    "nothing", "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say",
-    "session", "shortcut", "shortcuts", "square", "step", "that", "the", "there", "this", "today",
-    "trek",
-    "undoing", "watching", "when", "with"
-})
+    "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",
+    "keeps", "legend", "map", "models", "name", "no", "nobody", "not", "nothing",
+    "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say", "session",
+    "square", "step", "that", "the", "there", "this", "today", "trek", "undoing", "watching",
+    "when", "with",
+}
 
 
 def _sentence(text: str) -> str:
@@ -101,7 +102,7 @@ def _sentence(text: str) -> str:
 def trek() -> None:
     """Trek: an event-sourced overland travel tracker for tabletop game masters.
 
-    Every move, forage, forced march, repair and night of rest is recorded as an immutable
+    Every move, roll, supply, roster change and night of rest is recorded as an immutable
     event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo never deletes:
     it records a reversal.
     """
@@ -112,7 +113,7 @@ def trek() -> None:
 
 @trek.command()
 @click.argument("name")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
               show_default=True, help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
@@ -136,7 +137,7 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
                                             seed=seed)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
-    recorded(docs)
+    recorded(docs, lambda: ruleset)
     mapimport.show_note(note, as_json=settings().json)
 
 
@@ -223,7 +224,7 @@ def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> 
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The Trek TOML map file to write.")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default="besm",
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
               show_default=True, help="The ruleset whose terrain words the map uses.")
 @click.option("--battle", is_flag=True,
               help="Write a battle map (for `encounter start --map`) instead of an overland "
@@ -273,9 +274,13 @@ def add_character(name: str, **given: Any) -> None:
     record(lambda t, c: t.add_character(c, options))
 
 
+# The --move help of a mount and a vehicle; each ruleset's way of giving it is added on mounting.
+MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
+
+
 @roster.command("add-mount")
 @click.argument("name")
-@click.option("--move", type=KeyValue(), help="Movement attribute and level, e.g. ground-speed=1.")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--rider", help="The character riding it.")
 @store_options
 def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
@@ -285,8 +290,7 @@ def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> Non
 
 @roster.command("add-vehicle")
 @click.argument("name")
-@click.option("--move", type=KeyValue(),
-              help="Movement attribute and level (BESM), or miles=N a day (Cypher).")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--driver", help="The character driving it.")
 @click.option("--passenger", "passengers", multiple=True, help="A passenger (repeatable).")
 @store_options
@@ -414,7 +418,7 @@ def day_start() -> None:
               help="Hours slept (Energy is regained per hour).")
 @store_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
-    """Close the day: strain lands, the party rests, upkeep is paid."""
+    """Close the day: the party rests, and the ruleset settles what the day cost."""
     options = DayEndOptions(rests=dict(rests), hours=hours)
     record(lambda t, c: t.end_day(c, options))
 
@@ -479,13 +483,16 @@ def log(day_number: int | None, session: int | None, as_csv: bool) -> None:
     cancelled_by, summary.
     """
     _csv_or_json(as_csv)
-    entries = open_store(writes=False).log(settings().campaign, day=day_number, session=session)
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    entries = trek_app.log(campaign, day=day_number, session=session)
     if as_csv:
-        spreadsheet.write(spreadsheet.LOG_COLUMNS, spreadsheet.log_rows(entries))
+        spreadsheet.write(spreadsheet.LOG_COLUMNS,
+                          spreadsheet.log_rows(entries, trek_app.ruleset_of(campaign)))
     elif settings().json:
         render.emit_json(entries)
     else:
-        render.print_log(entries)
+        render.print_log(entries, trek_app.ruleset_of(campaign))
 
 
 # -- history ----------------------------------------------------------------------------------
@@ -576,11 +583,11 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
 def audit(session: int | None, as_csv: bool) -> None:
-    """Per play session: days, squares, every roll, supplies, strain, deaths, repairs, undos.
+    """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
     With --csv: one row per audit line, columns session, title, line (squares, miles, gained,
-    spent, roll, strain, death, repair, undo, redo), seq, day, subject, amount, roll, target,
-    success, cancelled_by, gm, at, detail.
+    spent, roll, undo, redo, or one of the ruleset's own), seq, day, subject, amount, roll,
+    target, success, cancelled_by, gm, at, detail.
     """
     _csv_or_json(as_csv)
     result = open_store(writes=False).audit(settings().campaign, session)
@@ -647,8 +654,9 @@ def session_end() -> None:
 @store_options
 def demo() -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
-    from cli.demo import play
-
+    if not _DEMOS:
+        raise TrackerError("no ruleset of this release has a sample campaign")
+    play = _DEMOS[0]
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
           Trek.open(str(Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
                     gm="demo") as trek_app):
@@ -659,7 +667,7 @@ def demo() -> None:
         render.emit_json({"status": result, "log": entries})
         return
     render.print_status(result)
-    render.print_log(entries)
+    render.print_log(entries, result["ruleset"])
 
 
 trek.add_command(watch)
@@ -667,16 +675,27 @@ trek.add_command(recap)
 trek.add_command(encounter)
 
 
+# The sample campaigns the rulesets offer (a module's `DEMO`), in the registry's order.
+_DEMOS: list[Callable[[Trek], None]] = []
+
+
 def _mount_ruleset_commands() -> None:
     """Each ruleset's own commands, from the registry; a campaign under another ruleset
     refuses them with a sentence."""
     seen: set[str] = set()
     seen_options: set[str] = set()
+    moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
     for ruleset in RULESETS:
         if ruleset.command_line is None:
             continue
         module = importlib.import_module(ruleset.command_line)
-        render.add_summaries(getattr(module, "SUMMARIES", {}))
+        render.mount(ruleset.name, module)
+        if hasattr(module, "DEMO"):
+            _DEMOS.append(module.DEMO)
+        _OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
+        for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
+            if hasattr(module, attribute):
+                moves[command].append(f"{ruleset.name}: {getattr(module, attribute)}")
         for option in getattr(module, "CHARACTER_OPTIONS", []):
             if option.name not in seen_options:
                 seen_options.add(option.name)
@@ -685,6 +704,15 @@ def _mount_ruleset_commands() -> None:
             if command.name not in seen:
                 seen.add(command.name)
                 trek.add_command(command)
+    for command, offers in moves.items():
+        _word_move_option(command, offers)
+
+
+def _word_move_option(command: click.Command, offers: list[str]) -> None:
+    """Each ruleset's way of giving --move, in its help, as "RULESET: how"."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name == "move":
+            param.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
 
 
 _mount_ruleset_commands()

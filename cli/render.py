@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
 from rich.console import Console
@@ -53,44 +55,15 @@ def _sq(value: Any) -> str:
     return str(value)
 
 
-def _roll(doc: dict[str, Any]) -> str:
-    if "roll" not in doc or isinstance(doc["roll"], list):
-        return ""
-    dice = doc.get("dice")
-    faces = f" ({'+'.join(map(str, dice))})" if dice else " (given)"
-    verdict = "success" if doc["success"] else "failure"
-    who = f"{doc['by']} rolled " if doc.get("by") else "rolled "
-    return f"{who}{doc['roll']}{faces} vs {doc['target']}: {verdict}"
-
-
-def _day_ended(d: dict[str, Any]) -> str:
-    # A ruleset's day end holds only what its rules have (a Cypher day: none of these).
-    parts = [f"day {d['number']} ended"]
-    for name, landed in d.get("strain", {}).items():
-        fate = "" if landed["state"] == "ok" else f", {landed['state']}"
-        parts.append(f"{name} lost {landed['lost']} level(s) to strain{fate}")
-    for name, rest in d.get("recovery", {}).items():
-        parts.append(f"{name} rested ({rest['mode']}) +{rest['health']} Health "
-                     f"+{rest['energy']} Energy")
-    for kind, upkeep in d.get("upkeep", {}).items():
-        short = f", short by {upkeep['shortfall']}" if upkeep["shortfall"] else ""
-        parts.append(f"upkeep {upkeep['spent']} {kind}{short}")
-    return "; ".join(parts)
-
-
-def _forced(d: dict[str, Any]) -> str:
-    rolls = ", ".join(
-        f"{r['by']} {r['total']} vs {r['target']} {'ok' if r['success'] else 'strain'}"
-        for r in d["strain_rolls"])
-    return (f"forced march: +{d['base']} squares for {d['provisions']} provisions and "
-            f"{d['fuel']} fuel ({rolls})")
-
-
 def _amounts(values: dict[str, int]) -> str:
     return ", ".join(f"{k}={v}" for k, v in values.items())
 
 
-_SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
+# A log line, a status cell or an audit entry's text, from the document it describes.
+Describe = Callable[[dict[str, Any]], str]
+
+# The log lines of the events every ruleset shares; a ruleset's own come from its module.
+_SUMMARIES: dict[str, Describe] = {
     "CampaignStarted": lambda d: f"campaign {d['name']} ({d['ruleset']}) starts at "
                                  f"{_sq(d['start'])}"
                                  + (f", branched from {d['branched_from']['campaign']} after "
@@ -113,23 +86,6 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
     "SuppliesSet": lambda d: f"supplies set: {_amounts(d['values'])}",
     "SuppliesAdded": lambda d: f"supplies added: {_amounts(d['amounts'])}",
     "SuppliesSpent": lambda d: f"supplies spent: {_amounts(d['amounts'])}",
-    "DayStarted": lambda d: f"day {d['number']} starts"
-                            + (f" with {d['budget']} square(s)" if d.get("budget") else ""),
-    "Moved": lambda d: f"moved {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
-                       f"({d['cost']} square(s))",
-    "ShortcutAttempted": lambda d: f"shortcut {d['name']}: {_roll(d)}"
-                                   + (f", +{d['bonus']} squares" if d["success"] else ""),
-    "ForcedMarched": _forced,
-    "NightTravelled": lambda d: f"night travel: {_roll(d)}, +{d['gained']} squares",
-    "Foraged": lambda d: f"forage: {_roll(d)}"
-                         + (f", +{d['gained']} {d['take']}" if d["success"] else ""),
-    "Repaired": lambda d: f"repair {d['conveyance']}: {_roll(d)}"
-                          + (f", +{d['restored']} level(s)" if d["success"] else ""),
-    "DayEnded": _day_ended,
-    "Travelled": lambda d: f"travelled {_sq(d['path'][0])} → {_sq(d['path'][-1])} "
-                           f"({d['miles']} miles, {d['spent']} of a day)"
-                           + (f", in transit toward {_sq(d['toward'])} with {d['still_to_pay']} "
-                              "of a day to go" if d.get("toward") else ""),
     "SessionStarted": lambda d: f"session {d['number']} starts"
                                 + (f": {d['title']}" if d.get("title") else ""),
     "SessionEnded": lambda d: f"session {d['number']} ends",
@@ -151,20 +107,66 @@ _SUMMARIES.update({
 })
 
 
-def add_summaries(summaries: dict[str, Callable[[dict[str, Any]], str]]) -> None:
-    """A ruleset's own log lines, mounted from its command-line module."""
-    for name, describe in summaries.items():
-        _SUMMARIES.setdefault(name, describe)
+@dataclass(frozen=True)
+class RulesetText:
+    """The words one ruleset's command-line module adds to the shared output.
+
+    Read off the module when it is mounted (see `mount`): its `SUMMARIES` (log lines by event
+    type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
+    an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
+    of its own in the conveyance table). Each is optional. Its `AUDIT_SECTIONS` (how each
+    audit section it names is shown) are kept apart, by section: an audit names its sections.
+    """
+
+    summaries: Mapping[str, Describe] = field(default_factory=dict)
+    movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
+    conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
 
 
-def summary(doc: dict[str, Any]) -> str:
-    describe = _SUMMARIES.get(doc["type"])
+@dataclass(frozen=True)
+class AuditSection:
+    """How one audit section a ruleset names is shown: its label in `trek audit`, an entry's
+    text there (after its #seq), and an entry's cells in `trek audit --csv` (its `line`,
+    `subject`, `amount`, ...; the seq and day are added)."""
+
+    label: str
+    text: Describe
+    row: Callable[[dict[str, Any]], dict[str, Any]]
+
+
+_NO_TEXT = RulesetText()
+_RULESET_TEXT: dict[str, RulesetText] = {}
+_AUDIT_SECTIONS: dict[str, AuditSection] = {}
+
+
+def mount(ruleset: str, module: ModuleType) -> None:
+    """A ruleset's own words, mounted from its command-line module by the composition root."""
+    _RULESET_TEXT[ruleset] = RulesetText(
+        summaries=getattr(module, "SUMMARIES", {}),
+        movement=getattr(module, "STATUS_MOVEMENT", {}),
+        conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
+    )
+    for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
+        _AUDIT_SECTIONS.setdefault(name, section)
+
+
+def _text(ruleset: str) -> RulesetText:
+    return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+
+
+def summary(doc: dict[str, Any], ruleset: str) -> str:
+    """The log line of an event of a campaign played under `ruleset`.
+
+    Two rulesets may each have an event of the same name and another shape (a day's start and
+    end), so the campaign's ruleset's own lines are looked up before the shared ones.
+    """
+    describe = _text(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
 
 
-def print_events(docs: list[dict[str, Any]]) -> None:
+def print_events(docs: list[dict[str, Any]], ruleset: str) -> None:
     for doc in docs:
-        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc))}")
+        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}")
 
 
 def print_status(status: dict[str, Any]) -> None:
@@ -174,11 +176,13 @@ def print_status(status: dict[str, Any]) -> None:
                   f"{status['ruleset']}) — {day_text}, at {_sq(status['position'])}"
                   + (", flying" if status["flying"] else "")
                   + f", {status['events']} events")
+    own = _text(status["ruleset"])
     movement = status["movement"]
-    console.print("movement: " + ", ".join(f"{k} {v}" for k, v in movement.items()
-                                           if k != "in_transit")
-                  + (f", in transit to {_sq(movement['in_transit']['to'])}"
-                     if movement.get("in_transit") else ""), markup=False)
+    # The plain fields as "name value", then those the ruleset words itself.
+    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
+    parts += [text for key, describe in own.movement.items()
+              if (text := describe(movement.get(key)))]
+    console.print("movement: " + ", ".join(parts), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
         table = Table("character", "Health", "Energy", "aboard", "where")
@@ -189,23 +193,25 @@ def print_status(status: dict[str, Any]) -> None:
                           f"{c['energy']}/{c['energy_max']}", aboard, where)
         console.print(table)
     if status["conveyances"]:
-        table = Table("conveyance", "kind", "move", "level", "strain", "state", "where")
+        columns = own.conveyance_columns
+        table = Table("conveyance", "kind", "move", "level", *(h for h, _ in columns), "state",
+                      "where")
         for name, c in status["conveyances"].items():
             move = f"{c['attribute']}" if c["attribute"] else f"{c.get('miles', '-')} mi/day"
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
             table.add_row(name, c["kind"], move, f"{c['level']}/{c['base_level']}",
-                          str(c["pending_strain"]), c["state"], where)
+                          *(cell(c) for _, cell in columns), c["state"], where)
         console.print(table)
 
 
-def print_log(entries: list[dict[str, Any]]) -> None:
+def print_log(entries: list[dict[str, Any]], ruleset: str) -> None:
     table = Table("seq", "day", "event", "what happened", "note")
     for entry in entries:
         cancelled = entry["cancelled_by"]
         note = f"cancelled by #{cancelled}" if cancelled else ""
         style = "dim strike" if cancelled else None
-        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry), note,
-                      style=style)
+        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
+                      summary(entry, ruleset), note, style=style)
     console.print(table)
 
 
@@ -236,6 +242,35 @@ def print_diff(result: dict[str, Any]) -> None:
     console.print(table)
 
 
+# What every session's audit holds; any other key is a section a ruleset named.
+_AUDIT_KEYS = frozenset({"session", "title", "started_at", "ended_at", "gms", "events", "days",
+                         "squares_moved", "miles", "rolls", "supplies", "undos"})
+
+
+def ruleset_sections(audit: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The sections the rulesets named in one session's audit, in its order."""
+    return [(key, entries) for key, entries in audit.items() if key not in _AUDIT_KEYS]
+
+
+def _entry_text(entry: dict[str, Any]) -> str:
+    """An entry of a section no mounted module words: its fields as they are."""
+    return _value({k: v for k, v in entry.items() if k not in ("seq", "day")})
+
+
+def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
+    shown = _AUDIT_SECTIONS.get(name)
+    text = shown.text if shown else _entry_text
+    return (shown.label if shown else name,
+            "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
+
+
+def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
+    """The `trek audit --csv` cells of an entry of section `name` (seq and day included)."""
+    shown = _AUDIT_SECTIONS.get(name)
+    cells = shown.row(entry) if shown else {"line": name, "detail": _entry_text(entry)}
+    return {"seq": entry["seq"], "day": entry["day"], **cells}
+
+
 def _dice(roll: dict[str, Any]) -> str:
     return "+".join(map(str, roll["dice"])) if roll["dice"] else "given"
 
@@ -258,16 +293,7 @@ def print_audit(result: dict[str, Any]) -> None:
              + (f" ({audit['miles']} miles)" if audit["miles"] else "")),
             ("supplies gained", _amounts(supplies["gained"]) or "-"),
             ("supplies spent", _amounts(supplies["spent"]) or "-"),
-            ("strain", "; ".join(f"#{s['seq']} {s['conveyance']}"
-                                 + (f" +{s['pending_added']} pending" if s["pending_added"]
-                                    else "")
-                                 + (f" -{s['levels_lost']} level(s)" if s["levels_lost"]
-                                    else "") for s in audit["strain"]) or "-"),
-            ("deaths", "; ".join(f"#{d['seq']} {d['conveyance']} {d['state']}"
-                                 for d in audit["deaths"]) or "-"),
-            ("repairs", "; ".join(f"#{r['seq']} {r['conveyance']} by {r['by']}: "
-                                  + (f"+{r['levels_restored']} level(s)" if r["success"]
-                                     else "failed") for r in audit["repairs"]) or "-"),
+            *(_section_fact(name, entries) for name, entries in ruleset_sections(audit)),
         ]
         table = Table(show_header=False, box=None, pad_edge=False)
         for key, value in facts:

@@ -50,10 +50,12 @@ def write(columns: tuple[str, ...], rows: Iterable[dict[str, Any]],
         writer.writerow([cell(row.get(column)) for column in columns])
 
 
-def log_rows(entries: list[dict[str, Any]]) -> Iterable[dict[str, Any]]:
-    """One row per log entry, its summary the sentence `trek log` shows."""
+def log_rows(entries: list[dict[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
+    """One row per log entry of a campaign played under `ruleset`, its summary the sentence
+    `trek log` shows."""
     for entry in entries:
-        yield {**{k: entry.get(k) for k in LOG_COLUMNS}, "summary": render.summary(entry)}
+        yield {**{k: entry.get(k) for k in LOG_COLUMNS},
+               "summary": render.summary(entry, ruleset)}
 
 
 def audit_rows(result: dict[str, Any]) -> Iterable[dict[str, Any]]:
@@ -73,18 +75,9 @@ def audit_rows(result: dict[str, Any]) -> Iterable[dict[str, Any]]:
                    "subject": roll["by"], "roll": roll["roll"], "target": roll["target"],
                    "success": roll["success"], "cancelled_by": roll["cancelled_by"],
                    "detail": roll["type"]}
-        for loss in audit["strain"]:
-            yield {**about, "line": "strain", "seq": loss["seq"], "day": loss["day"],
-                   "subject": loss["conveyance"], "amount": loss["levels_lost"],
-                   "detail": f"{loss['pending_added']} pending" if loss["pending_added"]
-                   else None}
-        for death in audit["deaths"]:
-            yield {**about, "line": "death", "seq": death["seq"], "day": death["day"],
-                   "subject": death["conveyance"], "detail": death["state"]}
-        for repair in audit["repairs"]:
-            yield {**about, "line": "repair", "seq": repair["seq"], "day": repair["day"],
-                   "subject": repair["conveyance"], "amount": repair["levels_restored"],
-                   "success": repair["success"], "detail": f"by {repair['by']}"}
+        for name, entries in render.ruleset_sections(audit):
+            for entry in entries:
+                yield {**about, **render.audit_row(name, entry)}
         for undo in audit["undos"]:
             yield {**about, "line": undo["action"], "seq": undo["seq"],
                    "subject": ", ".join(f"#{e['seq']}" + (f" {e['type']}" if e["type"] else "")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -147,9 +148,15 @@ class TrekEvent(BaseModel):
         """Squares moved and miles travelled by this event (an audit total)."""
         return 0, 0
 
-    def repair_record(self) -> dict[str, Any] | None:
-        """What the audit lists for an event that restored a conveyance, if this is one."""
-        return None
+    def audit_entries(self, before: Mapping[str, Conveyance],
+                      game: Game) -> list[tuple[str, dict[str, Any]]]:
+        """What this event adds to its ruleset's audit sections, as (section, entry) pairs.
+
+        A ruleset names its sections (`Ruleset.audit_sections`); the audit stamps each entry
+        with the event's seq and day. `before` holds the conveyances as they stood before the
+        event, `game` the state after it, so an event may report what it did to them.
+        """
+        return []
 
     def route_path(self) -> list[Square]:
         """The squares the party walked in this event, the first being where it set out.

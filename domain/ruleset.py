@@ -139,6 +139,8 @@ class Ruleset(Protocol):
     events: tuple[type[TrekEvent], ...]
     # The names of its own character stat options (`CharacterOptions.extra` keys).
     character_options: frozenset[str]
+    # The sections it adds to the audit, filled by its events' `audit_entries`.
+    audit_sections: tuple[str, ...]
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         """The CharacterAdded payload for these options, or a refusal."""
@@ -220,6 +222,15 @@ class Registry:
 
     def __iter__(self) -> Iterator[Ruleset]:
         return iter(self._by_name.values())
+
+    @property
+    def audit_sections(self) -> tuple[str, ...]:
+        """Every ruleset's audit sections, in the registry's order: each campaign's audit
+        keeps them all, empty where its ruleset has none."""
+        names: dict[str, None] = {}
+        for ruleset in self:
+            names.update(dict.fromkeys(ruleset.audit_sections))
+        return tuple(names)
 
     def event_types(self, name: str) -> dict[str, type[TrekEvent]]:
         """Every event class a campaign of this ruleset may hold, by class name."""

@@ -2,14 +2,16 @@
 
 Each event's effect is read off the same fold the read models use (supplies before and after,
 conveyances before and after), so the audit counts what the events recorded, whatever the
-ruleset. Totals count the events that stand today; rolls are listed whether or not they were
-later cancelled (marked with the reversal that cancelled them); undos and redos are listed with
-who made them, when and why.
+ruleset. The rulesets name sections of their own (`Ruleset.audit_sections`; every campaign's
+audit holds all the release's, so it has the same keys whatever its ruleset) and their events
+fill them (`TrekEvent.audit_entries`). Totals count the events that stand today; rolls are
+listed whether or not they were later cancelled (marked with the reversal that cancelled them);
+undos and redos are listed with who made them, when and why.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +22,7 @@ from domain.events import (
     SessionStarted,
     TrekEvent,
 )
-from domain.state import SUPPLY_KINDS, Game
+from domain.state import SUPPLY_KINDS, Conveyance, Game
 
 
 @dataclass
@@ -39,9 +41,8 @@ class SessionAudit:
     rolls: list[dict[str, Any]] = field(default_factory=list)
     gained: dict[str, int] = field(default_factory=dict)
     spent: dict[str, int] = field(default_factory=dict)
-    strain: list[dict[str, Any]] = field(default_factory=list)
-    deaths: list[dict[str, Any]] = field(default_factory=list)
-    repairs: list[dict[str, Any]] = field(default_factory=list)
+    # The rulesets' own sections, by name, in the order they were named.
+    sections: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     undos: list[dict[str, Any]] = field(default_factory=list)
 
     def document(self) -> dict[str, Any]:
@@ -53,28 +54,26 @@ class SessionAudit:
             "days": self.days, "squares_moved": self.squares, "miles": self.miles,
             "rolls": self.rolls,
             "supplies": {"gained": self.gained, "spent": self.spent},
-            "strain": self.strain, "deaths": self.deaths, "repairs": self.repairs,
+            **self.sections,
             "undos": self.undos,
         }
-
-
-def _fleet(game: Game) -> dict[str, tuple[int, int, str]]:
-    return {name: (c.level, c.pending_strain, c.state.value)
-            for name, c in game.conveyances.items()}
 
 
 class Auditor:
     """Folds a campaign's events in order into one SessionAudit per session."""
 
-    def __init__(self, cancelled_by: Callable[[int], int | None]) -> None:
+    def __init__(self, cancelled_by: Callable[[int], int | None],
+                 sections: Sequence[str] = ()) -> None:
         self.cancelled_by = cancelled_by
+        self.section_names = tuple(sections)
         self.game = Game()
         self.sessions: dict[int | None, SessionAudit] = {}
         self.types: dict[int, str] = {}
 
     def _session(self, number: int | None) -> SessionAudit:
         if number not in self.sessions:
-            self.sessions[number] = SessionAudit(number)
+            self.sessions[number] = SessionAudit(
+                number, sections={name: [] for name in self.section_names})
         return self.sessions[number]
 
     def fold(self, events: Iterable[TrekEvent]) -> None:
@@ -84,7 +83,7 @@ class Auditor:
     def add(self, event: TrekEvent) -> None:
         game = self.game
         supplies = {kind: game.supplies.get(kind, 0) for kind in SUPPLY_KINDS}
-        fleet = _fleet(game)
+        fleet = {name: c.model_copy() for name, c in game.conveyances.items()}
         event.apply_to(game)
         name = type(event).__name__
         self.types[event.seq] = name
@@ -122,7 +121,7 @@ class Auditor:
         self._count(audit, event, supplies, fleet)
 
     def _count(self, audit: SessionAudit, event: TrekEvent, supplies: dict[str, int],
-               fleet: dict[str, tuple[int, int, str]]) -> None:
+               fleet: dict[str, Conveyance]) -> None:
         game = self.game
         squares, miles = event.distance()
         audit.squares += squares
@@ -133,20 +132,9 @@ class Auditor:
                 audit.gained[kind] = audit.gained.get(kind, 0) + change
             elif change < 0:
                 audit.spent[kind] = audit.spent.get(kind, 0) - change
-        for name, (level, pending, state) in _fleet(game).items():
-            old_level, old_pending, old_state = fleet.get(name, (level, pending, state))
-            if pending > old_pending or level < old_level:
-                audit.strain.append({
-                    "seq": event.seq, "day": game.day.number, "conveyance": name,
-                    "pending_added": max(0, pending - old_pending),
-                    "levels_lost": max(0, old_level - level),
-                })
-            if state != old_state and state != "ok":
-                audit.deaths.append({"seq": event.seq, "day": game.day.number,
-                                     "conveyance": name, "state": state})
-        repair = event.repair_record()
-        if repair is not None:
-            audit.repairs.append({"seq": event.seq, "day": game.day.number, **repair})
+        for section, entry in event.audit_entries(fleet, game):
+            audit.sections.setdefault(section, []).append(
+                {"seq": event.seq, "day": game.day.number, **entry})
 
     def documents(self, session: int | None = None) -> list[dict[str, Any]]:
         chosen = [a for a in self.sessions.values() if session is None or a.number == session]

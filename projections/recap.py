@@ -9,7 +9,7 @@ route picture labels). It names no ruleset.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,8 +36,8 @@ class Recapper(Auditor):
     """The audit's fold, with every session's extras; `whole` folds all into one recap."""
 
     def __init__(self, cancelled_by: Callable[[int], int | None], *, square_miles: int | None,
-                 whole: bool = False) -> None:
-        super().__init__(cancelled_by)
+                 whole: bool = False, sections: Sequence[str] = ()) -> None:
+        super().__init__(cancelled_by, sections)
         self.square_miles = square_miles
         self.whole = whole
         self.extras: dict[int | None, SessionExtras] = {}

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from cli.demo import DEMO_MAP
+from cli.besm_demo import DEMO_MAP
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
-# The demo's map (cli/demo.py): the Ashen Reach of the README without its rough squares, so
+# The demo's map (cli/besm_demo.py): the Ashen Reach of the README without its rough squares, so
 # every square has penalty 0
 # except the hazard, which the journey never enters.
 #   x: 0123456789

@@ -514,6 +514,10 @@ class Trek:
             view.apply(event)
         return view
 
+    def ruleset_of(self, slug: str | None) -> str:
+        """The name of the ruleset a campaign is played under (its events' words are its own)."""
+        return self.view(slug).ruleset
+
     def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
         if as_of is None:
             return self._status(self.view(slug))
@@ -696,11 +700,11 @@ class Trek:
         return {"a": about_a, "b": about_b, "changes": changes(status_a, status_b)}
 
     def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
-        """Per session: days, squares, rolls, supplies, strain, deaths, repairs and undos."""
+        """Per session: days, squares, rolls, supplies, the rulesets' own sections and undos."""
         view = self.view(slug)
         if session is not None:
             self._check_session(view, session)
-        auditor = Auditor(view.cancelled.get)
+        auditor = Auditor(view.cancelled.get, self.rulesets.audit_sections)
         auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
 
@@ -716,7 +720,8 @@ class Trek:
         whole = session is None and view.sessions == 0
         number = None if whole else session or view.sessions
         square_miles = view.map.square_miles if view.map is not None else None
-        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole)
+        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole,
+                            sections=self.rulesets.audit_sections)
         recapper.fold(page_events(self.app.events, campaign_id(view.slug)))
         document = recapper.recap(number)
         assert document is not None, "a session that exists has at least its opening event"

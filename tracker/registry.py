@@ -11,6 +11,7 @@ from domain.movepoints import Movepoints
 from domain.ruleset import Registry
 from domain.shadowrun import Shadowrun
 
+# The first is the default of `trek init --ruleset` and `trek map import --ruleset`.
 RULESETS = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=[
     Besm(),
     Cypher(),

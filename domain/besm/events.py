@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -9,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain.dice import Roll
 from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
-from domain.state import ConveyanceState, Day, Game
+from domain.state import Conveyance, ConveyanceState, Day, Game
 
 
 class DayStarted(TrekEvent):
@@ -59,6 +60,28 @@ class ShortcutAttempted(TrekEvent):
             game.day.opened.extend(self.opened)
 
 
+# The audit sections of BESM travel: strain taken, conveyances lost to it, repairs.
+AUDIT_SECTIONS = ("strain", "deaths", "repairs")
+
+
+def strain_entries(before: Mapping[str, Conveyance],
+                   game: Game) -> list[tuple[str, dict[str, Any]]]:
+    """The strain an event put on each conveyance (pending, or levels lost), and any conveyance
+    it left dead or broken, read off the fleet before and after it."""
+    entries: list[tuple[str, dict[str, Any]]] = []
+    for name, now in game.conveyances.items():
+        was = before.get(name, now)
+        if now.pending_strain > was.pending_strain or now.level < was.level:
+            entries.append(("strain", {
+                "conveyance": name,
+                "pending_added": max(0, now.pending_strain - was.pending_strain),
+                "levels_lost": max(0, was.level - now.level),
+            }))
+        if now.state != was.state and now.state != ConveyanceState.OK:
+            entries.append(("deaths", {"conveyance": name, "state": now.state.value}))
+    return entries
+
+
 class ForcedMarched(TrekEvent):
     base: int
     provisions: int
@@ -69,6 +92,10 @@ class ForcedMarched(TrekEvent):
 
     def rolls(self) -> list[Roll]:
         return list(self.strain_rolls)
+
+    def audit_entries(self, before: Mapping[str, Conveyance],
+                      game: Game) -> list[tuple[str, dict[str, Any]]]:
+        return strain_entries(before, game)
 
     def route_marks(self) -> list[RouteMark]:
         strained = "".join(f", {name} strained" for name, points in self.strain.items()
@@ -125,9 +152,10 @@ class Repaired(TrekEvent):
     roll: Roll
     restored: int
 
-    def repair_record(self) -> dict[str, Any] | None:
-        return {"conveyance": self.conveyance, "by": self.roll.by,
-                "success": self.roll.success, "levels_restored": self.restored}
+    def audit_entries(self, before: Mapping[str, Conveyance],
+                      game: Game) -> list[tuple[str, dict[str, Any]]]:
+        return [("repairs", {"conveyance": self.conveyance, "by": self.roll.by,
+                             "success": self.roll.success, "levels_restored": self.restored})]
 
     def route_marks(self) -> list[RouteMark]:
         done = (f"{self.restored} level(s) restored" if self.roll.success else "failed")
@@ -178,6 +206,10 @@ class DayEnded(TrekEvent):
     # The characters whose rest mode the GM chose (--rest); the others took the default, which
     # a re-check works out again. None on events recorded before this was kept: all as chosen.
     chosen: list[str] | None = None
+
+    def audit_entries(self, before: Mapping[str, Conveyance],
+                      game: Game) -> list[tuple[str, dict[str, Any]]]:
+        return strain_entries(before, game)
 
     def route_marks(self) -> list[RouteMark]:
         # A conveyance that strain destroyed tonight: the journey's deaths.

@@ -31,6 +31,7 @@ from domain.besm.commands import (
     TravelByNight,
 )
 from domain.besm.events import (
+    AUDIT_SECTIONS,
     EVENTS,
     DayEnded,
     DayStarted,
@@ -316,6 +317,7 @@ class Besm(CombatRules):
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.besm"
     character_options: frozenset[str] = frozenset()
+    audit_sections: tuple[str, ...] = AUDIT_SECTIONS
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:

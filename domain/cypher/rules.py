@@ -177,6 +177,7 @@ class Cypher(CypherCombat):
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.cypher"
     character_options: frozenset[str] = frozenset()
+    audit_sections: tuple[str, ...] = ()
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -30,6 +30,7 @@ class Gurps(WithoutOverland, HexRules):
     commands: frozenset[type[Command]] = frozenset({ChangePosture})
     events: tuple[type[TrekEvent], ...] = MOVEMENT_EVENTS
     character_options: frozenset[str] = STAT_OPTIONS
+    audit_sections: tuple[str, ...] = ()
     command_line: str | None = "cli.gurps"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:

@@ -51,6 +51,7 @@ class Movepoints(WithoutOverland, MoveRules):
     commands: frozenset[type[Command]] = COMMANDS
     events: tuple[type[TrekEvent], ...] = COMBAT_EVENTS
     character_options: frozenset[str] = frozenset({"full_move"})
+    audit_sections: tuple[str, ...] = ()
     command_line: str | None = "cli.movepoints"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:

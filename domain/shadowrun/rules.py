@@ -45,6 +45,7 @@ class Shadowrun(WithoutOverland, PassRules):
     commands: frozenset[type[Command]] = COMMANDS
     events: tuple[type[TrekEvent], ...] = EVENTS
     character_options: frozenset[str] = frozenset({"quickness", "metatype"})
+    audit_sections: tuple[str, ...] = ()
     command_line: str | None = "cli.shadowrun"
 
     # -- roster ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ import pytest
 from cliruns import ok, play_all, refused
 from conftest import Browser, TrekRun, trek_env
 
-from cli.demo import DEMO_MAP
+from cli.besm_demo import DEMO_MAP
 
 Trek = Callable[..., TrekRun]
 

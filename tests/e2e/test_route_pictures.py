@@ -29,7 +29,7 @@ import pytest
 from cliruns import ok, refused, usage_error
 from conftest import Browser, TrekRun, trek_command, trek_env
 
-from cli.demo import DEMO_MAP
+from cli.besm_demo import DEMO_MAP
 
 Run = Callable[..., TrekRun]
 

@@ -15,7 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli.demo import play
+from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
 from domain.errors import TrackerError

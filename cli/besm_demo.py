@@ -1,4 +1,5 @@
-"""A short sample campaign for `trek demo`: three days on the Ashen Reach."""
+"""BESM's sample campaign for `trek demo`: three days on the Ashen Reach (offered to `trek demo`
+as `cli.besm.DEMO`)."""
 
 from __future__ import annotations
 
