@@ -100,11 +100,12 @@ def _sentence(text: str) -> str:
 @store_options
 @click.version_option(package_name="trek")
 def trek() -> None:
-    """Trek: an event-sourced overland travel tracker for tabletop game masters.
+    """Trek: an event-sourced movement tracker for tabletop game masters: overland travel day
+    by day, and fights round by round on a battle map.
 
-    Every move, roll, supply, roster change and night of rest is recorded as an immutable
-    event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo never deletes:
-    it records a reversal.
+    Every move, roll, supply, roster change, round and night of rest is recorded as an
+    immutable event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo
+    never deletes: it records a reversal.
     """
 
 
