@@ -20,6 +20,18 @@ from tracker.app import Trek
 #   y3 ..........
 MAP = DEMO_MAP
 
+# A Cypher overland map: two road squares, open ground and one rough square at 3,0.
+ROAD_TO_QI = """\
+[map]
+name = "Road to Qi"
+square_miles = 6
+rows = ["==.r...", "......."]
+[legend]
+"=" = { terrain = "open", road = true }
+"." = { terrain = "open" }
+"r" = { terrain = "rough" }
+"""
+
 
 def record_full_day(trek: Trek) -> None:
     """Day 1 of the README journey, with the dice given, then one harm; events 1 to 14."""

@@ -14,21 +14,13 @@ from typing import Any
 import pytest
 from cliruns import ok, recorded, refused
 from conftest import TrekRun
+from journeys import ROAD_TO_QI
 
 Run = Callable[..., TrekRun]
 
 pytestmark = pytest.mark.slow
 
-MAP = """\
-[map]
-name = "Road to Qi"
-square_miles = 6
-rows = ["==.r...", "......."]
-[legend]
-"=" = { terrain = "open", road = true }
-"." = { terrain = "open" }
-"r" = { terrain = "rough" }
-"""
+MAP = ROAD_TO_QI
 
 
 def movement(trek_cli: Run) -> tuple[dict[str, Any], dict[str, int], int]:

@@ -14,6 +14,7 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from journeys import ROAD_TO_QI
 
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
@@ -247,16 +248,7 @@ def test_the_readme_picture_is_the_demo_journey_as_drawn_now() -> None:
         "docs/images/route.svg is stale: run this test with TREK_REDRAW_DOCS=1")
 
 
-QI = """\
-[map]
-name = "Road to Qi"
-square_miles = 6
-rows = ["==.r...", "......."]
-[legend]
-"=" = { terrain = "open", road = true }
-"." = { terrain = "open" }
-"r" = { terrain = "rough" }
-"""
+QI = ROAD_TO_QI
 
 
 def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> None:
