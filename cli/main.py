@@ -190,13 +190,13 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     if target is not None:
         _write_route_picture(route, target, html=html_file is not None)
         return
-    info = trek_app.map_info(campaign)
     if settings().json:
-        # The map is already the document's own `map`; the route does not repeat it.
-        render.emit_json({**info, "position": route["position"],
+        # The map is the document's own `map`; the route does not repeat it.
+        render.emit_json({"campaign": route["campaign"], "position": route["position"],
+                          "map": route["map"],
                           "route": {k: v for k, v in route.items() if k != "map"}})
         return
-    render.print_map(info["map"], route["position"])
+    render.print_map(route["map"], route["position"])
 
 
 def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> None:

@@ -265,9 +265,11 @@ class Trek:
 
     # -- use cases: the campaign --------------------------------------------------------------
 
-    def init(self, name: str, *, ruleset: str = "besm", map_text: str | None = None,
+    def init(self, name: str, *, ruleset: str | None = None, map_text: str | None = None,
              at: Square | None = None, seed: int | None = None) -> Documents:
+        """Start campaign `name` under `ruleset` (default: the registry's first)."""
         self._require_writable()
+        ruleset = ruleset or self.rulesets.names[0]
         rules = self.rulesets.named(ruleset)
         game_map = load_map(map_text, rules) if map_text is not None else None
         slug = slugify(name)
@@ -515,8 +517,12 @@ class Trek:
         return view
 
     def ruleset_of(self, slug: str | None) -> str:
-        """The name of the ruleset a campaign is played under (its events' words are its own)."""
-        return self.view(slug).ruleset
+        """The name of the ruleset a campaign is played under (its events' words are its own):
+        one row of the campaigns' read model, the whole view only for a campaign not in it yet."""
+        name = self.resolve(slug)
+        rows = self.views.query("SELECT ruleset FROM trek_view_campaigns WHERE slug = ?",
+                                (name,))
+        return str(rows[0][0]) if rows else self.view(name).ruleset
 
     def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
         if as_of is None:
@@ -584,20 +590,17 @@ class Trek:
                     else "no session yet; `trek session start` opens one")
             raise NotFound(f"there is no session {session}; {view.slug} has {held}")
 
-    def map_info(self, slug: str | None) -> dict[str, Any]:
-        view = self.view(slug)
+    def _map_document(self, view: CampaignView) -> dict[str, Any] | None:
+        """The campaign's map as `trek map show --json` shows it (None: no map)."""
         game_map = view.map
-        info: dict[str, Any] = {"campaign": view.slug, "position": view.game.position.as_dict()}
         if game_map is None:
-            info["map"] = None
-            return info
-        info["map"] = {
+            return None
+        return {
             "name": game_map.name, "width": game_map.width, "height": game_map.height,
             "square_miles": game_map.square_miles, "rows": list(game_map.rows),
             "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
             **{key: self._shown(key, value) for key, value in game_map.extras.items()},
         }
-        return info
 
     def _shown(self, key: str, value: Any) -> Any:
         """A map extra as the ruleset that reads it lays it out."""
@@ -611,13 +614,12 @@ class Trek:
         name = view.slug
         if session is not None:
             self._check_session(view, session)
-        last = self._last_seq(name)
-        if as_of is not None and not 1 <= as_of <= last:
-            raise NotFound(f"there is no event {as_of}; the log runs 1 to {last}")
+        if as_of is not None and not 1 <= as_of <= view.events:
+            raise NotFound(f"there is no event {as_of}; the log runs 1 to {view.events}")
         doc = build_route(page_events(self.app.events, campaign_id(name), lte=as_of),
                           session=session)
         return {"campaign": name, "name": view.name, "as_of": as_of,
-                "map": self.map_info(name)["map"], **doc}
+                "map": self._map_document(view), **doc}
 
     def replay(self, progress: Progress | None = None, *,
                accept_tampering: bool = False) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from collections import Counter
 from domain.errors import MapError
 from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
 
-# XXYY (or XXXYYY on big maps), then the types; a quoted label may follow the types.
+# Four digits, column then row (six on big maps), then the types; a quoted label may follow.
 _CELL = re.compile(r"^(\d{4}|\d{6})(?:\s+(.*))?$")
 _PATH = re.compile(r"^\d{4,6}(?:-\d{4,6})+\s")
 _LABEL = re.compile(r'"[^"]*"')

@@ -151,13 +151,18 @@ def test_rulesets_without_overland_rules_refuse_them_and_keep_the_rest(trek_cli:
     assert ok(trek_cli("status", "--json")).json()["events"] == 4
 
 
-def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
-        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
+def kira_at_the_pass(trek_cli: Run, tmp_path: Path) -> None:
+    """A BESM campaign with Kira on its roster and the encounter Ambush open on the pass."""
     (tmp_path / "pass.toml").write_text(BATTLE_MAP)
     ok(trek_cli("init", "Ashes Road"))
     ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul",
                 "4"))
     ok(trek_cli("encounter", "start", "Ambush", "--map", str(tmp_path / "pass.toml")))
+
+
+def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
+        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
+    kira_at_the_pass(trek_cli, tmp_path)                                         # events 1-3
     ok(trek_cli("encounter", "join", "Kira", "--at", "0,0"))
     ok(trek_cli("encounter", "add", "<script>alert(1)</script>", "--side", "enemy", "--at",
                 "6,3", "--body", "3", "--mind", "3", "--soul", "3"))
@@ -179,11 +184,7 @@ def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
 
 def test_the_battle_map_draws_each_rounds_paths_and_limits_them_by_round_and_point(
         trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
-    (tmp_path / "pass.toml").write_text(BATTLE_MAP)
-    ok(trek_cli("init", "Ashes Road"))
-    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul",
-                "4"))
-    ok(trek_cli("encounter", "start", "Ambush", "--map", str(tmp_path / "pass.toml")))
+    kira_at_the_pass(trek_cli, tmp_path)                                         # events 1-3
     ok(trek_cli("encounter", "join", "Kira", "--at", "0,0"))                     # event 4
     ok(trek_cli("encounter", "add", "Bandit", "--side", "enemy", "--at", "7,3", "--body", "3",
                 "--mind", "3", "--soul", "3"))                                   # 5
