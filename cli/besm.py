@@ -80,6 +80,12 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
 
 COMMANDS = [shortcut, forced_march, night_travel, forage, repair]
 
+CHARACTER_OPTIONS = [
+    click.Option(["--body"], type=int, help="BESM Body (1-12)."),
+    click.Option(["--mind"], type=int, help="BESM Mind (1-12)."),
+    click.Option(["--soul"], type=int, help="BESM Soul (1-12)."),
+]
+
 
 # -- encounters ----------------------------------------------------------------------------------
 
@@ -108,6 +114,12 @@ def stand(name: str) -> None:
 
 
 ENCOUNTER_COMMANDS = [prone, stand]
+
+ENCOUNTER_ACT_OPTIONS = [
+    click.Option(["--ranged"], is_flag=True, default=False,
+                 help="BESM: a ranged attack (after moving: -2 unless Gun Bunny)."),
+]
+ACT_HELP = "the round's one action, no KIND; --ranged for a ranged attack."
 
 
 def _moved(d: dict[str, object]) -> str:

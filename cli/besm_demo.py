@@ -35,10 +35,10 @@ def play(trek: Trek) -> None:
     """Record a small journey with given dice, so the demo reads the same every time."""
     trek.init("Ashes Road", map_text=DEMO_MAP, at=Square(1, 1), seed=7)
     trek.add_character(None, CharacterOptions(
-        name="Kira", body=6, mind=5, soul=4, skills={"ride": 2, "navigation": 2,
-                                                     "survival": 1}))
-    trek.add_character(None, CharacterOptions(name="Oren", body=5, mind=6, soul=5,
-                                              skills={"medicine": 2}))
+        name="Kira", skills={"ride": 2, "navigation": 2, "survival": 1},
+        extra={"body": 6, "mind": 5, "soul": 4}))
+    trek.add_character(None, CharacterOptions(name="Oren", skills={"medicine": 2},
+                                              extra={"body": 5, "mind": 6, "soul": 5}))
     trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
     trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
     trek.supplies(None, "set", {"provisions": 4, "fuel": 0, "ammo": 2})

@@ -15,6 +15,12 @@ from domain.cypher.combat import Push, RollChase, StartChase
 
 COMMANDS: list[click.Command] = []
 
+CHARACTER_OPTIONS = [
+    click.Option(["--might"], type=int, help="Cypher Might pool (optional)."),
+    click.Option(["--speed"], type=int, help="Cypher Speed pool (optional)."),
+    click.Option(["--intellect"], type=int, help="Cypher Intellect pool (optional)."),
+]
+
 D20 = click.IntRange(1, 20)
 D20_HELP = "Cypher: the d20 face the GM rolled (1-20); left out, Trek rolls from the seed."
 STEPS = click.IntRange(min=0)

@@ -7,6 +7,7 @@ act, say) come from its command-line module, mounted from the registry.
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ from cli.options import (
     SquareType,
     character_from,
     character_options,
+    given_extras,
     store_options,
 )
 from domain.errors import MapError, TrackerError
@@ -183,13 +185,12 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 @encounter.command("act")
 @click.argument("name")
 @click.argument("kind", required=False)
-@click.option("--ranged", is_flag=True,
-              help="BESM: a ranged attack (after moving: -2 unless Gun Bunny).")
 @store_options
-def act(name: str, kind: str | None, ranged: bool) -> None:
-    """Record a combatant's action. BESM: the round's one action (`--ranged` for a ranged
-    attack). Move-Points: KIND `move` (half the Full Move in MP) or `full` (the Full Move)."""
-    command = Act(name=name, kind=kind.lower() if kind is not None else None, ranged=ranged)
+def act(name: str, kind: str | None, **given: Any) -> None:
+    """Record a combatant's action, as the campaign's ruleset reads it; what each ruleset
+    takes follows (a ruleset without actions refuses the command)."""
+    command = Act(name=name, kind=kind.lower() if kind is not None else None,
+                  options=given_extras(given))
     record(lambda t, c: t.decide(c, command))
 
 
@@ -204,6 +205,7 @@ def _mount_ruleset_parts() -> None:
     """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
     a campaign under another ruleset refuses them with a sentence."""
     seen: set[str] = set()
+    acts: list[str] = []
     for ruleset in RULESETS:
         if ruleset.command_line is None:
             continue
@@ -220,9 +222,16 @@ def _mount_ruleset_parts() -> None:
             if option.name not in seen:
                 seen.add(option.name)
                 add.params.append(option)
+        for option in getattr(module, "ENCOUNTER_ACT_OPTIONS", []):
+            if option.name not in seen:
+                seen.add(option.name)
+                act.params.append(option)
+        if hasattr(module, "ACT_HELP"):
+            acts.append(f"{ruleset.name}: {module.ACT_HELP}")
         for command in getattr(module, "ENCOUNTER_COMMANDS", []):
             if command.name not in encounter.commands:
                 encounter.add_command(command)
+    act.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
 
 
 _mount_ruleset_parts()

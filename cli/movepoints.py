@@ -68,6 +68,7 @@ def condition(name: str, condition: str) -> None:
 
 
 ENCOUNTER_COMMANDS = [step, condition]
+ACT_HELP = "KIND `move` (half the Full Move in MP) or `full` (the Full Move)."
 COMMANDS: list[click.Command] = []
 
 

@@ -64,15 +64,9 @@ def store_options(func: F) -> F:
 
 
 def character_options(func: F) -> F:
-    """The stat options `roster add-character` and `encounter add` share (BESM's stats,
-    Cypher's pools, skills and attributes); each ruleset's own are mounted beside them."""
+    """The stat options `roster add-character` and `encounter add` share (skills and
+    attributes); each ruleset's own are mounted beside them."""
     for option in reversed([
-        click.option("--body", type=int, help="BESM Body (1-12)."),
-        click.option("--mind", type=int, help="BESM Mind (1-12)."),
-        click.option("--soul", type=int, help="BESM Soul (1-12)."),
-        click.option("--might", type=int, help="Cypher Might pool (optional)."),
-        click.option("--speed", type=int, help="Cypher Speed pool (optional)."),
-        click.option("--intellect", type=int, help="Cypher Intellect pool (optional)."),
         click.option("--skill", "skills", type=KeyValue(), multiple=True,
                      help="A skill and its level, e.g. navigation=2 (repeatable)."),
         click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
@@ -82,7 +76,7 @@ def character_options(func: F) -> F:
     return func
 
 
-_STATS = ("body", "mind", "soul", "might", "speed", "intellect", "health_max", "energy_max")
+_STATS = ("health_max", "energy_max")
 
 
 def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:

@@ -12,7 +12,7 @@ class RuleViolation(TrackerError):
 
 
 class NotFound(RuleViolation):
-    """A named character, conveyance, shortcut or event that does not exist."""
+    """A named character, conveyance, map feature or event that does not exist."""
 
 
 class NotOffered(RuleViolation):

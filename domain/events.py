@@ -23,6 +23,7 @@ from domain.state import (
     ConveyanceKind,
     Game,
     Role,
+    flat_stats,
 )
 from domain.values import (
     MAX_NAME,
@@ -231,26 +232,31 @@ class HouseRuleChanged(TrekEvent):
 
 
 class CharacterAdded(TrekEvent):
+    class_version: ClassVar[int] = 2
+
     name: Name
-    body: Level = 0
-    mind: Level = 0
-    soul: Level = 0
-    pools: dict[Name, Level] = Field(default_factory=dict)
     skills: dict[Name, Level] = Field(default_factory=dict)
     attributes: dict[Name, Level] = Field(default_factory=dict)
     health_max: Points = 0
     energy_max: Points = 0
-    # The ruleset's own stat options as given (gurps Basic Move, shadowrun Quickness, ...).
+    # The ruleset's own stats as its `character` decided them, a document of its own shape.
     stats: dict[Name, Any] = Field(default_factory=dict)
 
     def apply_to(self, game: Game) -> None:
         game.characters[self.name] = Character(
-            name=self.name, body=self.body, mind=self.mind, soul=self.soul,
-            pools=dict(self.pools), skills=dict(self.skills), attributes=dict(self.attributes),
+            name=self.name, skills=dict(self.skills), attributes=dict(self.attributes),
             stats=dict(self.stats),
             health=self.health_max, health_max=self.health_max,
             energy=self.energy_max, energy_max=self.energy_max,
         )
+
+    @classmethod
+    def upcast_v1_v2(cls, state: dict[str, Any]) -> None:
+        # Version 1 held the first two rulesets' stats as fields of their own; they are now
+        # part of `stats` (those left at their old default of 0 said nothing and are dropped).
+        old = {k: state.pop(k) for k in [k for k in state if k not in cls.model_fields]}
+        state["stats"] = {**state.get("stats", {}),
+                          **{k: v for k, v in flat_stats(old).items() if v not in (0, None)}}
 
 
 def _board(game: Game, character: str, conveyance: str, role: Role) -> None:

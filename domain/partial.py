@@ -16,6 +16,7 @@ from domain.ruleset import (
     MoveOptions,
     Situation,
 )
+from domain.state import Conveyance
 
 
 class WithoutOverland:
@@ -51,3 +52,6 @@ class WithoutOverland:
 
     def flying(self, situation: Situation) -> bool:
         return False
+
+    def conveyance_status(self, conveyance: Conveyance) -> dict[str, Any]:
+        return {}

@@ -96,10 +96,6 @@ def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOpti
     check_character_options(ruleset, options)
     check_levels(options.skills, "skill")
     check_levels(options.attributes, "attribute")
-    for option in ("body", "mind", "soul", "might", "speed", "intellect"):
-        value = getattr(options, option)
-        if value is not None:
-            check_number(value, f"--{option}", 0, MAX_LEVEL)
     for option in ("health_max", "energy_max"):
         value = getattr(options, option)
         if value is not None:
@@ -268,11 +264,7 @@ def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decisi
     """Decide a recorded roster, supplies, harm or house-rule event again from its inputs."""
     if isinstance(event, CharacterAdded):
         options = CharacterOptions(
-            name=event.name,
-            body=event.body or None, mind=event.mind or None, soul=event.soul or None,
-            might=event.pools.get("might"), speed=event.pools.get("speed"),
-            intellect=event.pools.get("intellect"),
-            skills=event.skills, attributes=event.attributes,
+            name=event.name, skills=event.skills, attributes=event.attributes,
             health_max=event.health_max or None, energy_max=event.energy_max or None,
             extra=event.stats,
         )

@@ -12,7 +12,7 @@ from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
-from domain.state import Character, Combatant, Game, Side
+from domain.state import Character, Combatant, Conveyance, Game, Side
 
 # A decision names the event class to record and its payload (the outcome, in full).
 Decision = tuple[type[TrekEvent], dict[str, Any]]
@@ -35,18 +35,12 @@ class CharacterOptions:
     """Everything `roster add-character` may be given; a ruleset takes what it uses."""
 
     name: str
-    body: int | None = None
-    mind: int | None = None
-    soul: int | None = None
-    might: int | None = None
-    speed: int | None = None
-    intellect: int | None = None
     skills: Mapping[str, int] = field(default_factory=dict)
     attributes: Mapping[str, int] = field(default_factory=dict)
     health_max: int | None = None
     energy_max: int | None = None
-    # The ruleset's own stat options (e.g. gurps `basic_move`), by option name; recorded as
-    # the character's `stats` and given back as they were when the event is decided again.
+    # The ruleset's own stat options, by option name; its `character` decides the `stats` a
+    # character keeps, and `options_of` gives them back from a recorded character.
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -83,14 +77,14 @@ class Command:
 
 @dataclass(frozen=True)
 class Act(Command):
-    """`encounter act NAME [KIND] [--ranged]`: a combatant's action, as its ruleset reads it
-    (BESM: the round's one action, maybe ranged; Move-Points: `move` or `full`)."""
+    """`encounter act NAME [KIND] [options]`: a combatant's action, as its ruleset reads it;
+    the kinds and options are the ruleset's own."""
 
     what: ClassVar[str] = "encounter act"
 
     name: str
     kind: str | None = None
-    ranged: bool = False
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -162,6 +156,9 @@ class Ruleset(Protocol):
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision: ...
 
     def movement_status(self, situation: Situation) -> dict[str, Any]: ...
+
+    def conveyance_status(self, conveyance: Conveyance) -> dict[str, Any]:
+        """The ruleset's own fields of a mount or vehicle in `trek status`."""
 
     def flying(self, situation: Situation) -> bool: ...
 
@@ -257,8 +254,8 @@ class Registry:
                 f"{name!r} is not a ruleset; use {', '.join(self._by_name)}") from None
 
 
-# The stat options `roster add-character` offers every ruleset (BESM's and Cypher's), by field.
-SHARED_STATS = ("body", "mind", "soul", "might", "speed", "intellect", "health_max", "energy_max")
+# The stat options `roster add-character` offers every ruleset beside its own, by field.
+SHARED_STATS = ("health_max", "energy_max")
 
 
 def given_stat_flags(options: CharacterOptions,

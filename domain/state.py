@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from domain.errors import NotFound
 from domain.geometry import Square
@@ -35,15 +37,33 @@ class _Mutable(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
 
+class _Owner(Protocol):
+    travel: dict[str, Any]
+
+
+class Slice(BaseModel):
+    """A ruleset's own part of a state object, kept there as one JSON document (`travel`) that
+    only the ruleset reads: its own model validates it on the way in and writes it back whole."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    @classmethod
+    def read(cls, owner: _Owner) -> Self:
+        return cls.model_validate(owner.travel)
+
+    @classmethod
+    @contextmanager
+    def edit(cls, owner: _Owner) -> Iterator[Self]:
+        part = cls.read(owner)
+        yield part
+        owner.travel = part.model_dump(mode="json")
+
+
 class Character(_Mutable):
     name: str
-    body: int = 0
-    mind: int = 0
-    soul: int = 0
-    pools: dict[str, int] = Field(default_factory=dict)
     skills: dict[str, int] = Field(default_factory=dict)
     attributes: dict[str, int] = Field(default_factory=dict)
-    # The ruleset's own stat options (see CharacterAdded.stats).
+    # The ruleset's own stats (see CharacterAdded.stats).
     stats: dict[str, Any] = Field(default_factory=dict)
     health: int = 0
     health_max: int = 0
@@ -65,10 +85,11 @@ class Conveyance(_Mutable):
     base_level: int = 0
     level: int = 0
     miles: int | None = None
-    pending_strain: int = 0
     state: ConveyanceState = ConveyanceState.OK
     with_party: bool = True
     left_at: Square | None = None
+    # The ruleset's own travel state of this conveyance (a `Slice` document).
+    travel: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def usable(self) -> bool:
@@ -91,32 +112,11 @@ HOUSE_RULES: dict[str, str] = {
 
 
 class Day(_Mutable):
+    """The overland clock: day N, and whether it is open. What a day holds beyond that (its
+    budget, what was spent of it) is the ruleset's, in `Game.travel`."""
+
     number: int = 0
     open: bool = False
-    budget: int = 0
-    used: int = 0
-    shortcuts_tried: list[str] = Field(default_factory=list)
-    opened: list[Square] = Field(default_factory=list)
-    forages: int = 0
-    repaired: bool = False
-    night_travelled: bool = False
-    night_roles: dict[str, str] | None = None
-    # Cypher keeps the day as an exact fraction, written "p/q".
-    spent: str = "0"
-    miles: int = 0
-
-    @property
-    def remaining(self) -> int:
-        if not self.open or self.repaired:
-            return 0
-        return max(0, self.budget - self.used)
-
-
-class Transit(_Mutable):
-    """Cypher: the party is part-way toward a square whose cost is not yet paid."""
-
-    to: Square
-    remaining: str
 
 
 # -- encounters ------------------------------------------------------------------------------
@@ -181,8 +181,20 @@ class Game(_Mutable):
     characters: dict[str, Character] = Field(default_factory=dict)
     conveyances: dict[str, Conveyance] = Field(default_factory=dict)
     rules: HouseRules = Field(default_factory=HouseRules)
-    transit: Transit | None = None
     encounter: Encounter | None = None
+    # The ruleset's own travel state (a `Slice` document): what its days and moves keep.
+    travel: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _gather_ruleset_fields(cls, data: Any) -> Any:
+        """Release 0.2 and earlier kept each ruleset's fields beside the core's (on the day, the
+        game, each character and conveyance); gather them into the ruleset's documents. A state
+        that already has `travel` only meets such fields from a stored correction, whose value
+        then wins; an older state keeps only the values that differ from the old defaults."""
+        if not isinstance(data, dict):
+            return data
+        return _gathered(data, legacy="travel" not in data)
 
     def member_names(self) -> list[str]:
         return [*self.characters, *self.conveyances]
@@ -196,3 +208,63 @@ class Game(_Mutable):
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+# Values of the old fixed fields that meant "nothing yet".
+_EMPTY: tuple[Any, ...] = (None, 0, "0", False, [], {})
+
+
+def _gathered(data: dict[str, Any], legacy: bool) -> dict[str, Any]:
+    data = dict(data)
+    travel = dict(data.get("travel") or {})
+    day = data.get("day")
+    if isinstance(day, dict) and set(day) - set(Day.model_fields):
+        data["day"] = {k: v for k, v in day.items() if k in Day.model_fields}
+        _merge(travel, {k: v for k, v in day.items() if k not in Day.model_fields}, legacy)
+    for key in [k for k in data if k not in Game.model_fields]:
+        _merge(travel, {key: data.pop(key)}, legacy)
+    data["travel"] = travel
+    for holder, model, into in (("characters", Character, "stats"),
+                                ("conveyances", Conveyance, "travel")):
+        members = data.get(holder)
+        if not isinstance(members, dict):
+            continue
+        gathered = {}
+        for name, member in members.items():
+            if isinstance(member, dict) and set(member) - set(model.model_fields):
+                member = dict(member)
+                own = dict(member.get(into) or {})
+                moved = {k: member.pop(k) for k in list(member) if k not in model.model_fields}
+                if model is Character:
+                    moved = flat_stats(moved)
+                _merge(own, moved, legacy)
+                member[into] = own
+            gathered[name] = member
+        data[holder] = gathered
+    return data
+
+
+def flat_stats(fields: dict[str, Any]) -> dict[str, Any]:
+    """A character's old stat fields as its `stats` hold them: a table of stats (the old
+    `pools`) gives its entries, the rest are stats themselves."""
+    out: dict[str, Any] = {}
+    for key, value in fields.items():
+        if isinstance(value, dict):
+            out.update(value)
+        else:
+            out[key] = value
+    return out
+
+
+def _merge(into: dict[str, Any], values: dict[str, Any], legacy: bool) -> None:
+    """Fold `values` into `into`: objects key by key (a correction may hold part of one)."""
+    for key, value in values.items():
+        if legacy and any(value == empty and type(value) is type(empty) for empty in _EMPTY):
+            continue
+        old = into.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged = dict(old)
+            _merge(merged, value, legacy=False)
+            into[key] = merged
+        else:
+            into[key] = value

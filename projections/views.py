@@ -349,7 +349,7 @@ def status_of(view: CampaignView, ruleset: Ruleset) -> dict[str, Any]:
         "conveyances": {
             c.name: {
                 "kind": c.kind.value, "attribute": c.attribute, "level": c.level,
-                "base_level": c.base_level, "pending_strain": c.pending_strain,
+                "base_level": c.base_level, **ruleset.conveyance_status(c),
                 "state": c.state.value, "with_party": c.with_party,
                 "position": (game.position if c.with_party or c.left_at is None
                              else c.left_at).as_dict(),

@@ -37,10 +37,12 @@ def record_full_day(trek: Trek) -> None:
     """Day 1 of the README journey, with the dice given, then one harm; events 1 to 14."""
     trek.init("Ashes Road", map_text=MAP, at=Square(1, 1), seed=42)             # 1
     trek.add_character(None, CharacterOptions(                                   # 2
-        name="Kira", body=6, mind=5, soul=4,
-        skills={"ride": 2, "navigation": 2, "survival": 1}))
+        name="Kira",
+        skills={"ride": 2, "navigation": 2, "survival": 1},
+            extra={"body": 6, "mind": 5, "soul": 4}))
     trek.add_character(None, CharacterOptions(                                   # 3
-        name="Oren", body=5, mind=6, soul=5, skills={"medicine": 2, "survival": 2}))
+        name="Oren", skills={"medicine": 2, "survival": 2},
+            extra={"body": 5, "mind": 6, "soul": 5}))
     trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")                   # 4
     trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")                 # 5
     trek.supplies(None, "set", {"provisions": 4, "ammo": 2})                     # 6

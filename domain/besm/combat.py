@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
+from domain.besm.state import stat
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -99,7 +100,7 @@ def stats_of(situation: Situation, combatant: Combatant) -> Mapping[str, Any]:
     """Body and attributes: a roster character's sheet, or the stats it was added with."""
     if combatant.from_roster:
         character = situation.game.characters[combatant.name]
-        return {"body": character.body, "attributes": character.attributes}
+        return {"body": stat(character, "body"), "attributes": character.attributes}
     return combatant.stats
 
 
@@ -175,7 +176,7 @@ class CombatRules:
     def combat_stats(self, character: Character | None,
                      stats: Mapping[str, Any]) -> Mapping[str, Any]:
         if character is not None:
-            return {"body": character.body, "attributes": character.attributes}
+            return {"body": stat(character, "body"), "attributes": character.attributes}
         return stats
 
     def start_round(self, situation: Situation, command: StartRound) -> Decision:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.besm.state import Strain, TravelDay, pending_strain
 from domain.dice import Roll
 from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
@@ -19,7 +20,8 @@ class DayStarted(TrekEvent):
     budget: int = 0
 
     def apply_to(self, game: Game) -> None:
-        game.day = Day(number=self.number, open=True, budget=self.budget)
+        game.day = Day(number=self.number, open=True)
+        game.travel = TravelDay(budget=self.budget).model_dump(mode="json")
 
 
 class Moved(TrekEvent):
@@ -37,7 +39,8 @@ class Moved(TrekEvent):
 
     def apply_to(self, game: Game) -> None:
         game.position = self.path[-1]
-        game.day.used += self.cost
+        with TravelDay.edit(game) as day:
+            day.used += self.cost
 
 
 class ShortcutAttempted(TrekEvent):
@@ -54,10 +57,11 @@ class ShortcutAttempted(TrekEvent):
         return [RouteMark("shortcut", f"shortcut {self.name}: {outcome}")]
 
     def apply_to(self, game: Game) -> None:
-        game.day.shortcuts_tried.append(self.name)
-        if self.roll.success:
-            game.day.budget += self.bonus
-            game.day.opened.extend(self.opened)
+        with TravelDay.edit(game) as day:
+            day.shortcuts_tried.append(self.name)
+            if self.roll.success:
+                day.budget += self.bonus
+                day.opened.extend(self.opened)
 
 
 # The audit sections of BESM travel: strain taken, conveyances lost to it, repairs.
@@ -71,10 +75,11 @@ def strain_entries(before: Mapping[str, Conveyance],
     entries: list[tuple[str, dict[str, Any]]] = []
     for name, now in game.conveyances.items():
         was = before.get(name, now)
-        if now.pending_strain > was.pending_strain or now.level < was.level:
+        added = pending_strain(now) - pending_strain(was)
+        if added > 0 or now.level < was.level:
             entries.append(("strain", {
                 "conveyance": name,
-                "pending_added": max(0, now.pending_strain - was.pending_strain),
+                "pending_added": max(0, added),
                 "levels_lost": max(0, was.level - now.level),
             }))
         if now.state != was.state and now.state != ConveyanceState.OK:
@@ -105,9 +110,11 @@ class ForcedMarched(TrekEvent):
     def apply_to(self, game: Game) -> None:
         game.supplies["provisions"] -= self.provisions
         game.supplies["fuel"] -= self.fuel
-        game.day.budget += self.base
+        with TravelDay.edit(game) as day:
+            day.budget += self.base
         for name, points in self.strain.items():
-            game.conveyances[name].pending_strain += points
+            with Strain.edit(game.conveyances[name]) as strain:
+                strain.pending_strain += points
 
 
 class NightTravelled(TrekEvent):
@@ -124,9 +131,10 @@ class NightTravelled(TrekEvent):
         return [RouteMark("night-travel", f"night travel: +{self.gained} squares")]
 
     def apply_to(self, game: Game) -> None:
-        game.day.budget += self.gained
-        game.day.night_travelled = True
-        game.day.night_roles = dict(self.rest_defaults)
+        with TravelDay.edit(game) as day:
+            day.budget += self.gained
+            day.night_travelled = True
+            day.night_roles = dict(self.rest_defaults)
 
 
 class Foraged(TrekEvent):
@@ -142,8 +150,9 @@ class Foraged(TrekEvent):
         return [RouteMark("forage", f"forage: {found}")]
 
     def apply_to(self, game: Game) -> None:
-        game.day.used += 1
-        game.day.forages += 1
+        with TravelDay.edit(game) as day:
+            day.used += 1
+            day.forages += 1
         game.supplies[self.take] += self.gained
 
 
@@ -165,7 +174,8 @@ class Repaired(TrekEvent):
         return [self.roll]
 
     def apply_to(self, game: Game) -> None:
-        game.day.repaired = True
+        with TravelDay.edit(game) as day:
+            day.repaired = True
         game.conveyances[self.conveyance].level += self.restored
 
 
@@ -220,7 +230,8 @@ class DayEnded(TrekEvent):
         for name, landed in self.strain.items():
             conveyance = game.conveyances[name]
             conveyance.level = landed.level
-            conveyance.pending_strain = 0
+            with Strain.edit(conveyance) as strain:
+                strain.pending_strain = 0
             conveyance.state = landed.state
         for name in self.on_foot:
             game.characters[name].conveyance = None

@@ -46,6 +46,7 @@ from domain.besm.events import (
     Upkeep,
 )
 from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
+from domain.besm.state import pending_strain, remaining, stat, today
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
@@ -74,6 +75,7 @@ from domain.state import (
     HouseRules,
     Role,
 )
+from domain.values import MAX_LEVEL, check_number
 
 STATS = ("body", "mind", "soul")
 MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")
@@ -89,7 +91,7 @@ MAX_HOURS = 24
 def stat_value(character: Character, expression: str) -> int:
     """A stat, or a combined stat such as `body-soul`: the average rounded down."""
     parts = expression.split("-")
-    values: list[int] = [getattr(character, part) for part in parts]
+    values: list[int] = [stat(character, part) for part in parts]
     return sum(values) // len(values)
 
 
@@ -104,7 +106,7 @@ def square_penalty(situation: Situation) -> int:
 
 
 def navigation_target(character: Character, penalty: int) -> int:
-    return character.mind + better_skill(character, "navigation", "survival") - penalty
+    return stat(character, "mind") + better_skill(character, "navigation", "survival") - penalty
 
 
 def forage_target(character: Character, penalty: int) -> int:
@@ -122,7 +124,7 @@ def driver_target(character: Character, penalty: int) -> int:
 
 def repair_target(character: Character, conveyance: Conveyance, penalty: int) -> int:
     skill = "medicine" if conveyance.kind is ConveyanceKind.MOUNT else "technology"
-    return character.mind + character.skill(skill) - penalty
+    return stat(character, "mind") + character.skill(skill) - penalty
 
 
 def party_characters(game: Game) -> list[Character]:
@@ -221,7 +223,8 @@ def step_refusal(situation: Situation, square: Square, through_hazard: bool,
     if not game_map.contains(square):
         return f"{_sq(square)} is off the map ({game_map.width}×{game_map.height})"
     cell = game_map.cell(square)
-    if cell.terrain is Terrain.FEATURE and not flying and square not in situation.game.day.opened:
+    if (cell.terrain is Terrain.FEATURE and not flying
+            and square not in today(situation.game).opened):
         what = cell.name or "a terrain feature"
         return (f"{_sq(square)} is {what}, which the group can only cross flying "
                 "or by a shortcut taken today")
@@ -256,12 +259,12 @@ def rest_recovery(character: Character, mode: str, hours: int,
     """Health for the night and Energy for the hours slept, at the night's rate."""
     mind_soul = stat_value(character, "mind-soul")
     if mode == "camp":
-        health = max(0, character.body + rules.camp_health_modifier)
+        health = max(0, stat(character, "body") + rules.camp_health_modifier)
         energy = max(0, mind_soul + rules.camp_energy_modifier)
     elif mode == "saddle":
-        health, energy = max(0, character.body - 2), max(0, mind_soul - 2)
+        health, energy = max(0, stat(character, "body") - 2), max(0, mind_soul - 2)
     elif mode == "vehicle":
-        health, energy = max(0, character.body - 1), max(0, mind_soul - 1)
+        health, energy = max(0, stat(character, "body") - 1), max(0, mind_soul - 1)
     else:
         health, energy = 0, 0
     return health, energy * hours
@@ -301,7 +304,7 @@ def require_open_day(situation: Situation) -> None:
 
 
 def require_budget_unspent_on_repair(situation: Situation, what: str) -> None:
-    if situation.game.day.repaired:
+    if today(situation.game).repaired:
         raise RuleViolation(
             f"today was spent on a repair, so no {what} is possible until `trek day start`"
         )
@@ -316,7 +319,7 @@ class Besm(CombatRules):
     commands = COMMANDS
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.besm"
-    character_options: frozenset[str] = frozenset()
+    character_options: frozenset[str] = frozenset(STATS)
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
 
     def enter(self, situation: Situation, command: EnterCombatant,
@@ -325,27 +328,23 @@ class Besm(CombatRules):
         if character is None:
             options = command.options or CharacterOptions(name=command.name)
             sheet = self.character(situation, options)
-            stats = {key: sheet[key] for key in ("body", "mind", "soul", "skills",
-                                                 "attributes")}
+            stats = {**sheet["stats"], "skills": sheet["skills"],
+                     "attributes": sheet["attributes"]}
         state = self.fresh_state(self.combat_stats(character, stats))
         return stats, state.model_dump()
 
     # -- roster ----------------------------------------------------------------------------
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        if options.might is not None or options.speed is not None or options.intellect is not None:
-            raise RuleViolation(
-                "Might, Speed and Intellect are Cypher pools; a BESM character takes "
-                "--body, --mind and --soul"
-            )
         stats: dict[str, int] = {}
-        for stat in STATS:
-            value = getattr(options, stat)
+        for name in STATS:
+            value = options.extra.get(name)
             if value is None:
-                raise RuleViolation(f"a BESM character needs --{stat} (1 to 12)")
+                raise RuleViolation(f"a BESM character needs --{name} (1 to 12)")
+            check_number(value, f"--{name}", 0, MAX_LEVEL)
             if not 1 <= value <= 12:
-                raise RuleViolation(f"{stat.capitalize()} must be 1 to 12, not {value}")
-            stats[stat] = value
+                raise RuleViolation(f"{name.capitalize()} must be 1 to 12, not {value}")
+            stats[name] = value
         body, mind, soul = stats["body"], stats["mind"], stats["soul"]
         health_max = (body + soul) * 5 if options.health_max is None else options.health_max
         energy_max = (mind + soul) * 5 if options.energy_max is None else options.energy_max
@@ -353,7 +352,8 @@ class Besm(CombatRules):
             if value < 1:
                 raise RuleViolation(f"{label} must be at least 1, not {value}")
         return {
-            **stats, "skills": dict(options.skills), "attributes": dict(options.attributes),
+            "stats": stats, "skills": dict(options.skills),
+            "attributes": dict(options.attributes),
             "health_max": health_max, "energy_max": energy_max,
         }
 
@@ -386,12 +386,17 @@ class Besm(CombatRules):
     def flying(self, situation: Situation) -> bool:
         return group_flies(situation.game)
 
+    def conveyance_status(self, conveyance: Conveyance) -> dict[str, Any]:
+        return {"pending_strain": pending_strain(conveyance)}
+
     def movement_status(self, situation: Situation) -> dict[str, Any]:
-        day = situation.game.day
-        base = base_movement(situation.game)
-        if not day.open:
+        game = situation.game
+        base = base_movement(game)
+        if not game.day.open:
             return {"base": base, "budget": 0, "used": 0, "remaining": 0}
-        return {"base": base, "budget": day.budget, "used": day.used, "remaining": day.remaining}
+        day = today(game)
+        return {"base": base, "budget": day.budget, "used": day.used,
+                "remaining": remaining(game)}
 
     def start_day(self, situation: Situation) -> Decision:
         day = situation.game.day
@@ -407,17 +412,17 @@ class Besm(CombatRules):
         if options.to is not None:
             if options.to == game.position:
                 raise RuleViolation(f"the party already stands on {_sq(options.to)}")
-            path = cheapest_path(situation, options.to, False, game.day.remaining)
+            path = cheapest_path(situation, options.to, False, remaining(game))
             if options.through_hazard:
                 # --through-hazard allows a hazard, it does not seek one: only a shorter way
                 # justifies facing it.
-                risky = cheapest_path(situation, options.to, True, game.day.remaining)
+                risky = cheapest_path(situation, options.to, True, remaining(game))
                 if risky is not None and (path is None or len(risky) < len(path)):
                     path = risky
             if path is None:
                 raise RuleViolation(
                     f"no legal path reaches {_sq(options.to)} within the "
-                    f"{game.day.remaining} square(s) left today"
+                    f"{remaining(game)} square(s) left today"
                     + ("" if options.through_hazard else " (hazards avoided; "
                        "--through-hazard allows them)")
                 )
@@ -442,9 +447,9 @@ class Besm(CombatRules):
                 f"the move starts at {_sq(path[0])} but the party stands on {_sq(game.position)}"
             )
         steps = len(path) - 1
-        if steps > game.day.remaining:
+        if steps > remaining(game):
             raise RuleViolation(
-                f"the move needs {steps} square(s) but only {game.day.remaining} remain today"
+                f"the move needs {steps} square(s) but only {remaining(game)} remain today"
             )
         flying = group_flies(game)
         for square in path[1:]:
@@ -471,23 +476,23 @@ class Besm(CombatRules):
         strain: dict[str, StrainLanded] = {}
         on_foot: list[str] = []
         for conveyance in game.conveyances.values():
-            if conveyance.pending_strain <= 0 or not conveyance.usable:
+            if pending_strain(conveyance) <= 0 or not conveyance.usable:
                 continue
-            level = conveyance.level - conveyance.pending_strain
+            level = conveyance.level - pending_strain(conveyance)
             state = ConveyanceState.OK
             if level < 0:
                 state = (ConveyanceState.DEAD if conveyance.kind is ConveyanceKind.MOUNT
                          else ConveyanceState.BROKEN)
                 on_foot += [c.name for c in game.riders_of(conveyance.name)]
             strain[conveyance.name] = StrainLanded(
-                lost=conveyance.pending_strain, level=level, state=state
+                lost=pending_strain(conveyance), level=level, state=state
             )
 
         recovery: dict[str, Recovery] = {}
-        defaults = game.day.night_roles or {}
+        defaults = today(game).night_roles or {}
         for character in party_characters(game):
             mode = options.rests.get(character.name) or (
-                defaults.get(character.name, "camp") if game.day.night_travelled else "camp"
+                defaults.get(character.name, "camp") if today(game).night_travelled else "camp"
             )
             health, energy = rest_recovery(character, mode, options.hours, game.rules)
             recovery[character.name] = Recovery(mode=mode, health=health, energy=energy)
@@ -544,7 +549,7 @@ class Besm(CombatRules):
         if command.kind is not None:
             raise RuleViolation(f"a BESM action has no kind ({command.kind!r}); give "
                                 "`encounter act NAME`, with --ranged for a ranged attack")
-        return self.act(situation, command.name, command.ranged)
+        return self.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         if isinstance(event, Moved):
@@ -597,7 +602,7 @@ class Besm(CombatRules):
                 + (f"; it has {known}" if known else "; it has none")
             )
         game = situation.game
-        if shortcut.name in game.day.shortcuts_tried:
+        if shortcut.name in today(game).shortcuts_tried:
             raise RuleViolation(f"the group already tried {shortcut.name} today; one attempt a day")
         first = shortcut.path[0]
         if not game.position.is_adjacent_or_same(first):
@@ -658,7 +663,7 @@ class Besm(CombatRules):
         require_open_day(situation)
         require_budget_unspent_on_repair(situation, "night travel")
         game = situation.game
-        if game.day.night_travelled:
+        if today(game).night_travelled:
             raise RuleViolation("the group already travelled by night today; once a day")
         penalty = square_penalty(situation)
         navigator = roller(situation, by, lambda c: navigation_target(c, penalty), "night travel")
@@ -678,9 +683,9 @@ class Besm(CombatRules):
         game = situation.game
         if take not in FORAGE_COST:
             raise RuleViolation(f"foraging finds provisions, fuel, ammo or wealth, not {take!r}")
-        if game.day.remaining < 1:
+        if remaining(game) < 1:
             raise RuleViolation("foraging gives up one square of today's movement and none remains")
-        penalty = square_penalty(situation) + game.day.forages
+        penalty = square_penalty(situation) + today(game).forages
         forager = roller(situation, by, lambda c: forage_target(c, penalty), "foraging")
         roll = check(FORAGE_ROLL, forage_target(forager, penalty), dice, by=forager.name)
         gained = forage_gain(roll.points, take) if roll.success else 0
@@ -694,11 +699,11 @@ class Besm(CombatRules):
         if target_conveyance is None:
             raise NotFound(f"there is no mount or vehicle called {conveyance!r}; "
                            f"{roster.known(game.conveyances, 'mounts or vehicles')}")
-        if game.day.repaired:
+        if today(game).repaired:
             raise RuleViolation("today was already spent on a repair; one repair a day")
-        if game.day.used > 0:
+        if today(game).used > 0:
             raise RuleViolation(
-                f"a repair takes the whole day and the group already spent {game.day.used} "
+                f"a repair takes the whole day and the group already spent {today(game).used} "
                 "square(s) of it"
             )
         if not target_conveyance.usable:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from domain.cypher.state import Journey, Transit
 from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
-from domain.state import Day, Game, Transit
+from domain.state import Day, Game
 
 
 class DayStarted(TrekEvent):
@@ -18,6 +19,8 @@ class DayStarted(TrekEvent):
 
     def apply_to(self, game: Game) -> None:
         game.day = Day(number=self.number, open=True)
+        with Journey.edit(game) as today:
+            today.spent, today.miles = "0", 0
 
     @staticmethod
     def upcast_v1_v2(state: dict[str, Any]) -> None:
@@ -79,13 +82,14 @@ class Travelled(TrekEvent):
     def apply_to(self, game: Game) -> None:
         from fractions import Fraction
 
-        game.day.spent = str(Fraction(game.day.spent) + Fraction(self.spent))
-        game.day.miles += self.miles
         game.position = self.path[-1]
-        if self.toward is not None and self.still_to_pay is not None:
-            game.transit = Transit(to=self.toward, remaining=self.still_to_pay)
-        else:
-            game.transit = None
+        with Journey.edit(game) as today:
+            today.spent = str(Fraction(today.spent) + Fraction(self.spent))
+            today.miles += self.miles
+            if self.toward is not None and self.still_to_pay is not None:
+                today.transit = Transit(to=self.toward, remaining=self.still_to_pay)
+            else:
+                today.transit = None
 
 
 EVENTS: tuple[type[TrekEvent], ...] = (DayStarted, Travelled, DayEnded)

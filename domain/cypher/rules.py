@@ -23,9 +23,10 @@ from domain.cypher.combat import (
 )
 from domain.cypher.combat import Push as PushOff
 from domain.cypher.events import EVENTS, DayEnded, DayStarted, Travelled
+from domain.cypher.state import journey
 from domain.dice import Dice
 from domain.encounter import RoundStarted
-from domain.errors import RuleViolation
+from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
@@ -42,7 +43,8 @@ from domain.ruleset import (
     given_stat_flags,
     not_offered,
 )
-from domain.state import Character, ConveyanceKind, Game, Role
+from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
+from domain.values import MAX_LEVEL, check_number
 
 ROAD_MILES = 20
 OVERLAND_MILES = 12
@@ -176,7 +178,7 @@ class Cypher(CypherCombat):
     commands: frozenset[type[Command]] = COMMANDS
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.cypher"
-    character_options: frozenset[str] = frozenset()
+    character_options: frozenset[str] = frozenset(POOLS)
     audit_sections: tuple[str, ...] = ()
 
     def enter(self, situation: Situation, command: EnterCombatant,
@@ -188,19 +190,16 @@ class Cypher(CypherCombat):
         return stats, CypherState().model_dump()
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
-        besm = given_stat_flags(options, ("body", "mind", "soul", "health_max", "energy_max"))
-        if besm:
-            raise RuleViolation(
-                f"{', '.join(besm)} {'is a BESM option' if len(besm) == 1 else 'are BESM options'}"
-                "; a Cypher character takes optional --might, --speed and --intellect pools "
-                "and --skill"
-            )
-        pools = {pool: getattr(options, pool) for pool in POOLS
-                 if getattr(options, pool) is not None}
+        shared = given_stat_flags(options)
+        if shared:
+            raise NotOffered(
+                f"{', '.join(shared)} {'is' if len(shared) == 1 else 'are'} not a Cypher "
+                "option; a Cypher character takes optional --might, --speed and --intellect "
+                "pools and --skill")
+        pools = {pool: options.extra[pool] for pool in POOLS if pool in options.extra}
         for pool, value in pools.items():
-            if value < 0:
-                raise RuleViolation(f"the {pool} pool is 0 or more, not {value}")
-        return {"pools": pools, "skills": dict(options.skills)}
+            check_number(value, f"--{pool}", 0, MAX_LEVEL)
+        return {"stats": pools, "skills": dict(options.skills)}
 
     def mount(self, situation: Situation, name: str, move: tuple[str, int] | None,
               rider: str | None) -> dict[str, Any]:
@@ -220,16 +219,20 @@ class Cypher(CypherCombat):
     def flying(self, situation: Situation) -> bool:
         return False
 
+    def conveyance_status(self, conveyance: Conveyance) -> dict[str, Any]:
+        # Every conveyance in `trek status` has the strain field; a Cypher one never strains.
+        return {"pending_strain": 0}
+
     def movement_status(self, situation: Situation) -> dict[str, Any]:
         game = situation.game
-        day = game.day
-        spent = Fraction(day.spent) if day.open else Fraction(0)
-        transit = game.transit
+        day, today = game.day, journey(game)
+        spent = Fraction(today.spent) if day.open else Fraction(0)
+        transit = today.transit
         return {
             "unit": "day",
             "used": fraction_text(spent),
             "remaining": fraction_text(1 - spent) if day.open else "0",
-            "miles_today": day.miles if day.open else 0,
+            "miles_today": today.miles if day.open else 0,
             "in_transit": (
                 {"to": transit.to.as_dict(), "remaining": transit.remaining}
                 if transit is not None else None
@@ -282,18 +285,18 @@ class Cypher(CypherCombat):
         day = situation.game.day
         if not day.open:
             raise RuleViolation("no day is open; run `trek day start` first")
-        if Fraction(day.spent) >= 1:
+        if Fraction(journey(situation.game).spent) >= 1:
             raise RuleViolation(f"nothing remains of day {day.number}; run `trek day end`")
 
     def _travel(self, situation: Situation, route: list[Square],
                 as_far_as_today: bool) -> Decision:
         game = situation.game
-        left = 1 - Fraction(game.day.spent)
+        left = 1 - Fraction(journey(game).spent)
         spent = Fraction(0)
         miles = 0
         here = game.position
         path = [here]
-        transit = game.transit
+        transit = journey(game).transit
         dropped = None
         toward: Square | None = None
         owed: Fraction | None = None

@@ -365,10 +365,13 @@ class MoveRules:
 
     # -- gaining MP -----------------------------------------------------------------------
 
-    def act(self, situation: Situation, name: str, kind: str | None, ranged: bool) -> Decision:
+    def act(self, situation: Situation, name: str, kind: str | None,
+            options: Mapping[str, Any]) -> Decision:
         encounter = open_encounter(situation.game)
-        if ranged:
-            raise RuleViolation("a Move-Points action has no --ranged; give `trek encounter act "
+        offered = [key for key, value in options.items() if value]
+        if offered:
+            flag = "--" + offered[0].replace("_", "-")
+            raise RuleViolation(f"a Move-Points action has no {flag}; give `trek encounter act "
                                 f"{name} move` or `... full`")
         if kind not in ACTION_KINDS:
             given = "give one" if kind is None else f"not {kind!r}"

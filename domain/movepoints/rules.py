@@ -75,7 +75,7 @@ class Movepoints(WithoutOverland, MoveRules):
 
     @decide.register
     def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
-        return self.act(situation, command.name, command.kind, command.ranged)
+        return self.act(situation, command.name, command.kind, command.options)
 
     @decide.register
     def _(self, command: Step, situation: Situation, dice: Dice) -> Decision:
@@ -89,7 +89,7 @@ class Movepoints(WithoutOverland, MoveRules):
         if isinstance(event, RoundStarted):
             return self.start_round(situation, StartRound())
         if isinstance(event, MovePointsGained):
-            return self.act(situation, event.name, event.kind, False)
+            return self.act(situation, event.name, event.kind, {})
         if isinstance(event, MovePointsMoved):
             return self.walk(situation, event.name, list(event.route), fly=event.fly)
         if isinstance(event, MovePointsStepped):

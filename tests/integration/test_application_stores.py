@@ -107,7 +107,7 @@ def test_full_besm_day_matches_the_rules_worked_by_hand(store: str, open_trek: O
 def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     trek.init("Ashes Road", map_text=MAP, at=Square(1, 1), seed=42)
-    trek.add_character(None, CharacterOptions(name="Kira", body=6, mind=5, soul=4))
+    trek.add_character(None, CharacterOptions(name="Kira", extra={"body": 6, "mind": 5, "soul": 4}))
     trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
 
     refusals: list[Callable[[], object]] = [
@@ -117,7 +117,8 @@ def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> N
         lambda: trek.redo(None, 2),                                         # not cancelled
         lambda: trek.undo(None, 99),                                        # no such event
         lambda: trek.supplies(None, "spend", {"provisions": 1}),            # has none
-        lambda: trek.add_character(None, CharacterOptions(name="Kira", body=1, mind=1, soul=1)),
+        lambda: trek.add_character(None, CharacterOptions(name="Kira",
+            extra={"body": 1, "mind": 1, "soul": 1})),
         lambda: trek.init("Ashes Road"),                                    # same name
     ]
     for refuse in refusals:
@@ -333,7 +334,8 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
         store: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
     trek = open_trek(store, create=True)
     trek.init("Long Road", seed=5)                                               # 1
-    trek.add_character(None, CharacterOptions(name="Kira", body=6, mind=5, soul=4))  # 2
+    trek.add_character(None, CharacterOptions(name="Kira",
+        extra={"body": 6, "mind": 5, "soul": 4}))  # 2
     trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")                   # 3
     trek.supplies(None, "set", {"provisions": 10})                               # 4
     days = 67

@@ -48,7 +48,26 @@ def status_now(status: dict[str, Any]) -> dict[str, Any]:
     return {**status, "encounter": None}
 
 
+# Since release 0.2 a character's ruleset stats are one `stats` document: the old fields
+# (BESM's three stats, Cypher's pools) are shown there, and those left at 0 or empty are gone.
+OLD_STAT_FIELDS = ("body", "mind", "soul", "pools")
+
+
+def stats_gathered(entry: dict[str, Any]) -> dict[str, Any]:
+    if entry["type"] != "CharacterAdded":
+        return entry
+    stats = dict(entry.get("stats", {}))
+    for key in OLD_STAT_FIELDS:
+        value = entry.get(key)
+        if isinstance(value, dict):
+            stats.update(value)
+        elif value:
+            stats[key] = value
+    return {**{k: v for k, v in entry.items() if k not in OLD_STAT_FIELDS}, "stats": stats}
+
+
 def as_shown_now(log: list[dict[str, Any]], ruleset: str) -> list[dict[str, Any]]:
+    log = [stats_gathered(entry) for entry in log]
     if ruleset != "cypher":
         return log
     return [{k: v for k, v in entry.items() if k not in DROPPED_SINCE_0_1.get(entry["type"], ())}
@@ -96,7 +115,8 @@ def test_an_old_store_moves_its_read_models_on_the_first_recording(old_store: Pa
     for slug in ("ashes-road", "road-to-qi"):
         shown = trek_json(old_store, "status", "--campaign", slug)
         assert shown == status_now(expected[slug]["status"])
-    assert trek_json(old_store, "log", "--campaign", "ashes-road") == expected["ashes-road"]["log"]
+    assert trek_json(old_store, "log", "--campaign", "ashes-road") == as_shown_now(
+        expected["ashes-road"]["log"], "besm")
 
 
 # -- release 0.2: encounters under every ruleset, chain format 2, snapshots with digests -------
@@ -115,7 +135,8 @@ def store_0_2(tmp_path: Path) -> Path:
 def test_a_release_0_2_store_shows_the_same_status_and_log(store_0_2: Path, slug: str) -> None:
     expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())[slug]
     assert trek_json(store_0_2, "status", "--campaign", slug) == expected["status"]
-    assert trek_json(store_0_2, "log", "--campaign", slug) == expected["log"]
+    assert trek_json(store_0_2, "log", "--campaign", slug) == [
+        stats_gathered(entry) for entry in expected["log"]]
 
 
 def test_a_release_0_2_store_verifies_rebuilds_and_records(store_0_2: Path) -> None:

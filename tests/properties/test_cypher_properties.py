@@ -62,14 +62,14 @@ def setup() -> Play:
     cypher = RULESETS.named("cypher")
     c = Campaign.start(STAMP, name="Hold", ruleset="cypher", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", might=10, speed=12))
-    c.add_character(CharacterOptions(name="Oren", speed=9, skills={"swimming": 1}))
+    c.add_character(CharacterOptions(name="Kira", extra={"might": 10, "speed": 12}))
+    c.add_character(CharacterOptions(name="Oren", skills={"swimming": 1}, extra={"speed": 9}))
     c.start_encounter("Hold", load_battle_map(HOLD, cypher.battle_legend))
     c.enter_combatant(EnterCombatant(name="Kira", at=Square(1, 1)))
     c.enter_combatant(EnterCombatant(name="Oren", at=Square(3, 6)))
     for name, at in (("Drone", Square(9, 3)), ("Eel", Square(8, 5))):
         c.enter_combatant(EnterCombatant(name=name, at=at, side=Side.ENEMY, from_roster=False,
-                                         options=CharacterOptions(name=name, speed=6)))
+                                         options=CharacterOptions(name=name, extra={"speed": 6})))
     return Play(c, c.collect_events())
 
 

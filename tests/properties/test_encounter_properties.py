@@ -56,10 +56,12 @@ def setup() -> Play:
     besm = RULESETS.named("besm")
     c = Campaign.start(STAMP, name="Yard", ruleset="besm", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", body=4, mind=4, soul=4,
-                                     attributes={"stealth": 1}))
-    c.add_character(CharacterOptions(name="Oren", body=3, mind=4, soul=4,
-                                     attributes={"speed-burst": 1}))
+    c.add_character(CharacterOptions(name="Kira",
+                                     attributes={"stealth": 1},
+                                         extra={"body": 4, "mind": 4, "soul": 4}))
+    c.add_character(CharacterOptions(name="Oren",
+                                     attributes={"speed-burst": 1},
+                                         extra={"body": 3, "mind": 4, "soul": 4}))
     c.start_encounter("Yard", load_battle_map(ARENA, besm.battle_legend))
     c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
     c.enter_combatant(EnterCombatant(name="Oren", at=Square(0, 3)))
@@ -67,7 +69,8 @@ def setup() -> Play:
                                  ("Wolf", Square(5, 3), {"speed": 2})):
         c.enter_combatant(EnterCombatant(
             name=name, at=at, side=Side.ENEMY, from_roster=False,
-            options=CharacterOptions(name=name, body=3, mind=2, soul=2, attributes=attributes)))
+            options=CharacterOptions(name=name, attributes=attributes,
+                extra={"body": 3, "mind": 2, "soul": 2})))
     return Play(c, c.collect_events())
 
 
@@ -90,7 +93,8 @@ _STEPS = st.one_of(
     st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3)),
     st.builds(lambda n: Step(f"prone {n}", lambda c: c.decide(GoProne(name=n))), _NAME),
     st.builds(lambda n: Step(f"stand {n}", lambda c: c.decide(StandUp(name=n))), _NAME),
-    st.builds(lambda n, r: Step(f"act {n} {r}", lambda c: c.decide(Act(name=n, ranged=r))),
+    st.builds(lambda n, r: Step(f"act {n} {r}",
+                                lambda c: c.decide(Act(name=n, options={"ranged": r}))),
               _NAME, st.booleans()),
     st.just(Step("round", lambda c: c.start_round(StartRound()))),
 )

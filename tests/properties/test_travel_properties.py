@@ -14,6 +14,7 @@ from journeys import besm_command
 
 from domain.besm.events import DayEnded, Repaired
 from domain.besm.rules import Besm
+from domain.besm.state import remaining, today
 from domain.campaign import Campaign, Stamp
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
@@ -69,14 +70,18 @@ class Command:
 
 def _setup(campaign: Campaign) -> None:
     """Kira rides Dusty, Vic drives Rig carrying Pax, Wal walks; a few supplies."""
-    campaign.add_character(CharacterOptions(name="Kira", body=7, mind=6, soul=4,
-                                            skills={"ride": 2, "navigation": 1}))
-    campaign.add_character(CharacterOptions(name="Vic", body=6, mind=7, soul=3,
-                                            skills={"drive": 2, "technology": 2}))
-    campaign.add_character(CharacterOptions(name="Pax", body=4, mind=5, soul=8,
-                                            skills={"survival": 2, "medicine": 1}))
-    campaign.add_character(CharacterOptions(name="Wal", body=8, mind=4, soul=5,
-                                            attributes={"speed": 2}))
+    campaign.add_character(CharacterOptions(name="Kira",
+                                            skills={"ride": 2, "navigation": 1},
+                                                extra={"body": 7, "mind": 6, "soul": 4}))
+    campaign.add_character(CharacterOptions(name="Vic",
+                                            skills={"drive": 2, "technology": 2},
+                                                extra={"body": 6, "mind": 7, "soul": 3}))
+    campaign.add_character(CharacterOptions(name="Pax",
+                                            skills={"survival": 2, "medicine": 1},
+                                                extra={"body": 4, "mind": 5, "soul": 8}))
+    campaign.add_character(CharacterOptions(name="Wal",
+                                            attributes={"speed": 2},
+                                                extra={"body": 8, "mind": 4, "soul": 5}))
     campaign.add_mount("Dusty", ("ground-speed", 1), "Kira")
     campaign.add_vehicle("Rig", ("speed", 2), "Vic", ["Pax"])
     campaign.set_supplies({"provisions": 5, "fuel": 4})
@@ -243,9 +248,10 @@ def test_the_budget_is_never_overspent(commands: list[Command]) -> None:
     result = play(commands)
 
     for step in result.steps:
-        day = Game.model_validate(step.after).day
+        game = Game.model_validate(step.after)
+        day = today(game)
         assert 0 <= day.used <= day.budget, step.command
-        assert day.remaining >= 0
+        assert remaining(game) >= 0
     status = BESM.movement_status(result.campaign.situation())
     assert status["remaining"] >= 0
     assert status["used"] <= status["budget"]

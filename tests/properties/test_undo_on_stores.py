@@ -58,8 +58,8 @@ def play(trek: Trek, slug: str, command: Command) -> None:
     kind, *args = command
     if kind == "character":
         name, body, mind, soul, skills = args
-        trek.add_character(slug, CharacterOptions(name=name, body=body, mind=mind, soul=soul,
-                                                  skills=skills))
+        trek.add_character(slug, CharacterOptions(
+            name=name, skills=skills, extra={"body": body, "mind": mind, "soul": soul}))
     elif kind == "mount":
         trek.add_mount(slug, args[0], ("ground-speed", 1), args[1])
     elif kind == "supplies":

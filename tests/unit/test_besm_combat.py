@@ -52,9 +52,10 @@ rows = [
 def campaign() -> Campaign:
     c = Campaign.start(STAMP, name="Ashes Road", ruleset="besm", rulesets=RULESETS, seed=5,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", body=6, mind=5, soul=4,
-                                     attributes={"ground-speed": 2, "speed": 1}))
-    c.add_character(CharacterOptions(name="Oren", body=5, mind=6, soul=5))
+    c.add_character(CharacterOptions(name="Kira",
+                                     attributes={"ground-speed": 2, "speed": 1},
+                                         extra={"body": 6, "mind": 5, "soul": 4}))
+    c.add_character(CharacterOptions(name="Oren", extra={"body": 5, "mind": 6, "soul": 5}))
     return c
 
 
@@ -73,15 +74,17 @@ def enemy(c: Campaign, name: str, x: int, y: int, body: int = 5,
           **attributes: int) -> None:
     c.enter_combatant(EnterCombatant(
         name=name, at=Square(x, y), side=Side.ENEMY, from_roster=False,
-        options=CharacterOptions(name=name, body=body, mind=3, soul=3,
-                                 attributes=attributes)))
+        options=CharacterOptions(name=name,
+                                 attributes=attributes,
+                                     extra={"body": body, "mind": 3, "soul": 3})))
 
 
 def ally(c: Campaign, name: str, x: int, y: int, body: int = 4, **attributes: int) -> None:
     c.enter_combatant(EnterCombatant(
         name=name, at=Square(x, y), side=Side.ALLY, from_roster=False,
-        options=CharacterOptions(name=name, body=body, mind=3, soul=3,
-                                 attributes=attributes)))
+        options=CharacterOptions(name=name,
+                                 attributes=attributes,
+                                     extra={"body": body, "mind": 3, "soul": 3})))
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
@@ -293,8 +296,8 @@ def test_a_ranged_act_in_a_round_with_a_move_gives_the_ranged_penalty_either_ord
     join(c, "Oren", 0, 3)
     c.start_round(StartRound())
     move(c, "Kira", "E")
-    assert c.decide(Act(name="Kira", ranged=True)).ranged_penalty == 2
-    c.decide(Act(name="Oren", ranged=True))
+    assert c.decide(Act(name="Kira", options={"ranged": True})).ranged_penalty == 2
+    c.decide(Act(name="Oren", options={"ranged": True}))
     assert status(c, "Oren")["ranged_penalty"] == 0
     assert move(c, "Oren", "E").ranged_penalty == 2
     c.start_round(StartRound())                    # clears with the next round
@@ -306,7 +309,7 @@ def test_gun_bunny_never_takes_the_ranged_penalty() -> None:
     ally(c, "Vex", 0, 0, **{"gun-bunny": 1})
     c.start_round(StartRound())
     move(c, "Vex", "E")
-    assert c.decide(Act(name="Vex", ranged=True)).ranged_penalty == 0
+    assert c.decide(Act(name="Vex", options={"ranged": True})).ranged_penalty == 0
 
 
 def test_a_stand_alone_is_not_a_move_for_the_ranged_penalty() -> None:
@@ -316,7 +319,7 @@ def test_a_stand_alone_is_not_a_move_for_the_ranged_penalty() -> None:
     c.decide(GoProne(name="Oren"))
     c.start_round(StartRound())
     c.decide(StandUp(name="Oren"))
-    assert c.decide(Act(name="Oren", ranged=True)).ranged_penalty == 0
+    assert c.decide(Act(name="Oren", options={"ranged": True})).ranged_penalty == 0
 
 
 def test_one_act_a_round() -> None:
@@ -324,7 +327,7 @@ def test_one_act_a_round() -> None:
     join(c, "Oren", 0, 3)
     c.start_round(StartRound())
     c.decide(Act(name="Oren"))
-    refused(c, lambda: c.decide(Act(name="Oren", ranged=True)), "one action a round")
+    refused(c, lambda: c.decide(Act(name="Oren", options={"ranged": True})), "one action a round")
     assert status(c, "Oren")["acted"] is True
 
 
@@ -370,7 +373,8 @@ def test_joining_and_adding_are_checked() -> None:
     refused(c, lambda: enemy(c, "Oren", 5, 0), "on the roster")
     refused(c, lambda: c.enter_combatant(EnterCombatant(
         name="Ghoul", at=Square(5, 0), side=Side.ENEMY, from_roster=False,
-        options=CharacterOptions(name="Ghoul", might=5))), "Cypher pools")
+        options=CharacterOptions(name="Ghoul", extra={"might": 5}))),
+        "--might is another ruleset's option", NotOffered)
 
 
 def test_one_encounter_at_a_time_and_none_means_no_encounter_commands() -> None:

@@ -27,6 +27,7 @@ from domain.besm.events import (
     Upkeep,
 )
 from domain.besm.rules import Besm, attribute_rate, stat_value
+from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
 from domain.dice import KeyedDice, check
 from domain.errors import NotFound, RuleViolation
@@ -96,9 +97,10 @@ def campaign_at(x: int = 0, y: int = 0, game_map: GameMap | None = REACH) -> Cam
 def hero(name: str, *, body: int = 6, mind: int = 5, soul: int = 4,
          skills: Mapping[str, int] | None = None, attributes: Mapping[str, int] | None = None,
          health_max: int | None = None, energy_max: int | None = None) -> CharacterOptions:
-    return CharacterOptions(name=name, body=body, mind=mind, soul=soul,
+    return CharacterOptions(name=name,
                             skills=dict(skills or {}), attributes=dict(attributes or {}),
-                            health_max=health_max, energy_max=energy_max)
+                            health_max=health_max, energy_max=energy_max,
+                                extra={"body": body, "mind": mind, "soul": soul})
 
 
 def refused(campaign: Campaign, command: Callable[[], object],
@@ -144,7 +146,7 @@ def end_day(campaign: Campaign, rests: Mapping[str, str] | None = None,
 )
 def test_a_combined_stat_is_the_average_of_the_two_rounded_down(expression: str,
                                                                  expected: int) -> None:
-    kira = Character(name="Kira", body=7, mind=6, soul=4)
+    kira = Character(name="Kira", stats={"body": 7, "mind": 6, "soul": 4})
 
     assert stat_value(kira, expression) == expected
 
@@ -257,10 +259,12 @@ def test_harm_of_nothing_negative_or_nobody_is_refused(name: str, health: int,
 @pytest.mark.parametrize(
     "options",
     [
-        CharacterOptions(name="Kira", body=6, mind=5),  # no Soul
-        CharacterOptions(name="Kira", body=13, mind=5, soul=4),  # stats are 1 to 12
-        CharacterOptions(name="Kira", body=0, mind=5, soul=4),
-        CharacterOptions(name="Kira", body=6, mind=5, soul=4, skills={"ride": -1}),
+        CharacterOptions(name="Kira",
+            extra={"body": 6, "mind": 5}),  # no Soul
+        CharacterOptions(name="Kira",
+            extra={"body": 13, "mind": 5, "soul": 4}),  # stats are 1 to 12
+        CharacterOptions(name="Kira", extra={"body": 0, "mind": 5, "soul": 4}),
+        CharacterOptions(name="Kira", skills={"ride": -1}, extra={"body": 6, "mind": 5, "soul": 4}),
     ],
 )
 def test_a_character_outside_the_stat_ranges_is_refused(options: CharacterOptions) -> None:
@@ -306,7 +310,7 @@ def test_a_walker_moves_at_the_best_rate_its_attributes_give(attributes: dict[st
 
     campaign.start_day()
 
-    assert campaign.game.day.budget == budget
+    assert today(campaign.game).budget == budget
     assert movement(campaign)["base"] == budget
 
 
@@ -329,7 +333,7 @@ def test_a_rider_moves_at_the_rate_of_the_mount(move_attribute: tuple[str, int],
     campaign.start_day()
 
     # then only the mount's rate counts
-    assert campaign.game.day.budget == budget
+    assert today(campaign.game).budget == budget
 
 
 def test_driver_and_passengers_move_at_the_rate_of_the_vehicle() -> None:
@@ -340,7 +344,7 @@ def test_driver_and_passengers_move_at_the_rate_of_the_vehicle() -> None:
 
     campaign.start_day()
 
-    assert campaign.game.day.budget == 4  # ground-speed 2 → 2 × 2 = 4
+    assert today(campaign.game).budget == 4  # ground-speed 2 → 2 × 2 = 4
 
 
 @pytest.mark.parametrize(
@@ -369,7 +373,7 @@ def test_the_slowest_travelling_unit_sets_the_base_movement() -> None:
 
     campaign.start_day()
 
-    assert campaign.game.day.budget == 1  # min(3, 1, 4)
+    assert today(campaign.game).budget == 1  # min(3, 1, 4)
 
 
 def test_a_member_left_behind_no_longer_sets_the_pace() -> None:
@@ -382,7 +386,7 @@ def test_a_member_left_behind_no_longer_sets_the_pace() -> None:
 
     assert movement(campaign)["base"] == 3  # Kira alone
     campaign.start_day()
-    assert campaign.game.day.budget == 3
+    assert today(campaign.game).budget == 3
 
 
 def test_a_group_that_all_flies_crosses_a_feature() -> None:
@@ -393,7 +397,7 @@ def test_a_group_that_all_flies_crosses_a_feature() -> None:
     campaign.add_mount("Griffin", ("flight", 2), "Bo")
     campaign.start_day()
     assert BESM.flying(campaign.situation())
-    assert campaign.game.day.budget == 1  # min(flight 1, flight 2)
+    assert today(campaign.game).budget == 1  # min(flight 1, flight 2)
 
     # when the group steps onto the mountains at (1,1)
     event = move(campaign, "SE")
@@ -522,7 +526,7 @@ def test_a_move_of_several_steps_is_all_or_nothing() -> None:
     refused(campaign, lambda: move(campaign, "E", "E", "E"), match="off the map")
 
     assert campaign.game.position == Square(3, 0)
-    assert campaign.game.day.used == 0
+    assert today(campaign.game).used == 0
 
 
 def test_a_move_without_directions_is_refused() -> None:
@@ -722,7 +726,7 @@ def test_a_successful_shortcut_adds_its_bonus_and_opens_its_path_for_today() -> 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.success
     assert event.bonus == 2
-    assert campaign.game.day.budget == 3  # 1 + bonus 2
+    assert today(campaign.game).budget == 3  # 1 + bonus 2
     # the mountains at (1,1) and (2,1) can now be crossed
     move(campaign, "E", "E")
     assert campaign.game.position == Square(2, 1)
@@ -738,7 +742,7 @@ def test_a_failed_shortcut_gains_nothing() -> None:
     assert not event.roll.success  # 6 > 5
     assert event.bonus == 0
     assert event.opened == []
-    assert campaign.game.day.budget == 1
+    assert today(campaign.game).budget == 1
     refused(campaign, lambda: move(campaign, "E"), match="mountains")
 
 
@@ -781,12 +785,12 @@ def rider_party(x: int = 0, y: int = 0, provisions: int = 3, level: int = 1) -> 
 
 def test_a_forced_march_spends_provisions_and_adds_the_base_movement() -> None:
     campaign = rider_party()
-    assert campaign.game.day.budget == 2  # ground-speed 1 → 2
+    assert today(campaign.game).budget == 2  # ground-speed 1 → 2
 
     event = campaign.decide(ForcedMarch(rolls={"Kira": 8}))
 
     assert isinstance(event, ForcedMarched)
-    assert campaign.game.day.budget == 4  # 2 + base 2
+    assert today(campaign.game).budget == 4  # 2 + base 2
     assert campaign.game.supplies["provisions"] == 2  # 3 − 1 for the one mount
 
 
@@ -808,7 +812,7 @@ def test_each_rider_rolls_body_soul_plus_the_better_of_animal_ken_and_ride(roll:
     [rider_roll] = event.strain_rolls
     assert (rider_roll.by, rider_roll.target) == ("Kira", 8)  # (7 + 4)/2 = 5, + max(1, 3)
     dusty = campaign.game.conveyances["Dusty"]
-    assert dusty.pending_strain == strain
+    assert pending_strain(dusty) == strain
     assert dusty.level == 1  # strain lands only at the end of the day
 
 
@@ -828,7 +832,7 @@ def test_each_driver_rolls_body_mind_plus_the_better_of_drive_and_pilot() -> Non
     assert (driver_roll.by, driver_roll.target, driver_roll.success) == ("Vic", 7, False)
     assert event.strain == {"Rig": 1}
     assert campaign.game.supplies["fuel"] == 0  # 1 − 1 for the one vehicle
-    assert campaign.game.day.budget == 4  # 2 + 2
+    assert today(campaign.game).budget == 4  # 2 + 2
 
 
 def test_a_forced_march_roll_takes_the_square_penalty() -> None:
@@ -883,8 +887,8 @@ def test_a_forced_march_may_be_repeated_while_supplies_last() -> None:
     campaign.decide(ForcedMarch(rolls={"Kira": 9}))
     campaign.decide(ForcedMarch(rolls={"Kira": 9}))
 
-    assert campaign.game.day.budget == 6  # 2 + 2 + 2
-    assert campaign.game.conveyances["Dusty"].pending_strain == 2
+    assert today(campaign.game).budget == 6  # 2 + 2 + 2
+    assert pending_strain(campaign.game.conveyances["Dusty"]) == 2
     assert campaign.game.supplies["provisions"] == 0
     refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})),
             match="needs 1 provisions but the party has 0")
@@ -967,9 +971,9 @@ def test_pending_strain_lowers_the_level_at_the_end_of_the_day() -> None:
 
     assert event.strain == {"Dusty": StrainLanded(lost=1, level=1, state=ConveyanceState.OK)}
     dusty = campaign.game.conveyances["Dusty"]
-    assert (dusty.level, dusty.pending_strain, dusty.base_level) == (1, 0, 2)
+    assert (dusty.level, pending_strain(dusty), dusty.base_level) == (1, 0, 2)
     campaign.start_day()
-    assert campaign.game.day.budget == 2  # ground-speed 1 → 2
+    assert today(campaign.game).budget == 2  # ground-speed 1 → 2
 
 
 def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
@@ -980,7 +984,7 @@ def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     campaign.add_mount("Dusty", ("ground-speed", 0), "Kira")
     campaign.set_supplies({"provisions": 1})
     campaign.start_day()
-    assert campaign.game.day.budget == 1
+    assert today(campaign.game).budget == 1
     campaign.decide(ForcedMarch(rolls={"Kira": 9}))  # 9 > 8: 0 − 1 = −1 at day end
 
     event = end_day(campaign)
@@ -993,7 +997,7 @@ def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     # a dead mount is gone for good: nobody rides it, it sets no pace
     refused(campaign, lambda: campaign.assign("Kira", "Dusty", Role.RIDER), match="dead")
     campaign.start_day()
-    assert campaign.game.day.budget == 3  # Kira on foot at speed 3; the dead mount sets no pace
+    assert today(campaign.game).budget == 3  # Kira on foot at speed 3; the dead mount sets no pace
     refused(campaign, lambda: campaign.decide(ForcedMarch()))
 
 
@@ -1269,7 +1273,7 @@ def test_night_travel_adds_the_base_or_less_for_each_point_of_failure(roll: int,
 
     assert isinstance(event, NightTravelled)
     assert (event.roll.by, event.roll.target) == ("Kira", 7)
-    assert campaign.game.day.budget == budget
+    assert today(campaign.game).budget == budget
 
 
 def test_night_travel_is_allowed_once_a_day() -> None:
@@ -1449,7 +1453,7 @@ def test_a_successful_repair_restores_every_level_lost_and_takes_the_day() -> No
     # the next day the mount is back to full pace: ground-speed 2 → 4
     end_day(campaign)
     campaign.start_day()
-    assert campaign.game.day.budget == 4
+    assert today(campaign.game).budget == 4
 
 
 def test_a_failed_repair_changes_nothing_but_spends_the_day() -> None:
@@ -1556,7 +1560,7 @@ def test_a_member_left_behind_stays_on_the_square_and_rejoins_only_there() -> No
     # when Bo is left behind and the party moves on at Kira's pace
     campaign.leave("Bo")
     campaign.start_day()
-    assert campaign.game.day.budget == 3
+    assert today(campaign.game).budget == 3
     move(campaign, "N")
 
     # then Bo waits at (3,3), and can be picked up only there

@@ -71,9 +71,10 @@ rows = [
 def campaign() -> Campaign:
     c = Campaign.start(STAMP, name="Hold", ruleset="cypher", rulesets=RULESETS, seed=5,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", might=10, speed=12, intellect=9))
-    c.add_character(CharacterOptions(name="Oren", speed=10,
-                                     skills={"swimming": 1, "high-gravity": 1}))
+    c.add_character(CharacterOptions(name="Kira", extra={"might": 10, "speed": 12, "intellect": 9}))
+    c.add_character(CharacterOptions(name="Oren",
+                                     skills={"swimming": 1, "high-gravity": 1},
+                                         extra={"speed": 10}))
     return c
 
 
@@ -90,7 +91,7 @@ def join(c: Campaign, name: str, x: int, y: int) -> None:
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY) -> None:
     c.enter_combatant(EnterCombatant(name=name, at=Square(x, y), side=side, from_roster=False,
-                                     options=CharacterOptions(name=name, speed=8)))
+                                     options=CharacterOptions(name=name, extra={"speed": 8})))
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
@@ -532,12 +533,12 @@ def test_added_combatants_take_cypher_pools_and_skills() -> None:
     c = fight()
     c.enter_combatant(EnterCombatant(
         name="Eel", at=Square(2, 0), side=Side.ENEMY, from_roster=False,
-        options=CharacterOptions(name="Eel", speed=6, skills={"swimming": 1})))
+        options=CharacterOptions(name="Eel", skills={"swimming": 1}, extra={"speed": 6})))
     c.start_round(StartRound())
     assert move(c, "Eel", "SE").cost == 10      # 3,1 water, swimming: 2 × 5
     refused(c, lambda: c.enter_combatant(EnterCombatant(
         name="Brute", at=Square(8, 0), side=Side.ENEMY, from_roster=False,
-        options=CharacterOptions(name="Brute", body=5))), "BESM option")
+        options=CharacterOptions(name="Brute", extra={"body": 5}))), "another ruleset's option")
 
 
 def test_another_rulesets_move_options_are_refused() -> None:

@@ -202,7 +202,7 @@ def test_nonsense_stats_are_refused_with_a_sentence() -> None:
             ({"air_move_bonus": 2}, "flight"),
             ({"water_move_bonus": 500, "trait": ["aquatic"]}, "-100 to 100")):
         refused(c, lambda extra=extra: c.add_character(gurps_options("Vel", **extra)), match)
-    refused(c, lambda: c.add_character(CharacterOptions(name="Vel", body=5)), "--body",
+    refused(c, lambda: c.add_character(CharacterOptions(name="Vel", extra={"body": 5})), "--body",
             kind=NotOffered)
     refused(c, lambda: c.add_character(CharacterOptions(name="Vel", extra={"full_move": 3})),
             "another ruleset's option", kind=NotOffered)

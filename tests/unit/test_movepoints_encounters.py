@@ -81,7 +81,7 @@ def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY,
 
 
 def act(c: Campaign, name: str, kind: str | None, ranged: bool = False) -> Any:
-    return c.decide(Act(name=name, kind=kind, ranged=ranged))
+    return c.decide(Act(name=name, kind=kind, options={"ranged": ranged}))
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
@@ -131,7 +131,7 @@ def test_full_moves_are_recorded_by_type_and_bad_ones_refused() -> None:
         name="Bad", extra={"full_move": [("land", 3), ("land", 4)]})), "twice")
     refused(c, lambda: c.add_character(CharacterOptions(
         name="Bad", extra={"full_move": [("swim", -1)]})), "swim Full Move must be 0 to 100")
-    refused(c, lambda: c.add_character(CharacterOptions(name="Bad", body=4)),
+    refused(c, lambda: c.add_character(CharacterOptions(name="Bad", extra={"body": 4})),
             "--body is another ruleset's option", NotOffered)
     refused(c, lambda: c.add_character(CharacterOptions(name="Bad", extra={"basic_move": 5})),
             "another ruleset's option", NotOffered)

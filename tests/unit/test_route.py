@@ -56,8 +56,9 @@ def _party(trek: Trek, *, mount: str = "Dusty", at: Square = ORIGIN) -> None:
     mount (2 squares a day), with 4 provisions: events 1 to 4."""
     trek.init("Ashes Road", map_text=STRIP, at=at, seed=3)
     trek.add_character(None, CharacterOptions(
-        name="Kira", body=6, mind=5, soul=4,
-        skills={"ride": 2, "navigation": 2, "survival": 1}))
+        name="Kira",
+        skills={"ride": 2, "navigation": 2, "survival": 1},
+            extra={"body": 6, "mind": 5, "soul": 4}))
     trek.add_mount(None, mount, ("ground-speed", 1), "Kira")
     trek.supplies(None, "set", {"provisions": 4})
 

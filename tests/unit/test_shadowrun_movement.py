@@ -137,8 +137,8 @@ def test_nonsense_stats_are_refused_with_a_sentence(options: CharacterOptions,
 
 def test_another_rulesets_stat_options_are_refused() -> None:
     c = campaign()
-    refused(c, lambda: c.add_character(CharacterOptions(name="X", body=4,
-                                                        extra={"quickness": 4})),
+    refused(c, lambda: c.add_character(CharacterOptions(name="X",
+                                                        extra={"quickness": 4, "body": 4})),
             "--body is another ruleset's option", NotOffered)
     refused(c, lambda: c.add_character(CharacterOptions(
         name="X", extra={"quickness": 4, "basic_move": 5})), "--basic-move", NotOffered)

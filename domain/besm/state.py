@@ -1,0 +1,49 @@
+"""BESM's own part of the game state: what a travel day holds, and a conveyance's strain."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from domain.geometry import Square
+from domain.state import Character, Conveyance, Game, Slice
+
+
+class TravelDay(Slice):
+    """Today's squares: the budget, what was used of it, and what today has already done."""
+
+    budget: int = 0
+    used: int = 0
+    shortcuts_tried: list[str] = Field(default_factory=list)
+    # Squares of feature terrain a successful shortcut opened today.
+    opened: list[Square] = Field(default_factory=list)
+    forages: int = 0
+    repaired: bool = False
+    night_travelled: bool = False
+    night_roles: dict[str, str] | None = None
+
+
+class Strain(Slice):
+    """Forced-march strain a mount or vehicle carries until the night lands it."""
+
+    pending_strain: int = 0
+
+
+def today(game: Game) -> TravelDay:
+    return TravelDay.read(game)
+
+
+def remaining(game: Game) -> int:
+    """Squares left today: none while no day is open or after a repair took the day."""
+    day = today(game)
+    if not game.day.open or day.repaired:
+        return 0
+    return max(0, day.budget - day.used)
+
+
+def pending_strain(conveyance: Conveyance) -> int:
+    return Strain.read(conveyance).pending_strain
+
+
+def stat(character: Character, name: str) -> int:
+    """Body, Mind or Soul of a character's sheet."""
+    return int(character.stats.get(name, 0))
