@@ -55,10 +55,11 @@ def setup(trek: Trek) -> None:
     """Events 1 to 8: the campaign, two riders on two mounts, supplies and a session."""
     trek.init(NAME, map_text=MAP_TEXT, at=Square(1, 0), seed=42)
     trek.add_character(None, CharacterOptions(
-        name="Kira", body=6, mind=5, soul=4,
+        name="Kira", extra={"body": 6, "mind": 5, "soul": 4},
         skills={"ride": 2, "navigation": 2, "survival": 1}))
     trek.add_character(None, CharacterOptions(
-        name="Oren", body=5, mind=6, soul=5, skills={"medicine": 2, "survival": 2}))
+        name="Oren", extra={"body": 5, "mind": 6, "soul": 5},
+        skills={"medicine": 2, "survival": 2}))
     trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
     trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
     trek.supplies(None, "set", {"provisions": 6, "ammo": 2})

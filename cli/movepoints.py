@@ -9,8 +9,10 @@ from typing import Any
 import click
 
 from cli.context import record
+from cli.drawing import text as _t
 from cli.options import store_options
 from cli.render import square_text
+from cli.svg import Layout
 from domain.movepoints.commands import SetCondition, Step
 
 
@@ -68,6 +70,29 @@ def condition(name: str, condition: str) -> None:
 
 
 ENCOUNTER_COMMANDS = [step, condition]
+
+
+def transit_arrows(layout: Layout, doc: dict[str, Any]) -> list[str]:
+    """A battle-map layer: each combatant paying toward a cell over several rounds
+    (`in_transit`: to, cost, paid) gets a dashed arrow from its token toward that cell, as long
+    as the part already paid."""
+    out: list[str] = []
+    for name, c in doc["combatants"].items():
+        transit = c.get("in_transit")
+        if not isinstance(transit, dict) or not transit.get("cost"):
+            continue
+        share = max(0.0, min(1.0, float(transit["paid"]) / float(transit["cost"])))
+        sx, sy = layout.centre(c["position"]["x"], c["position"]["y"])
+        tx, ty = layout.centre(transit["to"]["x"], transit["to"]["y"])
+        ex, ey = sx + (tx - sx) * share, sy + (ty - sy) * share
+        out.append(f'<line class="transit" data-name="{_t(name)}" data-paid="{_t(transit["paid"])}"'
+                   f' data-cost="{_t(transit["cost"])}" x1="{sx:.1f}" y1="{sy:.1f}" '
+                   f'x2="{ex:.1f}" y2="{ey:.1f}" stroke="#333" stroke-width="3" '
+                   'stroke-dasharray="6 4" marker-end="url(#arrow-latest)"/>')
+    return out
+
+
+BATTLE_MAP_LAYERS = [transit_arrows]
 ACT_HELP = "KIND `move` (half the Full Move in MP) or `full` (the Full Move)."
 COMMANDS: list[click.Command] = []
 

@@ -114,13 +114,16 @@ class RulesetText:
     Read off the module when it is mounted (see `mount`): its `SUMMARIES` (log lines by event
     type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
     an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
-    of its own in the conveyance table). Each is optional. Its `AUDIT_SECTIONS` (how each
+    of its own in the conveyance table), `BATTLE_MAP_LAYERS` (functions adding SVG elements of
+    its own to a battle map, given the map's layout and the encounter document). Each is
+    optional. Its `AUDIT_SECTIONS` (how each
     audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
 
     summaries: Mapping[str, Describe] = field(default_factory=dict)
     movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
     conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
+    battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
 
 
 @dataclass(frozen=True)
@@ -145,6 +148,7 @@ def mount(ruleset: str, module: ModuleType) -> None:
         summaries=getattr(module, "SUMMARIES", {}),
         movement=getattr(module, "STATUS_MOVEMENT", {}),
         conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
+        battle_map_layers=getattr(module, "BATTLE_MAP_LAYERS", ()),
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
         _AUDIT_SECTIONS.setdefault(name, section)
@@ -152,6 +156,11 @@ def mount(ruleset: str, module: ModuleType) -> None:
 
 def _text(ruleset: str) -> RulesetText:
     return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+
+
+def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, dict[str, Any]], list[str]]]:
+    """The SVG layers a ruleset adds to its battle maps (see RulesetText)."""
+    return _text(ruleset).battle_map_layers
 
 
 def summary(doc: dict[str, Any], ruleset: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from cli import render
 from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL
 from cli.drawing import text as _t
 from domain.geometry import Square
@@ -68,7 +69,7 @@ def _terrain(doc: dict[str, Any], x: int, y: int) -> str:
     return str(battle_map["legend"][battle_map["rows"][y][x]]["terrain"])
 
 
-class _Layout:
+class Layout:
     """Where a cell's centre is drawn, and the outline of a cell."""
 
     def __init__(self, grid: str, xs: range, ys: range) -> None:
@@ -104,7 +105,7 @@ class _Layout:
                 rows * height + (height / 2 if cols > 1 else 0))
 
 
-def _facing_arrow(layout: _Layout, grid: str, combatant: dict[str, Any], colour: str) -> str:
+def _facing_arrow(layout: Layout, grid: str, combatant: dict[str, Any], colour: str) -> str:
     """A wedge from the token toward the neighbour it faces (nothing without a facing)."""
     facing = combatant.get("facing")
     if facing is None or facing not in GRIDS[grid].directions:
@@ -125,30 +126,11 @@ def _facing_arrow(layout: _Layout, grid: str, combatant: dict[str, Any], colour:
             f'fill="{colour}" stroke="white" stroke-width="1"/>')
 
 
-def _transit_arrows(layout: _Layout, doc: dict[str, Any]) -> list[str]:
-    """A combatant paying toward a cell over several rounds (`in_transit`: to, cost, paid): a
-    dashed arrow from its token toward that cell, as long as the part already paid."""
-    out: list[str] = []
-    for name, c in doc["combatants"].items():
-        transit = c.get("in_transit")
-        if not isinstance(transit, dict) or not transit.get("cost"):
-            continue
-        share = max(0.0, min(1.0, float(transit["paid"]) / float(transit["cost"])))
-        sx, sy = layout.centre(c["position"]["x"], c["position"]["y"])
-        tx, ty = layout.centre(transit["to"]["x"], transit["to"]["y"])
-        ex, ey = sx + (tx - sx) * share, sy + (ty - sy) * share
-        out.append(f'<line class="transit" data-name="{_t(name)}" data-paid="{_t(transit["paid"])}"'
-                   f' data-cost="{_t(transit["cost"])}" x1="{sx:.1f}" y1="{sy:.1f}" '
-                   f'x2="{ex:.1f}" y2="{ey:.1f}" stroke="#333" stroke-width="3" '
-                   'stroke-dasharray="6 4" marker-end="url(#arrow-latest)"/>')
-    return out
-
-
 def encounter_svg(doc: dict[str, Any]) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
     as SVG."""
     xs, ys = _extent(doc)
-    layout = _Layout(doc["grid"], xs, ys)
+    layout = Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
     names = list(doc["combatants"])
     width = max(board_w + 2 * MARGIN, 360)
@@ -193,7 +175,8 @@ def encounter_svg(doc: dict[str, Any]) -> str:
                    f'data-round="{number}" points="{points}" stroke="{colour}" '
                    f'opacity="{opacity}" marker-end="url(#arrow-{_round_slot(number, rounds)})"/>')
     out.append("</g>")
-    out.extend(_transit_arrows(layout, doc))
+    for layer in render.battle_map_layers(doc.get("ruleset", "")):
+        out.extend(layer(layout, doc))
     out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
     for name, c in doc["combatants"].items():
         cx, cy = layout.centre(c["position"]["x"], c["position"]["y"])
