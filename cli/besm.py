@@ -10,6 +10,7 @@ import click
 
 from cli import besm_demo
 from cli.context import record
+from cli.drawing import PATH_COLOUR, MarkStyle
 from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
 from cli.render import AuditSection, square_text
 from domain.besm.commands import (
@@ -114,6 +115,15 @@ def stand(name: str) -> None:
 
 
 ENCOUNTER_COMMANDS = [prone, stand]
+
+ROUTE_MARKS = {
+    "forced-march": MarkStyle("»", "#e65100", "forced march"),
+    "night-travel": MarkStyle("N", "#1a237e", "night travel"),
+    "forage": MarkStyle("+", "#2e7d32", "forage"),
+    "repair": MarkStyle("R", "#5d4037", "repair"),
+    "shortcut": MarkStyle("S", PATH_COLOUR, "shortcut attempt"),
+    "death": MarkStyle("×", "#212121", "a death (a mount or vehicle lost)"),
+}
 
 ENCOUNTER_ACT_OPTIONS = [
     click.Option(["--ranged"], is_flag=True, default=False,
@@ -222,17 +232,49 @@ def _repair(r: dict[str, Any]) -> str:
             + (f"+{r['levels_restored']} level(s)" if r["success"] else "failed"))
 
 
+def _levels(count: int) -> str:
+    return f"{count} level" if count == 1 else f"{count} levels"
+
+
+Markup = Callable[[str], str]
+
+
+def _strain_recap(loss: dict[str, Any], escape: Markup, strong: Markup) -> str:
+    parts = []
+    if loss["pending_added"]:
+        parts.append(f"{_levels(loss['pending_added'])} pending")
+    if loss["levels_lost"]:
+        parts.append(f"lost {_levels(loss['levels_lost'])}")
+    return f"{escape(loss['conveyance'])}: {' and '.join(parts)}"
+
+
+def _death_recap(death: dict[str, Any], escape: Markup, strong: Markup) -> str:
+    return strong(f"{escape(death['conveyance'])} {escape(death['state'])}")
+
+
+def _repair_recap(repair: dict[str, Any], escape: Markup, strong: Markup) -> str:
+    outcome = (f"{_levels(repair['levels_restored'])} restored" if repair["success"]
+               else "failed")
+    by = f" by {escape(repair['by'])}" if repair.get("by") else ""
+    return f"{escape(repair['conveyance'])} repaired{by}: {outcome}"
+
+
+FLEET = "Mounts and vehicles"
+
 # The audit sections BESM travel names (domain.besm.events.AUDIT_SECTIONS).
 AUDIT_SECTIONS = {
     "strain": AuditSection(
         "strain", _strain,
         lambda s: {"line": "strain", "subject": s["conveyance"], "amount": s["levels_lost"],
-                   "detail": f"{s['pending_added']} pending" if s["pending_added"] else None}),
+                   "detail": f"{s['pending_added']} pending" if s["pending_added"] else None},
+        heading=FLEET, recap=_strain_recap),
     "deaths": AuditSection(
         "deaths", lambda d: f"{d['conveyance']} {d['state']}",
-        lambda d: {"line": "death", "subject": d["conveyance"], "detail": d["state"]}),
+        lambda d: {"line": "death", "subject": d["conveyance"], "detail": d["state"]},
+        heading=FLEET, recap=_death_recap),
     "repairs": AuditSection(
         "repairs", _repair,
         lambda r: {"line": "repair", "subject": r["conveyance"], "amount": r["levels_restored"],
-                   "success": r["success"], "detail": f"by {r['by']}"}),
+                   "success": r["success"], "detail": f"by {r['by']}"},
+        heading=FLEET, recap=_repair_recap),
 }

@@ -9,11 +9,17 @@ from typing import Any
 import click
 
 from cli.context import record
+from cli.drawing import MarkStyle
 from cli.options import SquareType, store_options
 from cli.render import square_text
 from domain.cypher.combat import Push, RollChase, StartChase
 
 COMMANDS: list[click.Command] = []
+
+ROUTE_MARKS = {
+    "under-way": MarkStyle("~", "#00838f", "under way, a square not yet reached"),
+    "turned-aside": MarkStyle("T", "#00838f", "a way under way given up"),
+}
 
 CHARACTER_OPTIONS = [
     click.Option(["--might"], type=int, help="Cypher Might pool (optional)."),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from typing import Any
 
@@ -32,3 +33,16 @@ def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
         if section is not None:
             found.extend(section.paths(value))
     return found
+
+
+# Named paths (a ruleset's own map routes) on the route picture.
+PATH_COLOUR = "#6a1b9a"
+
+
+@dataclass(frozen=True)
+class MarkStyle:
+    """How a marker kind is drawn: a symbol on a coloured disc, and its words in the key."""
+
+    symbol: str
+    colour: str
+    meaning: str

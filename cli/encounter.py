@@ -1,7 +1,7 @@
 """`trek encounter`: round-by-round movement on a battle map, every ruleset's shared commands.
 
-A ruleset's own options for `encounter move` and its own subcommands (BESM's prone, stand and
-act, say) come from its command-line module, mounted from the registry.
+A ruleset's own options for `encounter move`, `round`, `add` and `act`, and its own
+subcommands, come from its command-line module, mounted from the registry.
 """
 
 from __future__ import annotations

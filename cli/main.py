@@ -174,7 +174,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
 
-    With --svg or --html, draw it as a picture instead: terrain, shortcuts, the route day by
+    With --svg or --html, draw it as a picture instead: terrain, named paths, the route day by
     day, markers for what happened along the way, cancelled moves faint and dashed, and a key.
     --json adds the route document (every walked path and marker, with its day).
     """

@@ -70,21 +70,6 @@ def distance_text(doc: dict[str, Any]) -> str:
     return text
 
 
-def _loss_text(loss: dict[str, Any], name: str) -> str:
-    parts = []
-    if loss["pending_added"]:
-        parts.append(f"{_plural(loss['pending_added'], 'level')} pending")
-    if loss["levels_lost"]:
-        parts.append(f"lost {_plural(loss['levels_lost'], 'level')}")
-    return f"{name}: {' and '.join(parts)}"
-
-
-def _repair_text(repair: dict[str, Any], name: str, by: str) -> str:
-    outcome = (f"{_plural(repair['levels_restored'], 'level')} restored" if repair["success"]
-               else "failed")
-    return f"{name} repaired" + (f" by {by}" if repair.get("by") else "") + f": {outcome}"
-
-
 def _fight_text(fight: dict[str, Any]) -> str:
     rounds = fight["rounds"]
     played = ("no rounds" if not rounds else f"round {rounds[0]}" if len(rounds) == 1
@@ -136,13 +121,8 @@ def markdown(doc: dict[str, Any]) -> str:
 
     section("On the road", [f"{_by_day(n)}: {e(n['text'])} (#{n['seq']})"
                               for n in doc["notes"]])
-    section("Mounts and vehicles",
-            [f"{_by_day(x)}: {_loss_text(x, e(x['conveyance']))} (#{x['seq']})"
-             for x in doc["losses"]]
-            + [f"{_by_day(d)}: **{e(d['conveyance'])} {e(d['state'])}** (#{d['seq']})"
-               for d in doc["deaths"]]
-            + [f"{_by_day(r)}: {_repair_text(r, e(r['conveyance']), e(r['by']))} "
-               f"(#{r['seq']})" for r in doc["repairs"]])
+    for heading, entries in render.recap_groups(doc["sections"], e, lambda w: f"**{w}**"):
+        section(heading, [f"{_by_day(x)}: {x['text']} (#{x['seq']})" for x in entries])
     if doc["rests"]:
         lines += ["## Health and Energy regained", "",
                   "| Day | Character | Health | Energy |", "| ---: | --- | ---: | ---: |"]
@@ -224,14 +204,10 @@ def html_page(doc: dict[str, Any], route: str | None = None) -> str:
     if doc["notes"]:
         section("On the road", _html_list([f"{_by_day(n)}: {h(n['text'])}{_seq(n['seq'])}"
                                              for n in doc["notes"]]))
-    fleet = ([f"{_by_day(x)}: {_loss_text(x, h(x['conveyance']))}{_seq(x['seq'])}"
-              for x in doc["losses"]]
-             + [f"{_by_day(d)}: <strong>{h(d['conveyance'])} {h(d['state'])}</strong>"
-                f"{_seq(d['seq'])}" for d in doc["deaths"]]
-             + [f"{_by_day(r)}: {_repair_text(r, h(r['conveyance']), h(r['by'] or ''))}"
-                f"{_seq(r['seq'])}" for r in doc["repairs"]])
-    if fleet:
-        section("Mounts and vehicles", _html_list(fleet))
+    for heading, entries in render.recap_groups(doc["sections"], h,
+                                                lambda w: f"<strong>{w}</strong>"):
+        section(heading, _html_list([f"{_by_day(x)}: {x['text']}{_seq(x['seq'])}"
+                                     for x in entries]))
     if doc["rests"]:
         section("Health and Energy regained", (
             '<table><thead><tr><th class="n">Day</th><th>Character</th><th class="n">Health'

@@ -135,11 +135,16 @@ class AuditSection:
     label: str
     text: Describe
     row: Callable[[dict[str, Any]], dict[str, Any]]
+    # In a session recap: the heading it is listed under, and an entry's words there, given the
+    # recap's escape for names and its way to make words strong (Markdown or HTML).
+    heading: str | None = None
+    recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
 _NO_TEXT = RulesetText()
 _RULESET_TEXT: dict[str, RulesetText] = {}
 _AUDIT_SECTIONS: dict[str, AuditSection] = {}
+_ROUTE_MARKS: dict[str, Any] = {}
 
 
 def mount(ruleset: str, module: ModuleType) -> None:
@@ -152,6 +157,13 @@ def mount(ruleset: str, module: ModuleType) -> None:
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
         _AUDIT_SECTIONS.setdefault(name, section)
+    for kind, style in getattr(module, "ROUTE_MARKS", {}).items():
+        _ROUTE_MARKS.setdefault(kind, style)
+
+
+def route_marks() -> Mapping[str, Any]:
+    """The route-picture marker styles the mounted rulesets add, by kind."""
+    return _ROUTE_MARKS
 
 
 def _text(ruleset: str) -> RulesetText:
@@ -271,6 +283,24 @@ def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
     text = shown.text if shown else _entry_text
     return (shown.label if shown else name,
             "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
+
+
+def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[[str], str],
+                 strong: Callable[[str], str]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """A recap's audit-section entries grouped under their sections' headings, in the order
+    the sections are named, each entry with its words (`text`) in the recap's markup."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for name, entries in sections.items():
+        shown = _AUDIT_SECTIONS.get(name)
+        heading = (shown.heading if shown else None) or (shown.label if shown else name)
+        for entry in entries:
+            if shown is not None and shown.recap is not None:
+                words = shown.recap(entry, escape, strong)
+            else:
+                words = escape(f"{shown.label if shown else name}: "
+                               f"{(shown.text if shown else _entry_text)(entry)}")
+            groups.setdefault(heading, []).append({**entry, "text": words})
+    return list(groups.items())
 
 
 def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 `route_svg` draws a route document (`Trek.route`, built in domain/route.py) as hand-written
 SVG; `route_html` wraps it in one self-contained page that prints on paper. The picture knows
-markers only by their kind slug, through the MARKS table below: a ruleset that adds a kind
-gets a plain marker until it is given a symbol here, and the drawing code never changes.
+markers only by their kind slug, through the core's MARKS table below and the `ROUTE_MARKS`
+each ruleset's command-line module adds: a kind nobody styled gets a plain marker, and the
+drawing code never changes.
 
 A ruleset's own map tables appear as the named paths they give (domain/maps.py `NamedPath`),
 drawn as dotted lines with their names and listed in the key.
@@ -18,8 +19,9 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL, named_paths
+from cli.drawing import PATH_COLOUR, TERRAIN_FILL, UNKNOWN_FILL, MarkStyle, named_paths
 from cli.drawing import text as esc
+from cli.render import route_marks
 from domain.maps import NamedPath
 
 CELL = 40
@@ -41,35 +43,19 @@ DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
                "#e377c2", "#7f7f7f", "#bcbd22")
 START_COLOUR = "#2e7d32"
 PARTY_COLOUR = "#c62828"
-PATH_COLOUR = "#6a1b9a"
 
 
-@dataclass(frozen=True)
-class MarkStyle:
-    """How a marker kind is drawn: a symbol on a coloured disc, and its words in the key."""
-
-    symbol: str
-    colour: str
-    meaning: str
-
-
+# The core's own marker kinds; each ruleset's command-line module adds its own (`ROUTE_MARKS`).
 MARKS: dict[str, MarkStyle] = {
-    "forced-march": MarkStyle("»", "#e65100", "forced march"),
-    "night-travel": MarkStyle("N", "#1a237e", "night travel"),
-    "forage": MarkStyle("+", "#2e7d32", "forage"),
-    "repair": MarkStyle("R", "#5d4037", "repair"),
-    "shortcut": MarkStyle("S", PATH_COLOUR, "shortcut attempt"),
-    "death": MarkStyle("×", "#212121", "a death (a mount or vehicle lost)"),
     "left-behind": MarkStyle("L", "#546e7a", "someone left behind"),
     "rejoined": MarkStyle("J", "#546e7a", "someone rejoined"),
-    "under-way": MarkStyle("~", "#00838f", "under way, a square not yet reached"),
-    "turned-aside": MarkStyle("T", "#00838f", "a way under way given up"),
 }
 
 
 def mark_style(kind: str) -> MarkStyle:
     """The style of a marker kind; an unknown kind gets a plain one named after its slug."""
-    return MARKS.get(kind, MarkStyle("*", "#616161", kind.replace("-", " ")))
+    return (MARKS.get(kind) or route_marks().get(kind)
+            or MarkStyle("*", "#616161", kind.replace("-", " ")))
 
 
 def day_colour(day: int) -> str:

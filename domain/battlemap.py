@@ -46,7 +46,7 @@ class LegendSpec:
     words: frozenset[str]
     keys: Mapping[str, Check] = field(default_factory=dict)
     map_keys: Mapping[str, Check] = field(default_factory=dict)
-    # Extra keys allowed only on some words (e.g. BESM's cost only on difficult ground).
+    # Extra keys allowed only on some words (e.g. a cost only on some ground).
     only_on: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 

@@ -87,7 +87,7 @@ class RoundStarted(TrekEvent):
     number: int
     states: dict[str, dict[str, Any]] = Field(default_factory=dict)
     clock: dict[str, Any] = Field(default_factory=dict)
-    # Combatants the round's start carried along (a Cypher drift), each path starting with the
+    # Combatants the round's start carried along (a drift), each path starting with the
     # cell left; left out of the stored event when empty, so other rounds read as before.
     paths: dict[str, list[Cell]] = Field(default_factory=dict, exclude_if=lambda v: not v)
 

@@ -48,12 +48,14 @@ class RouteMark:
 
     `kind` is a slug the picture looks up for a symbol and colour (an unknown one is drawn
     plainly), `label` the words for it, and `at` the square, or None for wherever the party
-    stands when the event happened.
+    stands when the event happened. `audited` says the mark repeats what the event's audit
+    entries already say, so a recap that lists those does not list it again.
     """
 
     kind: str
     label: str
     at: Square | None = None
+    audited: bool = False
 
 
 def canonical_bytes(state: dict[str, Any]) -> bytes:

@@ -25,7 +25,7 @@ class Situation:
     game: Game
     map: GameMap | None
     ruleset: str
-    # Seeded dice for a decision that may roll outside a ruleset command (a Cypher long move,
+    # Seeded dice for a decision that may roll outside a ruleset command (a long move,
     # say); None when re-deciding, where the event's recorded roll is used instead.
     dice: Dice | None = None
 
@@ -112,7 +112,7 @@ class MoveCombatant:
 
 @dataclass(frozen=True)
 class StartRound:
-    """`encounter round` with the ruleset's own options (e.g. initiative passes)."""
+    """`encounter round` with the ruleset's own options (e.g. how the round is split)."""
 
     options: Mapping[str, Any] = field(default_factory=dict)
 
@@ -189,7 +189,7 @@ class Ruleset(Protocol):
         """`moved`, `remaining` and the ruleset's own fields for `encounter status`."""
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
-        """The ruleset's fields of the encounter as a whole (e.g. Shadowrun's pass)."""
+        """The ruleset's fields of the encounter as a whole (e.g. which part of the round it is)."""
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         """Decide one of its own recorded events again from what it recorded (its path, its

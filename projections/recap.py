@@ -17,9 +17,6 @@ from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
 from domain.events import SessionStarted, TrekEvent
 from projections.audit import Auditor, SessionAudit
 
-# Marks the recap already lists from the audit's own counts, not again among the notes.
-_LISTED_APART = frozenset({"death", "repair"})
-
 
 @dataclass
 class SessionExtras:
@@ -76,7 +73,7 @@ class Recapper(Auditor):
                                      "health": gained_health, "energy": gained_energy})
         self._fights(extras, event)
         for mark in event.route_marks():
-            if mark.kind not in _LISTED_APART:
+            if not mark.audited:
                 extras.notes.append({"seq": event.seq, "day": day, "kind": mark.kind,
                                      "text": mark.label[:1].upper() + mark.label[1:]})
 
@@ -118,8 +115,8 @@ class Recapper(Auditor):
                          "square_miles": self.square_miles},
             "supplies": {"gained": audit["supplies"]["gained"],
                          "spent": audit["supplies"]["spent"]},
-            # Levels a mount or vehicle lost or has pending, whatever its ruleset calls that.
-            "losses": audit["strain"], "deaths": audit["deaths"], "repairs": audit["repairs"],
+            # The ruleset's own audit sections, each with its entries of the session.
+            "sections": {name: audit[name] for name in self.section_names},
             "rests": extras.rests, "fights": extras.fights, "notes": extras.notes,
             "corrections": audit["undos"],
         }

@@ -168,7 +168,7 @@ class Repaired(TrekEvent):
 
     def route_marks(self) -> list[RouteMark]:
         done = (f"{self.restored} level(s) restored" if self.roll.success else "failed")
-        return [RouteMark("repair", f"repair {self.conveyance}: {done}")]
+        return [RouteMark("repair", f"repair {self.conveyance}: {done}", audited=True)]
 
     def rolls(self) -> list[Roll]:
         return [self.roll]
@@ -223,7 +223,7 @@ class DayEnded(TrekEvent):
 
     def route_marks(self) -> list[RouteMark]:
         # A conveyance that strain destroyed tonight: the journey's deaths.
-        return [RouteMark("death", f"{name} {landed.state.value}")
+        return [RouteMark("death", f"{name} {landed.state.value}", audited=True)
                 for name, landed in self.strain.items() if landed.state != ConveyanceState.OK]
 
     def apply_to(self, game: Game) -> None:

@@ -74,11 +74,12 @@ def test_recap_of_a_session_counts_what_was_played(store: str, open_trek: OpenTr
     # One square east on a map of 6 miles a square.
     assert doc["distance"] == {"squares": 1, "miles": 6, "square_miles": 6}
     assert doc["supplies"] == {"gained": {"provisions": 3}, "spent": {"provisions": 2}}
+    sections = doc["sections"]
     assert [(x["seq"], x["conveyance"], x["pending_added"], x["levels_lost"])
-            for x in doc["losses"]] == [(18, "Dusty", 1, 0), (22, "Dusty", 0, 1)]
-    assert [(d["seq"], d["day"], d["conveyance"], d["state"]) for d in doc["deaths"]] == [
-        (22, 2, "Dusty", "dead")]
-    assert doc["repairs"] == []
+            for x in sections["strain"]] == [(18, "Dusty", 1, 0), (22, "Dusty", 0, 1)]
+    assert [(d["seq"], d["day"], d["conveyance"], d["state"])
+            for d in sections["deaths"]] == [(22, 2, "Dusty", "dead")]
+    assert sections["repairs"] == []
     assert doc["rests"] == [{"seq": 22, "day": 2, "character": "Kira", "health": 6,
                              "energy": 0}]
     assert doc["fights"] == []
