@@ -323,7 +323,7 @@ class Campaign:
         return self._record(roster.harm(self.situation(), character, health, energy, reason))
 
     def set_rule(self, key: str, value: int) -> TrekEvent:
-        return self._record(roster.set_rule(self.situation(), key, value))
+        return self._record(roster.set_rule(self.ruleset, self.situation(), key, value))
 
     def start_day(self) -> TrekEvent:
         self._check_no_encounter("day start")

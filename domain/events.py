@@ -17,7 +17,6 @@ from domain.geometry import Square
 from domain.maps import GameMap
 from domain.patch import Correction, apply
 from domain.state import (
-    HOUSE_RULES,
     Character,
     Conveyance,
     ConveyanceKind,
@@ -227,7 +226,7 @@ class HouseRuleChanged(TrekEvent):
     previous: SignedAmount
 
     def apply_to(self, game: Game) -> None:
-        setattr(game.rules, HOUSE_RULES[self.key], self.value)
+        game.rules[self.key.replace("-", "_")] = self.value
 
 
 # -- the roster ------------------------------------------------------------------------------

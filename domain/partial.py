@@ -8,12 +8,15 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+from pydantic import BaseModel
+
 from domain.errors import NotOffered
 from domain.maps import MapSection, Terrain
 from domain.ruleset import (
     DayEndOptions,
     Decision,
     MoveOptions,
+    NoHouseRules,
     Situation,
 )
 from domain.state import Conveyance
@@ -25,6 +28,7 @@ class WithoutOverland:
     name: str
     terrains: frozenset[Terrain] = frozenset({Terrain.OPEN})
     map_sections: Mapping[str, MapSection] = MappingProxyType({})
+    house_rules: type[BaseModel] = NoHouseRules
 
     def _refuse(self, what: str) -> NotOffered:
         return NotOffered(f"the {self.name} ruleset has no overland rules, so no {what}; "

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from domain.errors import NotFound, RuleViolation
+from pydantic.fields import FieldInfo
+
+from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
     CharacterAdded,
     Harmed,
@@ -28,7 +30,7 @@ from domain.ruleset import (
     Situation,
     check_character_options,
 )
-from domain.state import HOUSE_RULES, SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
+from domain.state import SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
 from domain.values import (
     MAX_AMOUNT,
     MAX_LEVEL,
@@ -244,17 +246,32 @@ def harm(situation: Situation, name: str, health: int, energy: int,
     return Harmed, {"character": name, "health": health, "energy": energy, "reason": reason}
 
 
-def set_rule(situation: Situation, key: str, value: int) -> Decision:
-    field = HOUSE_RULES.get(key)
-    if field is None:
-        raise RuleViolation(f"{key!r} is not a house rule; use {', '.join(HOUSE_RULES)}")
-    if key.startswith("upkeep") and value < 0:
+def bounds(info: FieldInfo) -> tuple[int, int]:
+    """The lowest and highest value a house rule's field allows."""
+    low, high = -MAX_AMOUNT, MAX_AMOUNT
+    for constraint in info.metadata:
+        low = getattr(constraint, "ge", low)
+        high = getattr(constraint, "le", high)
+    return low, high
+
+
+def house_rules(ruleset: Ruleset, game: Game) -> dict[str, int]:
+    """Every house rule of the campaign's ruleset, by the name a GM types, with its value."""
+    rules = ruleset.house_rules.model_validate(game.rules).model_dump()
+    return {name.replace("_", "-"): int(value) for name, value in rules.items()}
+
+
+def set_rule(ruleset: Ruleset, situation: Situation, key: str, value: int) -> Decision:
+    rules = house_rules(ruleset, situation.game)
+    if not rules:
+        raise NotOffered(f"the {ruleset.name} ruleset has no house rules; nothing was recorded")
+    if key not in rules:
+        raise RuleViolation(f"{key!r} is not a house rule; use {', '.join(rules)}")
+    low, high = bounds(ruleset.house_rules.model_fields[key.replace("-", "_")])
+    if low == 0 and value < 0:
         raise RuleViolation(f"{key} is 0 or more, not {value}")
-    if key.startswith("upkeep"):
-        check_number(value, key, 0, MAX_AMOUNT)
-    else:
-        check_number(value, key, -MAX_LEVEL, MAX_LEVEL)
-    previous = getattr(situation.game.rules, field)
+    check_number(value, key, low, high)
+    previous = rules[key]
     if previous == value:
         raise RuleViolation(f"{key} is already {value}")
     return HouseRuleChanged, {"key": key, "value": value, "previous": previous}
@@ -294,5 +311,5 @@ def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decisi
     if isinstance(event, Harmed):
         return harm(situation, event.character, event.health, event.energy, event.reason)
     if isinstance(event, HouseRuleChanged):
-        return set_rule(situation, event.key, event.value)
+        return set_rule(ruleset, situation, event.key, event.value)
     return None

@@ -6,6 +6,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from pydantic import BaseModel
+
 from domain.battlemap import LegendSpec
 from domain.dice import Dice
 from domain.errors import NotOffered, RuleViolation
@@ -117,6 +119,10 @@ class StartRound:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+class NoHouseRules(BaseModel):
+    """The house rules of a ruleset that has none."""
+
+
 class Ruleset(Protocol):
     """One tabletop system's travel rules: pure functions from situation and command to outcome."""
 
@@ -135,6 +141,9 @@ class Ruleset(Protocol):
     character_options: frozenset[str]
     # The sections it adds to the audit, filled by its events' `audit_entries`.
     audit_sections: tuple[str, ...]
+    # The options `trek rules set` may change: a whole-number field each, with its bounds
+    # (`Field(ge=..., le=...)`) and its default; `NoHouseRules` when it has none.
+    house_rules: type[BaseModel]
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         """The CharacterAdded payload for these options, or a refusal."""

@@ -96,21 +96,6 @@ class Conveyance(_Mutable):
         return self.state is ConveyanceState.OK
 
 
-class HouseRules(_Mutable):
-    """Campaign options a GM may change; every change is a recorded event."""
-
-    camp_health_modifier: int = 0
-    camp_energy_modifier: int = 0
-    upkeep_provisions: int = 0
-    upkeep_fuel: int = 0
-
-
-# The option names GMs type (`trek rules set camp-health-modifier=1`) and the fields they set.
-HOUSE_RULES: dict[str, str] = {
-    name.replace("_", "-"): name for name in HouseRules.model_fields
-}
-
-
 class Day(_Mutable):
     """The overland clock: day N, and whether it is open. What a day holds beyond that (its
     budget, what was spent of it) is the ruleset's, in `Game.travel`."""
@@ -180,7 +165,8 @@ class Game(_Mutable):
     supplies: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(SUPPLY_KINDS, 0))
     characters: dict[str, Character] = Field(default_factory=dict)
     conveyances: dict[str, Conveyance] = Field(default_factory=dict)
-    rules: HouseRules = Field(default_factory=HouseRules)
+    # The house rules a GM changed, by field (`Ruleset.house_rules` says which there are).
+    rules: dict[str, int] = Field(default_factory=dict)
     encounter: Encounter | None = None
     # The ruleset's own travel state (a `Slice` document): what its days and moves keep.
     travel: dict[str, Any] = Field(default_factory=dict)

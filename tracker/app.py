@@ -16,6 +16,7 @@ from eventsourcing.persistence import (
     RecordConflictError,
 )
 
+from domain import roster
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.errors import NotFound, RuleViolation, TamperedLog, TrackerError
@@ -341,8 +342,7 @@ class Trek:
 
     def rules(self, slug: str | None) -> dict[str, Any]:
         view = self.view(slug)
-        return {key.replace("_", "-"): value
-                for key, value in view.game.rules.model_dump().items()}
+        return roster.house_rules(self.rulesets.named(view.ruleset), view.game)
 
     def start_day(self, slug: str | None) -> Documents:
         return self.record(slug, lambda c: c.start_day())

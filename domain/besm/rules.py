@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import Any
 
+from pydantic import BaseModel
+
 from domain import pathfinding, roster
 from domain.besm.combat import (
     COMBAT_EVENTS,
@@ -46,7 +48,14 @@ from domain.besm.events import (
     Upkeep,
 )
 from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
-from domain.besm.state import pending_strain, remaining, stat, today
+from domain.besm.state import (
+    HouseRules,
+    pending_strain,
+    remaining,
+    rules_of,
+    stat,
+    today,
+)
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
@@ -72,7 +81,6 @@ from domain.state import (
     ConveyanceKind,
     ConveyanceState,
     Game,
-    HouseRules,
     Role,
 )
 from domain.values import MAX_LEVEL, check_number
@@ -320,6 +328,7 @@ class Besm(CombatRules):
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.besm"
     character_options: frozenset[str] = frozenset(STATS)
+    house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
 
     def enter(self, situation: Situation, command: EnterCombatant,
@@ -494,12 +503,13 @@ class Besm(CombatRules):
             mode = options.rests.get(character.name) or (
                 defaults.get(character.name, "camp") if today(game).night_travelled else "camp"
             )
-            health, energy = rest_recovery(character, mode, options.hours, game.rules)
+            health, energy = rest_recovery(character, mode, options.hours, rules_of(game))
             recovery[character.name] = Recovery(mode=mode, health=health, energy=energy)
 
         upkeep: dict[str, Upkeep] = {}
-        for kind, needed in (("provisions", game.rules.upkeep_provisions),
-                             ("fuel", game.rules.upkeep_fuel)):
+        rules = rules_of(game)
+        for kind, needed in (("provisions", rules.upkeep_provisions),
+                             ("fuel", rules.upkeep_fuel)):
             if needed > 0:
                 spent = min(needed, game.supplies[kind])
                 upkeep[kind] = Upkeep(needed=needed, spent=spent, shortfall=needed - spent)

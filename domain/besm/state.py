@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.geometry import Square
 from domain.state import Character, Conveyance, Game, Slice
+from domain.values import MAX_AMOUNT, MAX_LEVEL
 
 
 class TravelDay(Slice):
@@ -47,3 +48,18 @@ def pending_strain(conveyance: Conveyance) -> int:
 def stat(character: Character, name: str) -> int:
     """Body, Mind or Soul of a character's sheet."""
     return int(character.stats.get(name, 0))
+
+
+class HouseRules(BaseModel):
+    """Campaign options a GM may change (`trek rules set`); every change is a recorded event."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    camp_health_modifier: int = Field(0, ge=-MAX_LEVEL, le=MAX_LEVEL)
+    camp_energy_modifier: int = Field(0, ge=-MAX_LEVEL, le=MAX_LEVEL)
+    upkeep_provisions: int = Field(0, ge=0, le=MAX_AMOUNT)
+    upkeep_fuel: int = Field(0, ge=0, le=MAX_AMOUNT)
+
+
+def rules_of(game: Game) -> HouseRules:
+    return HouseRules.model_validate(game.rules)

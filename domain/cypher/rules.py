@@ -8,6 +8,8 @@ from functools import singledispatchmethod
 from types import MappingProxyType
 from typing import Any
 
+from pydantic import BaseModel
+
 from domain import pathfinding
 from domain.cypher.combat import (
     COMBAT_EVENTS,
@@ -38,6 +40,7 @@ from domain.ruleset import (
     Decision,
     EnterCombatant,
     MoveOptions,
+    NoHouseRules,
     Situation,
     StartRound,
     given_stat_flags,
@@ -179,6 +182,7 @@ class Cypher(CypherCombat):
     events = EVENTS + COMBAT_EVENTS
     command_line: str | None = "cli.cypher"
     character_options: frozenset[str] = frozenset(POOLS)
+    house_rules: type[BaseModel] = NoHouseRules
     audit_sections: tuple[str, ...] = ()
 
     def enter(self, situation: Situation, command: EnterCombatant,
