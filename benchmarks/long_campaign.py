@@ -25,6 +25,7 @@ from typing import Any
 
 import tracker.app
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
+from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -94,7 +95,7 @@ def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
         night = False
         while True:
             current = game()
-            if current.day.remaining <= 0:
+            if remaining(current) <= 0:
                 if night or rng.random() >= 0.3:
                     break
                 night = True
@@ -112,7 +113,7 @@ def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
                 if not 0 <= x + heading <= 9:
                     heading = -heading
                 room = 9 - x if heading > 0 else x
-                steps = min(current.day.remaining, room, rng.choice((1, 1, 2)))
+                steps = min(remaining(current), room, rng.choice((1, 1, 2)))
                 yield Command("move", {"steps": ("E" if heading > 0 else "W",) * steps})
                 if rng.random() < 0.05:
                     yield Command("undo", {"reason": "wrong fork"})
