@@ -116,6 +116,9 @@ def stand(name: str) -> None:
 
 ENCOUNTER_COMMANDS = [prone, stand]
 
+# How a character may spend the night (`day end --rest CHAR=MODE`).
+REST_MODES = ("camp", "saddle", "vehicle", "none")
+
 ROUTE_MARKS = {
     "forced-march": MarkStyle("»", "#e65100", "forced march"),
     "night-travel": MarkStyle("N", "#1a237e", "night travel"),

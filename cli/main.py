@@ -266,8 +266,10 @@ def roster() -> None:
 @roster.command("add-character")
 @click.argument("name")
 @character_options
-@click.option("--health-max", type=int, help="Maximum Health (default (Body+Soul)×5).")
-@click.option("--energy-max", type=int, help="Maximum Energy (default (Mind+Soul)×5).")
+@click.option("--health-max", type=int,
+              help="Maximum Health (left out: the ruleset works it out from the stats).")
+@click.option("--energy-max", type=int,
+              help="Maximum Energy (left out: the ruleset works it out from the stats).")
 @store_options
 def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
@@ -412,9 +414,8 @@ def day_start() -> None:
 
 
 @day.command("end")
-@click.option("--rest", "rests", multiple=True,
-              type=KeyChoice(("camp", "saddle", "vehicle", "none")),
-              help="How a character spends the night, CHAR=camp|saddle|vehicle|none.")
+@click.option("--rest", "rests", multiple=True, type=KeyChoice(()),
+              help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
               help="Hours slept (Energy is regained per hour).")
 @store_options
@@ -701,12 +702,24 @@ def _mount_ruleset_commands() -> None:
             if option.name not in seen_options:
                 seen_options.add(option.name)
                 add_character.params.append(option)
+        _add_rest_modes(ruleset.name, getattr(module, "REST_MODES", ()))
         for command in module.COMMANDS:
             if command.name not in seen:
                 seen.add(command.name)
                 trek.add_command(command)
     for command, offers in moves.items():
         _word_move_option(command, offers)
+
+
+def _add_rest_modes(ruleset: str, modes: tuple[str, ...]) -> None:
+    """A ruleset's ways to spend the night, offered by `day end --rest CHAR=MODE`."""
+    if not modes:
+        return
+    for param in day_end.params:
+        if isinstance(param, click.Option) and param.name == "rests":
+            assert isinstance(param.type, KeyChoice)
+            param.type.choices = (*param.type.choices, *modes)
+            param.help = f"{param.help} ({ruleset}: {'|'.join(modes)})."
 
 
 def _word_move_option(command: click.Command, offers: list[str]) -> None:
