@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, ClassVar, Self
@@ -185,13 +185,15 @@ class Campaign:
     def situation(self) -> Situation:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset_name)
 
-    def _record(self, decision: Decision) -> TrekEvent:
-        cls, payload = decision
+    def _record(self, decide: Callable[[], Decision]) -> TrekEvent:
+        """Decide (a refusal, or an outcome out of bounds, records nothing), then record the
+        event at the end of the log, its envelope filled in and checked."""
         if self.stamp is None:
             raise RuntimeError("the application stamps a campaign before recording")
         try:
-            event = cls.model_validate({
-                **payload,
+            decided = decide()
+            event: TrekEvent = type(decided).model_validate({
+                **dict(decided),
                 "originator_id": self._id,
                 "originator_version": self._version + 1,
                 "timestamp": self.stamp.at,
@@ -287,55 +289,57 @@ class Campaign:
     # -- commands shared by every ruleset ----------------------------------------------------
 
     def add_character(self, options: CharacterOptions) -> TrekEvent:
-        return self._record(roster.add_character(self.ruleset, self.situation(), options))
+        return self._record(lambda: roster.add_character(self.ruleset, self.situation(), options))
 
     def add_mount(self, name: str, move: tuple[str, int] | None, rider: str | None) -> TrekEvent:
-        return self._record(roster.add_mount(self.ruleset, self.situation(), name, move, rider))
+        return self._record(
+            lambda: roster.add_mount(self.ruleset, self.situation(), name, move, rider))
 
     def add_vehicle(self, name: str, move: tuple[str, int] | None, driver: str | None,
                     passengers: list[str]) -> TrekEvent:
-        return self._record(
+        return self._record(lambda:
             roster.add_vehicle(self.ruleset, self.situation(), name, move, driver, passengers)
         )
 
     def assign(self, character: str, conveyance: str, role: Role) -> TrekEvent:
-        return self._record(roster.assign(self.situation(), character, conveyance, role))
+        return self._record(lambda: roster.assign(self.situation(), character, conveyance, role))
 
     def dismount(self, character: str) -> TrekEvent:
-        return self._record(roster.dismount(self.situation(), character))
+        return self._record(lambda: roster.dismount(self.situation(), character))
 
     def leave(self, name: str) -> TrekEvent:
-        return self._record(roster.leave(self.situation(), name))
+        return self._record(lambda: roster.leave(self.situation(), name))
 
     def rejoin(self, name: str) -> TrekEvent:
-        return self._record(roster.rejoin(self.situation(), name))
+        return self._record(lambda: roster.rejoin(self.situation(), name))
 
     def set_supplies(self, values: Mapping[str, int]) -> TrekEvent:
-        return self._record(roster.set_supplies(self.situation(), values))
+        return self._record(lambda: roster.set_supplies(self.situation(), values))
 
     def add_supplies(self, amounts: Mapping[str, int]) -> TrekEvent:
-        return self._record(roster.add_supplies(self.situation(), amounts))
+        return self._record(lambda: roster.add_supplies(self.situation(), amounts))
 
     def spend_supplies(self, amounts: Mapping[str, int]) -> TrekEvent:
-        return self._record(roster.spend_supplies(self.situation(), amounts))
+        return self._record(lambda: roster.spend_supplies(self.situation(), amounts))
 
     def harm(self, character: str, health: int, energy: int, reason: str | None) -> TrekEvent:
-        return self._record(roster.harm(self.situation(), character, health, energy, reason))
+        return self._record(
+            lambda: roster.harm(self.situation(), character, health, energy, reason))
 
     def set_rule(self, key: str, value: int) -> TrekEvent:
-        return self._record(roster.set_rule(self.ruleset, self.situation(), key, value))
+        return self._record(lambda: roster.set_rule(self.ruleset, self.situation(), key, value))
 
     def start_day(self) -> TrekEvent:
         self._check_no_encounter("day start")
-        return self._record(self.ruleset.start_day(self.situation()))
+        return self._record(lambda: self.ruleset.start_day(self.situation()))
 
     def move(self, options: MoveOptions) -> TrekEvent:
         self._check_no_encounter("overland move")
-        return self._record(self.ruleset.move(self.situation(), options))
+        return self._record(lambda: self.ruleset.move(self.situation(), options))
 
     def end_day(self, options: DayEndOptions) -> TrekEvent:
         self._check_no_encounter("day end")
-        return self._record(self.ruleset.end_day(self.situation(), options))
+        return self._record(lambda: self.ruleset.end_day(self.situation(), options))
 
     def _check_no_encounter(self, what: str) -> None:
         if self.game.encounter is not None:
@@ -356,19 +360,19 @@ class Campaign:
                 f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
                 f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
                 f"grid = \"{grid}\"")
-        return self._record(encounter.start(self.situation(), name, battle_map, grid))
+        return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
 
     def enter_combatant(self, command: EnterCombatant) -> TrekEvent:
         if command.from_roster is False:
             check_name(command.name)
-        return self._record(encounter.enter(self.ruleset, self.situation(), command))
+        return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
 
     def remove_combatant(self, name: str) -> TrekEvent:
-        return self._record(encounter.remove(self.situation(), name))
+        return self._record(lambda: encounter.remove(self.situation(), name))
 
     def start_round(self, command: StartRound) -> TrekEvent:
         encounter.open_encounter(self.game)
-        return self._record(self.ruleset.start_round(self.situation(), command))
+        return self._record(lambda: self.ruleset.start_round(self.situation(), command))
 
     def move_combatant(self, command: MoveCombatant) -> TrekEvent:
         encounter.open_encounter(self.game)
@@ -380,10 +384,10 @@ class Campaign:
                 f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
                 f"(its options: {offered}); nothing was recorded")
         situation = replace(self.situation(), dice=self._dice())
-        return self._record(self.ruleset.move_combatant(situation, command))
+        return self._record(lambda: self.ruleset.move_combatant(situation, command))
 
     def end_encounter(self) -> TrekEvent:
-        return self._record(encounter.end(self.situation()))
+        return self._record(lambda: encounter.end(self.situation()))
 
     def decide(self, command: Command) -> TrekEvent:
         """A command only some rulesets offer, checked and decided by the campaign's ruleset."""
@@ -395,9 +399,13 @@ class Campaign:
                 f"the {ruleset.name} ruleset has no {command.what}; nothing was recorded"
             )
         dice = self._dice(command.given_rolls())
-        decision = ruleset.decide(command, self.situation(), dice)
-        dice.check_all_given_used(command.what)
-        return self._record(decision)
+
+        def decide() -> Decision:
+            decision = ruleset.decide(command, self.situation(), dice)
+            dice.check_all_given_used(command.what)
+            return decision
+
+        return self._record(decide)
 
     # -- sessions ------------------------------------------------------------------------------
 
@@ -408,12 +416,12 @@ class Campaign:
             raise RuleViolation(
                 f"session {self.session} is still open; `trek session end` it first"
             )
-        return self._record((SessionStarted, {"number": self.sessions + 1, "title": title}))
+        return self._record(lambda: SessionStarted(number=self.sessions + 1, title=title))
 
     def end_session(self) -> TrekEvent:
         if self.session is None:
             raise RuleViolation("no session is open; `trek session start` begins one")
-        return self._record((SessionEnded, {"number": self.session}))
+        return self._record(lambda: SessionEnded(number=self.session))
 
     # -- history -------------------------------------------------------------------------------
 
@@ -485,10 +493,11 @@ class Campaign:
                 + "; add --cascade to cancel them as well"
             )
         cancels = sorted({*targets, *(seq for seq, _ in plan.dropped)})
-        return self._record((EventsCancelled, {
-            "cancels": cancels, "reason": reason,
-            "corrections": diff(self.game.dump(), plan.game.dump()),
-        }))
+        return self._record(lambda: EventsCancelled(
+            cancels=cancels,
+            reason=reason,
+            corrections=diff(self.game.dump(), plan.game.dump()),
+        ))
 
     def restore(self, targets: list[int], *, before: Game, later: Iterable[TrekEvent],
                 reason: str | None) -> TrekEvent:
@@ -506,10 +515,11 @@ class Campaign:
             raise RuleViolation(
                 "restoring it would break the rules: " + describe_dropped(plan.dropped, plan.types)
             )
-        return self._record((EventsRestored, {
-            "restores": sorted(targets), "reason": reason,
-            "corrections": diff(self.game.dump(), plan.game.dump()),
-        }))
+        return self._record(lambda: EventsRestored(
+            restores=sorted(targets),
+            reason=reason,
+            corrections=diff(self.game.dump(), plan.game.dump()),
+        ))
 
     # -- snapshots -----------------------------------------------------------------------------
 

@@ -202,7 +202,7 @@ def start(situation: Situation, name: str, battle_map: dict[str, Any] | None,
     if situation.game.encounter is not None:
         raise EncounterOpen(f"the encounter {situation.game.encounter.name} is still open; "
                             "`trek encounter end` it first")
-    return EncounterStarted, {"name": name, "grid": grid, "map": battle_map}
+    return EncounterStarted(name=name, grid=grid, map=battle_map)
 
 
 def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
@@ -229,22 +229,26 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     if command.options is not None:
         check_character_options(rules, command.options)
     stats, state = recorded or rules.enter(situation, command, character)
-    return CombatantEntered, {
-        "name": command.name, "side": command.side, "at": command.at,
-        "facing": command.facing or rules.default_facing, "from_roster": command.from_roster,
-        "stats": stats, "state": state,
-    }
+    return CombatantEntered(
+        name=command.name,
+        side=command.side,
+        at=command.at,
+        facing=command.facing or rules.default_facing,
+        from_roster=command.from_roster,
+        stats=stats,
+        state=state,
+    )
 
 
 def remove(situation: Situation, name: str) -> Decision:
     encounter = open_encounter(situation.game)
     encounter.combatant(name)
-    return CombatantRemoved, {"name": name}
+    return CombatantRemoved(name=name)
 
 
 def end(situation: Situation) -> Decision:
     encounter = open_encounter(situation.game)
-    return EncounterEnded, {"name": encounter.name, "rounds": encounter.round}
+    return EncounterEnded(name=encounter.name, rounds=encounter.round)
 
 
 def require_round(encounter: Encounter) -> None:

@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
@@ -82,6 +82,11 @@ def link_hash(chain: int, originator_id: str, version: int, topic: str, data: by
     return digest.hexdigest()
 
 
+# The envelope of an event a rule has decided and the campaign has not recorded yet.
+UNDECIDED_ID = UUID(int=0)
+UNDECIDED_AT = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 class TrekEvent(BaseModel):
     """Base of every campaign event: who recorded it, when, and the link to its predecessor."""
 
@@ -91,9 +96,11 @@ class TrekEvent(BaseModel):
     # Events that only keep the books (sessions, reversals) are never undone themselves.
     undoable: ClassVar[bool] = True
 
-    originator_id: UUID
-    originator_version: int
-    timestamp: datetime
+    # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
+    # fills them in when it records the event.
+    originator_id: UUID = UNDECIDED_ID
+    originator_version: int = 0
+    timestamp: datetime = UNDECIDED_AT
     gm: str = Field(default="", max_length=MAX_NAME)
     session: int | None = None
     prev_hash: str = ""

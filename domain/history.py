@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from uuid import UUID
+
+from pydantic import ValidationError
 
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.ruleset import Decision, Situation
 from domain.state import Game
+from domain.values import refusal
 
 Redecide = Callable[[Situation, TrekEvent], Decision]
 
-_PROBE_ID = UUID(int=0)
 
 
 @dataclass
@@ -30,14 +31,7 @@ class Replan:
 
 
 def same_outcome(decision: Decision, event: TrekEvent) -> bool:
-    cls, payload = decision
-    if cls is not type(event):
-        return False
-    probe = cls.model_validate({
-        **payload, "originator_id": _PROBE_ID, "originator_version": 1,
-        "timestamp": event.timestamp,
-    })
-    return probe.payload() == event.payload()
+    return type(decision) is type(event) and decision.payload() == event.payload()
 
 
 def replan(
@@ -64,8 +58,9 @@ def replan(
             continue
         try:
             decision = redecide(here, event)
-        except RuleViolation as refusal:
-            result.dropped.append((event.seq, str(refusal)))
+        except (RuleViolation, ValidationError) as error:
+            refused = refusal(error) if isinstance(error, ValidationError) else error
+            result.dropped.append((event.seq, str(refused)))
             result.types[event.seq] = type(event).__name__
             continue
         if not same_outcome(decision, event):

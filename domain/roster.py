@@ -102,7 +102,7 @@ def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOpti
         value = getattr(options, option)
         if value is not None:
             check_number(value, f"--{option.replace('_', '-')}", 0, MAX_POINTS)
-    return CharacterAdded, {"name": options.name, **ruleset.character(situation, options)}
+    return CharacterAdded(name=options.name, **ruleset.character(situation, options))
 
 
 def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
@@ -112,7 +112,7 @@ def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str
     movement = ruleset.mount(situation, name, move, rider)
     if rider is not None:
         check_free_to_board(situation.game, rider)
-    return MountAdded, {"name": name, "rider": rider, **movement}
+    return MountAdded(name=name, rider=rider, **movement)
 
 
 def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
@@ -126,8 +126,12 @@ def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[s
         raise RuleViolation("a character can take only one place in a vehicle")
     for member in aboard:
         check_free_to_board(game, member)
-    return VehicleAdded, {"name": name, "driver": driver, "passengers": list(passengers),
-                          **movement}
+    return VehicleAdded(
+                          name=name,
+                          driver=driver,
+                          passengers=list(passengers),
+                          **movement,
+                          )
 
 
 def assign(situation: Situation, name: str, conveyance_name: str, role: Role) -> Decision:
@@ -155,14 +159,14 @@ def assign(situation: Situation, name: str, conveyance_name: str, role: Role) ->
         drivers = [c.name for c in crew if c.role is Role.DRIVER]
         if role is Role.DRIVER and drivers:
             raise RuleViolation(f"{conveyance_name} is already driven by {drivers[0]}")
-    return MemberAssigned, {"character": name, "conveyance": conveyance_name, "role": role}
+    return MemberAssigned(character=name, conveyance=conveyance_name, role=role)
 
 
 def dismount(situation: Situation, name: str) -> Decision:
     member = character(situation.game, name)
     if member.conveyance is None:
         raise RuleViolation(f"{name} is already on foot")
-    return MemberDismounted, {"character": name, "conveyance": member.conveyance}
+    return MemberDismounted(character=name, conveyance=member.conveyance)
 
 
 def leave(situation: Situation, name: str) -> Decision:
@@ -179,7 +183,7 @@ def leave(situation: Situation, name: str) -> Decision:
                        f"{known({**game.characters, **game.conveyances}, 'members')}")
     if not with_party:
         raise RuleViolation(f"{name} was already left behind")
-    return MemberLeftBehind, {"name": name, "at": game.position, "on_foot": on_foot}
+    return MemberLeftBehind(name=name, at=game.position, on_foot=on_foot)
 
 
 def rejoin(situation: Situation, name: str) -> Decision:
@@ -194,7 +198,7 @@ def rejoin(situation: Situation, name: str) -> Decision:
         raise RuleViolation(
             f"{name} waits at {where.x},{where.y}; the party must stand there to pick them up"
         )
-    return MemberRejoined, {"name": name}
+    return MemberRejoined(name=name)
 
 
 def _check_kinds(amounts: Mapping[str, int], minimum: int) -> None:
@@ -210,7 +214,7 @@ def _check_kinds(amounts: Mapping[str, int], minimum: int) -> None:
 
 def set_supplies(situation: Situation, values: Mapping[str, int]) -> Decision:
     _check_kinds(values, 0)
-    return SuppliesSet, {"values": dict(values)}
+    return SuppliesSet(values=dict(values))
 
 
 def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
@@ -220,7 +224,7 @@ def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
         if supplies[kind] + amount > MAX_AMOUNT:
             raise RuleViolation(f"the party would hold {supplies[kind] + amount:,} {kind}; Trek "
                                 f"keeps at most {MAX_AMOUNT:,} of a supply")
-    return SuppliesAdded, {"amounts": dict(amounts)}
+    return SuppliesAdded(amounts=dict(amounts))
 
 
 def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
@@ -229,7 +233,7 @@ def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision
     for kind, amount in amounts.items():
         if amount > supplies[kind]:
             raise RuleViolation(f"the party has {supplies[kind]} {kind}, not the {amount} to spend")
-    return SuppliesSpent, {"amounts": dict(amounts)}
+    return SuppliesSpent(amounts=dict(amounts))
 
 
 def harm(situation: Situation, name: str, health: int, energy: int,
@@ -243,7 +247,7 @@ def harm(situation: Situation, name: str, health: int, energy: int,
         check_text(reason, "reason")
     if health == 0 and energy == 0:
         raise RuleViolation("say how much harm: --health N and/or --energy N")
-    return Harmed, {"character": name, "health": health, "energy": energy, "reason": reason}
+    return Harmed(character=name, health=health, energy=energy, reason=reason)
 
 
 def bounds(info: FieldInfo) -> tuple[int, int]:
@@ -274,7 +278,7 @@ def set_rule(ruleset: Ruleset, situation: Situation, key: str, value: int) -> De
     previous = rules[key]
     if previous == value:
         raise RuleViolation(f"{key} is already {value}")
-    return HouseRuleChanged, {"key": key, "value": value, "previous": previous}
+    return HouseRuleChanged(key=key, value=value, previous=previous)
 
 
 def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:

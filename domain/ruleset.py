@@ -16,8 +16,10 @@ from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game, Side
 
-# A decision names the event class to record and its payload (the outcome, in full).
-Decision = tuple[type[TrekEvent], dict[str, Any]]
+# A decision is the event to record, its outcome in full, built (and so checked) by the rule
+# that decided it; the campaign adds where it goes in the log (id, version, time, GM, session
+# and the hash chain) when it records it.
+Decision = TrekEvent
 
 
 @dataclass(frozen=True)

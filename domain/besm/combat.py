@@ -195,7 +195,7 @@ class CombatRules:
                 defense_penalty=old.defense_penalty if keeps else 0,
                 penalty_until=old.penalty_until if keeps else 0,
             ).model_dump()
-        return RoundStarted, {"number": number, "states": states}
+        return RoundStarted(number=number, states=states)
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
         encounter = open_encounter(situation.game)
@@ -275,11 +275,16 @@ class CombatRules:
         state.began = True
         if state.ranged and level(stats, "gun-bunny") < 1:
             state.ranged_penalty = RANGED_PENALTY
-        return CombatantMoved, {
-            "name": name, "path": path, "cost": cost, "shift": shift,
-            "stealthy": state.stealthy, "defense_penalty": state.defense_penalty,
-            "ranged_penalty": state.ranged_penalty, "state": state.model_dump(),
-        }
+        return CombatantMoved(
+            name=name,
+            path=path,
+            cost=cost,
+            shift=shift,
+            stealthy=state.stealthy,
+            defense_penalty=state.defense_penalty,
+            ranged_penalty=state.ranged_penalty,
+            state=state.model_dump(),
+        )
 
     def redo_combatant_move(self, situation: Situation, event: CombatantMoved) -> Decision:
         encounter = open_encounter(situation.game)
@@ -309,7 +314,7 @@ class CombatRules:
         if state.stealthy:
             stats = stats_of(situation, combatant)
             state.speed = stealth_allowance(state.speed, level(stats, "stealth"))
-        return WentProne, {"name": name, "state": state.model_dump()}
+        return WentProne(name=name, state=state.model_dump())
 
     def stand(self, situation: Situation, name: str) -> Decision:
         encounter = open_encounter(situation.game)
@@ -328,7 +333,7 @@ class CombatRules:
             raise RuleViolation(f"standing costs 1 square and {name} has none left this round")
         state.moved += 1
         state.began = True
-        return StoodUp, {"name": name, "cost": 1, "state": state.model_dump()}
+        return StoodUp(name=name, cost=1, state=state.model_dump())
 
     def act(self, situation: Situation, name: str, ranged: bool) -> Decision:
         encounter = open_encounter(situation.game)
@@ -342,8 +347,12 @@ class CombatRules:
         state.ranged = ranged
         if ranged and state.moves and level(stats, "gun-bunny") < 1:
             state.ranged_penalty = RANGED_PENALTY
-        return Acted, {"name": name, "ranged": ranged, "ranged_penalty": state.ranged_penalty,
-                       "state": state.model_dump()}
+        return Acted(
+                       name=name,
+                       ranged=ranged,
+                       ranged_penalty=state.ranged_penalty,
+                       state=state.model_dump(),
+                       )
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
         return {}

@@ -412,7 +412,7 @@ class Besm(CombatRules):
         if day.open:
             raise RuleViolation(f"day {day.number} is still open; run `trek day end` first")
         base = base_movement(situation.game)
-        return DayStarted, {"number": day.number + 1, "base": base, "budget": base}
+        return DayStarted(number=day.number + 1, base=base, budget=base)
 
     def move(self, situation: Situation, options: MoveOptions) -> Decision:
         require_open_day(situation)
@@ -468,7 +468,7 @@ class Besm(CombatRules):
         hazard = through_hazard and situation.map is not None and any(
             situation.map.cell(sq).terrain is Terrain.HAZARD for sq in path[1:]
         )
-        return Moved, {"path": path, "cost": steps, "through_hazard": hazard}
+        return Moved(path=path, cost=steps, through_hazard=hazard)
 
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
         require_open_day(situation)
@@ -514,11 +514,15 @@ class Besm(CombatRules):
                 spent = min(needed, game.supplies[kind])
                 upkeep[kind] = Upkeep(needed=needed, spent=spent, shortfall=needed - spent)
 
-        return DayEnded, {
-            "number": game.day.number, "strain": strain, "on_foot": on_foot,
-            "hours": options.hours, "recovery": recovery, "upkeep": upkeep,
-            "chosen": sorted(options.rests),
-        }
+        return DayEnded(
+            number=game.day.number,
+            strain=strain,
+            on_foot=on_foot,
+            hours=options.hours,
+            recovery=recovery,
+            upkeep=upkeep,
+            chosen=sorted(options.rests),
+        )
 
     # -- commands only this ruleset has ----------------------------------------------------
 
@@ -579,14 +583,14 @@ class Besm(CombatRules):
         if isinstance(event, DayEnded):
             # Only the modes the GM chose are given again; the defaults are worked out anew.
             chosen = event.chosen if event.chosen is not None else list(event.recovery)
-            cls, payload = self.end_day(situation, DayEndOptions(
+            decided = self.end_day(situation, DayEndOptions(
                 rests={name: rest.mode for name, rest in event.recovery.items()
                        if name in chosen},
                 hours=event.hours,
             ))
             if event.chosen is None:
-                payload = {**payload, "chosen": None}
-            return cls, payload
+                decided = decided.model_copy(update={"chosen": None})
+            return decided
         dice = RecordedDice({roll.label: roll for roll in event.rolls()})
         if isinstance(event, ShortcutAttempted):
             return self.shortcut(situation, dice, name=event.name)
@@ -624,11 +628,12 @@ class Besm(CombatRules):
         navigator = roller(situation, None, lambda c: navigation_target(c, penalty),
                            "the shortcut")
         roll = check(SHORTCUT_ROLL, navigation_target(navigator, penalty), dice, by=navigator.name)
-        return ShortcutAttempted, {
-            "name": shortcut.name, "roll": roll,
-            "bonus": shortcut.bonus if roll.success else 0,
-            "opened": list(shortcut.path) if roll.success else [],
-        }
+        return ShortcutAttempted(
+            name=shortcut.name,
+            roll=roll,
+            bonus=shortcut.bonus if roll.success else 0,
+            opened=list(shortcut.path) if roll.success else [],
+        )
 
     def forced_march(self, situation: Situation, dice: Dice) -> Decision:
         require_open_day(situation)
@@ -664,10 +669,13 @@ class Besm(CombatRules):
                  for _conveyance, member, target in crew]
         strain = {conveyance.name: 1 for (conveyance, _m, _t), roll in zip(crew, rolls, strict=True)
                   if not roll.success}
-        return ForcedMarched, {
-            "base": base_movement(game), "provisions": provisions, "fuel": fuel,
-            "strain_rolls": rolls, "strain": strain,
-        }
+        return ForcedMarched(
+            base=base_movement(game),
+            provisions=provisions,
+            fuel=fuel,
+            strain_rolls=rolls,
+            strain=strain,
+        )
 
     def night_travel(self, situation: Situation, dice: Dice, *, by: str | None = None) -> Decision:
         require_open_day(situation)
@@ -681,10 +689,12 @@ class Besm(CombatRules):
                      by=navigator.name)
         base = base_movement(game)
         defaults = {c.name: night_rest_default(game, c) for c in party_characters(game)}
-        return NightTravelled, {
-            "roll": roll, "base": base, "gained": night_travel_gain(base, roll),
-            "rest_defaults": defaults,
-        }
+        return NightTravelled(
+            roll=roll,
+            base=base,
+            gained=night_travel_gain(base, roll),
+            rest_defaults=defaults,
+        )
 
     def forage(self, situation: Situation, dice: Dice, *, by: str | None = None,
                take: str = "provisions") -> Decision:
@@ -699,7 +709,7 @@ class Besm(CombatRules):
         forager = roller(situation, by, lambda c: forage_target(c, penalty), "foraging")
         roll = check(FORAGE_ROLL, forage_target(forager, penalty), dice, by=forager.name)
         gained = forage_gain(roll.points, take) if roll.success else 0
-        return Foraged, {"roll": roll, "take": take, "gained": gained}
+        return Foraged(roll=roll, take=take, gained=gained)
 
     def repair(self, situation: Situation, dice: Dice, *, conveyance: str,
                by: str | None) -> Decision:
@@ -731,7 +741,10 @@ class Besm(CombatRules):
                           "the repair")
         roll = check(REPAIR_ROLL, repair_target(mechanic, target_conveyance, penalty), dice,
                      by=mechanic.name)
-        return Repaired, {"conveyance": conveyance, "roll": roll,
-                          "restored": lost if roll.success else 0}
+        return Repaired(
+                          conveyance=conveyance,
+                          roll=roll,
+                          restored=lost if roll.success else 0,
+                          )
 
 

@@ -394,8 +394,11 @@ class CypherCombat:
                     drifting = None
             states[combatant.name] = CypherState(drifting=drifting,
                                                  chase=old.chase).model_dump()
-        return RoundStarted, {"number": encounter.round + 1, "states": states,
-                              "paths": paths}
+        return RoundStarted(
+                              number=encounter.round + 1,
+                              states=states,
+                              paths=paths,
+                              )
 
     # -- moves ----------------------------------------------------------------------------
 
@@ -510,11 +513,18 @@ class CypherCombat:
         state.moved = costs[end]
         state.difficulty = outcome.difficulty
         state.success = outcome.success
-        return CypherMoved, {
-            "name": name, "path": path[:end + 1], "planned": path, "action": kind,
-            "cost": costs[end], "ease": ease, "hinder": hinder, "stop_at": stop_at,
-            **outcome.fields(), "state": state.model_dump(),
-        }
+        return CypherMoved(
+            name=name,
+            path=path[:end + 1],
+            planned=path,
+            action=kind,
+            cost=costs[end],
+            ease=ease,
+            hinder=hinder,
+            stop_at=stop_at,
+            **outcome.fields(),
+            state=state.model_dump(),
+        )
 
     def redo_combatant_move(self, situation: Situation, event: CypherMoved) -> Decision:
         encounter = open_encounter(situation.game)
@@ -572,11 +582,16 @@ class CypherCombat:
         state.difficulty = outcome.difficulty
         state.success = outcome.success
         state.drifting = drifting
-        return PushedOff, {
-            "name": name, "path": path, "direction": direction, "feet": command.feet,
-            "cost": cost, "drifting": drifting.model_dump() if drifting else None,
-            **outcome.fields(), "state": state.model_dump(),
-        }
+        return PushedOff(
+            name=name,
+            path=path,
+            direction=direction,
+            feet=command.feet,
+            cost=cost,
+            drifting=drifting.model_dump() if drifting else None,
+            **outcome.fields(),
+            state=state.model_dump(),
+        )
 
     def redo_push(self, situation: Situation, event: PushedOff) -> Decision:
         return self.push(situation, Push(name=event.name, direction=event.direction,
@@ -616,11 +631,17 @@ class CypherCombat:
             chase.outcome = "succeeded" if outcome.success else "failed"
             fields = outcome.fields()
         state.chase = chase
-        return ChaseStarted, {
-            "name": name, "level": command.level, "role": command.role,
-            "extended": command.extended, "ease": ease, "hinder": hinder,
-            "chase": chase.model_dump(), **fields, "state": state.model_dump(),
-        }
+        return ChaseStarted(
+            name=name,
+            level=command.level,
+            role=command.role,
+            extended=command.extended,
+            ease=ease,
+            hinder=hinder,
+            chase=chase.model_dump(),
+            **fields,
+            state=state.model_dump(),
+        )
 
     def redo_chase(self, situation: Situation, event: ChaseStarted) -> Decision:
         return self.chase(situation, StartChase(
@@ -650,10 +671,14 @@ class CypherCombat:
             chase.failures += 1
         chase.outcome = chase_outcome(chase.level, chase.successes, chase.failures)
         state.chase = chase
-        return ChaseRolled, {
-            "name": name, "ease": ease, "hinder": hinder, "chase": chase.model_dump(),
-            **outcome.fields(), "state": state.model_dump(),
-        }
+        return ChaseRolled(
+            name=name,
+            ease=ease,
+            hinder=hinder,
+            chase=chase.model_dump(),
+            **outcome.fields(),
+            state=state.model_dump(),
+        )
 
     def redo_chase_roll(self, situation: Situation, event: ChaseRolled) -> Decision:
         return self.chase_roll(situation, RollChase(name=event.name, ease=event.ease,

@@ -247,7 +247,7 @@ class Cypher(CypherCombat):
         day = situation.game.day
         if day.open:
             raise RuleViolation(f"day {day.number} is still open; run `trek day end` first")
-        return DayStarted, {"number": day.number + 1}
+        return DayStarted(number=day.number + 1)
 
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
         day = situation.game.day
@@ -255,7 +255,7 @@ class Cypher(CypherCombat):
             raise RuleViolation("no day is open; run `trek day start` first")
         if options.rests:
             raise RuleViolation("the Cypher ruleset has no rest rules; leave out --rest")
-        return DayEnded, {"number": day.number, "hours": options.hours}
+        return DayEnded(number=day.number, hours=options.hours)
 
     def move(self, situation: Situation, options: MoveOptions) -> Decision:
         game = situation.game
@@ -333,11 +333,14 @@ class Cypher(CypherCombat):
             spent += left
             left = Fraction(0)
             break
-        return Travelled, {
-            "path": path, "spent": fraction_text(spent), "miles": miles, "toward": toward,
-            "still_to_pay": fraction_text(owed) if owed is not None else None,
-            "dropped": dropped.model_dump() if dropped is not None else None,
-        }
+        return Travelled(
+            path=path,
+            spent=fraction_text(spent),
+            miles=miles,
+            toward=toward,
+            still_to_pay=fraction_text(owed) if owed is not None else None,
+            dropped=dropped.model_dump() if dropped is not None else None,
+        )
 
     @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:

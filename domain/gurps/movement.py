@@ -259,7 +259,7 @@ class HexRules:
         if command.options:
             raise RuleViolation("a GURPS turn takes no round options; nothing was recorded")
         # Each fighter's turn is fresh because its state names an earlier round.
-        return RoundStarted, {"number": encounter.round + 1, "states": {}}
+        return RoundStarted(number=encounter.round + 1, states={})
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
         if command.to is not None:
@@ -338,11 +338,19 @@ class HexRules:
         state.moved = number(moved)
         state.done = True
         state.single = single
-        return HexMoved, {
-            "name": name, "path": done.path, "facing": facing, "steps": tokens, "mode": mode,
-            "step": False, "end_facing": end_facing, "mp": mp, "cost": number(moved),
-            "single": single, "state": state.model_dump(),
-        }
+        return HexMoved(
+            name=name,
+            path=done.path,
+            facing=facing,
+            steps=tokens,
+            mode=mode,
+            step=False,
+            end_facing=end_facing,
+            mp=mp,
+            cost=number(moved),
+            single=single,
+            state=state.model_dump(),
+        )
 
     def _step(self, situation: Situation, mover: Combatant, state: HexState,
               stats: Mapping[str, Any], tokens: list[str], *, swim: bool, fly: bool,
@@ -372,11 +380,19 @@ class HexRules:
         state.done = True
         state.stepped = True
         state.moved = 0
-        return HexMoved, {
-            "name": name, "path": [mover.at, there], "facing": mover.facing, "steps": tokens,
-            "mode": "ground", "step": True, "end_facing": None, "mp": 0, "cost": 0,
-            "single": False, "state": state.model_dump(),
-        }
+        return HexMoved(
+            name=name,
+            path=[mover.at, there],
+            facing=mover.facing,
+            steps=tokens,
+            mode="ground",
+            step=True,
+            end_facing=None,
+            mp=0,
+            cost=0,
+            single=False,
+            state=state.model_dump(),
+        )
 
     def change_posture(self, situation: Situation, name: str, posture: str) -> Decision:
         encounter = open_encounter(situation.game)
@@ -389,8 +405,12 @@ class HexRules:
             raise RuleViolation(f"{name} is already {wanted}")
         previous = state.posture
         state.posture = wanted
-        return PostureChanged, {"name": name, "posture": wanted, "previous": previous,
-                                "state": state.model_dump()}
+        return PostureChanged(
+                                name=name,
+                                posture=wanted,
+                                previous=previous,
+                                state=state.model_dump(),
+                                )
 
     def redo_move(self, situation: Situation, event: HexMoved) -> Decision:
         return self.hex_move(situation, event.name, list(event.steps),

@@ -361,7 +361,7 @@ class MoveRules:
         if losses:
             clock = {"transit_lost": [loss.model_dump(mode="json") for loss in losses],
                      "knockdown_risk": any(loss.knockdown_risk for loss in losses)}
-        return RoundStarted, {"number": number_, "states": states, "clock": clock}
+        return RoundStarted(number=number_, states=states, clock=clock)
 
     # -- gaining MP -----------------------------------------------------------------------
 
@@ -397,11 +397,14 @@ class MoveRules:
         state.mp = number(after)
         state.free_point = False
         state.actions += 1
-        return MovePointsGained, {
-            "name": name, "kind": kind, "amount": number(amount),
-            "gained": number(after - before),
-            "mp": number(after), "state": state.model_dump(mode="json"),
-        }
+        return MovePointsGained(
+            name=name,
+            kind=kind,
+            amount=number(amount),
+            gained=number(after - before),
+            mp=number(after),
+            state=state.model_dump(mode="json"),
+        )
 
     # -- conditions -------------------------------------------------------------------------
 
@@ -415,8 +418,12 @@ class MoveRules:
                 raise RuleViolation(f"{name} is neither stunned nor immobile; there is nothing "
                                     "to clear")
             state.condition = None
-            return MovePointsCondition, {"name": name, "change": "clear", "condition": None,
-                                         "state": state.model_dump(mode="json")}
+            return MovePointsCondition(
+                                         name=name,
+                                         change="clear",
+                                         condition=None,
+                                         state=state.model_dump(mode="json"),
+                                         )
         if word not in CONDITIONS:
             raise RuleViolation(f"{change!r} is not a condition; give stunned, immobile or "
                                 "clear")
@@ -427,12 +434,15 @@ class MoveRules:
         state.free_point = False
         state.condition = word
         loss = lose_transit(encounter, name, state, f"{name} became {word}")
-        return MovePointsCondition, {
-            "name": name, "change": word, "condition": word, "lost": number(lost),
-            "transit_lost": _loss_document(loss),
-            "knockdown_risk": bool(loss and loss.knockdown_risk),
-            "state": state.model_dump(mode="json"),
-        }
+        return MovePointsCondition(
+            name=name,
+            change=word,
+            condition=word,
+            lost=number(lost),
+            transit_lost=_loss_document(loss),
+            knockdown_risk=bool(loss and loss.knockdown_risk),
+            state=state.model_dump(mode="json"),
+        )
 
     # -- the step ---------------------------------------------------------------------------
 
@@ -480,12 +490,18 @@ class MoveRules:
         state.spent[kind] = number(Fraction(state.spent[kind]) + cost)
         state.moved = number(Fraction(state.moved) + cost)
         broken, others = self._break_transits(encounter, mover, cell)
-        return MovePointsStepped, {
-            "name": name, "path": [mover.at, cell], "direction": way, "cost": cost,
-            "provokes": False, "transit_lost": _loss_document(loss),
-            "knockdown_risk": bool(loss and loss.knockdown_risk),
-            "broken": broken, "others": others, "state": state.model_dump(mode="json"),
-        }
+        return MovePointsStepped(
+            name=name,
+            path=[mover.at, cell],
+            direction=way,
+            cost=cost,
+            provokes=False,
+            transit_lost=_loss_document(loss),
+            knockdown_risk=bool(loss and loss.knockdown_risk),
+            broken=broken,
+            others=others,
+            state=state.model_dump(mode="json"),
+        )
 
     # -- moving -----------------------------------------------------------------------------
 
@@ -627,14 +643,22 @@ class MoveRules:
             state.free_spent = True
         broken, others = (self._break_transits(encounter, mover, path[-1]) if len(path) > 1
                           else ([], {}))
-        return MovePointsMoved, {
-            "name": name, "path": path, "route": route, "cost": number(cost), "fly": fly,
-            "provokes": True, "toward": toward,
-            "paid": number(paid) if paid is not None else None, "arrived": False,
-            "transit_lost": _loss_document(loss),
-            "knockdown_risk": bool(loss and loss.knockdown_risk),
-            "broken": broken, "others": others, "state": state.model_dump(mode="json"),
-        }
+        return MovePointsMoved(
+            name=name,
+            path=path,
+            route=route,
+            cost=number(cost),
+            fly=fly,
+            provokes=True,
+            toward=toward,
+            paid=number(paid) if paid is not None else None,
+            arrived=False,
+            transit_lost=_loss_document(loss),
+            knockdown_risk=bool(loss and loss.knockdown_risk),
+            broken=broken,
+            others=others,
+            state=state.model_dump(mode="json"),
+        )
 
     def _pay(self, situation: Situation, mover: Combatant, state: MoveState,
              moves: Mapping[str, int], route: list[Square], fly: bool) -> Decision:
@@ -682,12 +706,20 @@ class MoveRules:
             update={"paid": number(paid)})
         broken, others = (self._break_transits(encounter, mover, transit.to) if arrived
                           else ([], {}))
-        return MovePointsMoved, {
-            "name": name, "path": path, "route": route, "cost": number(pay),
-            "fly": fly, "provokes": True, "toward": transit.to, "paid": number(paid),
-            "arrived": arrived, "broken": broken, "others": others,
-            "state": state.model_dump(mode="json"),
-        }
+        return MovePointsMoved(
+            name=name,
+            path=path,
+            route=route,
+            cost=number(pay),
+            fly=fly,
+            provokes=True,
+            toward=transit.to,
+            paid=number(paid),
+            arrived=arrived,
+            broken=broken,
+            others=others,
+            state=state.model_dump(mode="json"),
+        )
 
     def _break_transits(self, encounter: Encounter, mover: Combatant, cell: Square
                         ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:

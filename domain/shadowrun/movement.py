@@ -247,7 +247,7 @@ class PassRules:
         states = {name: PassState(passes=given.get(name, 1)).dump()
                   for name in encounter.combatants}
         clock = {"pass": 1, "passes": max(given.values(), default=1), "initiative": given}
-        return RoundStarted, {"number": encounter.round + 1, "states": states, "clock": clock}
+        return RoundStarted(number=encounter.round + 1, states=states, clock=clock)
 
     def redo_round(self, situation: Situation, event: RoundStarted) -> Decision:
         given: dict[str, int] = event.clock.get("initiative", {})
@@ -267,9 +267,11 @@ class PassRules:
             bonus = state_of(combatant).next_bonus
             if bonus:
                 bonuses[combatant.name] = bonus
-        return PassStarted, {"number": current + 1,
-                             "clock": {**encounter.clock, "pass": current + 1},
-                             "bonuses": bonuses}
+        return PassStarted(
+                             number=current + 1,
+                             clock={**encounter.clock, "pass": current + 1},
+                             bonuses=bonuses,
+                             )
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
         encounter = open_encounter(situation.game)
@@ -359,10 +361,15 @@ class PassRules:
         state.rough = state.rough or any(is_rough(encounter, cell) for cell in entered)
         state.last_path = list(entered)
         state.last_free_attacks = met
-        return MovedInPass, {
-            "name": name, "path": path, "cost": cost, "gait": gait, "free_attacks": met,
-            "tn_modifier": tn_modifier(state), "state": state.dump(),
-        }
+        return MovedInPass(
+            name=name,
+            path=path,
+            cost=cost,
+            gait=gait,
+            free_attacks=met,
+            tn_modifier=tn_modifier(state),
+            state=state.dump(),
+        )
 
     def redo_move(self, situation: Situation, event: MovedInPass) -> Decision:
         encounter = open_encounter(situation.game)
@@ -399,8 +406,13 @@ class PassRules:
         state.next_bonus = 0 if lost else successes
         roll = Roll(label=SPRINT_ROLL, by=name, total=successes, dice=faces, target=tn,
                     success=successes > 0, margin=successes)
-        return Sprinted, {"name": name, "roll": roll, "successes": successes,
-                          "bonus_lost": lost, "state": state.dump()}
+        return Sprinted(
+                          name=name,
+                          roll=roll,
+                          successes=successes,
+                          bonus_lost=lost,
+                          state=state.dump(),
+                          )
 
     def intercept(self, situation: Situation, name: str, by: str, at: Square) -> Decision:
         encounter = open_encounter(situation.game)
@@ -429,8 +441,13 @@ class PassRules:
                                 "stopped there")
         state.intercepted = True
         path = [mover.at, at] if at != mover.at else []
-        return Intercepted, {"name": name, "by": by, "at": at, "path": path,
-                             "state": state.dump()}
+        return Intercepted(
+                             name=name,
+                             by=by,
+                             at=at,
+                             path=path,
+                             state=state.dump(),
+                             )
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
         encounter = open_encounter(situation.game)
