@@ -156,7 +156,6 @@ class Encounter(_Mutable):
         return found
 
 
-
 class Game(_Mutable):
     """Everything an undo may correct: the fold of the campaign's live events."""
 
