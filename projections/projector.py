@@ -18,6 +18,7 @@ from projections.db import (
     has_current_schema,
     upgrade_schema,
 )
+from projections.stored_status import STATUS_TABLE, save_status
 from projections.views import CampaignView, load_view, save_view, status_of, stored_document
 
 TRACKING_NAME = "trek-views"
@@ -207,6 +208,8 @@ class Projector:
                 view.apply(event, note.state)
         for view in views.values():
             save_view(cursor, view)
+            save_status(cursor, view.campaign_id, view.events,
+                        status_of(view, self.rulesets.named(view.ruleset)))
         _set_position(cursor, notes[-1].id)
         return len(notes)
 
@@ -314,6 +317,10 @@ class Projector:
         if not upgraded and not self.db.has_table("trek_chain_heads"):
             with self.db.transaction() as cursor:
                 cursor.execute(CHAIN_HEADS)
+        if not self.db.has_table("trek_view_status"):
+            # A store of an earlier release: its documents are written from the next fold on.
+            with self.db.transaction() as cursor:
+                cursor.execute(STATUS_TABLE)
         self._current_schema = True
         return upgraded
 
