@@ -1,9 +1,12 @@
-"""The `trek` command line: parse, call one tracker use case, render a table or JSON."""
+"""The `trek` commands that work on a store through the tracker (every one but `status`'s
+fast read): parse, call one tracker use case, render a table or JSON.
+
+`cli.main` loads this module the first time one of them runs (or shows its own help), and
+with it each ruleset's command-line module, mounted here."""
 
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 import tempfile
 from collections.abc import Callable
@@ -14,100 +17,25 @@ import click
 
 from cli import mapimport, render, spreadsheet
 from cli.context import open_store, record, recorded, settings
-from cli.encounter import encounter
+from cli.main import OPENING_WORDS, trek
 from cli.options import (
     KeyChoice,
     KeyValue,
     PointType,
-    Settings,
     SquareType,
     character_from,
     character_options,
     store_options,
 )
-from cli.recap import recap
-from cli.watch import watch
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
-from tracker.app import Trek, recorded_but
+from tracker.app import Trek
 from tracker.points import Point
 from tracker.registry import RULESETS
-from tracker.stores import Location
-
-
-class TrekGroup(click.Group):
-    """Turns every refusal into one sentence on stderr and exit 1, never a traceback."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except TrackerError as error:
-            raise click.ClickException(_sentence(str(error))) from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
-            raise
-        except Exception as error:
-            if os.environ.get("TREK_DEBUG"):
-                raise
-            settings = ctx.find_object(Settings)
-            text = f"{type(error).__name__}: {error}"
-            appended: list[Any] = []
-            if settings is not None:
-                text = _scrubbed(settings.db, text)
-                appended = [e for t in settings.opened for e in t.appended]
-            if appended:
-                message = recorded_but(appended, f"Trek could not finish ({text})")
-            else:
-                message = f"Trek could not finish ({text}); nothing was recorded"
-            raise click.ClickException(_sentence(message)) from None
-
-
-def _scrubbed(db: str, text: str) -> str:
-    try:
-        return Location.parse(db).scrub(text)
-    except TrackerError:
-        return text
-
-
-# Trek's own messages open with one of these words and get a capital; a message that opens
-# with something the GM typed (a path, a slug, a name) keeps the GM's spelling. A ruleset's
-# command-line module adds the words its own messages open with (its `OPENING_WORDS`).
-_OPENING_WORDS = {
-    "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
-    "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",
-    "keeps", "legend", "map", "models", "name", "no", "nobody", "not", "nothing",
-    "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say", "session",
-    "square", "step", "that", "the", "there", "this", "today", "trek", "undoing", "watching",
-    "when", "with",
-}
-
-
-def _sentence(text: str) -> str:
-    text = text.strip()
-    # Nothing typed may reach the terminal as a control sequence.
-    text = "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\x{ord(ch):02x}"
-                   for ch in text)
-    first = text.split(" ", 1)[0]
-    if first in _OPENING_WORDS:
-        text = text[:1].upper() + text[1:]
-    return text if text.endswith((".", "!", "?")) else text + "."
-
-
-@click.group(cls=TrekGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@store_options
-@click.version_option(package_name="trek")
-def trek() -> None:
-    """Trek: an event-sourced movement tracker for tabletop game masters: overland travel day
-    by day, and fights round by round on a battle map.
-
-    Every move, roll, supply, roster change, round and night of rest is recorded as an
-    immutable event; status, supplies, mounts and Health/Energy are rebuilt from them. Undo
-    never deletes: it records a reversal.
-    """
-
 
 # -- the campaign -----------------------------------------------------------------------------
 
@@ -455,20 +383,18 @@ def _csv_or_json(as_csv: bool) -> None:
         raise click.UsageError("--csv and --json each choose the output; give one of them")
 
 
-@trek.command()
-@click.option("--as-of", "as_of", type=PointType(),
-              help="The state right after event SEQ, or at the end of day N (day:N).")
-@store_options
-def status(as_of: Point | None) -> None:
-    """Where the party is, its movement, supplies, roster and conveyances."""
-    trek_app = open_store(writes=False)
-    campaign = settings().campaign
-    result = (trek_app.status(campaign) if as_of is None
-              else trek_app.status_at(campaign, as_of))
+def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> None:
+    """`trek status`: the given document (a kept one, read without the tracker), else the
+    campaign's status worked out by the tracker, as JSON or a table."""
+    if document is None:
+        trek_app = open_store(writes=False)
+        campaign = settings().campaign
+        document = (trek_app.status(campaign) if as_of is None
+                    else trek_app.status_at(campaign, as_of))
     if settings().json:
-        render.emit_json(result)
+        render.emit_json(document)
     else:
-        render.print_status(result)
+        render.print_status(document)
 
 
 @trek.command()
@@ -671,11 +597,6 @@ def demo() -> None:
     render.print_log(entries, result["ruleset"])
 
 
-trek.add_command(watch)
-trek.add_command(recap)
-trek.add_command(encounter)
-
-
 # The sample campaigns the rulesets offer (a module's `DEMO`), in the registry's order.
 _DEMOS: list[Callable[[Trek], None]] = []
 
@@ -693,7 +614,7 @@ def _mount_ruleset_commands() -> None:
         render.mount(ruleset.name, module)
         if hasattr(module, "DEMO"):
             _DEMOS.append(module.DEMO)
-        _OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
+        OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
         for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
             if hasattr(module, attribute):
                 moves[command].append(f"{ruleset.name}: {getattr(module, attribute)}")
@@ -717,7 +638,3 @@ def _word_move_option(command: click.Command, offers: list[str]) -> None:
 
 
 _mount_ruleset_commands()
-
-
-def main() -> None:
-    trek(prog_name="trek")
