@@ -29,6 +29,8 @@ _PACKAGES = ("domain", "projections", "tracker")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STORE_FORMAT = "trek-1"
 _stamp: str | None = None
+# The stamp of code whose sources are not there to digest: never served.
+UNKNOWN_CODE = "unknown"
 
 
 def code_stamp() -> str:
@@ -37,6 +39,7 @@ def code_stamp() -> str:
     global _stamp
     if _stamp is None:
         digest = hashlib.blake2b(digest_size=16)
+        found = 0
         for package in _PACKAGES:
             for folder, subfolders, files in os.walk(os.path.join(_ROOT, package)):
                 subfolders.sort()
@@ -47,7 +50,9 @@ def code_stamp() -> str:
                         with open(path, "rb") as source:
                             digest.update(source.read())
                         digest.update(b"\0")
-        _stamp = digest.hexdigest()
+                        found += 1
+        # Installed without its sources, the code cannot be told apart from another release's.
+        _stamp = digest.hexdigest() if found else UNKNOWN_CODE
     return _stamp
 
 
@@ -108,7 +113,7 @@ def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | No
     campaign_id = str(found[0][0])
     kept = conn.execute("SELECT events, code, status_json FROM trek_view_status "
                         "WHERE campaign_id = ?", (campaign_id,)).fetchone()
-    if kept is None or kept[1] != code_stamp():
+    if kept is None or kept[1] != code_stamp() or kept[1] == UNKNOWN_CODE:
         return None
     # Caught up as the ordinary path decides it: no event of the campaign past those folded
     # (the event store keeps the campaign's id with or without its dashes).
