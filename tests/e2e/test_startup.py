@@ -205,3 +205,23 @@ def test_trek_help_is_what_the_commands_say(tmp_path: Path) -> None:
         env=trek_env(), capture_output=True, text=True, check=False)
     assert loaded.returncode == 0, loaded.stderr
     assert listing == loaded.stdout
+
+
+def test_verify_names_a_kept_document_that_differs_and_replay_writes_it_anew(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, _besm(tmp_path))
+    truth = tracker_status(db)
+    with sqlite3.connect(db) as conn:
+        kept = json.loads(conn.execute("SELECT status_json FROM trek_view_status").fetchone()[0])
+        kept["supplies"]["provisions"] = 99
+        conn.execute("UPDATE trek_view_status SET status_json = ?", (json.dumps(kept),))
+    conn.close()
+    result = subprocess.run(trek_command("replay", "--verify"), cwd=tmp_path, env=trek_env(db),
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert "ashes-road: the kept status document differs from the log's" in result.stderr
+    play_all(tmp_path, db, [("replay",)])
+    printed, modules = run_traced(tmp_path, db, "status", "--json")
+    assert not heavy(modules)
+    assert printed == truth
