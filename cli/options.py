@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from domain.geometry import Square, parse_square
-from domain.ruleset import CharacterOptions
 from tracker.points import Point
+
+if TYPE_CHECKING:  # imported where used, so `trek --help` and `trek status` start quickly
+    from domain.geometry import Square
+    from domain.ruleset import CharacterOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,6 +84,8 @@ _STATS = ("health_max", "energy_max")
 def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
     """The CharacterOptions of a command's options: the shared stats by name, the rest as the
     ruleset's own."""
+    from domain.ruleset import CharacterOptions
+
     rest = dict(given)
     stats = {key: rest.pop(key) for key in _STATS if key in rest}
     return CharacterOptions(name=name, skills=dict(rest.pop("skills", ())),
@@ -121,11 +125,13 @@ class KeyValue(click.ParamType[tuple[str, int]]):
         return key.strip(), amount
 
 
-class SquareType(click.ParamType[Square]):
+class SquareType(click.ParamType["Square"]):
     name = "X,Y"
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Square:
+        from domain.geometry import Square, parse_square
+
         if isinstance(value, Square):
             return value
         try:

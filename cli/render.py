@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 
 from cli.drawing import named_paths
+from cli.output import json_text as json_text
 
 console = Console(highlight=False)
 errors = Console(stderr=True, highlight=False)
@@ -32,10 +32,6 @@ class Table(RichTable):
 
     def add_row(self, *cells: Any, **options: Any) -> None:
         super().add_row(*(plain(c) if isinstance(c, str) else c for c in cells), **options)
-
-
-def json_text(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def emit_json(value: Any) -> None:

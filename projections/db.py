@@ -8,6 +8,8 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 from urllib.parse import quote
 
+from projections.stored_status import STATUS_TABLE
+
 Row = tuple[Any, ...]
 
 SCHEMA = [
@@ -36,7 +38,9 @@ SCHEMA = [
 CHAIN_HEADS = """CREATE TABLE IF NOT EXISTS trek_chain_heads (
         campaign_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)"""
 SCHEMA.append(CHAIN_HEADS)
-VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_log")
+# Each campaign's `trek status` document as last folded (projections/stored_status.py).
+SCHEMA.append(STATUS_TABLE)
+VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_log", "trek_view_status")
 # Read-model tables of release 0.1, replaced by trek_view_state: a store that still has them
 # has its read models rebuilt on the first command that records (see `upgrade_schema`).
 OLD_VIEW_TABLES = ("trek_view_position", "trek_view_supplies", "trek_view_characters",

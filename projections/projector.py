@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -18,6 +19,7 @@ from projections.db import (
     has_current_schema,
     upgrade_schema,
 )
+from projections.stored_status import STATUS_TABLE, code_stamp, save_status
 from projections.views import CampaignView, load_view, save_view, status_of, stored_document
 
 TRACKING_NAME = "trek-views"
@@ -207,6 +209,8 @@ class Projector:
                 view.apply(event, note.state)
         for view in views.values():
             save_view(cursor, view)
+            save_status(cursor, view.campaign_id, view.events,
+                        status_of(view, self.rulesets.named(view.ruleset)))
         _set_position(cursor, notes[-1].id)
         return len(notes)
 
@@ -301,11 +305,25 @@ class Projector:
                                 f"but the log gives {view.cancelled}")
             if (stored.events, stored.last_hash) != (view.events, view.last_hash):
                 problems.append(f"{view.slug}: the stored event count or hash differs")
+            kept = self._kept_status(view.campaign_id)
+            if kept is not None and kept[0] == view.events and kept[1] != _canonical(expected):
+                problems.append(f"{view.slug}: the kept status document differs from the log's")
         stored_ids = {row[0] for row in self.db.query(
             "SELECT campaign_id FROM trek_view_campaigns")}
         for extra in stored_ids - set(views):
             problems.append(f"campaign {extra} has read models but no events")
         return problems, max(0, seen - stored_position)
+
+    def _kept_status(self, campaign_id: str) -> tuple[int, Any] | None:
+        """A campaign's kept status document (the events it covers, the document), when this
+        code made it; `trek status` may print it without folding."""
+        if not self.db.has_table("trek_view_status"):
+            return None
+        rows = self.db.query("SELECT events, code, status_json FROM trek_view_status "
+                             "WHERE campaign_id = ?", (campaign_id,))
+        if not rows or rows[0][1] != code_stamp():
+            return None
+        return int(rows[0][0]), json.loads(rows[0][2])
 
     def upgrade(self) -> bool:
         """Move an older release's read models to this release's tables (rebuilt on the next
@@ -314,6 +332,10 @@ class Projector:
         if not upgraded and not self.db.has_table("trek_chain_heads"):
             with self.db.transaction() as cursor:
                 cursor.execute(CHAIN_HEADS)
+        if not self.db.has_table("trek_view_status"):
+            # A store of an earlier release: its documents are written from the next fold on.
+            with self.db.transaction() as cursor:
+                cursor.execute(STATUS_TABLE)
         self._current_schema = True
         return upgraded
 
@@ -339,3 +361,8 @@ class Projector:
             return None
         with self.db.reading() as cursor:
             return load_view(cursor, campaign_id)
+
+
+def _canonical(document: dict[str, Any]) -> Any:
+    """A document as it reads back from JSON (tuples become lists)."""
+    return json.loads(json.dumps(document))

@@ -16,7 +16,11 @@ def walk(command: click.Command, path: tuple[str, ...] = ()) -> Iterator[
     """Every command under `command` (itself included) with the words that reach it."""
     yield path, command
     if isinstance(command, click.Group):
-        for name, sub in sorted(command.commands.items()):
+        # Through click's own lookup, which loads each command as `trek NAME` would.
+        ctx = click.Context(command)
+        for name in sorted(command.list_commands(ctx)):
+            sub = command.get_command(ctx, name)
+            assert sub is not None, name
             yield from walk(sub, (*path, name))
 
 

@@ -12,7 +12,11 @@ Found = list[tuple[tuple[str, ...], click.Command]]
 
 def walk(group: click.Group, path: tuple[str, ...] = ()) -> Found:
     found: Found = []
-    for name, command in group.commands.items():
+    ctx = click.Context(group)
+    # Through click's own lookup, which loads each command as `trek NAME` would.
+    for name in group.list_commands(ctx):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         found.append(((*path, name), command))
         if isinstance(command, click.Group):
             found += walk(command, (*path, name))

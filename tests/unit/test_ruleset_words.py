@@ -1,9 +1,9 @@
 """The shared output asks the campaign's ruleset for its words (cli/render.py, mounted from the
-registry by cli/main.py), and the audit's own sections are named by the rulesets."""
+registry by cli/commands.py), and the audit's own sections are named by the rulesets."""
 
 from __future__ import annotations
 
-import cli.main  # noqa: F401  (mounts every ruleset's command-line module)
+import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli import render
 from tracker.registry import RULESETS
 

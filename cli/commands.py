@@ -1,0 +1,653 @@
+"""The `trek` commands that work on a store through the tracker (every one but `status`'s
+fast read): parse, call one tracker use case, render a table or JSON.
+
+`cli.main` loads this module the first time one of them runs (or shows its own help), and
+with it each ruleset's command-line module, mounted here."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from cli import mapimport, render, spreadsheet
+from cli.context import open_store, record, recorded, settings
+from cli.main import OPENING_WORDS, trek
+from cli.options import (
+    KeyChoice,
+    KeyValue,
+    PointType,
+    SquareType,
+    character_from,
+    character_options,
+    store_options,
+)
+from domain.errors import MapError, TrackerError
+from domain.geometry import DIRECTIONS, Square
+from domain.mapformats import Grid
+from domain.ruleset import DayEndOptions, MoveOptions
+from domain.state import SUPPLY_KINDS
+from domain.values import MAX_POINTS, MAX_SEQ
+from tracker.app import Trek
+from tracker.points import Point
+from tracker.registry import RULESETS
+
+# -- the campaign -----------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("name")
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
+              show_default=True, help="The travel rules the campaign is played under.")
+@click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
+                   "or Text Mapper (.txt), imported for the ruleset.")
+@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+              help=mapimport.TERRAIN_HELP)
+@click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+              help="Seed for the dice Trek rolls (default: random, recorded).")
+@store_options
+def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
+         at: Square | None, seed: int | None) -> None:
+    """Create a campaign NAME in the store (creating the store if needed)."""
+    map_text, note = None, None
+    if map_file is not None:
+        map_text, note = mapimport.map_text(map_file, ruleset, battle=False, terrains=terrains)
+    elif terrains:
+        raise TrackerError("--terrain goes with --map FILE, a map from another tool")
+    try:
+        docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text, at=at,
+                                            seed=seed)
+    except MapError as error:
+        raise TrackerError(f"the map {map_file} was refused at {error}") from None
+    recorded(docs, lambda: ruleset)
+    mapimport.show_note(note, as_json=settings().json)
+
+
+@trek.command("campaigns")
+@store_options
+def campaigns_cmd() -> None:
+    """List the campaigns in the store."""
+    listing = open_store(writes=False).campaigns()
+    if settings().json:
+        render.emit_json(listing)
+        return
+    for c in listing:
+        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)",
+                             markup=False)
+
+
+@trek.group("map")
+def map_group() -> None:
+    """The campaign's map."""
+
+
+@map_group.command("show")
+@click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the map with the party's route as an SVG picture to this file.")
+@click.option("--html", "html_file", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write one self-contained HTML page (title, picture, key) that prints.")
+@click.option("--as-of", "as_of", type=PointType(),
+              help="The route up to event SEQ, or to the end of day N (day:N).")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+              help="Draw session N's moves strong and the rest of the route faint.")
+@store_options
+def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
+             session: int | None) -> None:
+    """Show the map with coordinates and a key, the party's square marked @.
+
+    With --svg or --html, draw it as a picture instead: terrain, named paths, the route day by
+    day, markers for what happened along the way, cancelled moves faint and dashed, and a key.
+    --json adds the route document (every walked path and marker, with its day).
+    """
+    if svg_file is not None and html_file is not None:
+        raise click.UsageError("give --svg FILE or --html FILE, not both")
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    seq = None
+    if as_of is not None and as_of.kind != "now":
+        seq = trek_app.seq_of(campaign, as_of)
+    route = trek_app.route(campaign, as_of=seq, session=session)
+    target = svg_file or html_file
+    if target is not None:
+        _write_route_picture(route, target, html=html_file is not None)
+        return
+    if settings().json:
+        # The map is the document's own `map`; the route does not repeat it.
+        render.emit_json({"campaign": route["campaign"], "position": route["position"],
+                          "map": route["map"],
+                          "route": {k: v for k, v in route.items() if k != "map"}})
+        return
+    render.print_map(route["map"], route["position"])
+
+
+def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> None:
+    """Draw the route into `target` and say so in one line (or a small JSON document)."""
+    from cli.route import route_html, route_svg
+
+    if route["map"] is None:
+        raise TrackerError(f"the campaign {route['campaign']} has no map to draw; it gets one with "
+                           "`trek init NAME --map FILE`")
+    title = f"{route['map']['name']}: {route['name']}"
+    picture = route_html(route, title) if html else route_svg(route)
+    try:
+        target.write_text(picture, encoding="utf-8")
+    except OSError as error:
+        raise TrackerError(f"cannot write {target}: {error.strerror or error}") from None
+    kind = "html" if html else "svg"
+    if settings().json:
+        render.emit_json({kind: str(target), "days": len(route["days"]),
+                          "segments": len(route["segments"]), "marks": len(route["marks"])})
+    else:
+        render.console.print(f"Wrote the route map of {route['campaign']} to {target}.",
+                             markup=False)
+
+
+@map_group.command("import")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The Trek TOML map file to write.")
+@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
+              show_default=True, help="The ruleset whose terrain words the map uses.")
+@click.option("--battle", is_flag=True,
+              help="Write a battle map (for `encounter start --map`) instead of an overland "
+                   "map (for `init --map`).")
+@click.option("--grid", type=click.Choice(["hex", "square"]),
+              help="Text Mapper only: hexes (the default) or squares.")
+@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+              help="What one of the file's words is in Trek, e.g. woods=difficult "
+                   "(repeatable).")
+@click.option("--force", is_flag=True, help="Replace the --to file if it exists.")
+@store_options
+def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | None,
+               terrains: tuple[tuple[str, str], ...], force: bool) -> None:
+    """Convert a map from Tiled (.tmj, .json), Text Mapper (.txt, .textmapper) or Universal
+    VTT (.dd2vtt, .uvtt) into a Trek TOML map, and say what was read and what was ignored.
+
+    Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
+    the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.
+    """
+    imported = mapimport.import_file(file, ruleset, battle=battle, terrains=terrains,
+                                     grid=grid)
+    mapimport.write_map(out, imported.toml, force=force)
+    report = {**imported.report, "wrote": str(out)}
+    if settings().json:
+        render.emit_json(report)
+    else:
+        mapimport.show_report(report)
+
+
+# -- the roster -------------------------------------------------------------------------------
+
+
+@trek.group()
+def roster() -> None:
+    """Characters, mounts and vehicles, and who travels on what."""
+
+
+@roster.command("add-character")
+@click.argument("name")
+@character_options
+@click.option("--health-max", type=int,
+              help="Maximum Health (left out: the ruleset works it out from the stats).")
+@click.option("--energy-max", type=int,
+              help="Maximum Energy (left out: the ruleset works it out from the stats).")
+@store_options
+def add_character(name: str, **given: Any) -> None:
+    """Add a character to the party (each ruleset's stat options are listed below)."""
+    options = character_from(name, given)
+    record(lambda t, c: t.add_character(c, options))
+
+
+# The --move help of a mount and a vehicle; each ruleset's way of giving it is added on mounting.
+MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
+
+
+@roster.command("add-mount")
+@click.argument("name")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
+@click.option("--rider", help="The character riding it.")
+@store_options
+def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
+    """Add a mount to the party."""
+    record(lambda t, c: t.add_mount(c, name, move, rider))
+
+
+@roster.command("add-vehicle")
+@click.argument("name")
+@click.option("--move", type=KeyValue(), help=MOVE_HELP)
+@click.option("--driver", help="The character driving it.")
+@click.option("--passenger", "passengers", multiple=True, help="A passenger (repeatable).")
+@store_options
+def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
+                passengers: tuple[str, ...]) -> None:
+    """Add a vehicle to the party."""
+    record(lambda t, c: t.add_vehicle(c, name, move, driver, list(passengers)))
+
+
+@roster.command()
+@click.argument("character")
+@click.option("--to", "conveyance", required=True, help="The mount or vehicle.")
+@click.option("--as", "role", type=click.Choice(["rider", "driver", "passenger"]),
+              required=True, help="Rider of a mount; driver or passenger of a vehicle.")
+@store_options
+def assign(character: str, conveyance: str, role: str) -> None:
+    """Put a character on a mount or in a vehicle."""
+    record(lambda t, c: t.assign(c, character, conveyance, role))
+
+
+@roster.command()
+@click.argument("character")
+@store_options
+def dismount(character: str) -> None:
+    """Take a character off its mount or vehicle; it goes on foot."""
+    record(lambda t, c: t.dismount(c, character))
+
+
+@roster.command()
+@click.argument("name")
+@store_options
+def leave(name: str) -> None:
+    """Leave a character, mount or vehicle behind where the party stands now."""
+    record(lambda t, c: t.leave(c, name))
+
+
+@roster.command()
+@click.argument("name")
+@store_options
+def rejoin(name: str) -> None:
+    """Take a member back into the party; only on the square it was left on."""
+    record(lambda t, c: t.rejoin(c, name))
+
+
+# -- supplies and harm ------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("mode", type=click.Choice(["set", "add", "spend"]))
+@click.argument("amounts", nargs=-1, required=True, type=KeyValue())
+@store_options
+def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
+    """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
+    values: dict[str, int] = {}
+    for kind, amount in amounts:
+        if kind not in SUPPLY_KINDS:
+            raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
+                                     param_hint="KIND=N")
+        if kind in values:
+            raise click.BadParameter(f"{kind} is given twice; name each supply once",
+                                     param_hint="KIND=N")
+        values[kind] = amount
+    record(lambda t, c: t.supplies(c, mode, values))
+
+
+@trek.command()
+@click.argument("character")
+@click.option("--health", type=click.IntRange(0, MAX_POINTS), default=0,
+              help="Health to take away.")
+@click.option("--energy", type=click.IntRange(0, MAX_POINTS), default=0,
+              help="Energy to take away.")
+@click.option("--reason", help="Why, for the log.")
+@store_options
+def harm(character: str, health: int, energy: int, reason: str | None) -> None:
+    """Take Health and/or Energy from a character (never below 0)."""
+    record(lambda t, c: t.harm(c, character, health, energy, reason))
+
+
+@trek.group()
+def rules() -> None:
+    """House rules of the campaign."""
+
+
+@rules.command("show")
+@store_options
+def rules_show() -> None:
+    """Show the campaign's house rules."""
+    values = open_store(writes=False).rules(settings().campaign)
+    if settings().json:
+        render.emit_json(values)
+        return
+    for key, value in values.items():
+        render.console.print(f"{key} = {value}", markup=False)
+
+
+@rules.command("set")
+@click.argument("setting", type=KeyValue())
+@store_options
+def rules_set(setting: tuple[str, int]) -> None:
+    """Change a house rule, KEY=VALUE (recorded as an event)."""
+    key, value = setting
+    record(lambda t, c: t.set_rule(c, key, value))
+
+
+# -- the day ----------------------------------------------------------------------------------
+
+
+@trek.group()
+def day() -> None:
+    """Open and close travel days."""
+
+
+@day.command("start")
+@store_options
+def day_start() -> None:
+    """Open the next day with a budget of the group's base movement."""
+    record(lambda t, c: t.start_day(c))
+
+
+@day.command("end")
+@click.option("--rest", "rests", multiple=True, type=KeyChoice(()),
+              help="How a character spends the night, CHAR=MODE")
+@click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
+              help="Hours slept (Energy is regained per hour).")
+@store_options
+def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
+    """Close the day: the party rests, and the ruleset settles what the day cost."""
+    options = DayEndOptions(rests=dict(rests), hours=hours)
+    record(lambda t, c: t.end_day(c, options))
+
+
+_DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
+
+
+@trek.command()
+@click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
+@click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
+@click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
+@store_options
+def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
+    """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
+    if directions and to is not None:
+        raise click.UsageError("give directions or --to X,Y, not both")
+    if not directions and to is None:
+        raise click.UsageError("give directions (N NE E SE S SW W NW) or --to X,Y")
+    options = MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
+                          through_hazard=through_hazard)
+    record(lambda t, c: t.move(c, options))
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+CSV_HELP = ("Print CSV for a spreadsheet (RFC 4180, a header row). A text cell starting with "
+            "=, +, -, @, a tab or a carriage return gets a leading ' so no spreadsheet runs it "
+            "as a formula; numbers stay numbers.")
+
+
+def _csv_or_json(as_csv: bool) -> None:
+    if as_csv and settings().json:
+        raise click.UsageError("--csv and --json each choose the output; give one of them")
+
+
+def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> None:
+    """`trek status`: the given document (a kept one, read without the tracker), else the
+    campaign's status worked out by the tracker, as JSON or a table."""
+    if document is None:
+        trek_app = open_store(writes=False)
+        campaign = settings().campaign
+        document = (trek_app.status(campaign) if as_of is None
+                    else trek_app.status_at(campaign, as_of))
+    if settings().json:
+        render.emit_json(document)
+    else:
+        render.print_status(document)
+
+
+@trek.command()
+@click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
+              help="Only events of day N.")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only events of session N.")
+@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
+@store_options
+def log(day_number: int | None, session: int | None, as_csv: bool) -> None:
+    """Every recorded event in order, reversals included.
+
+    With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
+    cancelled_by, summary.
+    """
+    _csv_or_json(as_csv)
+    trek_app = open_store(writes=False)
+    campaign = settings().campaign
+    entries = trek_app.log(campaign, day=day_number, session=session)
+    if as_csv:
+        spreadsheet.write(spreadsheet.LOG_COLUMNS,
+                          spreadsheet.log_rows(entries, trek_app.ruleset_of(campaign)))
+    elif settings().json:
+        render.emit_json(entries)
+    else:
+        render.print_log(entries, trek_app.ruleset_of(campaign))
+
+
+# -- history ----------------------------------------------------------------------------------
+
+
+@trek.command()
+@click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
+@click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
+@click.option("--reason", help="Why, for the audit.")
+@store_options
+def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
+    """Cancel event SEQ (default: the latest) by recording a reversal."""
+    record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason))
+
+
+@trek.command()
+@click.argument("seq", type=click.IntRange(1, MAX_SEQ))
+@click.option("--reason", help="Why, for the audit.")
+@store_options
+def redo(seq: int, reason: str | None) -> None:
+    """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
+    record(lambda t, c: t.redo(c, seq, reason=reason))
+
+
+@trek.command()
+@click.option("--verify", is_flag=True,
+              help="Rebuild in memory and compare with the stored read models; changes nothing.")
+@click.option("--accept-tampering", is_flag=True,
+              help="Rebuild even over a broken hash chain, taking the log as it now stands "
+                   "(after `trek verify` has shown what changed).")
+@store_options
+def replay(verify: bool, accept_tampering: bool) -> None:
+    """Rebuild every read model from the event log, in one transaction (records no event).
+
+    Refused over a broken hash chain unless --accept-tampering is given."""
+    if verify and accept_tampering:
+        raise click.UsageError("--verify changes nothing; --accept-tampering is for a rebuild")
+    trek_app = open_store(writes=not verify)
+    show_bar = not settings().json and sys.stderr.isatty()
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=not show_bar) as bar:
+        task = bar.add_task("verifying" if verify else "replaying", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        result = (trek_app.verify_views(progress) if verify
+                  else trek_app.replay(progress, accept_tampering=accept_tampering))
+    if settings().json:
+        render.emit_json(result)
+    elif verify:
+        if result["verified"]:
+            render.console.print("Read models match the event log.")
+        if result.get("behind"):
+            render.console.print(f"They are {result['behind']} event(s) behind it; reads fold "
+                                 "those in, and the next recording command stores them.")
+        for problem in result["differences"]:
+            render.errors.print(problem, markup=False)
+    else:
+        render.console.print(f"Rebuilt the read models from {result['notifications']} "
+                             f"events in {result['seconds']}s.")
+    if verify and not result["verified"]:
+        raise TrackerError(f"the read models differ from the event log in "
+                           f"{len(result['differences'])} place(s); run `trek replay` to rebuild")
+
+
+@trek.command()
+@click.argument("a", type=PointType(with_campaign=True))
+@click.argument("b", type=PointType(with_campaign=True), default="now")
+@store_options
+def diff(a: Point, b: Point) -> None:
+    """What changed between two points: position, supplies, levels, states, Health/Energy.
+
+    A and B are each SEQ (right after that event), day:N (the end of day N) or now (B's
+    default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
+    compare a branch with its original: `trek diff ashes-road@now what-if@now`.
+    """
+    result = open_store(writes=False).diff(settings().campaign, a, b)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_diff(result)
+
+
+@trek.command()
+@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only session N.")
+@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
+@store_options
+def audit(session: int | None, as_csv: bool) -> None:
+    """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
+
+    With --csv: one row per audit line, columns session, title, line (squares, miles, gained,
+    spent, roll, undo, redo, or one of the ruleset's own), seq, day, subject, amount, roll,
+    target, success, cancelled_by, gm, at, detail.
+    """
+    _csv_or_json(as_csv)
+    result = open_store(writes=False).audit(settings().campaign, session)
+    if as_csv:
+        spreadsheet.write(spreadsheet.AUDIT_COLUMNS, spreadsheet.audit_rows(result))
+    elif settings().json:
+        render.emit_json(result)
+    else:
+        render.print_audit(result)
+
+
+@trek.command()
+@click.argument("name", metavar="NEW-SLUG")
+@click.option("--at", "at", type=click.IntRange(1, MAX_SEQ),
+              help="Copy the history up to event SEQ (default: all of it).")
+@store_options
+def branch(name: str, at: int | None) -> None:
+    """Start a what-if campaign in this store whose history is this one's up to SEQ.
+
+    The branch records where it came from; play a plan out there with --campaign NEW-SLUG and
+    compare with `trek diff SLUG@now NEW-SLUG@now`. Rolls Trek makes in the branch come from
+    the same seed, so the branch meets the same luck at the same event numbers.
+    """
+    record(lambda t, c: t.branch(c, name, at))
+
+
+@trek.command()
+@store_options
+def verify() -> None:
+    """Check each campaign's hash chain and name the first broken link (changes nothing)."""
+    result = open_store(writes=False).verify_chain(settings().campaign)
+    if settings().json:
+        render.emit_json(result)
+    else:
+        render.print_chain(result)
+    broken = [r for r in result["campaigns"] if not r["intact"]]
+    if broken:
+        first = broken[0]
+        raise TrackerError(f"the event log of {first['campaign']} was changed: "
+                           f"{first['problem']}")
+
+
+@trek.group()
+def session() -> None:
+    """Play sessions: every event is stamped with the open one."""
+
+
+@session.command("start")
+@click.argument("title", required=False)
+@store_options
+def session_start(title: str | None) -> None:
+    """Open a play session."""
+    record(lambda t, c: t.start_session(c, title))
+
+
+@session.command("end")
+@store_options
+def session_end() -> None:
+    """Close the open play session."""
+    record(lambda t, c: t.end_session(c))
+
+
+@trek.command()
+@store_options
+def demo() -> None:
+    """Play a short sample campaign into a temporary store and show its status and log."""
+    if not _DEMOS:
+        raise TrackerError("no ruleset of this release has a sample campaign")
+    play = _DEMOS[0]
+    with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
+          Trek.open(str(Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
+                    gm="demo") as trek_app):
+        play(trek_app)
+        result = trek_app.status(None)
+        entries = trek_app.log(None)
+    if settings().json:
+        render.emit_json({"status": result, "log": entries})
+        return
+    render.print_status(result)
+    render.print_log(entries, result["ruleset"])
+
+
+# The sample campaigns the rulesets offer (a module's `DEMO`), in the registry's order.
+_DEMOS: list[Callable[[Trek], None]] = []
+
+
+def _mount_ruleset_commands() -> None:
+    """Each ruleset's own commands, from the registry; a campaign under another ruleset
+    refuses them with a sentence."""
+    seen: set[str] = set()
+    seen_options: set[str] = set()
+    moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
+    for ruleset in RULESETS:
+        if ruleset.command_line is None:
+            continue
+        module = importlib.import_module(ruleset.command_line)
+        render.mount(ruleset.name, module)
+        if hasattr(module, "DEMO"):
+            _DEMOS.append(module.DEMO)
+        OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
+        for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
+            if hasattr(module, attribute):
+                moves[command].append(f"{ruleset.name}: {getattr(module, attribute)}")
+        for option in getattr(module, "CHARACTER_OPTIONS", []):
+            if option.name not in seen_options:
+                seen_options.add(option.name)
+                add_character.params.append(option)
+        _add_rest_modes(ruleset.name, getattr(module, "REST_MODES", ()))
+        for command in module.COMMANDS:
+            if command.name not in seen:
+                seen.add(command.name)
+                trek.add_command(command)
+    for command, offers in moves.items():
+        _word_move_option(command, offers)
+
+
+def _add_rest_modes(ruleset: str, modes: tuple[str, ...]) -> None:
+    """A ruleset's ways to spend the night, offered by `day end --rest CHAR=MODE`."""
+    if not modes:
+        return
+    for param in day_end.params:
+        if isinstance(param, click.Option) and param.name == "rests":
+            assert isinstance(param.type, KeyChoice)
+            param.type.choices = (*param.type.choices, *modes)
+            param.help = f"{param.help} ({ruleset}: {'|'.join(modes)})."
+
+
+def _word_move_option(command: click.Command, offers: list[str]) -> None:
+    """Each ruleset's way of giving --move, in its help, as "RULESET: how"."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.name == "move":
+            param.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
+
+
+_mount_ruleset_commands()

@@ -1,0 +1,126 @@
+"""Each campaign's `trek status` document, kept beside its read models, and a reader that needs
+nothing but the standard library.
+
+The document is written with the read models it was worked out from (same transaction, same
+fold), together with the number of events it covers and a stamp of the code that made it. The
+reader serves it only when all three still hold: the campaign's log has no event past that
+number, and the code that would work it out now is the code that did. Anything else (a store
+that is not a plain SQLite file, a campaign to choose, read models behind the log, another
+release, a lock) returns None, and the caller takes the ordinary path, which folds and checks.
+
+This module imports only the standard library, so `trek status` can read a campaign without
+loading the event-sourcing library, the rulesets or any model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from typing import Any
+
+STATUS_TABLE = """CREATE TABLE IF NOT EXISTS trek_view_status (
+        campaign_id TEXT PRIMARY KEY, events BIGINT NOT NULL, code TEXT NOT NULL,
+        status_json TEXT NOT NULL)"""
+
+# The packages whose code decides what a status document says.
+_PACKAGES = ("domain", "projections", "tracker")
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STORE_FORMAT = "trek-1"
+_stamp: str | None = None
+# The stamp of code whose sources are not there to digest: never served.
+UNKNOWN_CODE = "unknown"
+
+
+def code_stamp() -> str:
+    """A digest of every source file of the packages that work out a status document: any
+    change to them (an upgrade, an edit) makes documents written before it unusable here."""
+    global _stamp
+    if _stamp is None:
+        digest = hashlib.blake2b(digest_size=16)
+        found = 0
+        for package in _PACKAGES:
+            for folder, subfolders, files in os.walk(os.path.join(_ROOT, package)):
+                subfolders.sort()
+                for name in sorted(files):
+                    if name.endswith(".py"):
+                        path = os.path.join(folder, name)
+                        digest.update(os.path.relpath(path, _ROOT).encode() + b"\0")
+                        with open(path, "rb") as source:
+                            digest.update(source.read())
+                        digest.update(b"\0")
+                        found += 1
+        # Installed without its sources, the code cannot be told apart from another release's.
+        _stamp = digest.hexdigest() if found else UNKNOWN_CODE
+    return _stamp
+
+
+def save_status(cursor: Any, campaign_id: str, events: int, document: dict[str, Any]) -> None:
+    """Keep a campaign's status document, covering its first `events` events."""
+    cursor.execute("DELETE FROM trek_view_status WHERE campaign_id = ?", (campaign_id,))
+    cursor.execute(
+        "INSERT INTO trek_view_status (campaign_id, events, code, status_json) "
+        "VALUES (?, ?, ?, ?)",
+        (campaign_id, events, code_stamp(), json.dumps(document, ensure_ascii=False)))
+
+
+def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
+    """The kept status document of `campaign` (or of the store's only campaign) in the SQLite
+    store `db`, when it is exactly what the ordinary path would work out; else None."""
+    if (not db.strip() or db.startswith(("postgresql://", "postgres://", "memory:"))
+            or db == ":memory:" or not os.path.isfile(db)
+            or not (os.access(db, os.W_OK) and os.access(os.path.dirname(db) or ".", os.W_OK))):
+        return None
+    from urllib.parse import quote
+
+    try:
+        # Opened as the ordinary path opens a store it only reads: writes switched off, and
+        # never mode=ro (which leaves the WAL's files behind when it closes last).
+        conn = sqlite3.connect(f"file:{quote(db)}", uri=True, isolation_level=None,
+                               timeout=1)
+    except sqlite3.Error:
+        return None
+    try:
+        conn.execute("PRAGMA query_only = ON")
+        conn.execute("BEGIN")
+        try:
+            return _read(conn, campaign)
+        finally:
+            conn.execute("COMMIT")
+    except (sqlite3.Error, ValueError, TypeError):
+        return None
+    finally:
+        conn.close()
+
+
+def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | None:
+    tables = {name for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if not {"trek_meta", "trek_view_campaigns", "trek_view_status",
+            "stored_events"} <= tables:
+        return None
+    row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
+    if row is None or row[0] != _STORE_FORMAT:
+        return None
+    if campaign is None:
+        found = conn.execute("SELECT campaign_id FROM trek_view_campaigns LIMIT 2").fetchall()
+    else:
+        found = conn.execute("SELECT campaign_id FROM trek_view_campaigns WHERE slug = ?",
+                             (campaign,)).fetchall()
+    if len(found) != 1:
+        return None
+    campaign_id = str(found[0][0])
+    kept = conn.execute("SELECT events, code, status_json FROM trek_view_status "
+                        "WHERE campaign_id = ?", (campaign_id,)).fetchone()
+    if kept is None or kept[1] != code_stamp() or kept[1] == UNKNOWN_CODE:
+        return None
+    # Caught up as the ordinary path decides it: no event of the campaign past those folded
+    # (the event store keeps the campaign's id with or without its dashes).
+    newest = conn.execute(
+        "SELECT MAX(originator_version) FROM stored_events WHERE originator_id IN (?, ?)",
+        (campaign_id, campaign_id.replace("-", ""))).fetchone()[0]
+    if newest is None or int(newest) != int(kept[0]):
+        return None
+    document: dict[str, Any] = json.loads(kept[2])
+    return document
