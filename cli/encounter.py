@@ -36,7 +36,7 @@ DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 
 @click.group()
 def encounter() -> None:
-    """Fights and scenes round by round on a battle map: who moved how far, who is prone."""
+    """Fights and scenes round by round on a battle map: who moved how far, what is left."""
 
 
 @encounter.command("start")

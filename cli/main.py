@@ -27,10 +27,11 @@ from tracker.points import Point
 # command-line module as it loads.
 COMMANDS_MODULE = "cli.commands"
 
-# Each command's name: the module that defines it (after COMMANDS_MODULE is loaded), the
+# Each shared command's name: the module that defines it (after COMMANDS_MODULE is loaded), the
 # attribute there (None: COMMANDS_MODULE adds it to the group itself), and the first paragraph
-# of its help, which `trek --help` shortens as click does. tests/unit/test_cli_startup.py
-# checks this table against the commands themselves.
+# of its help, which `trek --help` shortens as click does. A ruleset's own commands are not
+# here: COMMANDS_MODULE mounts them from the registry, so naming or listing one loads it.
+# tests/e2e/test_startup.py checks this table against the commands themselves.
 LAZY_COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "audit": (COMMANDS_MODULE, None, "Per play session: days, squares, every roll, supplies, "
               "the ruleset's own lines, undos."),
@@ -43,11 +44,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "diff": (COMMANDS_MODULE, None, "What changed between two points: position, supplies, "
              "levels, states, Health/Energy."),
     "encounter": ("cli.encounter", "encounter", "Fights and scenes round by round on a battle "
-                  "map: who moved how far, who is prone."),
-    "forage": (COMMANDS_MODULE, None, "Give up a square of today's movement to hunt and "
-               "forage."),
-    "forced-march": (COMMANDS_MODULE, None, "Push on for the base movement again, at a cost "
-                     "in provisions and fuel."),
+                  "map: who moved how far, what is left."),
     "harm": (COMMANDS_MODULE, None, "Take Health and/or Energy from a character (never below "
              "0)."),
     "init": (COMMANDS_MODULE, None, "Create a campaign NAME in the store (creating the store "
@@ -56,13 +53,10 @@ LAZY_COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "map": (COMMANDS_MODULE, None, "The campaign's map."),
     "move": (COMMANDS_MODULE, None, "Move the party: compass steps (N NE E SE S SW W NW) or "
              "--to X,Y."),
-    "night-travel": (COMMANDS_MODULE, None, "Travel on after dark (once a day)."),
     "recap": ("cli.recap", "recap", "What to hand the players after a session: days, "
               "distance, supplies, mounts and vehicles,"),
     "redo": (COMMANDS_MODULE, None, "Restore cancelled event SEQ (or everything reversal SEQ "
              "cancelled)."),
-    "repair": (COMMANDS_MODULE, None, "Spend the day restoring the levels a mount or vehicle "
-               "lost to strain."),
     "replay": (COMMANDS_MODULE, None, "Rebuild every read model from the event log, in one "
                "transaction (records no event)."),
     "roster": (COMMANDS_MODULE, None, "Characters, mounts and vehicles, and who travels on "
@@ -70,8 +64,6 @@ LAZY_COMMANDS: dict[str, tuple[str, str | None, str]] = {
     "rules": (COMMANDS_MODULE, None, "House rules of the campaign."),
     "session": (COMMANDS_MODULE, None, "Play sessions: every event is stamped with the open "
                 "one."),
-    "shortcut": (COMMANDS_MODULE, None, "Try a shortcut from the map (one attempt per "
-                 "shortcut per day)."),
     "supplies": (COMMANDS_MODULE, None, "Set, add or spend supplies: KIND=N... (provisions, "
                  "fuel, ammo, wealth)."),
     "undo": (COMMANDS_MODULE, None, "Cancel event SEQ (default: the latest) by recording a "
@@ -93,11 +85,16 @@ class TrekGroup(click.Group):
         self.lazy = dict(lazy or {})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
+        # Every ruleset's own commands are listed too: they come with the commands module.
+        importlib.import_module(COMMANDS_MODULE)
         return sorted({*self.commands, *self.lazy})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in self.lazy:
-            self.load(cmd_name)
+        if cmd_name not in self.commands:
+            if cmd_name in self.lazy:
+                self.load(cmd_name)
+            else:
+                importlib.import_module(COMMANDS_MODULE)
         return self.commands.get(cmd_name)
 
     def load(self, name: str) -> None:

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cliruns import play_all
+from conftest import trek_command, trek_env
 
 from cli.output import json_text
-from tests.cliruns import play_all
-from tests.conftest import trek_command, trek_env
 from tracker.app import RecordedButUnfinished, Trek
 from tracker.registry import RULESETS
 
@@ -188,8 +188,9 @@ def test_help_and_status_on_sqlite_load_no_postgresql_driver(
     assert not {m for m in modules if m.split(".")[0] == "psycopg"}
     assert "tracker.watch" not in modules
     assert "eventsourcing.postgres" not in modules
-    if args in (("--help",), ("status", "--json"), ("status", "--help")):
-        # Nothing of the tracker, the rulesets or rich is needed for these.
+    if args in (("status", "--json"), ("status", "--help")):
+        # Nothing of the tracker, the rulesets or rich is needed for these (`trek --help` lists
+        # each ruleset's own commands, so it loads them).
         assert not heavy(modules)
 
 
@@ -200,7 +201,7 @@ def test_trek_help_is_what_the_commands_say(tmp_path: Path) -> None:
     loaded = subprocess.run(
         [sys.executable, "-c", "from cli.main import main, trek\n"
          "for name in trek.list_commands(None): trek.get_command(None, name)\n"
-         "assert set(trek.commands) == set(trek.lazy) | {'status'}\n"
+         "assert set(trek.lazy) | {'status'} < set(trek.commands)\n"
          "main()", "--help"],
         env=trek_env(), capture_output=True, text=True, check=False)
     assert loaded.returncode == 0, loaded.stderr
