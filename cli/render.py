@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from types import ModuleType
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment, Segments
 from rich.table import Table as RichTable
 
 from cli.drawing import named_paths
@@ -40,6 +43,24 @@ def json_text(value: Any) -> str:
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(json_text(value))
+
+
+def emit_json_list(values: Iterable[Any]) -> None:
+    """A JSON list written item by item as `values` yields them (never held as a whole), in
+    the very layout `emit_json` gives the whole list."""
+    write = sys.stdout.write
+    opening = "[\n  "
+    for value in values:
+        write(opening + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  "))
+        opening = ",\n  "
+    write("[]\n" if opening == "[\n  " else "\n]\n")
+
+
+def emit_json_lines(values: Iterable[Any]) -> None:
+    """One JSON document per line (JSON Lines), written as `values` yields them."""
+    write = sys.stdout.write
+    for value in values:
+        write(json.dumps(value, ensure_ascii=False) + "\n")
 
 
 def square_text(value: Any) -> str:
@@ -204,15 +225,86 @@ def print_status(status: dict[str, Any]) -> None:
         console.print(table)
 
 
-def print_log(entries: list[dict[str, Any]], ruleset: str) -> None:
-    table = Table("seq", "day", "event", "what happened", "note")
-    for entry in entries:
-        cancelled = entry["cancelled_by"]
-        note = f"cancelled by #{cancelled}" if cancelled else ""
-        style = "dim strike" if cancelled else None
-        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
-                      summary(entry, ruleset), note, style=style)
-    console.print(table)
+LOG_HEADERS = ("seq", "day", "event", "what happened", "note")
+# Rows rendered at a time when a log is longer than this: each chunk is a table of the same
+# fixed column widths whose borders join the one before, so a long log reads as one table.
+LOG_CHUNK = 200
+_CANCELLED_NOTE = "cancelled by #"
+
+
+def _log_table(widths: Sequence[int] | None = None, *, header: bool = True) -> Table:
+    if widths is None:
+        return Table(*LOG_HEADERS)
+    table = Table(show_header=header)
+    for name, width in zip(LOG_HEADERS, widths, strict=True):
+        table.add_column(name, width=width)
+    return table
+
+
+def _add_log_row(table: Table, entry: dict[str, Any], ruleset: str) -> None:
+    cancelled = entry["cancelled_by"]
+    note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
+    style = "dim strike" if cancelled else None
+    table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
+                  summary(entry, ruleset), note, style=style)
+
+
+def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console | None = None,
+              last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
+              chunk: int = LOG_CHUNK) -> None:
+    """The log as a table, printed as the entries come.
+
+    A log of at most `chunk` rows is one table sized to what it holds. A longer one is printed
+    `chunk` rows at a time without ever holding more: its columns are sized before the rest is
+    read, from the largest seq and day it can hold (`last_seq`, `last_day`), the longest event
+    name (`event_types`, and the first rows') and the first rows' longest line; a longer line
+    further down wraps within its column.
+    """
+    out = out or console
+    rows = iter(entries)
+    first = list(islice(rows, chunk + 1))
+    if len(first) <= chunk:
+        table = _log_table()
+        for entry in first:
+            _add_log_row(table, entry, ruleset)
+        out.print(table)
+        return
+    widths = _log_widths(first, ruleset, out.width, last_seq=last_seq, last_day=last_day,
+                         event_types=event_types)
+    bottom: list[Segment] = []
+    page: list[dict[str, Any]] = first
+    header = True
+    while page:
+        table = _log_table(widths, header=header)
+        for entry in page:
+            _add_log_row(table, entry, ruleset)
+        lines = out.render_lines(table, out.options, pad=False, new_lines=True)
+        # Each chunk's own top border (after the first) and bottom border are left out; the
+        # last chunk's bottom border closes the whole table.
+        bottom = lines[-1]
+        out.print(Segments(segment for line in lines[(0 if header else 1):-1]
+                           for segment in line), end="", soft_wrap=True)
+        header = False
+        page = list(islice(rows, chunk))
+    out.print(Segments(bottom), end="", soft_wrap=True)
+
+
+def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_seq: int,
+                last_day: int, event_types: Iterable[str]) -> tuple[int, ...]:
+    """The content width of each log column, from what is known before the rest is read."""
+    seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
+    day = max(len(LOG_HEADERS[1]), len(str(max(last_day, *(e["day"] for e in first)))))
+    event = max(len(LOG_HEADERS[2]), *map(len, event_types), *(len(e["type"]) for e in first))
+    # Two spaces of padding in each of five columns and six borders.
+    room = width - (seq + day + event) - 5 * 2 - 6
+    # "cancelled by #N" on one line when that leaves the summary room, else on two.
+    note = len(_CANCELLED_NOTE) + seq
+    if room - note < 40:
+        note = len(_CANCELLED_NOTE.rstrip(" #"))
+    room -= note
+    longest = max(cell_len(summary(e, ruleset)) for e in first)
+    what = max(len(LOG_HEADERS[3]), min(longest, room))
+    return (seq, day, event, what, note)
 
 
 def _value(value: Any) -> str:
