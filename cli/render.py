@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from types import ModuleType
@@ -12,9 +12,12 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.markup import escape
 from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from cli.drawing import named_paths
 
@@ -232,21 +235,21 @@ LOG_CHUNK = 200
 _CANCELLED_NOTE = "cancelled by #"
 
 
-def _log_table(widths: Sequence[int] | None = None, *, header: bool = True) -> Table:
+def _log_table(widths: Sequence[int] | None = None) -> Table:
     if widths is None:
         return Table(*LOG_HEADERS)
-    table = Table(show_header=header)
+    table = Table()
     for name, width in zip(LOG_HEADERS, widths, strict=True):
         table.add_column(name, width=width)
     return table
 
 
-def _add_log_row(table: Table, entry: dict[str, Any], ruleset: str) -> None:
+def _log_cells(entry: dict[str, Any], ruleset: str) -> tuple[list[str], str | None]:
+    """A log row's five cells and its style (cancelled events are dimmed and struck out)."""
     cancelled = entry["cancelled_by"]
     note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
-    style = "dim strike" if cancelled else None
-    table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
-                  summary(entry, ruleset), note, style=style)
+    return ([str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry, ruleset),
+             note], "dim strike" if cancelled else None)
 
 
 def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console | None = None,
@@ -266,27 +269,50 @@ def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console |
     if len(first) <= chunk:
         table = _log_table()
         for entry in first:
-            _add_log_row(table, entry, ruleset)
+            cells, style = _log_cells(entry, ruleset)
+            table.add_row(*cells, style=style)
         out.print(table)
         return
     widths = _log_widths(first, ruleset, out.width, last_seq=last_seq, last_day=last_day,
                          event_types=event_types)
-    bottom: list[Segment] = []
-    page: list[dict[str, Any]] = first
-    header = True
+    # The borders and header are rich's own (a table with no rows); the rows are laid out
+    # here, in those widths, so a long log is not measured again chunk after chunk.
+    frame = out.render_lines(_log_table(widths), out.options, pad=False, new_lines=True)
+    head, bottom = frame[:-1], frame[-1]
+    out.print(Segments(segment for line in head for segment in line), end="", soft_wrap=True)
+    page = first
     while page:
-        table = _log_table(widths, header=header)
-        for entry in page:
-            _add_log_row(table, entry, ruleset)
-        lines = out.render_lines(table, out.options, pad=False, new_lines=True)
-        # Each chunk's own top border (after the first) and bottom border are left out; the
-        # last chunk's bottom border closes the whole table.
-        bottom = lines[-1]
-        out.print(Segments(segment for line in lines[(0 if header else 1):-1]
-                           for segment in line), end="", soft_wrap=True)
-        header = False
+        out.print(Segments(segment for entry in page
+                           for segment in _log_row(out, widths, *_log_cells(entry, ruleset))),
+                  end="", soft_wrap=True)
         page = list(islice(rows, chunk))
     out.print(Segments(bottom), end="", soft_wrap=True)
+
+
+_BORDER = Segment("\u2502")
+_NEWLINE = Segment.line()
+
+
+def _log_row(out: Console, widths: Sequence[int], cells: list[str], style: str | None
+             ) -> Iterator[Segment]:
+    """The lines of one row of fixed-width cells, each wrapped within its column as rich
+    wraps a table cell (at spaces, a longer word folded)."""
+    cell_style = Style.parse(style) if style else None
+    columns = [_wrapped(out, text, width) for text, width in zip(cells, widths, strict=True)]
+    for index in range(max(map(len, columns))):
+        yield _BORDER
+        for lines, width in zip(columns, widths, strict=True):
+            text = lines[index] if index < len(lines) else ""
+            yield Segment(f" {text}{' ' * (width - cell_len(text))} ", cell_style)
+            yield _BORDER
+        yield _NEWLINE
+
+
+def _wrapped(out: Console, text: str, width: int) -> list[str]:
+    plain_text = strip_control_codes(text).expandtabs(8)
+    if "\n" not in plain_text and cell_len(plain_text) <= width:
+        return [plain_text]
+    return [line.plain.rstrip() for line in Text(plain_text).wrap(out, width)]
 
 
 def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_seq: int,

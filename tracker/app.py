@@ -594,10 +594,17 @@ class Trek:
             # A reversal folded in memory (not yet in the read models) overrides the row.
             return marks.get(seq, stored)
 
-        # Events past the stored read models, folded just now: few, unless the store has none.
-        pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
-                                   for e in view.new_log) if selection.matches(doc)]
+        # The rows stored in the log read model are read from it; the events past them were
+        # folded just now (few, unless the campaign's read models are not stored at all: then
+        # the log rows an older release stored still come first, as they were written).
         before = view.new_log[0].seq if view.new_log else view.events + 1
+        if before == 1:
+            rows = self.views.query("SELECT MAX(seq) FROM trek_view_log WHERE campaign_id = ?",
+                                    (view.campaign_id,))
+            before = int(rows[0][0] or 0) + 1
+        pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
+                                   for e in view.new_log if e.seq >= before)
+                   if selection.matches(doc)]
         last = selection.last
         if last is not None:
             pending = pending[-last:]
