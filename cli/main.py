@@ -453,7 +453,7 @@ CSV_HELP = ("Print CSV for a spreadsheet (RFC 4180, a header row). A text cell s
 
 def _csv_or_json(as_csv: bool) -> None:
     if as_csv and settings().json:
-        raise click.UsageError("--csv and --json each choose the output; give one of them")
+        raise click.UsageError("--csv and --json each choose the output; give one of them.")
 
 
 @trek.command()
@@ -488,10 +488,10 @@ class AtLeastOne(click.ParamType[int]):
             try:
                 number = int(str(value).strip())
             except ValueError:
-                self.fail(f"{self.what} is a whole number of 1 or more, not {value!r}",
+                self.fail(f"{self.what} is a whole number of 1 or more, not {value!r}.",
                           param, ctx)
         if not 1 <= number <= MAX_SEQ:
-            self.fail(f"{self.what} is a whole number of 1 or more, not {number}", param, ctx)
+            self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
         return number
 
 
@@ -499,9 +499,9 @@ class AtLeastOne(click.ParamType[int]):
 @click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
               help="Only events of day N.")
 @click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only events of session N.")
-@click.option("--from", "since", type=AtLeastOne("the first event to show (SEQ)"),
+@click.option("--from", "since", type=AtLeastOne("the seq to start from"),
               metavar="SEQ", help="Only events from seq SEQ on.")
-@click.option("--last", type=AtLeastOne("the number of rows to show (N)"), metavar="N",
+@click.option("--last", type=AtLeastOne("the number of rows to show"), metavar="N",
               help="Only the N newest of the events the other options pick (still oldest "
                    "first).")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
@@ -528,7 +528,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     _csv_or_json(as_csv)
     if as_jsonl and (as_csv or settings().json):
         raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
-                               "them")
+                               "them.")
     trek_app = open_store(writes=False)
     selection = LogFilter(day=day_number, session=session, since=since, last=last)
     stream = trek_app.log_stream(settings().campaign, selection)
