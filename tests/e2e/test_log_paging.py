@@ -15,6 +15,7 @@ import io
 import json
 import os
 import pty
+import re
 import select
 import shlex
 import struct
@@ -98,9 +99,10 @@ def seqs_of_json(run_: TrekRun) -> list[int]:
 
 
 def seqs_of_table(text: str) -> list[int]:
-    """The seq column of the human table (continuation lines of a wrapped row have none)."""
+    """The seq column of the human table (continuation lines of a wrapped row have none),
+    colours and styles left out."""
     seqs = []
-    for line in text.splitlines():
+    for line in re.sub(r"\x1b\[[0-9;]*m", "", text).splitlines():
         cells = line.split("\u2502")
         if len(cells) > 2 and cells[1].strip().isdigit():
             seqs.append(int(cells[1]))
@@ -140,7 +142,7 @@ CASES: list[tuple[dict[str, int], list[int]]] = [
     ({"day": 2, "last": 2}, [14, 15]),
     ({"session": 1, "since": 6}, [6, 7, 8, 9]),
     ({"session": 1, "last": 1}, [9]),
-    ({"day": 1, "last": 10}, [5, 6, 7, 8]),
+    ({"day": 1, "last": 10}, [5, 6, 7, 8, 9]),
     ({"since": 5, "last": 2}, [16, 17]),
     ({"day": 2, "session": 2, "since": 14, "last": 1}, [15]),
     ({"day": 0, "since": 2, "last": 2}, [3, 4]),
@@ -401,3 +403,20 @@ def test_a_long_table_reads_as_one_table(long_campaign: str) -> None:
     columns = [i for i, ch in enumerate(lines[1]) if ch == "\u2503"]
     for line in lines[3:-1]:
         assert [i for i, ch in enumerate(line) if ch == "\u2502"] == columns
+
+
+@pytest.mark.slow
+def test_the_readme_example_prints_what_trek_prints(tmp_path: Path) -> None:
+    """The README's "Reading the log" example, after its three-day journey, at 80 columns."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## Reading the log"):]
+    block = re.search(r"```console\n\$ (trek [^\n]+)\n(.*?)```", section, re.S)
+    assert block is not None
+    command, shown = block.group(1), block.group(2)
+    sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+    from test_readme_journey import journey_lines
+
+    db = str(tmp_path / "ashes.db")
+    for line in journey_lines():    # run from the project, where its map is
+        ok(run(db, *shlex.split(line)[1:]))
+    assert ok(run(db, *shlex.split(command)[1:], COLUMNS="80")).stdout == shown
