@@ -498,7 +498,8 @@ class AtLeastOne(click.ParamType[int]):
 @trek.command()
 @click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
               help="Only events of day N.")
-@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only events of session N.")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+              help="Only events of session N (and the `session start` that opened it).")
 @click.option("--from", "since", type=AtLeastOne("the seq to start from"),
               metavar="SEQ", help="Only events from seq SEQ on.")
 @click.option("--last", type=AtLeastOne("the number of rows to show"), metavar="N",
