@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from types import ModuleType
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
+from rich.control import strip_control_codes
 from rich.markup import escape
+from rich.segment import Segment, Segments
+from rich.style import Style
 from rich.table import Table as RichTable
+from rich.text import Text
 
 from cli.drawing import named_paths
 from cli.output import json_text as json_text
@@ -36,6 +43,24 @@ class Table(RichTable):
 
 def emit_json(value: Any) -> None:
     sys.stdout.write(json_text(value))
+
+
+def emit_json_list(values: Iterable[Any]) -> None:
+    """A JSON list written item by item as `values` yields them (never held as a whole), in
+    the very layout `emit_json` gives the whole list."""
+    write = sys.stdout.write
+    opening = "[\n  "
+    for value in values:
+        write(opening + json.dumps(value, indent=2, ensure_ascii=False).replace("\n", "\n  "))
+        opening = ",\n  "
+    write("[]\n" if opening == "[\n  " else "\n]\n")
+
+
+def emit_json_lines(values: Iterable[Any]) -> None:
+    """One JSON document per line (JSON Lines), written as `values` yields them."""
+    write = sys.stdout.write
+    for value in values:
+        write(json.dumps(value, ensure_ascii=False) + "\n")
 
 
 def square_text(value: Any) -> str:
@@ -221,15 +246,109 @@ def print_status(status: dict[str, Any]) -> None:
         console.print(table)
 
 
-def print_log(entries: list[dict[str, Any]], ruleset: str) -> None:
-    table = Table("seq", "day", "event", "what happened", "note")
-    for entry in entries:
-        cancelled = entry["cancelled_by"]
-        note = f"cancelled by #{cancelled}" if cancelled else ""
-        style = "dim strike" if cancelled else None
-        table.add_row(str(entry["seq"]), str(entry["day"]), entry["type"],
-                      summary(entry, ruleset), note, style=style)
-    console.print(table)
+LOG_HEADERS = ("seq", "day", "event", "what happened", "note")
+# Rows rendered at a time when a log is longer than this: each chunk is a table of the same
+# fixed column widths whose borders join the one before, so a long log reads as one table.
+LOG_CHUNK = 200
+_CANCELLED_NOTE = "cancelled by #"
+
+
+def _log_table(widths: Sequence[int] | None = None) -> Table:
+    if widths is None:
+        return Table(*LOG_HEADERS)
+    table = Table()
+    for name, width in zip(LOG_HEADERS, widths, strict=True):
+        table.add_column(name, width=width)
+    return table
+
+
+def _log_cells(entry: dict[str, Any], ruleset: str) -> tuple[list[str], str | None]:
+    """A log row's five cells and its style (cancelled events are dimmed and struck out)."""
+    cancelled = entry["cancelled_by"]
+    note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
+    return ([str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry, ruleset),
+             note], "dim strike" if cancelled else None)
+
+
+def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console | None = None,
+              last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
+              chunk: int = LOG_CHUNK) -> None:
+    """The log as a table, printed as the entries come.
+
+    A log of at most `chunk` rows is one table sized to what it holds. A longer one is printed
+    `chunk` rows at a time without ever holding more: its columns are sized before the rest is
+    read, from the largest seq and day it can hold (`last_seq`, `last_day`), the longest event
+    name (`event_types`, and the first rows') and the first rows' longest line; a longer line
+    further down wraps within its column.
+    """
+    out = out or console
+    rows = iter(entries)
+    first = list(islice(rows, chunk + 1))
+    if len(first) <= chunk:
+        table = _log_table()
+        for entry in first:
+            cells, style = _log_cells(entry, ruleset)
+            table.add_row(*cells, style=style)
+        out.print(table)
+        return
+    widths = _log_widths(first, ruleset, out.width, last_seq=last_seq, last_day=last_day,
+                         event_types=event_types)
+    # The borders and header are rich's own (a table with no rows); the rows are laid out
+    # here, in those widths, so a long log is not measured again chunk after chunk.
+    frame = out.render_lines(_log_table(widths), out.options, pad=False, new_lines=True)
+    head, bottom = frame[:-1], frame[-1]
+    out.print(Segments(segment for line in head for segment in line), end="", soft_wrap=True)
+    page = first
+    while page:
+        out.print(Segments(segment for entry in page
+                           for segment in _log_row(out, widths, *_log_cells(entry, ruleset))),
+                  end="", soft_wrap=True)
+        page = list(islice(rows, chunk))
+    out.print(Segments(bottom), end="", soft_wrap=True)
+
+
+_BORDER = Segment("\u2502")
+_NEWLINE = Segment.line()
+
+
+def _log_row(out: Console, widths: Sequence[int], cells: list[str], style: str | None
+             ) -> Iterator[Segment]:
+    """The lines of one row of fixed-width cells, each wrapped within its column as rich
+    wraps a table cell (at spaces, a longer word folded)."""
+    cell_style = Style.parse(style) if style else None
+    columns = [_wrapped(out, text, width) for text, width in zip(cells, widths, strict=True)]
+    for index in range(max(map(len, columns))):
+        yield _BORDER
+        for lines, width in zip(columns, widths, strict=True):
+            text = lines[index] if index < len(lines) else ""
+            yield Segment(f" {text}{' ' * (width - cell_len(text))} ", cell_style)
+            yield _BORDER
+        yield _NEWLINE
+
+
+def _wrapped(out: Console, text: str, width: int) -> list[str]:
+    plain_text = strip_control_codes(text).expandtabs(8)
+    if "\n" not in plain_text and cell_len(plain_text) <= width:
+        return [plain_text]
+    return [line.plain.rstrip() for line in Text(plain_text).wrap(out, width)]
+
+
+def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_seq: int,
+                last_day: int, event_types: Iterable[str]) -> tuple[int, ...]:
+    """The content width of each log column, from what is known before the rest is read."""
+    seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
+    day = max(len(LOG_HEADERS[1]), len(str(max(last_day, *(e["day"] for e in first)))))
+    event = max(len(LOG_HEADERS[2]), *map(len, event_types), *(len(e["type"]) for e in first))
+    # Two spaces of padding in each of five columns and six borders.
+    room = width - (seq + day + event) - 5 * 2 - 6
+    # "cancelled by #N" on one line when that leaves the summary room, else on two.
+    note = len(_CANCELLED_NOTE) + seq
+    if room - note < 40:
+        note = len(_CANCELLED_NOTE.rstrip(" #"))
+    room -= note
+    longest = max(cell_len(summary(e, ruleset)) for e in first)
+    what = max(len(LOG_HEADERS[3]), min(longest, room))
+    return (seq, day, event, what, note)
 
 
 def _value(value: Any) -> str:

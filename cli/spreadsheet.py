@@ -50,7 +50,7 @@ def write(columns: tuple[str, ...], rows: Iterable[dict[str, Any]],
         writer.writerow([cell(row.get(column)) for column in columns])
 
 
-def log_rows(entries: list[dict[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
+def log_rows(entries: Iterable[dict[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
     """One row per log entry of a campaign played under `ruleset`, its summary the sentence
     `trek log` shows."""
     for entry in entries:

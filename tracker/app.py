@@ -5,9 +5,11 @@ from __future__ import annotations
 import getpass
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from itertools import chain
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
@@ -43,9 +45,10 @@ from domain.state import Game, Role
 from projections.audit import Auditor
 from projections.compare import changes
 from projections.db import Database
+from projections.logread import LogFilter, stored_entries
 from projections.projector import Progress, Projector
 from projections.recap import Recapper
-from projections.views import CampaignView, event_document, log_entries, status_of
+from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain_reader import ChainReader
@@ -65,6 +68,22 @@ SNAPSHOT_EVERY = 100
 SAVE_ATTEMPTS = 8
 
 Documents = list[dict[str, Any]]
+LOG_BATCH = 500
+
+
+@dataclass(frozen=True)
+class LogStream:
+    """A selection of a campaign's log, read as `entries` is consumed.
+
+    `events` is the campaign's newest seq and `day` the day it is on: no entry has a larger
+    seq, and (days only ever open one after another) hardly ever a larger day, so a table can
+    size its columns before reading a row.
+    """
+
+    ruleset: str
+    events: int
+    day: int
+    entries: Iterator[dict[str, Any]]
 
 
 class ConcurrentChange(TrackerError):
@@ -557,31 +576,52 @@ class Trek:
 
     def log(self, slug: str | None, *, day: int | None = None,
             session: int | None = None) -> Documents:
+        """Every entry of the campaign's log (of day `day`, of session `session`), in order."""
+        return list(self.log_stream(slug, LogFilter(day=day, session=session)).entries)
+
+    def log_stream(self, slug: str | None, selection: LogFilter | None = None, *,
+                   batch: int = LOG_BATCH) -> LogStream:
+        """The log entries `selection` picks, read from the store a page at a time as they
+        are consumed, never all at once. A missing campaign or session is refused here, before
+        any entry is read."""
+        selection = selection or LogFilter()
         view = self.view(slug)
-        if session is not None:
-            self._check_session(view, session)
-        rows = self.views.query(
-            "SELECT seq, type, day, session, gm, recorded_at, cancelled_by, event_json "
-            "FROM trek_view_log WHERE campaign_id = ? ORDER BY seq", (view.campaign_id,))
-        entries = log_entries(rows, self.rulesets.event_types(view.ruleset))
-        stored = {e["seq"] for e in entries}
-        for pending in view.new_log:
-            if pending.seq not in stored:
-                entries.append({"seq": pending.seq, "type": pending.type, "day": pending.day,
-                                "session": pending.session, "gm": pending.gm,
-                                "recorded_at": pending.recorded_at, "cancelled_by": None,
-                                **{k: v for k, v in pending.event.items()
-                                   if k not in ("seq", "type")}})
-        for entry in entries:
-            entry["cancelled_by"] = view.cancelled.get(entry["seq"])
-        if day is not None:
-            entries = [e for e in entries if e["day"] == day]
-        if session is not None:
-            # A session's opening event is stamped with the session before it, so it is
-            # picked out by the number it opens.
-            entries = [e for e in entries if e["session"] == session or (
-                e["type"] == "SessionStarted" and e.get("number") == session)]
-        return entries
+        if selection.session is not None:
+            self._check_session(view, selection.session)
+        marks = view.marks
+
+        def cancelled_by(seq: int, stored: int | None) -> int | None:
+            # A reversal folded in memory (not yet in the read models) overrides the row.
+            return marks.get(seq, stored)
+
+        # The rows stored in the log read model are read from it; the events past them were
+        # folded just now (few, unless the campaign's read models are not stored at all: then
+        # the log rows an older release stored still come first, as they were written).
+        before = view.new_log[0].seq if view.new_log else view.events + 1
+        if before == 1:
+            rows = self.views.query("SELECT MAX(seq) FROM trek_view_log WHERE campaign_id = ?",
+                                    (view.campaign_id,))
+            before = int(rows[0][0] or 0) + 1
+        pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
+                                   for e in view.new_log if e.seq >= before)
+                   if selection.matches(doc)]
+        last = selection.last
+        if last is not None:
+            pending = pending[-last:]
+            last -= len(pending)
+        stored = (stored_entries(self.views, view.campaign_id, selection, before=before,
+                                 types=self.rulesets.event_types(view.ruleset),
+                                 cancelled_by=cancelled_by, last=last, batch=batch)
+                  if before > 1 and (last is None or last > 0) else iter(()))
+        return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
+                         entries=chain(stored, pending))
+
+    @staticmethod
+    def _pending_document(entry: LogEntry, cancelled_by: int | None) -> dict[str, Any]:
+        return {"seq": entry.seq, "type": entry.type, "day": entry.day,
+                "session": entry.session, "gm": entry.gm, "recorded_at": entry.recorded_at,
+                "cancelled_by": cancelled_by,
+                **{k: v for k, v in entry.event.items() if k not in ("seq", "type")}}
 
     @staticmethod
     def _check_session(view: CampaignView, session: int) -> None:

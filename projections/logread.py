@@ -1,0 +1,120 @@
+"""Reading a campaign's log read model a page at a time: only the rows a selection asks for.
+
+`trek log` on a campaign of tens of thousands of events must neither read every row nor hold
+them all. The selection (`LogFilter`) becomes the WHERE clause; rows come in pages of `batch`,
+each page its own short query that starts after the last seq the previous page returned (so no
+statement stays open while a reader, a pager say, takes its time). `--last N` first finds the
+seq of the N-th newest row the other filters select (ORDER BY seq DESC, one row at OFFSET N-1),
+then reads forward from it, so the newest rows still come oldest first and memory stays flat
+however large N is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.events import TrekEvent
+from projections.db import Database, Row
+from projections.views import log_entries
+
+LOG_COLUMNS = "seq, type, day, session, gm, recorded_at, cancelled_by, event_json"
+BATCH = 500
+
+
+@dataclass(frozen=True)
+class LogFilter:
+    """Which log entries to show; every filter given must hold (they combine with AND).
+
+    `since`: seq >= since. `day`: entries of that day. `session`: entries stamped with that
+    session, and the event that opened it (stamped with the session before it). `last`: of
+    what the others select, only the `last` newest (still shown oldest first).
+    """
+
+    day: int | None = None
+    session: int | None = None
+    since: int | None = None
+    last: int | None = None
+
+    def matches(self, entry: Mapping[str, Any]) -> bool:
+        """Whether one entry (a log document) is selected by the filters other than `last`."""
+        if self.since is not None and entry["seq"] < self.since:
+            return False
+        if self.day is not None and entry["day"] != self.day:
+            return False
+        return self.session is None or entry["session"] == self.session or (
+            entry["type"] == "SessionStarted" and entry.get("number") == self.session)
+
+
+def session_openings(db: Database, campaign_id: str, session: int, before: int) -> list[int]:
+    """The seqs of the stored SessionStarted rows (seq < before) that open session `session`.
+
+    Their `session` column holds the session before them, so they are found by the number
+    they open: only a campaign's session starts are read, one short JSON each.
+    """
+    rows = db.query(
+        "SELECT seq, event_json FROM trek_view_log WHERE campaign_id = ? AND seq < ? "
+        "AND type = 'SessionStarted' ORDER BY seq", (campaign_id, before))
+    return [int(seq) for seq, text in rows if json.loads(text).get("number") == session]
+
+
+def _where(campaign_id: str, selection: LogFilter, before: int, openings: Sequence[int]
+           ) -> tuple[str, list[Any]]:
+    clauses = ["campaign_id = ?", "seq < ?"]
+    params: list[Any] = [campaign_id, before]
+    if selection.since is not None:
+        clauses.append("seq >= ?")
+        params.append(selection.since)
+    if selection.day is not None:
+        clauses.append("day = ?")
+        params.append(selection.day)
+    if selection.session is not None:
+        opened = "".join(" OR seq = ?" for _ in openings)
+        clauses.append(f"(session = ?{opened})")
+        params.extend([selection.session, *openings])
+    return " AND ".join(clauses), params
+
+
+def stored_pages(db: Database, campaign_id: str, selection: LogFilter, *, before: int,
+                 last: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:
+    """The stored log rows (seq < before) that `selection` picks, in seq order, a page of at
+    most `batch` rows at a time.
+
+    `last` (given in place of `selection.last`, which the caller may have reduced by the rows
+    it holds itself) keeps only that many of the newest.
+    """
+    openings = (session_openings(db, campaign_id, selection.session, before)
+                if selection.session is not None else [])
+    where, params = _where(campaign_id, selection, before, openings)
+    after = 0
+    if last is not None:
+        if last < 1:
+            return
+        first = db.query(f"SELECT seq FROM trek_view_log WHERE {where} "
+                         "ORDER BY seq DESC LIMIT 1 OFFSET ?", (*params, last - 1))
+        if first:
+            after = int(first[0][0]) - 1
+    while True:
+        rows = db.query(f"SELECT {LOG_COLUMNS} FROM trek_view_log WHERE {where} AND seq > ? "
+                        "ORDER BY seq LIMIT ?", (*params, after, batch))
+        if rows:
+            yield rows
+        if len(rows) < batch:
+            return
+        after = int(rows[-1][0])
+
+
+def stored_entries(db: Database, campaign_id: str, selection: LogFilter, *, before: int,
+                   types: Mapping[str, type[TrekEvent]],
+                   cancelled_by: Callable[[int, int | None], int | None],
+                   last: int | None = None, batch: int = BATCH
+                   ) -> Iterator[dict[str, Any]]:
+    """The log documents of `stored_pages`, one page decoded at a time; `cancelled_by(seq,
+    stored)` gives each entry's mark (the stored one unless a reversal not yet stored changed
+    it)."""
+    for page in stored_pages(db, campaign_id, selection, before=before, last=last, batch=batch):
+        for entry in log_entries(page, types):
+            entry["cancelled_by"] = cancelled_by(entry["seq"], entry["cancelled_by"])
+            yield entry
