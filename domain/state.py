@@ -230,8 +230,8 @@ def _gathered(data: dict[str, Any], legacy: bool) -> dict[str, Any]:
 
 
 def flat_stats(fields: dict[str, Any]) -> dict[str, Any]:
-    """A character's old stat fields as its `stats` hold them: a table of stats (the old
-    `pools`) gives its entries, the rest are stats themselves."""
+    """A character's old stat fields as its `stats` hold them: a field that was a table of
+    stats gives its entries, the rest are stats themselves."""
     out: dict[str, Any] = {}
     for key, value in fields.items():
         if isinstance(value, dict):

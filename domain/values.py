@@ -15,7 +15,7 @@ from domain.errors import RuleViolation
 
 # Supplies and house-rule amounts: far beyond any campaign, far inside every store's integers.
 MAX_AMOUNT = 10**9
-# Skill, attribute and movement levels, and a ruleset's stats and pools.
+# Skill, attribute and movement levels, and a ruleset's own stats.
 MAX_LEVEL = 100
 # Health and Energy maxima and harm.
 MAX_POINTS = 10**6

@@ -1,0 +1,244 @@
+"""A ruleset is one package plus one registry line, and the core speaks none of their words.
+
+The first test reads the product's shared modules and looks for a ruleset's name or one of the
+words only a ruleset uses. The others play a small ruleset defined here, which no product module
+knows, through the real application and a real SQLite store: it is given to `Trek.open` in a
+registry, exactly as the composition root gives the five shipped ones, and everything a ruleset
+package brings (its stat option, its event, its own state, its re-decision for undo) works.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import singledispatchmethod
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+from pydantic import BaseModel
+
+from domain.battlemap import LegendSpec
+from domain.dice import Dice
+from domain.encounter import (
+    ENCOUNTER_EVENTS,
+    CombatantChanged,
+    RoundStarted,
+    open_encounter,
+)
+from domain.errors import NotOffered, RuleViolation
+from domain.events import CORE_EVENTS, TrekEvent
+from domain.geometry import DIRECTIONS, Square
+from domain.grid import SQUARES
+from domain.partial import WithoutOverland
+from domain.ruleset import (
+    CharacterOptions,
+    Command,
+    Decision,
+    EnterCombatant,
+    MoveCombatant,
+    NoHouseRules,
+    Registry,
+    Situation,
+    StartRound,
+    not_offered,
+)
+from domain.state import Character, Combatant, Side
+from tracker.app import Trek
+from tracker.registry import RULESETS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# What only one system or another talks about (RULES §7-§12), and the shipped rulesets' names.
+# `facing` is not here: RULES §6 gives every ruleset's `encounter join`/`add` a `--facing` and
+# every combatant a `facing` in `encounter status`, so the core keeps it.
+RULESET_WORDS = re.compile(
+    r"\b(forag\w*|forced[ -]march\w*|strain\w*|shortcut\w*|transit|posture\w*|"
+    r"initiative pass\w*|chase\w*|prone|night[ -]travel\w*|upkeep\w*|pools?|might|intellect|"
+    + "|".join(re.escape(name) for name in RULESETS.names) + r")\b",
+    re.IGNORECASE)
+
+
+def shared_modules() -> list[Path]:
+    """Every product module but the registry and the files named after a ruleset."""
+    names = RULESETS.names
+    found = []
+    for package in ("tracker", "domain", "projections", "cli"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT)
+            if relative == Path("tracker/registry.py"):
+                continue
+            if any(part == name or part.startswith((f"{name}.", f"{name}_"))
+                   for part in relative.parts for name in names):
+                continue
+            found.append(path)
+    return found
+
+
+def test_no_shared_module_names_a_ruleset_or_uses_its_words() -> None:
+    modules = shared_modules()
+    assert len(modules) > 40  # the walk found the product, not an empty folder
+    offending = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in modules
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+        if RULESET_WORDS.search(line)
+    ]
+    assert offending == []
+
+
+def test_the_word_check_finds_a_ruleset_word_where_there_is_one() -> None:
+    # The control: the pattern does catch such words, in the files named after the rulesets.
+    assert RULESET_WORDS.search("the party forages")
+    assert RULESET_WORDS.search("Cypher pools")
+    assert RULESET_WORDS.search((ROOT / "domain/besm/events.py").read_text(encoding="utf-8"))
+    assert not RULESET_WORDS.search("a conflicting append passes through")
+
+
+# -- a ruleset the product has never heard of --------------------------------------------------
+
+
+class Strode(CombatantChanged):
+    """Stride: a combatant walked `path`, one stride a square."""
+
+    moves: ClassVar[bool] = True
+
+
+class Stride(WithoutOverland):
+    """Each round a combatant walks up to its stride in squares, in as many moves as it likes."""
+
+    name = "stride"
+    commands: frozenset[type[Command]] = frozenset()
+    command_line: str | None = None
+    events: tuple[type[TrekEvent], ...] = (Strode,)
+    character_options: frozenset[str] = frozenset({"stride"})
+    audit_sections: tuple[str, ...] = ()
+    house_rules: type[BaseModel] = NoHouseRules
+    grid = "square"
+    encounters = True
+    move_options: frozenset[str] = frozenset()
+    battle_legend = LegendSpec(words=frozenset({"open"}))
+    default_facing: str | None = None
+
+    def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
+        stride = options.extra.get("stride")
+        if not isinstance(stride, int) or not 1 <= stride <= 9:
+            raise RuleViolation(f"a stride character needs --stride 1 to 9, not {stride}")
+        return {"stats": {"stride": stride}, "health_max": 10, "energy_max": 10}
+
+    def enter(self, situation: Situation, command: EnterCombatant,
+              character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        if character is None:
+            options = command.options or CharacterOptions(name=command.name)
+            return dict(self.character(situation, options)["stats"]), {"walked": 0}
+        return {}, {"walked": 0}
+
+    def _stride(self, situation: Situation, combatant: Combatant) -> int:
+        if combatant.from_roster:
+            return int(situation.game.characters[combatant.name].stats["stride"])
+        return int(combatant.stats["stride"])
+
+    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+        encounter = open_encounter(situation.game)
+        return RoundStarted(number=encounter.round + 1,
+                            states={name: {"walked": 0} for name in encounter.combatants})
+
+    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+        encounter = open_encounter(situation.game)
+        mover = encounter.combatant(command.name)
+        walked = int(mover.state["walked"]) + len(command.steps)
+        if walked > self._stride(situation, mover):
+            raise RuleViolation(f"{mover.name} strides {self._stride(situation, mover)} "
+                                f"squares a round and has walked {mover.state['walked']}")
+        path = [mover.at]
+        for direction in command.steps:
+            path.append(SQUARES.step(path[-1], direction))
+        return Strode(name=mover.name, path=path, state={"walked": walked})
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        walked = int(combatant.state["walked"])
+        return {"moved": walked, "remaining": self._stride(situation, combatant) - walked}
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return {}
+
+    @singledispatchmethod
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        raise not_offered(self.name, command.what)
+
+    def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
+        if isinstance(event, RoundStarted):
+            return self.start_round(situation, StartRound())
+        if isinstance(event, Strode):
+            steps = tuple(direction(a, b) for a, b in zip(event.path, event.path[1:],
+                                                            strict=False))
+            return self.move_combatant(situation, MoveCombatant(name=event.name, steps=steps))
+        return None
+
+
+def direction(a: Square, b: Square) -> str:
+    return next(d for d, (dx, dy) in DIRECTIONS.items() if (a.x + dx, a.y + dy) == (b.x, b.y))
+
+
+PLAYED = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=[*RULESETS, Stride()])
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> str:
+    return str(tmp_path / "stride.db")
+
+
+def play(db: str) -> None:
+    with Trek.open(db, rulesets=PLAYED, create=True, gm="gm") as trek:
+        trek.init("Stride Test", ruleset="stride", seed=1)
+        trek.add_character(None, CharacterOptions(name="Kira", extra={"stride": 2}))
+        trek.start_encounter(None, "Scuffle", None)
+        trek.enter_combatant(None, EnterCombatant(name="Kira", at=Square(0, 0)))
+        trek.enter_combatant(None, EnterCombatant(
+            name="Rat", at=Square(5, 0), side=Side.ENEMY, from_roster=False,
+            options=CharacterOptions(name="Rat", extra={"stride": 1})))
+        trek.start_round(None, StartRound())
+        trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))
+        trek.move_combatant(None, MoveCombatant(name="Kira", steps=("SE",)))
+
+
+def test_a_new_ruleset_plays_through_the_application_and_its_store(store: str) -> None:
+    play(store)
+
+    # Read back in a new process's way: a fresh application over the same file.
+    with Trek.open(store, rulesets=PLAYED) as trek:
+        status = trek.status(None)
+        assert status["ruleset"] == "stride"
+        kira = status["encounter"]["combatants"]["Kira"]
+        # Two strides from 0,0: east to 1,0, then south-east to 2,1; Kira's stride is 2.
+        assert (kira["position"], kira["moved"], kira["remaining"]) == ({"x": 2, "y": 1}, 2, 0)
+        assert status["encounter"]["combatants"]["Rat"]["remaining"] == 1
+        assert status["characters"]["Kira"]["health_max"] == 10
+        assert [e["type"] for e in trek.log(None)][-2:] == ["Strode", "Strode"]
+
+
+def test_a_new_rulesets_own_refusals_record_nothing(store: str) -> None:
+    play(store)
+    with Trek.open(store, rulesets=PLAYED) as trek:
+        before = trek.status(None)["events"]
+        with pytest.raises(RuleViolation, match="strides 2 squares a round"):
+            trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))
+        with pytest.raises(NotOffered, match="--basic-move is another ruleset's option"):
+            trek.add_character(None, CharacterOptions(name="Oren", extra={"basic_move": 5}))
+        trek.end_encounter(None)
+        with pytest.raises(NotOffered, match="no overland rules"):
+            trek.start_day(None)
+        before += 1
+        assert trek.status(None)["events"] == before
+
+
+def test_undo_redecides_a_new_rulesets_events(store: str) -> None:
+    play(store)
+    with Trek.open(store, rulesets=PLAYED) as trek:
+        # Undo the first stride with --cascade: the second one started from 1,0 and is
+        # re-decided from 0,0, where its recorded path no longer begins, so it goes too.
+        seq = next(e["seq"] for e in trek.log(None) if e["type"] == "Strode")
+        trek.undo(None, seq, cascade=True, reason="wrong square")
+        kira = trek.status(None)["encounter"]["combatants"]["Kira"]
+        assert (kira["position"], kira["moved"]) == ({"x": 0, "y": 0}, 0)
+        trek.replay()
+        assert trek.status(None)["encounter"]["combatants"]["Kira"]["moved"] == 0
