@@ -39,9 +39,9 @@ def test_a_cypher_campaign_through_the_command_line(trek_cli: Run, tmp_path: Pat
 
     ana = recorded(trek_cli("roster", "add-character", "Ana", "--might", "12", "--speed", "10",
                             "--json"), 2, "CharacterAdded")
-    assert ana["pools"] == {"might": 12, "speed": 10}
+    assert ana["stats"] == {"might": 12, "speed": 10}
     refused(trek_cli("roster", "add-character", "Bo", "--body", "5", "--mind", "5",
-                     "--soul", "5"), "BESM options", "--might")
+                     "--soul", "5"), "another ruleset's option", "--might")
     recorded(trek_cli("roster", "add-mount", "Dusty", "--rider", "Ana", "--json"),
              3, "MountAdded")
     refused(trek_cli("move", "E"), "no day is open")

@@ -81,7 +81,7 @@ def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_cli: Run, db: st
                  "8", "--json"), 8, "CombatantEntered")
     refused(run("encounter", "move", "Kira", "E"), "no round has started")
     refused(run("encounter", "add", "Brute", "--side", "enemy", "--at", "7,1", "--body", "5"),
-            "--body", "BESM option")
+            "--body", "another ruleset's option")
     assert events() == 8
 
     recorded(run("encounter", "round", "--json"), 9, "RoundStarted")
