@@ -27,11 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import tracker.app
+from domain.battlemap import load_battle_map
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.campaign import Campaign, Stamp
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.battlemap import load_battle_map
 from domain.ruleset import (
     CharacterOptions,
     DayEndOptions,
