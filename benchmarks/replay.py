@@ -14,7 +14,7 @@ record    `trek harm Kira --health 1` on N events  ÷  the same on 100 events
 undo      `trek undo 7` on N events (re-checks every later event; redone, untimed, after each
           run)  ÷  `trek replay` on N events
 log       `trek log` on N events: seconds until its first 50 lines have arrived
-memory    the peak resident memory of the `trek replay` process on N events (os.wait4), MB;
+memory    the peak resident memory of the `trek replay` process on N events (GNU time), MB;
           the same on 100 events beside it
 
 The two sides of each ratio run alternately (A B A B ...), --runs pairs; a ratio is the median
