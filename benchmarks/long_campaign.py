@@ -10,8 +10,11 @@ The same day-by-day plan drives two players:
   application does. The large campaign is played this way, for build speed.
 
 Days are made of moves along the map's open top row, forages, forced marches (now and then one
-that strains a mount, repaired the next day), night travel, harm, supplies, sessions, and undos
-of a wrong move (a fifth of them taken back with redo).
+that strains a mount, repaired the next day), night travel, harm, supplies, sessions, undos
+of a wrong move (a fifth of them taken back with redo), and now and then an ambush: an encounter
+on a small battle map, both riders joining, two raiders added, two to four rounds of moves (a
+hit taken on the way, sometimes a raider fleeing), and the encounter ended before the day goes
+on.
 """
 
 from __future__ import annotations
@@ -24,14 +27,22 @@ from pathlib import Path
 from typing import Any
 
 import tracker.app
+from domain.battlemap import load_battle_map
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.ruleset import (
+    CharacterOptions,
+    DayEndOptions,
+    EnterCombatant,
+    MoveCombatant,
+    MoveOptions,
+    StartRound,
+)
 from domain.ruleset import Command as RulesetCommand
-from domain.state import Game
+from domain.state import Game, Side
 from tracker.app import Trek
 from tracker.registry import RULESETS
 
@@ -44,6 +55,26 @@ START = datetime(2024, 1, 1, 18, 0, tzinfo=UTC)
 # wealth, so cancelling it is always legal and every later event is re-checked.
 UNDO_OLD_TARGET = 7
 SAVE_BATCH = 1000
+# The battle map of every ambush: four open lanes, ten cells long. The riders start on the west
+# edge (lanes 0 and 3), the raiders on the east edge (lanes 1 and 2); each keeps to its lane, so
+# no two ever meet in a cell, and four rounds of at most two steps never leave the map.
+ARENA = """\
+[map]
+name = "Ravine Road"
+rows = [
+  "..........",
+  "..........",
+  "..........",
+  "..........",
+]
+
+[legend]
+"." = { terrain = "open" }
+"""
+ARENA_MAP = load_battle_map(ARENA, RULESETS.named("besm").battle_legend)
+FIGHTERS = (("Kira", 0, 0, "E"), ("Raider", 9, 1, "W"), ("Brute", 9, 2, "W"),
+            ("Oren", 0, 3, "E"))
+AMBUSH_CHANCE = 0.06
 
 
 @dataclass(frozen=True)
@@ -87,6 +118,8 @@ def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
             yield Command("repair", {"conveyance": damaged[0].name, "roll": rng.randint(2, 6)})
             yield Command("day end", {"hours": 8})
             continue
+        if rng.random() < AMBUSH_CHANCE:
+            yield from ambush(rng, day)
         current = game()
         if rng.random() < 0.35 and current.supplies["provisions"] >= 2:
             fresh = all(c.level == c.base_level for c in current.conveyances.values())
@@ -120,6 +153,27 @@ def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
                     if rng.random() < 0.2:
                         yield Command("redo")
         yield Command("day end", {"hours": rng.choice((8, 8, 8, 6))})
+
+
+def ambush(rng: random.Random, day: int) -> Iterator[Command]:
+    """An encounter from start to end: 1 + 4 + rounds x (1 + 4 moves) + 1 events, give or take
+    a hit taken and a raider fleeing."""
+    yield Command("encounter start", {"name": f"Ambush on day {day}"})
+    for name, x, y, _ in FIGHTERS:
+        yield Command("encounter enter", {"name": name, "x": x, "y": y})
+    fled = False
+    for _ in range(rng.randint(2, 4)):
+        yield Command("encounter round")
+        for name, _, _, heading in FIGHTERS:
+            if not (fled and name == "Brute"):
+                yield Command("encounter move",
+                              {"name": name, "steps": (heading,) * rng.choice((1, 1, 2))})
+        if rng.random() < 0.3:
+            yield Command("harm", {"health": rng.randint(1, 2), "energy": 0})
+        if not fled and rng.random() < 0.15:
+            fled = True
+            yield Command("encounter remove", {"name": "Brute"})
+    yield Command("encounter end")
 
 
 class Clock:
@@ -187,6 +241,34 @@ class _AppTarget:
     def end_session(self) -> Any:
         return self.trek.end_session(None)
 
+    def start_encounter(self, name: str, battle_map: dict[str, Any] | None) -> Any:
+        return self.trek.start_encounter(None, name, ARENA)
+
+    def enter_combatant(self, command: EnterCombatant) -> Any:
+        return self.trek.enter_combatant(None, command)
+
+    def start_round(self, command: StartRound) -> Any:
+        return self.trek.start_round(None, command)
+
+    def move_combatant(self, command: MoveCombatant) -> Any:
+        return self.trek.move_combatant(None, command)
+
+    def remove_combatant(self, name: str) -> Any:
+        return self.trek.remove_combatant(None, name)
+
+    def end_encounter(self) -> Any:
+        return self.trek.end_encounter(None)
+
+
+def _enter(target: Any, a: dict[str, Any]) -> Any:
+    """`encounter join` for a rider, `encounter add` for a raider."""
+    at = Square(a["x"], a["y"])
+    if a["name"] in ("Kira", "Oren"):
+        return target.enter_combatant(EnterCombatant(name=a["name"], at=at))
+    return target.enter_combatant(EnterCombatant(
+        name=a["name"], at=at, side=Side.ENEMY, from_roster=False,
+        options=CharacterOptions(name=a["name"], extra={"body": 5, "mind": 3, "soul": 3})))
+
 
 # One table for both players: the aggregate and the use-case facade share these method names.
 ACTIONS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
@@ -201,6 +283,13 @@ ACTIONS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
     "supplies add": lambda c, a: c.add_supplies(a["amounts"]),
     "session start": lambda c, a: c.start_session(a["title"]),
     "session end": lambda c, a: c.end_session(),
+    "encounter start": lambda c, a: c.start_encounter(a["name"], ARENA_MAP),
+    "encounter enter": _enter,
+    "encounter round": lambda c, a: c.start_round(StartRound()),
+    "encounter move": lambda c, a: c.move_combatant(MoveCombatant(name=a["name"],
+                                                                  steps=a["steps"])),
+    "encounter remove": lambda c, a: c.remove_combatant(a["name"]),
+    "encounter end": lambda c, a: c.end_encounter(),
 }
 
 
