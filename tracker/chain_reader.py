@@ -13,6 +13,9 @@ from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, check_chain
 from tracker.stores import Location, store_errors
 
+# How many snapshots are read at once when their digests are checked.
+SNAPSHOT_PAGE = 20
+
 
 class ChainReader:
     """The chain of every campaign in one store, as it now stands on disk."""
@@ -56,18 +59,25 @@ class ChainReader:
         snapshots = self.app.snapshots
         if snapshots is None:
             return None
-        with store_errors(self.location):
-            rows = snapshots.recorder.select_events(cid)
-        for row in rows:
-            try:
-                snapshot = self.app.mapper.to_domain_event(row)
-            except Exception:
-                return row.originator_version, (
-                    f"the snapshot at event {row.originator_version} cannot be read any more")
-            problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
-            if problem is not None:
-                return row.originator_version, problem
-        return None
+        after: int | None = None
+        while True:
+            # A page at a time: a long campaign's snapshots each hold its whole state, and
+            # all of them at once would take memory in proportion to its length.
+            with store_errors(self.location):
+                rows = snapshots.recorder.select_events(cid, gt=after, limit=SNAPSHOT_PAGE)
+            for row in rows:
+                try:
+                    snapshot = self.app.mapper.to_domain_event(row)
+                except Exception:
+                    return row.originator_version, (
+                        f"the snapshot at event {row.originator_version} cannot be read any "
+                        "more")
+                problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
+                if problem is not None:
+                    return row.originator_version, problem
+            if len(rows) < SNAPSHOT_PAGE:
+                return None
+            after = rows[-1].originator_version
 
     def _known_head(self, cid: UUID) -> tuple[int, str] | None:
         """The chain's head as kept when the newest event was folded (or, in a store from

@@ -16,6 +16,7 @@ from conftest import OpenTrek, trek_env
 from journeys import record_full_day
 
 import tracker.app
+import tracker.chain_reader
 from domain.campaign import campaign_id
 from domain.errors import TamperedLog
 from domain.events import CHAIN_FORMAT
@@ -165,6 +166,31 @@ def test_an_edited_snapshot_is_refused(db: str, open_trek: OpenTrek,
     # The party cannot spend what the edit gave it either.
     with pytest.raises(TamperedLog):
         open_trek(db).supplies(None, "spend", {"provisions": provisions + 1})
+
+
+def test_snapshots_are_checked_a_page_at_a_time_to_the_last(
+        db: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Snapshots every 2 events, read 2 at a time: the edited one is on the last page.
+    monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 2)
+    monkeypatch.setattr(tracker.chain_reader, "SNAPSHOT_PAGE", 2)
+    trek = open_trek(db, create=True)
+    record_full_day(trek)
+    trek.close()
+    versions = [v for (v,) in sql(db, "SELECT originator_version FROM {snapshots} "
+                                  "WHERE originator_id = ? ORDER BY originator_version",
+                                  (cid(db),))]
+    assert len(versions) >= 5
+    assert report(open_trek, db)["intact"] is True
+    last = versions[-1]
+    [(state,)] = sql(db, "SELECT state FROM {snapshots} WHERE originator_id = ? "
+                     "AND originator_version = ?", (cid(db), last))
+    edited = bytes(state).replace(b'"provisions":', b'"provisions":5000', 1)
+    assert edited != bytes(state)
+    sql(db, "UPDATE {snapshots} SET state = ? WHERE originator_id = ? "
+        "AND originator_version = ?", (edited, cid(db), last))
+    found = report(open_trek, db)
+    assert (found["intact"], found["broken_at"]) == (False, last)
+    assert f"the snapshot at event {last} was changed after it was taken" in found["problem"]
 
 
 def test_replay_refuses_over_an_edited_newest_event_until_told_to_accept_it(
