@@ -127,11 +127,11 @@ def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[s
     for member in aboard:
         check_free_to_board(game, member)
     return VehicleAdded(
-                          name=name,
-                          driver=driver,
-                          passengers=list(passengers),
-                          **movement,
-                          )
+        name=name,
+        driver=driver,
+        passengers=list(passengers),
+        **movement,
+    )
 
 
 def assign(situation: Situation, name: str, conveyance_name: str, role: Role) -> Decision:

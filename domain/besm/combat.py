@@ -348,11 +348,11 @@ class CombatRules:
         if ranged and state.moves and level(stats, "gun-bunny") < 1:
             state.ranged_penalty = RANGED_PENALTY
         return Acted(
-                       name=name,
-                       ranged=ranged,
-                       ranged_penalty=state.ranged_penalty,
-                       state=state.model_dump(),
-                       )
+            name=name,
+            ranged=ranged,
+            ranged_penalty=state.ranged_penalty,
+            state=state.model_dump(),
+        )
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
         return {}

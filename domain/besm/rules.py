@@ -742,9 +742,9 @@ class Besm(CombatRules):
         roll = check(REPAIR_ROLL, repair_target(mechanic, target_conveyance, penalty), dice,
                      by=mechanic.name)
         return Repaired(
-                          conveyance=conveyance,
-                          roll=roll,
-                          restored=lost if roll.success else 0,
-                          )
+            conveyance=conveyance,
+            roll=roll,
+            restored=lost if roll.success else 0,
+        )
 
 

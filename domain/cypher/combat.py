@@ -395,10 +395,10 @@ class CypherCombat:
             states[combatant.name] = CypherState(drifting=drifting,
                                                  chase=old.chase).model_dump()
         return RoundStarted(
-                              number=encounter.round + 1,
-                              states=states,
-                              paths=paths,
-                              )
+            number=encounter.round + 1,
+            states=states,
+            paths=paths,
+        )
 
     # -- moves ----------------------------------------------------------------------------
 

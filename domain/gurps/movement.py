@@ -406,11 +406,11 @@ class HexRules:
         previous = state.posture
         state.posture = wanted
         return PostureChanged(
-                                name=name,
-                                posture=wanted,
-                                previous=previous,
-                                state=state.model_dump(),
-                                )
+            name=name,
+            posture=wanted,
+            previous=previous,
+            state=state.model_dump(),
+        )
 
     def redo_move(self, situation: Situation, event: HexMoved) -> Decision:
         return self.hex_move(situation, event.name, list(event.steps),

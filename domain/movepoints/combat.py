@@ -419,11 +419,11 @@ class MoveRules:
                                     "to clear")
             state.condition = None
             return MovePointsCondition(
-                                         name=name,
-                                         change="clear",
-                                         condition=None,
-                                         state=state.model_dump(mode="json"),
-                                         )
+                name=name,
+                change="clear",
+                condition=None,
+                state=state.model_dump(mode="json"),
+            )
         if word not in CONDITIONS:
             raise RuleViolation(f"{change!r} is not a condition; give stunned, immobile or "
                                 "clear")

@@ -268,10 +268,10 @@ class PassRules:
             if bonus:
                 bonuses[combatant.name] = bonus
         return PassStarted(
-                             number=current + 1,
-                             clock={**encounter.clock, "pass": current + 1},
-                             bonuses=bonuses,
-                             )
+            number=current + 1,
+            clock={**encounter.clock, "pass": current + 1},
+            bonuses=bonuses,
+        )
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
         encounter = open_encounter(situation.game)
@@ -407,12 +407,12 @@ class PassRules:
         roll = Roll(label=SPRINT_ROLL, by=name, total=successes, dice=faces, target=tn,
                     success=successes > 0, margin=successes)
         return Sprinted(
-                          name=name,
-                          roll=roll,
-                          successes=successes,
-                          bonus_lost=lost,
-                          state=state.dump(),
-                          )
+            name=name,
+            roll=roll,
+            successes=successes,
+            bonus_lost=lost,
+            state=state.dump(),
+        )
 
     def intercept(self, situation: Situation, name: str, by: str, at: Square) -> Decision:
         encounter = open_encounter(situation.game)
@@ -442,12 +442,12 @@ class PassRules:
         state.intercepted = True
         path = [mover.at, at] if at != mover.at else []
         return Intercepted(
-                             name=name,
-                             by=by,
-                             at=at,
-                             path=path,
-                             state=state.dump(),
-                             )
+            name=name,
+            by=by,
+            at=at,
+            path=path,
+            state=state.dump(),
+        )
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
         encounter = open_encounter(situation.game)
