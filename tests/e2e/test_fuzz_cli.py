@@ -8,6 +8,7 @@ is 1 or 2 the store's log is exactly as it was.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sqlite3
 from pathlib import Path
@@ -149,7 +150,10 @@ def test_any_command_line_exits_0_1_or_2_and_a_refusal_records_nothing(
     before = log_rows(db)
     explicit_db = "--db" in line
     args = line if explicit_db else ["--db", str(db), *line]
-    result = CliRunner().invoke(trek, ["--gm", "fuzz", *args], catch_exceptions=True)
+    # In a folder of its own: a line may name a file to write (`recap --output`, `map import
+    # --to`), which must not land in the checkout.
+    with contextlib.chdir(tmp_path_factory.mktemp("cwd")):
+        result = CliRunner().invoke(trek, ["--gm", "fuzz", *args], catch_exceptions=True)
     shown = result.output
     assert result.exit_code in (0, 1, 2), (line, shown, result.exception)
     event(f"exit {result.exit_code}")
