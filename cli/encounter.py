@@ -64,12 +64,7 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
 
 def _ruleset() -> str:
     """The campaign's ruleset, whose battle legend an imported map must use."""
-    reader = open_store(writes=False)
-    slug = reader.resolve(settings().campaign)
-    found = next((c["ruleset"] for c in reader.campaigns() if c["slug"] == slug), None)
-    if found is None:
-        raise TrackerError(f"there is no campaign {slug!r} in the store")
-    return str(found)
+    return open_store(writes=False).ruleset_of(settings().campaign)
 
 
 def _facing(value: str | None) -> str | None:

@@ -27,51 +27,13 @@ from tracker.points import Point
 # command-line module as it loads.
 COMMANDS_MODULE = "cli.commands"
 
-# Each shared command's name: the module that defines it (after COMMANDS_MODULE is loaded), the
-# attribute there (None: COMMANDS_MODULE adds it to the group itself), and the first paragraph
-# of its help, which `trek --help` shortens as click does. A ruleset's own commands are not
-# here: COMMANDS_MODULE mounts them from the registry, so naming or listing one loads it.
-# tests/e2e/test_startup.py checks this table against the commands themselves.
-LAZY_COMMANDS: dict[str, tuple[str, str | None, str]] = {
-    "audit": (COMMANDS_MODULE, None, "Per play session: days, squares, every roll, supplies, "
-              "the ruleset's own lines, undos."),
-    "branch": (COMMANDS_MODULE, None, "Start a what-if campaign in this store whose history "
-               "is this one's up to SEQ."),
-    "campaigns": (COMMANDS_MODULE, None, "List the campaigns in the store."),
-    "day": (COMMANDS_MODULE, None, "Open and close travel days."),
-    "demo": (COMMANDS_MODULE, None, "Play a short sample campaign into a temporary store and "
-             "show its status and log."),
-    "diff": (COMMANDS_MODULE, None, "What changed between two points: position, supplies, "
-             "levels, states, Health/Energy."),
-    "encounter": ("cli.encounter", "encounter", "Fights and scenes round by round on a battle "
-                  "map: who moved how far, what is left."),
-    "harm": (COMMANDS_MODULE, None, "Take Health and/or Energy from a character (never below "
-             "0)."),
-    "init": (COMMANDS_MODULE, None, "Create a campaign NAME in the store (creating the store "
-             "if needed)."),
-    "log": (COMMANDS_MODULE, None, "Every recorded event in order, reversals included."),
-    "map": (COMMANDS_MODULE, None, "The campaign's map."),
-    "move": (COMMANDS_MODULE, None, "Move the party: compass steps (N NE E SE S SW W NW) or "
-             "--to X,Y."),
-    "recap": ("cli.recap", "recap", "What to hand the players after a session: days, "
-              "distance, supplies, mounts and vehicles,"),
-    "redo": (COMMANDS_MODULE, None, "Restore cancelled event SEQ (or everything reversal SEQ "
-             "cancelled)."),
-    "replay": (COMMANDS_MODULE, None, "Rebuild every read model from the event log, in one "
-               "transaction (records no event)."),
-    "roster": (COMMANDS_MODULE, None, "Characters, mounts and vehicles, and who travels on "
-               "what."),
-    "rules": (COMMANDS_MODULE, None, "House rules of the campaign."),
-    "session": (COMMANDS_MODULE, None, "Play sessions: every event is stamped with the open "
-                "one."),
-    "supplies": (COMMANDS_MODULE, None, "Set, add or spend supplies: KIND=N... (provisions, "
-                 "fuel, ammo, wealth)."),
-    "undo": (COMMANDS_MODULE, None, "Cancel event SEQ (default: the latest) by recording a "
-             "reversal."),
-    "verify": (COMMANDS_MODULE, None, "Check each campaign's hash chain and name the first "
-               "broken link (changes nothing)."),
-    "watch": ("cli.watch", "watch", "Keep the read models of a PostgreSQL store live while "
-              "other GMs record."),
+# The commands kept in modules of their own, by name: the module and the attribute there. Every
+# other command (a ruleset's own too) is added to the group by COMMANDS_MODULE as it loads, so
+# naming one loads that module and the command needs no entry here.
+LAZY_COMMANDS: dict[str, tuple[str, str]] = {
+    "encounter": ("cli.encounter", "encounter"),
+    "recap": ("cli.recap", "recap"),
+    "watch": ("cli.watch", "watch"),
 }
 
 
@@ -79,15 +41,16 @@ class TrekGroup(click.Group):
     """Loads a command's module when it is first asked for, and turns every refusal into one
     sentence on stderr and exit 1, never a traceback."""
 
-    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str | None, str]] | None = None,
+    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        # Every ruleset's own commands are listed too: they come with the commands module.
-        importlib.import_module(COMMANDS_MODULE)
-        return sorted({*self.commands, *self.lazy})
+        # Listing them (`trek --help`) needs every command with its help: all are loaded.
+        for name in self.lazy:
+            self.load(name)
+        return sorted(self.commands)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:
@@ -98,23 +61,12 @@ class TrekGroup(click.Group):
         return self.commands.get(cmd_name)
 
     def load(self, name: str) -> None:
-        """Import the module of a command in the table and add the command."""
-        module, attribute, _ = self.lazy[name]
+        """Import the module of a command in the table (after COMMANDS_MODULE, which mounts
+        the rulesets) and add the command."""
+        module, attribute = self.lazy[name]
         importlib.import_module(COMMANDS_MODULE)
-        if name not in self.commands and attribute is not None:
+        if name not in self.commands:
             self.add_command(getattr(importlib.import_module(module), attribute), name)
-
-    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        """As click lists commands, with a command not loaded yet shown from the table."""
-        commands = [(name, self.commands.get(name)
-                     or click.Command(name, help=self.lazy[name][2]))
-                    for name in self.list_commands(ctx)]
-        commands = [(name, cmd) for name, cmd in commands if not cmd.hidden]
-        if commands:
-            limit = formatter.width - 6 - max(len(name) for name, _ in commands)
-            with formatter.section("Commands"):
-                formatter.write_dl([(name, cmd.get_short_help_str(limit))
-                                    for name, cmd in commands])
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import singledispatchmethod
 from typing import Any
@@ -223,8 +223,9 @@ def group_flies(game: Game) -> bool:
 
 
 def step_refusal(situation: Situation, square: Square, through_hazard: bool,
-                 flying: bool) -> str | None:
-    """Why the party may not enter `square`, or None when it may."""
+                 flying: bool, opened: Collection[Square]) -> str | None:
+    """Why the party may not enter `square` (`opened`: the feature squares today's shortcuts
+    opened), or None when it may."""
     game_map = situation.map
     if game_map is None:
         return None
@@ -232,7 +233,7 @@ def step_refusal(situation: Situation, square: Square, through_hazard: bool,
         return f"{_sq(square)} is off the map ({game_map.width}×{game_map.height})"
     cell = game_map.cell(square)
     if (cell.terrain is Terrain.FEATURE and not flying
-            and square not in today(situation.game).opened):
+            and square not in opened):
         what = cell.name or "a terrain feature"
         return (f"{_sq(square)} is {what}, which the group can only cross flying "
                 "or by a shortcut taken today")
@@ -250,9 +251,10 @@ def cheapest_path(situation: Situation, goal: Square, through_hazard: bool,
                   limit: int) -> list[Square] | None:
     """Fewest steps (8 directions, 1 each) from the party to `goal`, within `limit` steps."""
     flying = group_flies(situation.game)
+    opened = today(situation.game).opened
 
     def step_cost(_here: Square, there: Square) -> int | None:
-        return None if step_refusal(situation, there, through_hazard, flying) else 1
+        return None if step_refusal(situation, there, through_hazard, flying, opened) else 1
 
     found = pathfinding.cheapest_path(SQUARES, situation.game.position, goal, step_cost,
                                       limit=limit)
@@ -405,7 +407,7 @@ class Besm(CombatRules):
             return {"base": base, "budget": 0, "used": 0, "remaining": 0}
         day = today(game)
         return {"base": base, "budget": day.budget, "used": day.used,
-                "remaining": remaining(game)}
+                "remaining": remaining(game, day)}
 
     def start_day(self, situation: Situation) -> Decision:
         day = situation.game.day
@@ -421,17 +423,18 @@ class Besm(CombatRules):
         if options.to is not None:
             if options.to == game.position:
                 raise RuleViolation(f"the party already stands on {_sq(options.to)}")
-            path = cheapest_path(situation, options.to, False, remaining(game))
+            left = remaining(game)
+            path = cheapest_path(situation, options.to, False, left)
             if options.through_hazard:
                 # --through-hazard allows a hazard, it does not seek one: only a shorter way
                 # justifies facing it.
-                risky = cheapest_path(situation, options.to, True, remaining(game))
+                risky = cheapest_path(situation, options.to, True, left)
                 if risky is not None and (path is None or len(risky) < len(path)):
                     path = risky
             if path is None:
                 raise RuleViolation(
                     f"no legal path reaches {_sq(options.to)} within the "
-                    f"{remaining(game)} square(s) left today"
+                    f"{left} square(s) left today"
                     + ("" if options.through_hazard else " (hazards avoided; "
                        "--through-hazard allows them)")
                 )
@@ -456,13 +459,13 @@ class Besm(CombatRules):
                 f"the move starts at {_sq(path[0])} but the party stands on {_sq(game.position)}"
             )
         steps = len(path) - 1
-        if steps > remaining(game):
-            raise RuleViolation(
-                f"the move needs {steps} square(s) but only {remaining(game)} remain today"
-            )
+        day = today(game)
+        left = remaining(game, day)
+        if steps > left:
+            raise RuleViolation(f"the move needs {steps} square(s) but only {left} remain today")
         flying = group_flies(game)
         for square in path[1:]:
-            reason = step_refusal(situation, square, through_hazard, flying)
+            reason = step_refusal(situation, square, through_hazard, flying, day.opened)
             if reason is not None:
                 raise RuleViolation(f"cannot move: {reason}")
         hazard = through_hazard and situation.map is not None and any(
@@ -498,16 +501,16 @@ class Besm(CombatRules):
             )
 
         recovery: dict[str, Recovery] = {}
-        defaults = today(game).night_roles or {}
+        day, rules = today(game), rules_of(game)
+        defaults = day.night_roles or {}
         for character in party_characters(game):
             mode = options.rests.get(character.name) or (
-                defaults.get(character.name, "camp") if today(game).night_travelled else "camp"
+                defaults.get(character.name, "camp") if day.night_travelled else "camp"
             )
-            health, energy = rest_recovery(character, mode, options.hours, rules_of(game))
+            health, energy = rest_recovery(character, mode, options.hours, rules)
             recovery[character.name] = Recovery(mode=mode, health=health, energy=energy)
 
         upkeep: dict[str, Upkeep] = {}
-        rules = rules_of(game)
         for kind, needed in (("provisions", rules.upkeep_provisions),
                              ("fuel", rules.upkeep_fuel)):
             if needed > 0:
@@ -719,11 +722,12 @@ class Besm(CombatRules):
         if target_conveyance is None:
             raise NotFound(f"there is no mount or vehicle called {conveyance!r}; "
                            f"{roster.known(game.conveyances, 'mounts or vehicles')}")
-        if today(game).repaired:
+        day = today(game)
+        if day.repaired:
             raise RuleViolation("today was already spent on a repair; one repair a day")
-        if today(game).used > 0:
+        if day.used > 0:
             raise RuleViolation(
-                f"a repair takes the whole day and the group already spent {today(game).used} "
+                f"a repair takes the whole day and the group already spent {day.used} "
                 "square(s) of it"
             )
         if not target_conveyance.usable:

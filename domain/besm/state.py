@@ -33,9 +33,10 @@ def today(game: Game) -> TravelDay:
     return TravelDay.read(game)
 
 
-def remaining(game: Game) -> int:
-    """Squares left today: none while no day is open or after a repair took the day."""
-    day = today(game)
+def remaining(game: Game, day: TravelDay | None = None) -> int:
+    """Squares left today (`day`: today, when the caller has read it already): none while no
+    day is open or after a repair took the day."""
+    day = day or today(game)
     if not game.day.open or day.repaired:
         return 0
     return max(0, day.budget - day.used)
