@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.dice import Roll
 from domain.geometry import Square
@@ -107,9 +107,12 @@ class TrekEvent(BaseModel):
     # The hash chain format this event was recorded under (see CHAIN_FORMAT).
     chain: int = 1
 
-    _stored_hash: str | None = PrivateAttr(default=None)
-    # The row this event was read from (topic, bytes): its chain hash is taken from them.
-    _stored_row: tuple[str, bytes] | None = PrivateAttr(default=None)
+    # Not pydantic private attributes: those cost a third of decoding a stored event, and an
+    # event is decoded for every row a replay, a load or an undo reads. Slots are left unset
+    # until used (see `event_hash`); a copy (`model_copy`) starts without them and hashes afresh.
+    # `_stored_row` is the row the event was read from (topic, bytes): its chain hash is taken
+    # from them; `_stored_hash` caches the hash.
+    __slots__ = ("_stored_hash", "_stored_row")
 
     @property
     def seq(self) -> int:
@@ -134,17 +137,19 @@ class TrekEvent(BaseModel):
         )
 
     def event_hash(self) -> str:
-        if self._stored_hash is None:
-            topic, data = self._stored_row or (topic_of(type(self)),
-                                               canonical_bytes(self.stored_state()))
-            self._stored_hash = link_hash(self.chain, str(self.originator_id),
-                                          self.originator_version, topic, data)
-        return self._stored_hash
+        cached: str | None = getattr(self, "_stored_hash", None)
+        if cached is None:
+            row: tuple[str, bytes] | None = getattr(self, "_stored_row", None)
+            topic, data = row or (topic_of(type(self)), canonical_bytes(self.stored_state()))
+            cached = link_hash(self.chain, str(self.originator_id), self.originator_version,
+                               topic, data)
+            object.__setattr__(self, "_stored_hash", cached)
+        return cached
 
     def remember_stored_row(self, topic: str, data: bytes) -> None:
         """Hash the chain over the row as stored (an upcast event no longer reproduces it)."""
-        self._stored_row = (topic, data)
-        self._stored_hash = None
+        object.__setattr__(self, "_stored_row", (topic, data))
+        object.__setattr__(self, "_stored_hash", None)
 
     # A day-clock event that closes the day (the audit counts a day for the session that
     # closed it).
