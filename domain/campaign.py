@@ -580,10 +580,7 @@ class CampaignSnapshot(BaseModel):
 
     def problem(self) -> str | None:
         """Why this snapshot may not be trusted, or None."""
-        if self.digest is not None and self.digest != state_digest(self.state):
-            return (f"the snapshot at event {self.originator_version} was changed after it was "
-                    "taken")
-        return None
+        return snapshot_problem(self.originator_version, self.state, self.digest)
 
     def mutate(self, aggregate: Campaign | None) -> Campaign:
         problem = self.problem()
@@ -595,3 +592,11 @@ class CampaignSnapshot(BaseModel):
 
 def state_digest(state: dict[str, Any]) -> str:
     return hashlib.sha256(canonical_bytes(state)).hexdigest()
+
+
+def snapshot_problem(version: int, state: dict[str, Any], digest: str | None) -> str | None:
+    """Why the snapshot at `version` (its state and the digest taken with it) may not be
+    trusted, or None."""
+    if digest is not None and digest != state_digest(state):
+        return f"the snapshot at event {version} was changed after it was taken"
+    return None

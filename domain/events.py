@@ -73,6 +73,18 @@ def topic_of(cls: type[object]) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+def stored_link(data: bytes) -> tuple[object, int]:
+    """The hash a stored row links to and its chain format, read from its JSON (the link is
+    None when the row is not a readable event)."""
+    try:
+        state = json.loads(data)
+        linked = state["prev_hash"] if isinstance(state, dict) else None
+        chain = int(state.get("chain", 1))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None, 1
+    return linked, chain
+
+
 def link_hash(chain: int, originator_id: str, version: int, topic: str, data: bytes) -> str:
     """The hash the next event links to: of the stored bytes, and (format 2) the row's identity."""
     digest = hashlib.sha256()

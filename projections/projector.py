@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from domain.events import CampaignStarted, TrekEvent
+from domain.events import CampaignStarted, TrekEvent, stored_link
 from domain.ruleset import Registry
 from projections.db import (
     CHAIN_HEADS,
@@ -51,6 +51,20 @@ Decode = Callable[[Any], TrekEvent | None]
 
 class ViewsOutOfStep(Exception):
     """The stored read models differ from a rebuild of the log."""
+
+
+class ChainBroken(Exception):
+    """A rebuild found a hash chain that does not hold (the campaign's id); it stops."""
+
+
+class Links(Protocol):
+    """Checks each campaign's hash chain as a rebuild reads its rows (tracker/chain_reader.py
+    `RebuildLinks`); either method raises `ChainBroken`."""
+
+    def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
+               chain: int) -> None: ...
+
+    def finish(self) -> None: ...
 
 
 def _position(cursor: Cursor) -> int:
@@ -187,9 +201,11 @@ class Projector:
             if progress:
                 progress(done, max(total, done))
 
-    def _fold_batch(self, cursor: Cursor, after: int, limit: int) -> int:
+    def _fold_batch(self, cursor: Cursor, after: int, limit: int,
+                    links: Links | None = None) -> int:
         """Fold up to `limit` notifications after `after` and write the views they changed and
-        the new position with `cursor`; returns how many were read."""
+        the new position with `cursor`; returns how many were read. With `links`, each row's
+        link in its campaign's hash chain is checked as it is decoded."""
         notes = self._notes(cursor, after, limit)
         if not notes:
             return 0
@@ -197,7 +213,7 @@ class Projector:
         views: dict[Any, CampaignView] = {}
         load = _loader(cursor)
         for note in notes:
-            event = decode(note)
+            event = decode(note) if links is None else _linked(note, decode, links)
             if event is None:
                 continue
             # Keyed by the row's own id value, so no UUID is formatted per event.
@@ -214,9 +230,14 @@ class Projector:
         _set_position(cursor, notes[-1].id)
         return len(notes)
 
-    def rebuild(self, progress: Progress | None = None) -> int:
+    def rebuild(self, progress: Progress | None = None, links: Links | None = None) -> int:
         """Empty the read models and fold the whole log again, all in one transaction: a
-        rebuild that fails part-way leaves the read models as they were."""
+        rebuild that fails part-way leaves the read models as they were.
+
+        With `links`, every campaign's hash chain is checked on the rows as they are folded
+        (and `links.finish()` before the commit): a break raises `ChainBroken` and leaves the
+        read models as they were.
+        """
         total = (self.source.max_notification_id() or 0) if progress else 0
         done = 0
         with self.db.bulk(), self.db.transaction() as cursor:
@@ -225,8 +246,10 @@ class Projector:
             _set_position(cursor, 0)
             while True:
                 with _collector_paused():
-                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH)
+                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH, links)
                 if not folded:
+                    if links is not None:
+                        links.finish()
                     break
                 done += folded
                 if progress:
@@ -361,6 +384,26 @@ class Projector:
             return None
         with self.db.reading() as cursor:
             return load_view(cursor, campaign_id)
+
+
+def _linked(note: Any, decode: Decode, links: Links) -> TrekEvent | None:
+    """The event a row holds, its link in the chain checked (see `Projector.rebuild`)."""
+    data = note.state
+    if not isinstance(data, bytes):
+        # An edit made with a text tool can turn the stored bytes into text.
+        data = data.encode() if isinstance(data, str) else bytes(data)
+    try:
+        event = decode(note)
+    except Exception as error:
+        # A row that does not decode may be damage later rows reveal (a topic edited, say):
+        # the chains are walked in full, and only if they hold is the decoder's error told.
+        raise ChainBroken(str(note.originator_id)) from error
+    if event is None:
+        linked, chain = stored_link(data)
+    else:
+        linked, chain = event.prev_hash, event.chain
+    links.follow(note.originator_id, note.originator_version, note.topic, data, linked, chain)
+    return event
 
 
 def _canonical(document: dict[str, Any]) -> Any:

@@ -46,12 +46,12 @@ from projections.audit import Auditor
 from projections.compare import changes
 from projections.db import Database
 from projections.logread import LogFilter, stored_entries
-from projections.projector import Progress, Projector
+from projections.projector import ChainBroken, Progress, Projector
 from projections.recap import Recapper
 from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
-from tracker.chain_reader import ChainReader
+from tracker.chain_reader import ChainReader, RebuildLinks
 from tracker.mapper import page_events
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.points import Point
@@ -668,25 +668,43 @@ class Trek:
         Over a broken hash chain it refuses, unless told to take the log as it now stands.
         """
         started = time.perf_counter()
-        broken = [c for c in self.verify_chain()["campaigns"] if not c["intact"]]
-        if broken and not accept_tampering:
-            first = broken[0]
-            raise TamperedLog(
-                f"the log of {first['campaign']} is broken at event {first['broken_at']} "
-                f"({first['problem']}); nothing was rebuilt. `trek verify` shows it; `trek "
-                "replay --accept-tampering` rebuilds from the log as it now stands")
+        if accept_tampering:
+            if not self.verify_chain()["verified"]:
+                with self._store_errors():
+                    self.projector.forget_chain_heads()
+            folded = self._rebuild(progress, None)
+        else:
+            # The chains are checked on the rows as the rebuild folds them, so the log is read
+            # once. Only when that finds a break is every chain walked again, to say where.
+            try:
+                folded = self._rebuild(progress, RebuildLinks(self._chain_reader()))
+            except ChainBroken:
+                broken = [c for c in self.verify_chain()["campaigns"] if not c["intact"]]
+                if broken:
+                    first = broken[0]
+                    raise TamperedLog(
+                        f"the log of {first['campaign']} is broken at event "
+                        f"{first['broken_at']} ({first['problem']}); nothing was rebuilt. `trek "
+                        "verify` shows it; `trek replay --accept-tampering` rebuilds from the "
+                        "log as it now stands") from None
+                # The rows are out of the order the chain walk reads them in, but every link
+                # holds: the ordinary rebuild says what is wrong, if anything.
+                folded = self._rebuild(progress, None)
+        return {"rebuilt": True, "notifications": folded,
+                "seconds": round(time.perf_counter() - started, 3)}
+
+    def _rebuild(self, progress: Progress | None, links: RebuildLinks | None) -> int:
         try:
             with self._store_errors():
-                if broken:
-                    self.projector.forget_chain_heads()
-                folded = self.projector.rebuild(progress)
-        except TrackerError:
+                return self.projector.rebuild(progress, links)
+        except (TrackerError, ChainBroken):
             raise
         except Exception as error:
             raise StoreError(f"the rebuild failed ({self._describe(error)}); the read models "
                              "were left as they were") from None
-        return {"rebuilt": True, "notifications": folded,
-                "seconds": round(time.perf_counter() - started, 3)}
+
+    def _chain_reader(self) -> ChainReader:
+        return ChainReader(self.app, self.projector, self.location)
 
     def verify_views(self, progress: Progress | None = None) -> dict[str, Any]:
         """Fold the log in memory and compare with every stored read model; changes nothing."""
@@ -801,7 +819,7 @@ class Trek:
 
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
         """Walk each campaign's hash chain over the stored rows; names the first broken link."""
-        reader = ChainReader(self.app, self.projector, self.location)
+        reader = self._chain_reader()
         names = [self.resolve(slug)] if slug is not None else reader.logged_campaigns(
             lambda: [c["slug"] for c in self.campaigns()])
         reports = []

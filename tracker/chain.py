@@ -10,11 +10,10 @@ deletion, is noticed there.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from domain.events import link_hash
+from domain.events import link_hash, stored_link
 
 
 @dataclass(frozen=True)
@@ -36,29 +35,34 @@ def short(digest: str) -> str:
     return digest[:12] if digest else "nothing"
 
 
-def check_chain(rows: Iterable[tuple[int, str, bytes]], campaign: str, *,
-                known: tuple[int, str] | None = None) -> ChainCheck:
-    """Walk (seq, topic, stored bytes) of campaign `campaign` (its id) in order and name the
-    first link that does not hold.
+class ChainWalk:
+    """One campaign's chain walked a row at a time, in order: `step` names the first link that
+    does not hold, `end` what is missing at the end. `check_chain` walks a whole campaign with
+    it; a rebuild walks every campaign with it as it folds the rows (so the log is read once).
 
     `known` is the chain's head as kept when the newest event was folded (seq, hash): it
     catches an edit to an event no later event links to yet, and newest events deleted.
     """
-    previous = ""
-    expected_seq = 1
-    for seq, topic, data in rows:
-        if seq != expected_seq:
-            return ChainCheck(seq - 1, expected_seq,
-                              f"event {expected_seq} is missing from the store")
-        try:
-            state = json.loads(data)
-            linked = state["prev_hash"] if isinstance(state, dict) else None
-            chain = int(state.get("chain", 1))
-        except (ValueError, KeyError, TypeError):
-            linked = None
-            chain = 1
+
+    __slots__ = ("campaign", "expected_seq", "known", "previous")
+
+    def __init__(self, campaign: str, known: tuple[int, str] | None = None) -> None:
+        self.campaign = campaign
+        self.known = known
+        self.previous = ""
+        self.expected_seq = 1
+
+    def step(self, seq: int, topic: str, data: bytes, linked: object, chain: int
+             ) -> ChainCheck | None:
+        """Walk the row of event `seq` (its topic and stored bytes), which links to the hash
+        `linked` under chain format `chain` (`linked` is None for a row that cannot be read);
+        returns the break it finds, or None."""
+        expected = self.expected_seq
+        if seq != expected:
+            return ChainCheck(seq - 1, expected, f"event {expected} is missing from the store")
         if not isinstance(linked, str):
             return ChainCheck(seq, seq, f"event {seq} is not a readable Trek event any more")
+        previous = self.previous
         if linked != previous:
             return ChainCheck(
                 seq, seq - 1,
@@ -66,18 +70,37 @@ def check_chain(rows: Iterable[tuple[int, str, bytes]], campaign: str, *,
                 f"{seq - 1} now hashes to {short(previous)}: event {seq - 1} was changed "
                 "after it was recorded",
             )
-        previous = link_hash(chain, campaign, seq, topic, data)
+        self.previous = previous = link_hash(chain, self.campaign, seq, topic, data)
+        known = self.known
         if known is not None and known[0] == seq and known[1] != previous:
             return ChainCheck(
                 seq, seq,
                 f"event {seq} hashes to {short(previous)}, but it hashed to {short(known[1])} "
                 "when it was recorded: it was changed afterwards",
             )
-        expected_seq += 1
-    last = expected_seq - 1
-    if known is not None and known[0] > last:
-        gone = (f"event {last + 1} was" if known[0] == last + 1
-                else f"events {last + 1} to {known[0]} were")
-        return ChainCheck(last, last + 1, f"{gone} recorded and cannot be found in the store "
-                                          "now: deleted behind Trek's back")
-    return ChainCheck(last, head=previous)
+        self.expected_seq = expected + 1
+        return None
+
+    def end(self) -> ChainCheck:
+        """The outcome once every row was walked without a break."""
+        last = self.expected_seq - 1
+        known = self.known
+        if known is not None and known[0] > last:
+            gone = (f"event {last + 1} was" if known[0] == last + 1
+                    else f"events {last + 1} to {known[0]} were")
+            return ChainCheck(last, last + 1, f"{gone} recorded and cannot be found in the "
+                                              "store now: deleted behind Trek's back")
+        return ChainCheck(last, head=self.previous)
+
+
+def check_chain(rows: Iterable[tuple[int, str, bytes]], campaign: str, *,
+                known: tuple[int, str] | None = None) -> ChainCheck:
+    """Walk (seq, topic, stored bytes) of campaign `campaign` (its id) in order and name the
+    first link that does not hold (see `ChainWalk`)."""
+    walk = ChainWalk(campaign, known)
+    for seq, topic, data in rows:
+        linked, chain = stored_link(data)
+        broken = walk.step(seq, topic, data, linked, chain)
+        if broken is not None:
+            return broken
+    return walk.end()

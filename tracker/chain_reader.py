@@ -3,14 +3,17 @@ snapshots, walked without decoding events (see tracker/chain.py for the walk its
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
+from typing import Any
 from uuid import UUID
 
-from domain.campaign import CampaignSnapshot
+from domain.campaign import snapshot_problem
 from domain.events import CampaignStarted
-from projections.projector import Projector
+from projections.db import has_current_schema
+from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
-from tracker.chain import ChainCheck, check_chain
+from tracker.chain import ChainCheck, ChainWalk, check_chain
 from tracker.stores import Location, store_errors
 
 # How many snapshots are read at once when their digests are checked.
@@ -55,7 +58,11 @@ class ChainReader:
         return sorted(slugs)
 
     def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
-        """The first snapshot of a campaign that was changed after it was taken, if any."""
+        """The first snapshot of a campaign that was changed after it was taken, if any.
+
+        Each is read as the JSON it is stored as (its state and the digest taken with it);
+        building the snapshot model would validate the whole state again for nothing.
+        """
         snapshots = self.app.snapshots
         if snapshots is None:
             return None
@@ -66,18 +73,36 @@ class ChainReader:
             with store_errors(self.location):
                 rows = snapshots.recorder.select_events(cid, gt=after, limit=SNAPSHOT_PAGE)
             for row in rows:
+                version = row.originator_version
                 try:
-                    snapshot = self.app.mapper.to_domain_event(row)
-                except Exception:
-                    return row.originator_version, (
-                        f"the snapshot at event {row.originator_version} cannot be read any "
-                        "more")
-                problem = snapshot.problem() if isinstance(snapshot, CampaignSnapshot) else None
+                    stored = json.loads(bytes(row.state))
+                    state, digest = stored["state"], stored.get("digest")
+                    if not isinstance(state, dict) or not isinstance(digest, str | None):
+                        raise TypeError(version)
+                except (ValueError, KeyError, TypeError):
+                    return version, f"the snapshot at event {version} cannot be read any more"
+                problem = snapshot_problem(version, state, digest)
                 if problem is not None:
-                    return row.originator_version, problem
+                    return version, problem
             if len(rows) < SNAPSHOT_PAGE:
                 return None
             after = rows[-1].originator_version
+
+    def known_heads(self) -> dict[str, tuple[int, str]]:
+        """`_known_head` of every campaign the read models know, read before a rebuild
+        empties them."""
+        heads: dict[str, tuple[int, str]] = {}
+        db = self.projector.db
+        with store_errors(self.location):
+            if has_current_schema(db):
+                for cid, events, last_hash in db.query(
+                        "SELECT campaign_id, events, last_hash FROM trek_view_campaigns"):
+                    heads[str(UUID(str(cid)))] = (int(events), str(last_hash))
+            if db.has_table("trek_chain_heads"):
+                for cid, seq, digest in db.query(
+                        "SELECT campaign_id, seq, hash FROM trek_chain_heads"):
+                    heads[str(UUID(str(cid)))] = (int(seq), str(digest))
+        return heads
 
     def _known_head(self, cid: UUID) -> tuple[int, str] | None:
         """The chain's head as kept when the newest event was folded (or, in a store from
@@ -101,3 +126,31 @@ class ChainReader:
                 yield row.originator_version, row.topic, (state.encode() if isinstance(state, str)
                                                           else bytes(state))
             after = rows[-1].originator_version
+
+
+class RebuildLinks:
+    """The hash chains checked while a rebuild folds the rows, so the log is read once.
+
+    Any break (or a snapshot changed behind Trek's back) stops the rebuild with `ChainBroken`;
+    its transaction is rolled back and the caller walks the chains again to say where. The
+    checks are `ChainWalk`'s, the walk `trek verify` makes.
+    """
+
+    def __init__(self, reader: ChainReader) -> None:
+        self.reader = reader
+        self.heads = reader.known_heads()
+        self.walks: dict[Any, tuple[UUID, ChainWalk]] = {}
+
+    def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
+               chain: int) -> None:
+        found = self.walks.get(originator)
+        if found is None:
+            cid = originator if isinstance(originator, UUID) else UUID(str(originator))
+            found = self.walks[originator] = (cid, ChainWalk(str(cid), self.heads.get(str(cid))))
+        if found[1].step(seq, topic, data, linked, chain) is not None:
+            raise ChainBroken(str(found[0]))
+
+    def finish(self) -> None:
+        for cid, walk in self.walks.values():
+            if not walk.end().intact or self.reader._snapshot_problem(cid) is not None:
+                raise ChainBroken(str(cid))

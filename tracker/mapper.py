@@ -71,9 +71,7 @@ class PydanticMapper(Mapper[UUID]):
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
-        originator = stored_event.originator_id
-        cls = self.topics.resolve(stored_event.topic,
-                                  originator if isinstance(originator, UUID) else UUID(originator),
+        cls = self.topics.resolve(stored_event.topic, stored_event.originator_id,
                                   self.ruleset_of)
         return decode_event(cls, stored_event.state, stored_event.originator_id,
                             stored_event.originator_version, stored_event.topic)

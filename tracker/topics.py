@@ -43,8 +43,11 @@ class Topics:
         for other in others:
             self.by_topic[topic_of(other)] = other
 
-    def resolve(self, topic: str, originator_id: UUID,
+    def resolve(self, topic: str, originator_id: UUID | str,
                 ruleset_of: Callable[[UUID], str | None]) -> type[BaseModel]:
+        """The class of `topic`; the campaign's id (a UUID, or its stored text, turned into
+        one only when a release 0.1 topic needs the campaign's ruleset) picks among a day-clock
+        event's classes."""
         cls = self.by_topic.get(topic)
         if cls is not None:
             return cls
@@ -55,7 +58,8 @@ class Topics:
                 return choices[""]
             if len(choices) == 1:
                 return next(iter(choices.values()))
-            ruleset = ruleset_of(originator_id)
+            ruleset = ruleset_of(originator_id if isinstance(originator_id, UUID)
+                                 else UUID(originator_id))
             if ruleset in choices:
                 return choices[ruleset]
         raise UnknownTopic(

@@ -217,3 +217,61 @@ def test_a_broken_chain_in_the_middle_refuses_new_events(db: str,
     edit_state(db, 12, b'"gained":2', b'"gained":5')
     refuses_to_record(open_trek, db, "event 13 does not link to event 12")
 
+
+
+def views_of(store: str) -> list[tuple[Any, ...]]:
+    """The stored read models (campaign row and state), as a rebuild would leave them."""
+    return (sql(store, "SELECT events, last_hash, cancelled_json FROM trek_view_campaigns")
+            + sql(store, "SELECT game_json FROM trek_view_state"))
+
+
+DAMAGE = {
+    # Each: the edit, and the event `trek verify` names as broken.
+    "a middle event edited": (lambda s: edit_state(s, 12, b'"gained":2', b'"gained":5'), 12),
+    "a middle event deleted": (lambda s: sql(
+        s, "DELETE FROM {events} WHERE originator_id = ? AND originator_version = 9",
+        (cid(s),)), 9),
+    "the newest event edited": (lambda s: edit_state(s, 14, b'"hours":8', b'"hours":9'), 14),
+    "the newest event deleted": (lambda s: sql(
+        s, "DELETE FROM {events} WHERE originator_id = ? AND originator_version = 14",
+        (cid(s),)), 14),
+    "an event made unreadable": (lambda s: sql(
+        s, "UPDATE {events} SET state = ? WHERE originator_id = ? AND originator_version = 11",
+        (b"not json", cid(s))), 11),
+    "a topic no release knows": (lambda s: sql(
+        s, "UPDATE {events} SET topic = 'this:x' WHERE originator_id = ? "
+        "AND originator_version = 13", (cid(s),)), 13),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_replay_checks_the_chain_as_it_folds_and_refuses_as_verify_reports(
+        db: str, open_trek: OpenTrek, damage: str) -> None:
+    """Replay reads the log once, checking each link as it folds; whatever the damage, it
+    refuses with the break `trek verify` names and leaves the read models as they were."""
+    journey(open_trek, db)
+    before = views_of(db)
+    edit, broken_at = DAMAGE[damage]
+    edit(db)
+    found = report(open_trek, db)
+    assert (found["intact"], found["broken_at"]) == (False, broken_at)
+    with pytest.raises(TamperedLog) as refused:
+        open_trek(db).replay()
+    assert f"is broken at event {broken_at} ({found['problem']})" in str(refused.value)
+    assert views_of(db) == before
+
+
+def test_replay_of_an_intact_log_reads_it_once(db: str, open_trek: OpenTrek,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """On an intact log the chain is checked within the rebuild: the separate walk that
+    `trek verify` makes (a second read of every event) is never taken."""
+    monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
+    journey(open_trek, db)
+    before = views_of(db)
+
+    def second_read(*_: Any, **__: Any) -> None:
+        raise AssertionError("the log was walked a second time")
+
+    monkeypatch.setattr(tracker.chain_reader, "check_chain", second_read)
+    assert open_trek(db).replay()["notifications"] == 14
+    assert views_of(db) == before
