@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from enum import StrEnum
-from typing import Any, Protocol, Self
+from typing import Any, Generic, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -36,6 +34,16 @@ class _Mutable(BaseModel):
     # State is mutated in place by the fold; validation happens when events are made.
     model_config = ConfigDict(extra="forbid", validate_assignment=False)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Without validation on assignment, pydantic stores a field's new value and marks the
+        # field set; done here directly, since a replay assigns fields several times an event.
+        fields = self.__dict__
+        if name in fields:
+            fields[name] = value
+            self.__pydantic_fields_set__.add(name)
+        else:
+            super().__setattr__(name, value)
+
 
 class _Owner(Protocol):
     travel: dict[str, Any]
@@ -52,11 +60,30 @@ class Slice(BaseModel):
         return cls.model_validate(owner.travel)
 
     @classmethod
-    @contextmanager
-    def edit(cls, owner: _Owner) -> Iterator[Self]:
-        part = cls.read(owner)
-        yield part
-        owner.travel = part.model_dump(mode="json")
+    def edit(cls, owner: _Owner) -> _Edit[Self]:
+        """`with Slice.edit(owner) as part:` changes made to `part` are written back to the
+        owner's document when the block ends without an error."""
+        return _Edit(owner, cls.read(owner))
+
+
+_S = TypeVar("_S", bound=Slice)
+
+
+class _Edit(Generic[_S]):
+    # A plain class rather than a generator context manager: a replay edits a slice for most
+    # events it folds.
+    __slots__ = ("owner", "part")
+
+    def __init__(self, owner: _Owner, part: _S) -> None:
+        self.owner = owner
+        self.part = part
+
+    def __enter__(self) -> _S:
+        return self.part
+
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        if kind is None:
+            self.owner.travel = self.part.model_dump(mode="json")
 
 
 class Character(_Mutable):

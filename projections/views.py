@@ -163,20 +163,23 @@ class CampaignView:
 
     def apply(self, event: TrekEvent, stored: bytes | str | None = None) -> None:
         """Fold one event in; `stored` is its state as stored, kept for the log row."""
-        if event.seq != self.events + 1:
-            raise ValueError(f"{self.slug}: event {event.seq} does not follow {self.events}")
-        if isinstance(event, EventsCancelled):
+        seq = event.originator_version
+        if seq != self.events + 1:
+            raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
+        if not _SPECIAL[type(event)]:
+            event.apply_to(self.game)
+        elif isinstance(event, EventsCancelled):
             correct(self.game, event)
             cancelled = self.cancelled
-            for seq in event.cancels:
-                cancelled[seq] = event.seq
-                self.marks[seq] = event.seq
+            for target in event.cancels:
+                cancelled[target] = seq
+                self.marks[target] = seq
         elif isinstance(event, EventsRestored):
             correct(self.game, event)
             cancelled = self.cancelled
-            for seq in event.restores:
-                cancelled.pop(seq, None)
-                self.marks[seq] = None
+            for target in event.restores:
+                cancelled.pop(target, None)
+                self.marks[target] = None
         else:
             event.apply_to(self.game)
             if isinstance(event, SessionStarted):
@@ -184,13 +187,26 @@ class CampaignView:
                 self.sessions = event.number
             elif isinstance(event, SessionEnded):
                 self.session = None
-        self.events = event.seq
+        self.events = seq
         self._last = event
         self.new_log.append(LogEntry(event, self.game.day.number, stored))
 
     @property
     def situation(self) -> Situation:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset)
+
+
+class _Special(dict[type, bool]):
+    """Event class -> whether the view folds it beyond `apply_to` (a reversal, a session's
+    start or end): worked out once per class, not once per event."""
+
+    def __missing__(self, cls: type) -> bool:
+        self[cls] = special = issubclass(
+            cls, EventsCancelled | EventsRestored | SessionStarted | SessionEnded)
+        return special
+
+
+_SPECIAL = _Special()
 
 
 def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:

@@ -13,7 +13,7 @@ from eventsourcing.persistence import Mapper
 from domain.campaign import CampaignSnapshot
 from domain.events import TrekEvent
 from domain.ruleset import Registry
-from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
+from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, RowDecoder
 from tracker.topics import Topics
 
 
@@ -32,6 +32,7 @@ class TrekApplication(Application[UUID]):
             raise TypeError("TrekApplication needs the rulesets it plays")
         self.rulesets = rulesets
         self._rulesets_of: dict[UUID, str | None] = {}
+        self._rows: RowDecoder | None = None
         super().__init__(env=env)
 
     def construct_mapper(self) -> Mapper[UUID]:
@@ -47,7 +48,10 @@ class TrekApplication(Application[UUID]):
         return self._rulesets_of[campaign]
 
     def decode(self, notification: Any) -> TrekEvent | None:
-        event = self.mapper.to_domain_event(notification)
+        if self._rows is None:
+            assert isinstance(self.mapper, PydanticMapper)
+            self._rows = RowDecoder(self.mapper)
+        event = self._rows(notification)
         return event if isinstance(event, TrekEvent) else None
 
 

@@ -116,6 +116,49 @@ def decode_event(cls: type[BaseModel], data: bytes, originator_id: UUID | str,
     return obj
 
 
+class RowDecoder:
+    """Stored rows -> events, for code that reads many rows in a row (a rebuild, a catch-up).
+
+    The same as `PydanticMapper.to_domain_event` row for row, with what it works out per row
+    worked out once: the class of each topic, and the ids spliced onto each campaign's rows.
+    Anything out of the ordinary (a release 0.1 topic, a class to upcast, a row pydantic
+    refuses) goes through the mapper itself, which says what is wrong.
+    """
+
+    def __init__(self, mapper: PydanticMapper) -> None:
+        self.mapper = mapper
+        # topic -> the class, when it is one to decode on the fast path (else None).
+        self._classes: dict[str, type[BaseModel] | None] = {}
+        self._splices: dict[Any, bytes] = {}
+
+    def __call__(self, row: Any) -> Any:
+        topic = row.topic
+        try:
+            cls = self._classes[topic]
+        except KeyError:
+            cls = self.mapper.topics.by_topic.get(topic)
+            if cls is not None and getattr(cls, "class_version", 1) != 1:
+                cls = None
+            self._classes[topic] = cls
+        data = row.state
+        if (cls is None or type(data) is not bytes or data[-1:] != b"}"
+                or data[-2:-1] == b"{"):
+            return self.mapper.to_domain_event(row)
+        originator = row.originator_id
+        splice = self._splices.get(originator)
+        if splice is None:
+            splice = self._splices[originator] = b',"originator_id":"%s","originator_version":' % (
+                str(originator).encode())
+        try:
+            obj = cls.__pydantic_validator__.validate_json(
+                b"%s%s%d}" % (data[:-1], splice, row.originator_version))
+        except ValidationError:
+            return self.mapper.to_domain_event(row)
+        if isinstance(obj, TrekEvent):
+            obj.remember_stored_row(topic, data)
+        return obj
+
+
 def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None = None,
                 lte: int | None = None, page: int = 500) -> Iterator[TrekEvent]:
     """One aggregate's events after `gt` up to `lte`, in order, read a page at a time.
