@@ -26,10 +26,12 @@ SCHEMA = [
     # as one JSON document.
     """CREATE TABLE IF NOT EXISTS trek_view_state (
         campaign_id TEXT PRIMARY KEY, game_json TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS trek_view_log (
+    # The travel log's index: what the fold knows of each event beyond the event itself (the
+    # day it left the party on, its session, the reversal that cancelled it) and its type to
+    # filter by. The event's own JSON is read from the event store, never copied here.
+    """CREATE TABLE IF NOT EXISTS trek_view_entries (
         campaign_id TEXT NOT NULL, seq BIGINT NOT NULL, type TEXT NOT NULL, day BIGINT NOT NULL,
-        session BIGINT, gm TEXT NOT NULL, recorded_at TEXT NOT NULL, cancelled_by BIGINT,
-        event_json TEXT NOT NULL, PRIMARY KEY (campaign_id, seq))""",
+        session BIGINT, cancelled_by BIGINT, PRIMARY KEY (campaign_id, seq))""",
 ]
 
 # The head of each campaign's hash chain (the newest event's seq and hash) as folded. Not a
@@ -40,11 +42,12 @@ CHAIN_HEADS = """CREATE TABLE IF NOT EXISTS trek_chain_heads (
 SCHEMA.append(CHAIN_HEADS)
 # Each campaign's `trek status` document as last folded (projections/stored_status.py).
 SCHEMA.append(STATUS_TABLE)
-VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_log", "trek_view_status")
-# Read-model tables of release 0.1, replaced by trek_view_state: a store that still has them
-# has its read models rebuilt on the first command that records (see `upgrade_schema`).
+VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_entries", "trek_view_status")
+# Read-model tables of earlier releases: release 0.1's, replaced by trek_view_state, and the
+# log that copied every event (release 0.2), replaced by trek_view_entries. A store that still
+# has them has its read models rebuilt on the first command that records (`upgrade_schema`).
 OLD_VIEW_TABLES = ("trek_view_position", "trek_view_supplies", "trek_view_characters",
-                   "trek_view_conveyances")
+                   "trek_view_conveyances", "trek_view_log")
 
 
 class Cursor(Protocol):
@@ -202,7 +205,7 @@ class PostgresDatabase:
 
 def has_current_schema(db: Database) -> bool:
     """Whether the read models are in this release's tables (else they are folded anew)."""
-    return db.has_table("trek_view_state")
+    return db.has_table("trek_view_entries")
 
 
 def upgrade_schema(db: Database, tracking_name: str) -> bool:
@@ -216,7 +219,7 @@ def upgrade_schema(db: Database, tracking_name: str) -> bool:
     with db.transaction() as cursor:
         for statement in SCHEMA:
             cursor.execute(statement)
-        for table in (*OLD_VIEW_TABLES, "trek_view_campaigns", "trek_view_log"):
+        for table in (*OLD_VIEW_TABLES, *VIEW_TABLES):
             cursor.execute(f"DELETE FROM {table}" if table in VIEW_TABLES
                            else f"DROP TABLE IF EXISTS {table}")
         cursor.execute("DELETE FROM trek_view_tracking WHERE name = ?", (tracking_name,))

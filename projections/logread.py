@@ -6,13 +6,14 @@ each page its own short query that starts after the last seq the previous page r
 statement stays open while a reader, a pager say, takes its time). `--last N` first finds the
 seq of the N-th newest row the other filters select (ORDER BY seq DESC, one row at OFFSET N-1),
 then reads forward from it, so the newest rows still come oldest first and memory stays flat
-however large N is.
+however large N is. The log's index (`trek_view_entries`) holds what the fold knows of each
+event; the event's own JSON is read from the event store for the rows of a page.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,12 @@ from domain.events import TrekEvent
 from projections.db import Database, Row
 from projections.views import log_entries
 
-LOG_COLUMNS = "seq, type, day, session, gm, recorded_at, cancelled_by, event_json"
+ENTRY_COLUMNS = "seq, type, day, session, cancelled_by"
 BATCH = 500
+
+# The stored JSON of one campaign's events with gt < seq <= lte, as (seq, stored state), read
+# from the event store itself (the log's index holds no copy).
+EventStates = Callable[[int, int], Iterable[tuple[int, bytes | str]]]
 
 
 @dataclass(frozen=True)
@@ -48,16 +53,19 @@ class LogFilter:
             entry["type"] == "SessionStarted" and entry.get("number") == self.session)
 
 
-def session_openings(db: Database, campaign_id: str, session: int, before: int) -> list[int]:
-    """The seqs of the stored SessionStarted rows (seq < before) that open session `session`.
+def session_openings(db: Database, campaign_id: str, session: int, before: int,
+                     events: EventStates) -> list[int]:
+    """The seqs of the stored SessionStarted entries (seq < before) that open session
+    `session`.
 
     Their `session` column holds the session before them, so they are found by the number
     they open: only a campaign's session starts are read, one short JSON each.
     """
-    rows = db.query(
-        "SELECT seq, event_json FROM trek_view_log WHERE campaign_id = ? AND seq < ? "
-        "AND type = 'SessionStarted' ORDER BY seq", (campaign_id, before))
-    return [int(seq) for seq, text in rows if json.loads(text).get("number") == session]
+    seqs = [int(seq) for (seq,) in db.query(
+        "SELECT seq FROM trek_view_entries WHERE campaign_id = ? AND seq < ? "
+        "AND type = 'SessionStarted' ORDER BY seq", (campaign_id, before))]
+    return [seq for seq in seqs for _, text in events(seq - 1, seq)
+            if json.loads(text).get("number") == session]
 
 
 def _where(campaign_id: str, selection: LogFilter, before: int, openings: Sequence[int]
@@ -78,43 +86,61 @@ def _where(campaign_id: str, selection: LogFilter, before: int, openings: Sequen
 
 
 def stored_pages(db: Database, campaign_id: str, selection: LogFilter, *, before: int,
-                 last: int | None = None, batch: int = BATCH) -> Iterator[list[Row]]:
+                 events: EventStates, last: int | None = None, batch: int = BATCH
+                 ) -> Iterator[list[Row]]:
     """The stored log rows (seq < before) that `selection` picks, in seq order, a page of at
-    most `batch` rows at a time.
+    most `batch` rows at a time: (seq, type, day, session, cancelled_by, the event's JSON).
 
     `last` (given in place of `selection.last`, which the caller may have reduced by the rows
     it holds itself) keeps only that many of the newest.
     """
-    openings = (session_openings(db, campaign_id, selection.session, before)
+    openings = (session_openings(db, campaign_id, selection.session, before, events)
                 if selection.session is not None else [])
     where, params = _where(campaign_id, selection, before, openings)
     after = 0
     if last is not None:
         if last < 1:
             return
-        first = db.query(f"SELECT seq FROM trek_view_log WHERE {where} "
+        first = db.query(f"SELECT seq FROM trek_view_entries WHERE {where} "
                          "ORDER BY seq DESC LIMIT 1 OFFSET ?", (*params, last - 1))
         if first:
             after = int(first[0][0]) - 1
     while True:
-        rows = db.query(f"SELECT {LOG_COLUMNS} FROM trek_view_log WHERE {where} AND seq > ? "
-                        "ORDER BY seq LIMIT ?", (*params, after, batch))
+        rows = db.query(f"SELECT {ENTRY_COLUMNS} FROM trek_view_entries WHERE {where} "
+                        "AND seq > ? ORDER BY seq LIMIT ?", (*params, after, batch))
         if rows:
-            yield rows
+            yield _with_events(rows, events)
         if len(rows) < batch:
             return
         after = int(rows[-1][0])
 
 
+def _with_events(rows: list[Row], events: EventStates) -> list[Row]:
+    """Index rows with each event's stored JSON added, read a run of consecutive seqs at a
+    time (a filtered page may skip many events between its rows)."""
+    states: dict[int, bytes | str] = {}
+    start = 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or int(rows[i][0]) != int(rows[i - 1][0]) + 1:
+            states.update(events(int(rows[start][0]) - 1, int(rows[i - 1][0])))
+            start = i
+    missing = [int(row[0]) for row in rows if int(row[0]) not in states]
+    if missing:
+        raise LookupError(f"event {missing[0]} is in the log's index but not in the event "
+                          "store; `trek verify` checks the store")
+    return [(*row, states[int(row[0])]) for row in rows]
+
+
 def stored_entries(db: Database, campaign_id: str, selection: LogFilter, *, before: int,
-                   types: Mapping[str, type[TrekEvent]],
+                   types: Mapping[str, type[TrekEvent]], events: EventStates,
                    cancelled_by: Callable[[int, int | None], int | None],
                    last: int | None = None, batch: int = BATCH
                    ) -> Iterator[dict[str, Any]]:
     """The log documents of `stored_pages`, one page decoded at a time; `cancelled_by(seq,
     stored)` gives each entry's mark (the stored one unless a reversal not yet stored changed
     it)."""
-    for page in stored_pages(db, campaign_id, selection, before=before, last=last, batch=batch):
+    for page in stored_pages(db, campaign_id, selection, before=before, events=events,
+                             last=last, batch=batch):
         for entry in log_entries(page, types):
             entry["cancelled_by"] = cancelled_by(entry["seq"], entry["cancelled_by"])
             yield entry

@@ -20,7 +20,7 @@ from projections.db import (
     upgrade_schema,
 )
 from projections.stored_status import STATUS_TABLE, code_stamp, save_status
-from projections.views import CampaignView, load_view, save_view, status_of, stored_document
+from projections.views import CampaignView, load_view, save_view, status_of
 
 TRACKING_NAME = "trek-views"
 BATCH = 2000
@@ -82,8 +82,7 @@ def _set_position(cursor: Cursor, notification_id: int) -> None:
 
 
 def fold(views: dict[str, CampaignView], event: TrekEvent,
-         load: Callable[[str], CampaignView | None], stored: bytes | None = None
-         ) -> CampaignView:
+         load: Callable[[str], CampaignView | None]) -> CampaignView:
     cid = str(event.originator_id)
     view = views.get(cid)
     if view is None:
@@ -94,7 +93,7 @@ def fold(views: dict[str, CampaignView], event: TrekEvent,
             if view is None:
                 raise ViewsOutOfStep(f"event {event.seq} belongs to a campaign with no view")
         views[cid] = view
-    view.apply(event, stored)
+    view.apply(event)
     return view
 
 
@@ -174,13 +173,13 @@ class Projector:
             "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
         return [StoredRow(row) for row in cursor.fetchall()]
 
-    def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent, bytes]]]]:
+    def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent]]]]:
         while True:
             with self.db.reading() as cursor:
                 notes = self._notes(cursor, after, self.batch)
             if not notes:
                 return
-            events = [(n.id, e, n.state) for n in notes if (e := self.decode(n)) is not None]
+            events = [(n.id, e) for n in notes if (e := self.decode(n)) is not None]
             after = notes[-1].id
             yield after, events
 
@@ -219,10 +218,10 @@ class Projector:
             # Keyed by the row's own id value, so no UUID is formatted per event.
             view = views.get(note.originator_id)
             if view is None:
-                view = fold({}, event, load, note.state)
+                view = fold({}, event, load)
                 views[note.originator_id] = view
             else:
-                view.apply(event, note.state)
+                view.apply(event)
         for view in views.values():
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,
@@ -271,28 +270,25 @@ class Projector:
         total = self.source.max_notification_id() or 0
         stored_position = self.position()
         # Events past the stored position, by campaign: folded onto its stored views below.
-        unstored: dict[str, list[tuple[TrekEvent, bytes]]] = {}
+        unstored: dict[str, list[TrekEvent]] = {}
         seen = 0
         for after, events in self._events(0):
-            for note_id, event, state in events:
-                view = fold(views, event, lambda _cid: None, state)
+            for note_id, event in events:
+                view = fold(views, event, lambda _cid: None)
                 if note_id > stored_position:
-                    unstored.setdefault(view.campaign_id, []).append((event, state))
+                    unstored.setdefault(view.campaign_id, []).append(event)
                     view.new_log = []
                     view.marks = {}
                     continue
-                # The log is compared as it streams, so memory stays flat.
+                # The log's index is compared as it streams, so memory stays flat.
                 for entry in view.new_log:
                     rows = self.db.query(
-                        "SELECT type, day, event_json FROM trek_view_log "
+                        "SELECT type, day, session FROM trek_view_entries "
                         "WHERE campaign_id = ? AND seq = ?", (view.campaign_id, entry.seq))
                     if not rows:
                         problems.append(f"{view.slug}: log entry {entry.seq} is missing")
-                    elif (rows[0][0], int(rows[0][1])) != (entry.type, entry.day) or (
-                            rows[0][2] != entry.stored_json
-                            and stored_document(entry.seq, rows[0][0], rows[0][2],
-                                                self.rulesets.event_types(view.ruleset))
-                            != entry.event):
+                    elif (rows[0][0], int(rows[0][1]), rows[0][2]) != (
+                            entry.type, entry.day, entry.session):
                         problems.append(f"{view.slug}: log entry {entry.seq} differs")
                 view.new_log = []
                 view.marks = {}
@@ -305,14 +301,14 @@ class Projector:
         for view in views.values():
             stored = self.stored_view(view.campaign_id)
             late = unstored.get(view.campaign_id, [])
-            if stored is None and late and isinstance(late[0][0], CampaignStarted):
-                stored = CampaignView.start(late[0][0])
+            if stored is None and late and isinstance(late[0], CampaignStarted):
+                stored = CampaignView.start(late[0])
                 late = late[1:]
             if stored is None:
                 problems.append(f"{view.slug}: no stored read models")
                 continue
-            for event, state in late:
-                stored.apply(event, state)
+            for event in late:
+                stored.apply(event)
             ruleset = self.rulesets.named(view.ruleset)
             expected, actual = status_of(view, ruleset), status_of(stored, ruleset)
             for key in expected:
@@ -320,7 +316,7 @@ class Projector:
                     problems.append(f"{view.slug}: {key} is stored as {actual.get(key)!r} "
                                     f"but the log gives {expected[key]!r}")
             marks = {int(seq): int(by) for seq, by in self.db.query(
-                "SELECT seq, cancelled_by FROM trek_view_log WHERE campaign_id = ? "
+                "SELECT seq, cancelled_by FROM trek_view_entries WHERE campaign_id = ? "
                 "AND cancelled_by IS NOT NULL", (view.campaign_id,))} if not unstored.get(
                 view.campaign_id) else stored.cancelled
             if marks != view.cancelled:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 from uuid import UUID
 
@@ -18,7 +19,6 @@ from domain.events import (
     SessionEnded,
     SessionStarted,
     TrekEvent,
-    canonical_bytes,
 )
 from domain.geometry import Square
 from domain.maps import GameMap
@@ -32,19 +32,18 @@ from projections.db import Cursor
 
 
 class LogEntry:
-    """One travel-log row made by an event, its fields read from the event when asked for.
+    """One travel-log entry made by an event, its fields read from the event when asked for.
 
-    Only the event, the day it left the party on and (when the event came from the store) its
-    stored JSON are kept, so folding a long log makes no per-row documents nobody reads.
+    Only the event and the day it left the party on are kept, so folding a long log makes no
+    per-row documents nobody reads.
     """
 
-    __slots__ = ("_stored", "cancelled_by", "day", "source")
+    __slots__ = ("cancelled_by", "day", "source")
 
-    def __init__(self, event: TrekEvent, day: int, stored: bytes | str | None = None) -> None:
+    def __init__(self, event: TrekEvent, day: int) -> None:
         self.source = event
         self.day = day
         self.cancelled_by: int | None = None
-        self._stored = stored
 
     @property
     def seq(self) -> int:
@@ -70,14 +69,6 @@ class LogEntry:
     def event(self) -> dict[str, Any]:
         """The event as scripts see it (`event_document`)."""
         return event_document(self.source)
-
-    @property
-    def stored_json(self) -> str:
-        """The event's state exactly as the event store holds it: what the log row keeps."""
-        stored = self._stored
-        if stored is None:
-            stored = canonical_bytes(self.source.stored_state())
-        return stored.decode() if isinstance(stored, bytes | bytearray | memoryview) else stored
 
 
 class CampaignView:
@@ -161,8 +152,8 @@ class CampaignView:
             ruleset=event.ruleset, seed=event.seed, map=event.map,
         )
 
-    def apply(self, event: TrekEvent, stored: bytes | str | None = None) -> None:
-        """Fold one event in; `stored` is its state as stored, kept for the log row."""
+    def apply(self, event: TrekEvent) -> None:
+        """Fold one event in."""
         seq = event.originator_version
         if seq != self.events + 1:
             raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
@@ -189,7 +180,7 @@ class CampaignView:
                 self.session = None
         self.events = seq
         self._last = event
-        self.new_log.append(LogEntry(event, self.game.day.number, stored))
+        self.new_log.append(LogEntry(event, self.game.day.number))
 
     @property
     def situation(self) -> Situation:
@@ -315,14 +306,13 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
         # cancellations is looked at only when one was folded in.
         marked = view.cancelled if view.marks else {}
         cursor.executemany(
-            "INSERT INTO trek_view_log (campaign_id, seq, type, day, session, gm, recorded_at, "
-            "cancelled_by, event_json) VALUES (?,?,?,?,?,?,?,?,?)",
-            [(cid, (ev := e.source).originator_version, type(ev).__name__, e.day, ev.session,
-              ev.gm, ev.timestamp.isoformat(), marked.get(ev.originator_version), e.stored_json)
-             for e in view.new_log])
+            "INSERT INTO trek_view_entries (campaign_id, seq, type, day, session, cancelled_by) "
+            "VALUES (?,?,?,?,?,?)",
+            [(cid, seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
+              ev.session, marked.get(seq)) for e in view.new_log])
     if view.marks:
         cursor.executemany(
-            "UPDATE trek_view_log SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",
+            "UPDATE trek_view_entries SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",
             [(by, cid, seq) for seq, by in view.marks.items()])
     view.new_log = []
     view.marks = {}
@@ -401,16 +391,24 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | Non
 
 def log_entries(rows: Iterable[Sequence[Any]], types: Mapping[str, type[TrekEvent]]
                 ) -> list[dict[str, Any]]:
-    """Log rows (seq, type, day, session, gm, recorded_at, cancelled_by, event_json) as dicts."""
+    """Log rows (seq, type, day, session, cancelled_by, the event's stored JSON) as dicts:
+    who recorded the event and when are read from the event itself."""
     entries = []
-    for seq, type_, day, session, gm, recorded_at, cancelled_by, event_json in rows:
-        event = stored_document(int(seq), type_, event_json, types)
+    for seq, type_, day, session, cancelled_by, event_json in rows:
+        state: dict[str, Any] = json.loads(event_json)
+        event = stored_document(int(seq), type_, dict(state), types)
         entries.append({
-            "seq": int(seq), "type": type_, "day": int(day), "session": session, "gm": gm,
-            "recorded_at": recorded_at, "cancelled_by": cancelled_by,
+            "seq": int(seq), "type": type_, "day": int(day), "session": session,
+            "gm": state.get("gm", ""), "recorded_at": _recorded_at(state.get("timestamp")),
+            "cancelled_by": cancelled_by,
             **{k: v for k, v in event.items() if k not in ("seq", "type")},
         })
     return entries
+
+
+def _recorded_at(stored: Any) -> str | None:
+    """An event's stored timestamp as the log shows it (`datetime.isoformat`)."""
+    return datetime.fromisoformat(stored).isoformat() if isinstance(stored, str) else None
 
 
 # What every stored event carries besides what it says (see TrekEvent.payload).
@@ -418,18 +416,18 @@ _BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash", "chain"})
 _ANY_ID = UUID(int=0)
 
 
-def stored_document(seq: int, type_name: str, event_json: str | bytes,
+def stored_document(seq: int, type_name: str, state: dict[str, Any],
                     types: Mapping[str, type[TrekEvent]]) -> dict[str, Any]:
-    """The `event_document` of a log row, from the event's state as stored, keys sorted.
+    """The `event_document` of a log entry, from the event's state as stored (parsed), keys
+    sorted.
 
-    The log keeps each event's stored JSON as it is, so folding never serialises a document.
-    For most events the document is that JSON less the bookkeeping every event carries (the
-    stored state is the event's own JSON dump, which reads back to the same dump). An event
-    with rolls (whose document spells them out) or a class that has been upcast is read back
-    into its class and documented like a fresh one. Rows written before the log kept stored
-    JSON hold the document itself.
+    The log reads each event's stored JSON from the event store, so folding never serialises a
+    document. For most events the document is that JSON less the bookkeeping every event
+    carries (the stored state is the event's own JSON dump, which reads back to the same dump).
+    An event with rolls (whose document spells them out) or a class that has been upcast is
+    read back into its class and documented like a fresh one. A state without an event's
+    bookkeeping is not a Trek event's and is returned as it is.
     """
-    state: dict[str, Any] = json.loads(event_json)
     if "prev_hash" not in state:
         return state
     cls = types.get(type_name)

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
@@ -44,8 +45,8 @@ from domain.ruleset import (
 from domain.state import Game, Role
 from projections.audit import Auditor
 from projections.compare import changes
-from projections.db import Database
-from projections.logread import LogFilter, stored_entries
+from projections.db import Database, has_current_schema
+from projections.logread import EventStates, LogFilter, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
 from projections.recap import Recapper
 from projections.views import CampaignView, LogEntry, event_document, status_of
@@ -594,13 +595,14 @@ class Trek:
             # A reversal folded in memory (not yet in the read models) overrides the row.
             return marks.get(seq, stored)
 
-        # The rows stored in the log read model are read from it; the events past them were
-        # folded just now (few, unless the campaign's read models are not stored at all: then
-        # the log rows an older release stored still come first, as they were written).
+        # The entries stored in the log's index are read from it (each with its event from the
+        # event store); the events past them were folded just now (few, unless the campaign's
+        # read models are not stored, or are still an older release's: then all of them).
         before = view.new_log[0].seq if view.new_log else view.events + 1
-        if before == 1:
-            rows = self.views.query("SELECT MAX(seq) FROM trek_view_log WHERE campaign_id = ?",
-                                    (view.campaign_id,))
+        if before == 1 and has_current_schema(self.views):
+            rows = self.views.query(
+                "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ?",
+                (view.campaign_id,))
             before = int(rows[0][0] or 0) + 1
         pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
                                    for e in view.new_log if e.seq >= before)
@@ -611,10 +613,21 @@ class Trek:
             last -= len(pending)
         stored = (stored_entries(self.views, view.campaign_id, selection, before=before,
                                  types=self.rulesets.event_types(view.ruleset),
+                                 events=self._event_states(UUID(view.campaign_id)),
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
                          entries=chain(stored, pending))
+
+    def _event_states(self, cid: UUID) -> EventStates:
+        """Reads one campaign's stored events by seq range, as the log shows them."""
+
+        def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
+            with self._store_errors():
+                rows = self.app.recorder.select_events(cid, gt=gt, lte=lte)
+            return [(row.originator_version, row.state) for row in rows]
+
+        return states
 
     @staticmethod
     def _pending_document(entry: LogEntry, cancelled_by: int | None) -> dict[str, Any]:
@@ -730,7 +743,7 @@ class Trek:
             raise NotFound(f"{name} has not reached day {point.number}; it is on day "
                            f"{view.game.day.number}")
         rows = self.views.query(
-            "SELECT MAX(seq) FROM trek_view_log WHERE campaign_id = ? AND day = ?",
+            "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ? AND day = ?",
             (view.campaign_id, point.number))
         found = [int(rows[0][0])] if rows and rows[0][0] is not None else []
         found += [entry.seq for entry in view.new_log if entry.day == point.number]

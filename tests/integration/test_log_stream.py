@@ -118,7 +118,7 @@ def test_rows_are_read_a_page_at_a_time_and_only_as_far_as_asked(
 
     def counting(sql: str, params: Sequence[Any] = ()) -> list[Any]:
         rows = real_query(sql, params)
-        if "event_json FROM trek_view_log" in sql:
+        if "SELECT seq, type, day, session, cancelled_by FROM trek_view_entries" in sql:
             fetched.append(len(rows))
         return rows
 
