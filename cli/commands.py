@@ -7,7 +7,6 @@ with it each ruleset's command-line module, mounted here."""
 from __future__ import annotations
 
 import importlib
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -495,49 +494,6 @@ def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
 def redo(seq: int, reason: str | None) -> None:
     """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
     record(lambda t, c: t.redo(c, seq, reason=reason))
-
-
-@trek.command()
-@click.option("--verify", is_flag=True,
-              help="Rebuild in memory and compare with the stored read models; changes nothing.")
-@click.option("--accept-tampering", is_flag=True,
-              help="Rebuild even over a broken hash chain, taking the log as it now stands "
-                   "(after `trek verify` has shown what changed).")
-@store_options
-def replay(verify: bool, accept_tampering: bool) -> None:
-    """Rebuild every read model from the event log, in one transaction (records no event).
-
-    Refused over a broken hash chain unless --accept-tampering is given."""
-    if verify and accept_tampering:
-        raise click.UsageError("--verify changes nothing; --accept-tampering is for a rebuild")
-    trek_app = open_store(writes=not verify)
-    show_bar = not settings().json and sys.stderr.isatty()
-    from rich.progress import Progress
-
-    with Progress(transient=True, disable=not show_bar) as bar:
-        task = bar.add_task("verifying" if verify else "replaying", total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
-        result = (trek_app.verify_views(progress) if verify
-                  else trek_app.replay(progress, accept_tampering=accept_tampering))
-    if settings().json:
-        render.emit_json(result)
-    elif verify:
-        if result["verified"]:
-            render.console.print("Read models match the event log.")
-        if result.get("behind"):
-            render.console.print(f"They are {result['behind']} event(s) behind it; reads fold "
-                                 "those in, and the next recording command stores them.")
-        for problem in result["differences"]:
-            render.errors.print(problem, markup=False)
-    else:
-        render.console.print(f"Rebuilt the read models from {result['notifications']} "
-                             f"events in {result['seconds']}s.")
-    if verify and not result["verified"]:
-        raise TrackerError(f"the read models differ from the event log in "
-                           f"{len(result['differences'])} place(s); run `trek replay` to rebuild")
 
 
 @trek.command()

@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 import click
 
-from cli import render
 from cli.options import Settings
 from tracker.app import Documents, Trek, gm_from_env
 from tracker.registry import RULESETS
@@ -28,6 +27,8 @@ def open_store(*, create: bool = False, writes: bool = True) -> Trek:
 def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
     """Show what was recorded: JSON, or a line each in the words of the campaign's ruleset
     (asked only when lines are shown)."""
+    from cli import render
+
     if settings().json:
         render.emit_json(docs)
     else:

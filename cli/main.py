@@ -33,8 +33,11 @@ COMMANDS_MODULE = "cli.commands"
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "encounter": ("cli.encounter", "encounter"),
     "recap": ("cli.recap", "recap"),
+    "replay": ("cli.replay", "replay"),
     "watch": ("cli.watch", "watch"),
 }
+# Of those, the ones that need no ruleset's command-line module: loaded alone.
+SELF_CONTAINED = frozenset({"replay"})
 
 
 class TrekGroup(click.Group):
@@ -62,9 +65,10 @@ class TrekGroup(click.Group):
 
     def load(self, name: str) -> None:
         """Import the module of a command in the table (after COMMANDS_MODULE, which mounts
-        the rulesets) and add the command."""
+        the rulesets, unless the command is self-contained) and add the command."""
         module, attribute = self.lazy[name]
-        importlib.import_module(COMMANDS_MODULE)
+        if name not in SELF_CONTAINED:
+            importlib.import_module(COMMANDS_MODULE)
         if name not in self.commands:
             self.add_command(getattr(importlib.import_module(module), attribute), name)
 
