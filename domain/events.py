@@ -87,11 +87,11 @@ def stored_link(data: bytes) -> tuple[object, int]:
 
 def link_hash(chain: int, originator_id: str, version: int, topic: str, data: bytes) -> str:
     """The hash the next event links to: of the stored bytes, and (format 2) the row's identity."""
-    digest = hashlib.sha256()
     if chain >= 2:
-        digest.update(f"trek-chain-2\n{originator_id}\n{version}\n{topic}\n".encode())
-    digest.update(data)
-    return digest.hexdigest()
+        # One buffer, one call: a replay hashes every stored row.
+        data = b"trek-chain-2\n%s\n%d\n%s\n%s" % (originator_id.encode(), version,
+                                                   topic.encode(), data)
+    return hashlib.sha256(data).hexdigest()
 
 
 # The envelope of an event a rule has decided and the campaign has not recorded yet.
@@ -102,7 +102,7 @@ UNDECIDED_AT = datetime(1970, 1, 1, tzinfo=UTC)
 class TrekEvent(BaseModel):
     """Base of every campaign event: who recorded it, when, and the link to its predecessor."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     class_version: ClassVar[int] = 1
     # Events that only keep the books (sessions, reversals) are never undone themselves.

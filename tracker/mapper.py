@@ -163,14 +163,17 @@ def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None 
                 lte: int | None = None, page: int = 500) -> Iterator[TrekEvent]:
     """One aggregate's events after `gt` up to `lte`, in order, read a page at a time.
 
-    Only one page is held at once, so walking a long campaign keeps memory flat.
+    Only one page is held at once, so walking a long campaign keeps memory flat. The rows are
+    read from the recorder and decoded as a rebuild decodes them (`RowDecoder`).
     """
+    decode = RowDecoder(cast(PydanticMapper, store.mapper))
     after = gt
     while True:
-        events = list(store.get(originator_id, gt=after, lte=lte, limit=page))
-        for event in events:
+        rows = store.recorder.select_events(originator_id, gt=after, lte=lte, limit=page)
+        for row in rows:
+            event = decode(row)
             if isinstance(event, TrekEvent):
                 yield event
-        if len(events) < page:
+        if len(rows) < page:
             return
-        after = events[-1].originator_version
+        after = rows[-1].originator_version
