@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import itemgetter
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -14,7 +16,6 @@ from domain.state import Game
 from domain.values import refusal
 
 Redecide = Callable[[Situation, TrekEvent], Decision]
-
 
 
 @dataclass
@@ -30,8 +31,41 @@ class Replan:
     types: dict[int, str] = field(default_factory=dict)
 
 
-def same_outcome(decision: Decision, event: TrekEvent) -> bool:
+# The bookkeeping every event carries, which a decision never has (see `TrekEvent.payload`).
+_ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "gm", "session",
+                       "prev_hash", "chain"})
+
+
+def recorded_same(decision: Decision, event: TrekEvent) -> bool:
+    """The reference: the decision and the event say the same once both are dumped to JSON."""
     return type(decision) is type(event) and decision.payload() == event.payload()
+
+
+def same_outcome(decision: Decision, event: TrekEvent) -> bool:
+    """Whether deciding again gives what the event recorded (as `recorded_same` answers).
+
+    Both are the same model type, validated by the same schema, so their payload fields are
+    compared as they are, without dumping either; only when those differ (a value equal as
+    JSON but not as Python, say) is the reference asked.
+    """
+    kind = type(decision)
+    if kind is not type(event):
+        return False
+    fields = _payload_fields.get(kind)
+    if fields is None:
+        fields = _payload_fields[kind] = _payload_getter(kind)
+    return fields(decision.__dict__) == fields(event.__dict__) or recorded_same(decision, event)
+
+
+def _payload_getter(kind: type[TrekEvent]) -> Callable[[dict[str, Any]], Any]:
+    names = [name for name in kind.model_fields if name not in _ENVELOPE]
+    if not names:
+        return lambda _: ()
+    return itemgetter(*names)
+
+
+# Per event class: its payload fields' values, read from an event's __dict__ as one tuple.
+_payload_fields: dict[type[TrekEvent], Callable[[dict[str, Any]], Any]] = {}
 
 
 def replan(
@@ -39,6 +73,7 @@ def replan(
     later: Iterable[TrekEvent],
     is_live: Callable[[int], bool],
     redecide: Redecide,
+    same: Callable[[Decision, TrekEvent], bool] = same_outcome,
 ) -> Replan:
     """Fold the live events of `later` onto a copy of the situation's game, re-checking each.
 
@@ -63,7 +98,7 @@ def replan(
             result.dropped.append((event.seq, str(refused)))
             result.types[event.seq] = type(event).__name__
             continue
-        if not same_outcome(decision, event):
+        if not same(decision, event):
             result.dropped.append((event.seq, "its recorded outcome would no longer follow"))
             result.types[event.seq] = type(event).__name__
             continue
