@@ -8,6 +8,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import partial
 from typing import Any, ClassVar, Self
 from uuid import UUID
 
@@ -430,12 +431,16 @@ class Campaign:
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision:
         """Decide a recorded event again from its own inputs and dice."""
-        decision = roster.redecide(self.ruleset, situation, event)
+        return self._redecide(self.ruleset, situation, event)
+
+    @staticmethod
+    def _redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision:
+        decision = roster.redecide(ruleset, situation, event)
         if decision is None:
-            decision = encounter.redecide(self.ruleset, situation, event)
+            decision = encounter.redecide(ruleset, situation, event)
         if decision is not None:
             return decision
-        decision = self.ruleset.redecide(situation, event)
+        decision = ruleset.redecide(situation, event)
         if decision is not None:
             return decision
         raise RuleViolation(f"event {event.seq} ({type(event).__name__}) cannot be checked again")
@@ -443,10 +448,13 @@ class Campaign:
     def _replan(self, before: Game, later: Iterable[TrekEvent], gone: set[int],
                 back: set[int]) -> Replan:
         situation = Situation(game=before, map=self.map, ruleset=self.ruleset_name)
+        # The ruleset is looked up once for the whole walk, not once per later event.
+        ruleset = self.ruleset
+        cancelled = self.cancelled
         return replan(
             situation, later,
-            lambda seq: (seq not in self.cancelled or seq in back) and seq not in gone,
-            self.redecide,
+            lambda seq: (seq not in cancelled or seq in back) and seq not in gone,
+            partial(self._redecide, ruleset),
         )
 
     def cancel(self, targets: list[int], *, before: Game, later: Iterable[TrekEvent],

@@ -256,8 +256,20 @@ def require_round(encounter: Encounter) -> None:
         raise RuleViolation("no round has started; `trek encounter round` starts round 1")
 
 
+# The events `redecide` answers for; any other is some ruleset's to decide again.
+_SHARED = (EncounterStarted, CombatantEntered, CombatantRemoved, EncounterEnded)
+_OTHERS: set[type[TrekEvent]] = set()
+
+
 def redecide(rules: EncounterRules, situation: Situation, event: TrekEvent) -> Decision | None:
     """Decide a shared encounter event again, for re-checking history; None if not one."""
+    kind = type(event)
+    if kind not in _SHARED:
+        if kind in _OTHERS:
+            return None
+        if not isinstance(event, _SHARED):
+            _OTHERS.add(kind)  # told once per class: isinstance on models is not cheap
+            return None
     if isinstance(event, EncounterStarted):
         return start(situation, event.name, event.map, event.grid)
     if isinstance(event, CombatantEntered):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic.fields import FieldInfo
@@ -281,39 +281,60 @@ def set_rule(ruleset: Ruleset, situation: Situation, key: str, value: int) -> De
     return HouseRuleChanged(key=key, value=value, previous=previous)
 
 
+def _redo_character(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+    options = CharacterOptions(
+        name=event.name, skills=event.skills, attributes=event.attributes,
+        health_max=event.health_max or None, energy_max=event.energy_max or None,
+        extra=event.stats,
+    )
+    return add_character(ruleset, situation, options)
+
+
+def _redo_mount(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+    move = (event.attribute, event.level) if event.attribute else None
+    return add_mount(ruleset, situation, event.name, move, event.rider)
+
+
+def _redo_vehicle(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+    move = ((event.attribute, event.level) if event.attribute
+            else ("miles", event.miles) if event.miles is not None else None)
+    return add_vehicle(ruleset, situation, event.name, move, event.driver,
+                       list(event.passengers))
+
+
+Redo = Callable[[Ruleset, Situation, Any], Decision]
+
+# How each roster, supplies, harm or house-rule event is decided again, in the order they are
+# tried: an event's own type finds its entry at once, a subclass the first entry it is one of.
+_REDO: dict[type[TrekEvent], Redo] = {
+    CharacterAdded: _redo_character,
+    MountAdded: _redo_mount,
+    VehicleAdded: _redo_vehicle,
+    MemberAssigned: lambda _, situation, event: assign(
+        situation, event.character, event.conveyance, event.role),
+    MemberDismounted: lambda _, situation, event: dismount(situation, event.character),
+    MemberLeftBehind: lambda _, situation, event: leave(situation, event.name),
+    MemberRejoined: lambda _, situation, event: rejoin(situation, event.name),
+    SuppliesSet: lambda _, situation, event: set_supplies(situation, event.values),
+    SuppliesAdded: lambda _, situation, event: add_supplies(situation, event.amounts),
+    SuppliesSpent: lambda _, situation, event: spend_supplies(situation, event.amounts),
+    Harmed: lambda _, situation, event: harm(
+        situation, event.character, event.health, event.energy, event.reason),
+    HouseRuleChanged: lambda ruleset, situation, event: set_rule(
+        ruleset, situation, event.key, event.value),
+}
+_NOT_MINE: set[type[TrekEvent]] = set()
+
+
 def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
     """Decide a recorded roster, supplies, harm or house-rule event again from its inputs."""
-    if isinstance(event, CharacterAdded):
-        options = CharacterOptions(
-            name=event.name, skills=event.skills, attributes=event.attributes,
-            health_max=event.health_max or None, energy_max=event.energy_max or None,
-            extra=event.stats,
-        )
-        return add_character(ruleset, situation, options)
-    if isinstance(event, MountAdded):
-        move = (event.attribute, event.level) if event.attribute else None
-        return add_mount(ruleset, situation, event.name, move, event.rider)
-    if isinstance(event, VehicleAdded):
-        move = ((event.attribute, event.level) if event.attribute
-                else ("miles", event.miles) if event.miles is not None else None)
-        return add_vehicle(ruleset, situation, event.name, move, event.driver,
-                           list(event.passengers))
-    if isinstance(event, MemberAssigned):
-        return assign(situation, event.character, event.conveyance, event.role)
-    if isinstance(event, MemberDismounted):
-        return dismount(situation, event.character)
-    if isinstance(event, MemberLeftBehind):
-        return leave(situation, event.name)
-    if isinstance(event, MemberRejoined):
-        return rejoin(situation, event.name)
-    if isinstance(event, SuppliesSet):
-        return set_supplies(situation, event.values)
-    if isinstance(event, SuppliesAdded):
-        return add_supplies(situation, event.amounts)
-    if isinstance(event, SuppliesSpent):
-        return spend_supplies(situation, event.amounts)
-    if isinstance(event, Harmed):
-        return harm(situation, event.character, event.health, event.energy, event.reason)
-    if isinstance(event, HouseRuleChanged):
-        return set_rule(ruleset, situation, event.key, event.value)
-    return None
+    kind = type(event)
+    redo = _REDO.get(kind)
+    if redo is None:
+        if kind in _NOT_MINE:
+            return None
+        redo = next((r for t, r in _REDO.items() if isinstance(event, t)), None)
+        if redo is None:
+            _NOT_MINE.add(kind)
+            return None
+    return redo(ruleset, situation, event)
