@@ -50,6 +50,7 @@ from domain.besm.events import (
 from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
 from domain.besm.state import (
     HouseRules,
+    TravelDay,
     pending_strain,
     remaining,
     rules_of,
@@ -210,13 +211,37 @@ def travelling_units(game: Game) -> list[Unit]:
 
 
 def base_movement(game: Game) -> int:
-    """The slowest travelling unit sets the pace; a party of nobody walks at 1."""
-    return min((unit.rate for unit in travelling_units(game)), default=1)
+    """The slowest travelling unit sets the pace; a party of nobody walks at 1.
+
+    The rates of `travelling_units`, worked out without making the units: every day and
+    every forced march or night's travel asks."""
+    slowest: int | None = None
+    for c in game.characters.values():
+        if c.with_party and c.conveyance is None:
+            rate = character_rate(c)
+            slowest = rate if slowest is None or rate < slowest else slowest
+    for v in game.conveyances.values():
+        if v.with_party and v.usable:
+            rate = conveyance_rate(v)
+            slowest = rate if slowest is None or rate < slowest else slowest
+    return 1 if slowest is None else slowest
 
 
 def group_flies(game: Game) -> bool:
-    units = travelling_units(game)
-    return bool(units) and all(unit.flies for unit in units)
+    """Whether every travelling unit flies (and there is one): `travelling_units`' `flies`,
+    without working out their rates, since every move asks."""
+    anyone = False
+    for c in game.characters.values():
+        if c.with_party and c.conveyance is None:
+            if c.attributes.get("flight", 0) < 1:
+                return False
+            anyone = True
+    for v in game.conveyances.values():
+        if v.with_party and v.usable:
+            if not (v.attribute == "flight" and v.level >= 1):
+                return False
+            anyone = True
+    return anyone
 
 
 # -- the map ---------------------------------------------------------------------------------
@@ -313,11 +338,14 @@ def require_open_day(situation: Situation) -> None:
         raise RuleViolation("no day is open; run `trek day start` first")
 
 
-def require_budget_unspent_on_repair(situation: Situation, what: str) -> None:
-    if today(situation.game).repaired:
+def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelDay:
+    """Today's travel, unless a repair took the day (then a refusal naming `what`)."""
+    day = today(situation.game)
+    if day.repaired:
         raise RuleViolation(
             f"today was spent on a repair, so no {what} is possible until `trek day start`"
         )
+    return day
 
 
 class Besm(CombatRules):
@@ -449,17 +477,19 @@ class Besm(CombatRules):
     def redo_move(self, situation: Situation, event: TrekEvent) -> Decision:
         assert isinstance(event, Moved)
         require_open_day(situation)
-        require_budget_unspent_on_repair(situation, "movement")
-        return self._walk(situation, list(event.path), event.through_hazard)
+        day = require_budget_unspent_on_repair(situation, "movement")
+        return self._walk(situation, list(event.path), event.through_hazard, day)
 
-    def _walk(self, situation: Situation, path: list[Square], through_hazard: bool) -> Decision:
+    def _walk(self, situation: Situation, path: list[Square], through_hazard: bool,
+              day: TravelDay | None = None) -> Decision:
+        """`day`: today's travel, when the caller has read it and nothing has changed it."""
         game = situation.game
         if path[0] != game.position:
             raise RuleViolation(
                 f"the move starts at {_sq(path[0])} but the party stands on {_sq(game.position)}"
             )
         steps = len(path) - 1
-        day = today(game)
+        day = today(game) if day is None else day
         left = remaining(game, day)
         if steps > left:
             raise RuleViolation(f"the move needs {steps} square(s) but only {left} remain today")
@@ -569,43 +599,29 @@ class Besm(CombatRules):
         return self.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        if isinstance(event, Moved):
-            return self.redo_move(situation, event)
-        if isinstance(event, RoundStarted):
-            return self.start_round(situation, StartRound())
-        if isinstance(event, CombatantMoved):
-            return self.redo_combatant_move(situation, event)
-        if isinstance(event, WentProne):
-            return self.go_prone(situation, event.name)
-        if isinstance(event, StoodUp):
-            return self.stand(situation, event.name)
-        if isinstance(event, Acted):
-            return self.act(situation, event.name, event.ranged)
-        if isinstance(event, DayStarted):
-            return self.start_day(situation)
-        if isinstance(event, DayEnded):
-            # Only the modes the GM chose are given again; the defaults are worked out anew.
-            chosen = event.chosen if event.chosen is not None else list(event.recovery)
-            decided = self.end_day(situation, DayEndOptions(
-                rests={name: rest.mode for name, rest in event.recovery.items()
-                       if name in chosen},
-                hours=event.hours,
-            ))
-            if event.chosen is None:
-                decided = decided.model_copy(update={"chosen": None})
-            return decided
-        dice = RecordedDice({roll.label: roll for roll in event.rolls()})
-        if isinstance(event, ShortcutAttempted):
-            return self.shortcut(situation, dice, name=event.name)
-        if isinstance(event, ForcedMarched):
-            return self.forced_march(situation, dice)
-        if isinstance(event, NightTravelled):
-            return self.night_travel(situation, dice, by=event.roll.by)
-        if isinstance(event, Foraged):
-            return self.forage(situation, dice, by=event.roll.by, take=event.take)
-        if isinstance(event, Repaired):
-            return self.repair(situation, dice, conveyance=event.conveyance, by=event.roll.by)
-        return None
+        redo = _REDO.get(type(event))
+        if redo is None:
+            # A subclass of one of them: the first entry it is one of, as a chain of checks.
+            redo = next((r for kind, r in _REDO.items() if isinstance(event, kind)), None)
+            if redo is None:
+                return None
+        return redo(self, situation, event)
+
+    def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
+        # Only the modes the GM chose are given again; the defaults are worked out anew.
+        chosen = event.chosen if event.chosen is not None else list(event.recovery)
+        decided = self.end_day(situation, DayEndOptions(
+            rests={name: rest.mode for name, rest in event.recovery.items()
+                   if name in chosen},
+            hours=event.hours,
+        ))
+        if event.chosen is None:
+            decided = decided.model_copy(update={"chosen": None})
+        return decided
+
+    @staticmethod
+    def _recorded(event: TrekEvent) -> RecordedDice:
+        return RecordedDice({roll.label: roll for roll in event.rolls()})
 
     def shortcut(self, situation: Situation, dice: Dice, *, name: str) -> Decision:
         require_open_day(situation)
@@ -752,3 +768,25 @@ class Besm(CombatRules):
         )
 
 
+# How each BESM event is decided again from what it recorded, in the order they are tried: an
+# event's own type finds its entry at once.
+_REDO: dict[type[TrekEvent], Callable[[Besm, Situation, Any], Decision]] = {
+    Moved: Besm.redo_move,
+    RoundStarted: lambda rules, situation, _: rules.start_round(situation, StartRound()),
+    CombatantMoved: Besm.redo_combatant_move,
+    WentProne: lambda rules, situation, event: rules.go_prone(situation, event.name),
+    StoodUp: lambda rules, situation, event: rules.stand(situation, event.name),
+    Acted: lambda rules, situation, event: rules.act(situation, event.name, event.ranged),
+    DayStarted: lambda rules, situation, _: rules.start_day(situation),
+    DayEnded: Besm._redo_day_end,
+    ShortcutAttempted: lambda rules, situation, event: rules.shortcut(
+        situation, Besm._recorded(event), name=event.name),
+    ForcedMarched: lambda rules, situation, event: rules.forced_march(
+        situation, Besm._recorded(event)),
+    NightTravelled: lambda rules, situation, event: rules.night_travel(
+        situation, Besm._recorded(event), by=event.roll.by),
+    Foraged: lambda rules, situation, event: rules.forage(
+        situation, Besm._recorded(event), by=event.roll.by, take=event.take),
+    Repaired: lambda rules, situation, event: rules.repair(
+        situation, Besm._recorded(event), conveyance=event.conveyance, by=event.roll.by),
+}
