@@ -518,17 +518,16 @@ class Besm(CombatRules):
         strain: dict[str, StrainLanded] = {}
         on_foot: list[str] = []
         for conveyance in game.conveyances.values():
-            if pending_strain(conveyance) <= 0 or not conveyance.usable:
+            lost = pending_strain(conveyance)
+            if lost <= 0 or not conveyance.usable:
                 continue
-            level = conveyance.level - pending_strain(conveyance)
+            level = conveyance.level - lost
             state = ConveyanceState.OK
             if level < 0:
                 state = (ConveyanceState.DEAD if conveyance.kind is ConveyanceKind.MOUNT
                          else ConveyanceState.BROKEN)
                 on_foot += [c.name for c in game.riders_of(conveyance.name)]
-            strain[conveyance.name] = StrainLanded(
-                lost=pending_strain(conveyance), level=level, state=state
-            )
+            strain[conveyance.name] = StrainLanded(lost=lost, level=level, state=state)
 
         recovery: dict[str, Recovery] = {}
         day, rules = today(game), rules_of(game)
