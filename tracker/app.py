@@ -147,7 +147,10 @@ class Trek:
                    writable=writable, rulesets=rulesets)
         if opened.upgrade and writable:
             with opening_errors(location, create=create):
-                trek.projector.upgrade()
+                if trek.projector.upgrade():
+                    # An earlier release's read models were dropped: fold the log into this
+                    # release's tables now, so the command finds its campaigns.
+                    trek.catch_up()
         return trek
 
     def close(self) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -157,3 +158,35 @@ def test_a_release_0_2_store_verifies_rebuilds_and_records(store_0_2: Path) -> N
     [round_] = trek_json(store_0_2, "encounter", "round", "--campaign", "mill-road")
     assert (round_["type"], round_["number"]) == ("RoundStarted", 2)
     assert trek_json(store_0_2, "verify")["verified"] is True
+
+
+def test_a_store_whose_log_copied_every_event_is_rebuilt_when_opened_to_record(
+        tmp_path: Path) -> None:
+    """Release 0.2's log table held a copy of every event. A store still in that shape has its
+    read models rebuilt when a command first opens it to record, so a command that names no
+    campaign finds the store's one campaign, and the log reads the same afterwards."""
+    db = tmp_path / "one.db"
+    trek_json(db, "init", "Lone Road", "--seed", "5")
+    trek_json(db, "supplies", "add", "provisions=3")
+    trek_json(db, "day", "start")
+    trek_json(db, "move", "E")
+    log = trek_json(db, "log")
+    # The read models as release 0.2 kept them: a log table, no index.
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE trek_view_entries")
+        conn.execute(
+            "CREATE TABLE trek_view_log (campaign_id TEXT NOT NULL, seq BIGINT NOT NULL, "
+            "type TEXT NOT NULL, day BIGINT NOT NULL, session BIGINT, gm TEXT NOT NULL, "
+            "recorded_at TEXT NOT NULL, cancelled_by BIGINT, event_json TEXT NOT NULL, "
+            "PRIMARY KEY (campaign_id, seq))")
+    [undo] = trek_json(db, "undo", "4")
+    assert (undo["seq"], undo["type"], undo["cancels"]) == (5, "EventsCancelled", [4])
+    with sqlite3.connect(db) as conn:
+        tables = {name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert "trek_view_entries" in tables
+    assert "trek_view_log" not in tables
+    after = trek_json(db, "log")
+    assert after[:3] == log[:3]
+    assert after[3] == {**log[3], "cancelled_by": 5}
+    assert trek_json(db, "replay", "--verify")["verified"] is True
