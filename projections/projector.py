@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent, stored_link
 from domain.ruleset import Registry
+from projections.cancellations import is_reversal, save_cancellations
 from projections.db import (
     CHAIN_HEADS,
     VIEW_TABLES,
@@ -211,10 +212,13 @@ class Projector:
         decode = self.decode
         views: dict[Any, CampaignView] = {}
         load = _loader(cursor)
+        reversals: list[TrekEvent] = []
         for note in notes:
             event = decode(note) if links is None else _linked(note, decode, links)
             if event is None:
                 continue
+            if is_reversal(event):
+                reversals.append(event)
             # Keyed by the row's own id value, so no UUID is formatted per event.
             view = views.get(note.originator_id)
             if view is None:
@@ -222,6 +226,7 @@ class Projector:
                 views[note.originator_id] = view
             else:
                 view.apply(event)
+        save_cancellations(cursor, reversals)
         for view in views.values():
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,

@@ -44,6 +44,7 @@ from domain.ruleset import (
 )
 from domain.state import Game, Role
 from projections.audit import Auditor
+from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
 from projections.db import Database, has_current_schema
 from projections.logread import EventStates, LogFilter, stored_entries
@@ -185,11 +186,44 @@ class Trek:
 
     def _load(self, slug: str) -> Campaign:
         try:
-            campaign: Campaign = self.app.repository.get(campaign_id(slug))
+            campaign = self._get(campaign_id(slug))
         except AggregateNotFoundError:
             raise self._no_campaign(slug) from None
-        assert isinstance(campaign, Campaign)
         return campaign.play_under(self.rulesets)
+
+    def _get(self, cid: UUID, version: int | None = None) -> Campaign:
+        """The campaign at `version` (default: the newest) as the write side sees it: its
+        latest snapshot up to there, the events since, and its cancellations read by key."""
+        campaign: Campaign = self.app.repository.get(cid, version=version)
+        assert isinstance(campaign, Campaign)
+        if campaign.needs_cancellations:
+            upto = campaign.kept_at
+            campaign.keep(KeptCancellations(self.views, str(cid), upto,
+                                            lambda: self._cancellations_up_to(cid, upto)))
+        return campaign
+
+    def _cancellations_up_to(self, cid: UUID, upto: int) -> tuple[bool, Unfolded]:
+        """Make ready to read a campaign's cancellations as of version `upto` by key: the read
+        models are caught up first when they are behind it (a process may have stopped between
+        an append and their update); what they still lack (a read-only command, say) is
+        folded from the event store. Returns whether the kept table may be read, and that."""
+        reach = self._folded_up_to(cid)
+        if reach < upto and self.writable:
+            self.catch_up()
+            reach = self._folded_up_to(cid)
+        if reach >= upto:
+            return True, {}
+        return reach >= 0, unfolded(page_events(self.app.events, cid, gt=max(reach, 0),
+                                                lte=upto))
+
+    def _folded_up_to(self, cid: UUID) -> int:
+        """How many of a campaign's events its read models have folded (-1: they are still in
+        an older release's tables)."""
+        if not has_current_schema(self.views):
+            return -1
+        rows = self.views.query("SELECT events FROM trek_view_campaigns WHERE campaign_id = ?",
+                                (str(cid),))
+        return int(rows[0][0]) if rows else 0
 
     def _check_head(self, campaign: Campaign, head: tuple[int, str] | None) -> None:
         """Refuse to record on a log whose newest events were deleted or edited."""
@@ -457,8 +491,9 @@ class Trek:
         top = campaign.version
         while top > 0:
             page = self._events_desc(campaign.slug, top)
+            cancelled = campaign.cancelled_in(page[-1].seq, top) if page else {}
             for event in page:
-                if type(event).undoable and campaign.is_live(event.seq):
+                if type(event).undoable and event.seq not in cancelled:
                     return event.seq
             top = page[-1].seq - 1 if page else 0
         raise RuleViolation("there is nothing to undo yet")
@@ -477,12 +512,11 @@ class Trek:
         if first <= 1:
             # Nothing comes before the campaign's start (and the store has no version 0).
             return Game()
-        past: Campaign = self.app.repository.get(campaign.id, version=first - 1)
-        assert isinstance(past, Campaign)
-        if {s for s in campaign.cancelled if s < first} == set(past.cancelled):
+        past = self._get(campaign.id, version=first - 1)
+        if not campaign.cancellations_differ(first, past):
             return past.game
         return fold_live(page_events(self.app.events, campaign.id, lte=first - 1),
-                         campaign.is_live)
+                         campaign.live_in_order())
 
     def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
              reason: str | None = None) -> Documents:
@@ -504,7 +538,9 @@ class Trek:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
             named = self._event(campaign.slug, seq)
             if isinstance(named, EventsCancelled):
-                targets = [s for s in named.cancels if campaign.cancelled.get(s) == seq]
+                cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
+                             if named.cancels else {})
+                targets = [s for s in named.cancels if cancelled.get(s) == seq]
                 if not targets:
                     raise RuleViolation(f"everything event {seq} cancelled is already restored")
             else:
@@ -562,13 +598,12 @@ class Trek:
         if seq < 1 or seq > last:
             raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
         # The write model at that version: the nearest snapshot at or before it, then the rest.
-        past: Campaign = self.app.repository.get(campaign_id(name), version=seq)
-        assert isinstance(past, Campaign)
+        past = self._get(campaign_id(name), version=seq)
         return CampaignView(
             campaign_id=str(past.id), slug=past.slug, name=past.name, ruleset=past.ruleset_name,
             seed=past.seed, map=past.map, game=past.game, events=past.version,
             last_hash=past.last_hash, session=past.session, sessions=past.sessions,
-            cancelled=dict(past.cancelled),
+            cancelled=past.cancelled_in(1, seq),
         )
 
     def _last_seq(self, slug: str) -> int:
