@@ -10,7 +10,7 @@ the same answers by key as the map folded from the events.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -58,9 +58,8 @@ def snapshot_states(trek: Trek) -> list[tuple[int, dict[str, Any]]]:
 
 
 @pytest.fixture
-def snapshot_every_ten(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def snapshot_every_ten(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 10)
-    yield
 
 
 def test_a_new_snapshot_holds_no_map_of_cancellations(
