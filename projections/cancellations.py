@@ -40,6 +40,20 @@ def save_cancellations(cursor: Cursor, reversals: Iterable[TrekEvent]) -> None:
             "ON CONFLICT (campaign_id, seq, reversal) DO NOTHING", rows)
 
 
+def kept_map(db: Database, campaign_id: str) -> dict[int, int]:
+    """Every event the table says stands cancelled now -> its reversal (`trek replay
+    --verify` compares it with the fold)."""
+    found: dict[int, int] = {}
+    for seq, reversal, cancels in db.query(
+            f"SELECT seq, reversal, cancels FROM {TABLE} WHERE campaign_id = ? "
+            "ORDER BY seq, reversal", (campaign_id,)):
+        if cancels:
+            found[int(seq)] = int(reversal)
+        else:
+            found.pop(int(seq), None)
+    return found
+
+
 # What the read models have not folded yet: cancelled seq -> reversal, or None (restored).
 Unfolded = dict[int, int | None]
 

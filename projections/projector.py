@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent, stored_link
 from domain.ruleset import Registry
-from projections.cancellations import is_reversal, save_cancellations
+from projections.cancellations import is_reversal, kept_map, save_cancellations
 from projections.db import (
     CHAIN_HEADS,
     VIEW_TABLES,
@@ -326,6 +326,10 @@ class Projector:
                 view.campaign_id) else stored.cancelled
             if marks != view.cancelled:
                 problems.append(f"{view.slug}: cancelled events are stored as {marks} "
+                                f"but the log gives {view.cancelled}")
+            if not unstored.get(view.campaign_id) and (
+                    by_key := kept_map(self.db, view.campaign_id)) != view.cancelled:
+                problems.append(f"{view.slug}: the cancellations kept by key are {by_key} "
                                 f"but the log gives {view.cancelled}")
             if (stored.events, stored.last_hash) != (view.events, view.last_hash):
                 problems.append(f"{view.slug}: the stored event count or hash differs")

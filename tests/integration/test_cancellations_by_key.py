@@ -174,3 +174,21 @@ def test_cancellations_read_by_key_agree_with_the_map_folded_from_the_events(
     health = trek.status(slug)["characters"]["Kira"]["health"]
     assert health == max(0, 50 - sum(e.health for e in trek.app.events.get(cid)
                                      if isinstance(e, Harmed) and e.seq not in expected))
+
+
+def test_verify_names_a_damaged_table_of_cancellations_and_replay_mends_it(
+        store: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(store, create=True)
+    started(trek)                                            # 1, 2
+    harm(trek, 2)                                            # 3, 4
+    trek.undo(None, 3)                                       # 5 cancels 3
+    assert trek.verify_views()["verified"] is True
+    with trek.views.transaction() as cursor:
+        cursor.execute("DELETE FROM trek_view_cancellations")
+    report = trek.verify_views()
+    assert report["verified"] is False
+    assert any("the cancellations kept by key are {} but the log gives {3: 5}" in problem
+               for problem in report["differences"])
+    trek.replay()
+    assert trek.verify_views()["verified"] is True
+    assert trek._load(SLUG).cancelled_in(1, 5) == {3: 5}
