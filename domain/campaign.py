@@ -528,17 +528,34 @@ class Campaign:
 
         return live
 
-    def cancellations_differ(self, first: int, past: Campaign) -> bool:
-        """Whether some event before `first` stands cancelled or live now otherwise than in
-        `past` (this campaign at version `first - 1`)."""
+    def cancellations_differing(self, first: int, past: Campaign) -> list[int]:
+        """The events before `first` that stand cancelled or live now otherwise than in
+        `past` (this campaign at version `first - 1`), in order."""
         named: set[int] | None = set()
         if self.kept_at >= first:
             named = self._kept_cancellations().named_after(first)
         if named is None:
             # Not known which: compare every cancellation before `first`.
-            return set(self.cancelled_in(1, first - 1)) != set(past.cancelled_in(1, first - 1))
+            return sorted(set(self.cancelled_in(1, first - 1))
+                          ^ set(past.cancelled_in(1, first - 1)))
         named |= {seq for seq in self._changes if seq < first}
-        return any(self.is_live(seq) != past.is_live(seq) for seq in sorted(named))
+        return [seq for seq in sorted(named) if self.is_live(seq) != past.is_live(seq)]
+
+    def check_cancellable(self, targets: Iterable[int]) -> None:
+        """Refuse targets that are not in the log or are already cancelled."""
+        for seq in targets:
+            if seq < 1 or seq > self._version:
+                raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
+            by = self.cancelled_by(seq)
+            if by is not None:
+                # Only an undoable event is ever cancelled, so this is the first thing wrong.
+                raise RuleViolation(f"event {seq} was already cancelled by event {by}")
+
+    def check_restorable(self, targets: Iterable[int]) -> None:
+        """Refuse targets that are not cancelled."""
+        for seq in targets:
+            if self.is_live(seq):
+                raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision:
         """Decide a recorded event again from its own inputs and dice."""
@@ -571,13 +588,7 @@ class Campaign:
         """
         if reason is not None:
             check_text(reason, "reason")
-        for seq in targets:
-            if seq < 1 or seq > self._version:
-                raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
-            by = self.cancelled_by(seq)
-            if by is not None:
-                # Only an undoable event is ever cancelled, so this is the first thing wrong.
-                raise RuleViolation(f"event {seq} was already cancelled by event {by}")
+        self.check_cancellable(targets)
 
         unseen = set(targets)
 
@@ -619,9 +630,7 @@ class Campaign:
         """
         if reason is not None:
             check_text(reason, "reason")
-        for seq in targets:
-            if self.is_live(seq):
-                raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")
+        self.check_restorable(targets)
         plan = self._replan(before, later, set(), set(targets))
         if plan.dropped:
             raise RuleViolation(

@@ -68,6 +68,8 @@ from tracker.stores import (
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
 SNAPSHOT_EVERY = 100
 SAVE_ATTEMPTS = 8
+# How many earlier stored states `_game_before` tries before folding a campaign from its start.
+GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
 LOG_BATCH = 500
@@ -506,15 +508,28 @@ class Trek:
         """The game just before event `first`, under today's cancellations.
 
         The stored state at `first - 1` (its nearest snapshot and the events since) serves
-        when the same earlier events count today as counted then; only when a later reversal
-        changed that is the campaign folded from its start, streamed a page at a time.
+        when the same earlier events count today as counted then. When a later reversal
+        changed that, the stored state just before the earliest event it changed is tried
+        (and so on, a few times), and the events from there are folded under today's
+        cancellations; failing that, the campaign is folded from its start, streamed a page at
+        a time.
         """
         if first <= 1:
             # Nothing comes before the campaign's start (and the store has no version 0).
             return Game()
-        past = self._get(campaign.id, version=first - 1)
-        if not campaign.cancellations_differ(first, past):
-            return past.game
+        start = first
+        for _ in range(GAME_BEFORE_STEPS):
+            past = self._get(campaign.id, version=start - 1)
+            differing = campaign.cancellations_differing(start, past)
+            if not differing:
+                # The stored game before `start` counts the same earlier events as today; the
+                # events from there to `first` are folded under today's cancellations.
+                return (past.game if start == first else fold_live(
+                    page_events(self.app.events, campaign.id, gt=start - 1, lte=first - 1),
+                    campaign.live_in_order(), past.game))
+            start = differing[0]
+            if start <= 1:
+                break
         return fold_live(page_events(self.app.events, campaign.id, lte=first - 1),
                          campaign.live_in_order())
 
@@ -524,6 +539,7 @@ class Trek:
             target = seq if seq is not None else self._latest_live(campaign)
             if target < 1 or target > campaign.version:
                 raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
+            campaign.check_cancellable([target])
             before = self._game_before(campaign, target)
             # Streamed: the later events are read once, a page at a time, as they are checked.
             later = page_events(self.app.events, campaign.id, gt=target - 1,
@@ -545,6 +561,7 @@ class Trek:
                     raise RuleViolation(f"everything event {seq} cancelled is already restored")
             else:
                 targets = [seq]
+            campaign.check_restorable(targets)
             first = min(targets)
             before = self._game_before(campaign, first)
             later = page_events(self.app.events, campaign.id, gt=first - 1,

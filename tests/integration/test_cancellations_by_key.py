@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 import tracker.app
 from domain.campaign import campaign_id
 from domain.errors import RuleViolation
-from domain.events import EventsCancelled, EventsRestored, Harmed
+from domain.events import EventsCancelled, EventsRestored, Harmed, TrekEvent
+from domain.history import fold_live
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
 
@@ -192,3 +193,27 @@ def test_verify_names_a_damaged_table_of_cancellations_and_replay_mends_it(
     trek.replay()
     assert trek.verify_views()["verified"] is True
     assert trek._load(SLUG).cancelled_in(1, 5) == {3: 5}
+
+
+def test_the_game_before_any_event_is_the_fold_of_the_events_live_today(
+        store: str, open_trek: OpenTrek, snapshot_every_ten: None) -> None:
+    """`_game_before` starts from a stored state when it can (before the earliest event a
+    later reversal changed); it must give what folding the live events from the start gives."""
+    trek = open_trek(store, create=True)
+    started(trek)                                            # 1, 2
+    harm(trek, 12)                                           # 3 .. 14
+    trek.undo(None, 6)                                       # 15
+    harm(trek, 3)                                            # 16 .. 18
+    trek.undo(None, 12)                                      # 19
+    trek.undo(None, 17)                                      # 20
+    trek.redo(None, 15)                                      # 21 restores 6
+    trek.undo(None, 4)                                       # 22
+    harm(trek, 5)                                            # 23 .. 27
+    campaign = trek._load(SLUG)
+    events = [e for e in trek.app.events.get(campaign_id(SLUG)) if isinstance(e, TrekEvent)]
+    for first in range(1, campaign.version + 1):
+        expected = fold_live(events[:first - 1], campaign.is_live)
+        assert trek._game_before(campaign, first).dump() == expected.dump(), first
+    # An undo refused for a target already cancelled says so before anything is folded.
+    with pytest.raises(RuleViolation, match="event 17 was already cancelled by event 20"):
+        trek.undo(None, 17)
