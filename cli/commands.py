@@ -14,16 +14,18 @@ from typing import Any
 
 import click
 
-from cli import mapimport, paging, render, spreadsheet
+from cli import mapimport, render, spreadsheet
 from cli.context import open_store, record, recorded, settings
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
+    CSV_HELP,
     KeyChoice,
     KeyValue,
     PointType,
     SquareType,
     character_from,
     character_options,
+    csv_or_json,
     store_options,
 )
 from domain.errors import MapError, TrackerError
@@ -32,7 +34,6 @@ from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
-from projections.logread import LogFilter
 from tracker.app import Trek
 from tracker.points import Point
 from tracker.registry import RULESETS
@@ -374,16 +375,6 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
 
 # -- reading ----------------------------------------------------------------------------------
 
-CSV_HELP = ("Print CSV for a spreadsheet (RFC 4180, a header row). A text cell starting with "
-            "=, +, -, @, a tab or a carriage return gets a leading ' so no spreadsheet runs it "
-            "as a formula; numbers stay numbers.")
-
-
-def _csv_or_json(as_csv: bool) -> None:
-    if as_csv and settings().json:
-        raise click.UsageError("--csv and --json each choose the output; give one of them.")
-
-
 def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> None:
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
@@ -396,82 +387,6 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
         render.emit_json(document)
     else:
         render.print_status(document)
-
-
-class AtLeastOne(click.ParamType[int]):
-    """A whole number of 1 or more, refused with a sentence that says what it counts."""
-
-    name = "INTEGER"
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> int:
-        if isinstance(value, int):
-            number = value
-        else:
-            try:
-                number = int(str(value).strip())
-            except ValueError:
-                self.fail(f"{self.what} is a whole number of 1 or more, not {value!r}.",
-                          param, ctx)
-        if not 1 <= number <= MAX_SEQ:
-            self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
-        return number
-
-
-@trek.command()
-@click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
-              help="Only events of day N.")
-@click.option("--session", type=click.IntRange(1, MAX_SEQ),
-              help="Only events of session N (and the `session start` that opened it).")
-@click.option("--from", "since", type=AtLeastOne("the seq to start from"),
-              metavar="SEQ", help="Only events from seq SEQ on.")
-@click.option("--last", type=AtLeastOne("the number of rows to show"), metavar="N",
-              help="Only the N newest of the events the other options pick (still oldest "
-                   "first).")
-@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
-@click.option("--jsonl", "as_jsonl", is_flag=True,
-              help="Print one JSON object per line (the objects --json lists).")
-@click.option("--no-pager", "no_pager", is_flag=True,
-              help="Print straight to the terminal instead of through the pager.")
-@store_options
-def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
-        as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
-    """Every recorded event in order, reversals included.
-
-    --day, --session, --from and --last each narrow the rows and combine: `trek log --session 3
-    --last 10` is the ten newest events of session 3. Rows are read and printed as they come,
-    so a long log starts showing at once.
-
-    On a terminal the table goes through a pager, as git does: $TREK_PAGER, else $PAGER, else
-    `less -FRX` (either set to "" or "cat": none). Piped output, --json, --jsonl and --csv are
-    never paged.
-
-    With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
-    cancelled_by, summary.
-    """
-    _csv_or_json(as_csv)
-    if as_jsonl and (as_csv or settings().json):
-        raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
-                               "them.")
-    trek_app = open_store(writes=False)
-    selection = LogFilter(day=day_number, session=session, since=since, last=last)
-    stream = trek_app.log_stream(settings().campaign, selection)
-    human = not (as_csv or as_jsonl or settings().json)
-    with paging.paged(render.console, enabled=human and not no_pager) as out:
-        if as_csv:
-            spreadsheet.write(spreadsheet.LOG_COLUMNS,
-                              spreadsheet.log_rows(stream.entries, stream.ruleset))
-        elif as_jsonl:
-            render.emit_json_lines(stream.entries)
-        elif settings().json:
-            render.emit_json_list(stream.entries)
-        else:
-            render.print_log(stream.entries, stream.ruleset, out=out, last_seq=stream.events,
-                             last_day=stream.day,
-                             event_types=RULESETS.event_types(stream.ruleset))
 
 
 # -- history ----------------------------------------------------------------------------------
@@ -525,7 +440,7 @@ def audit(session: int | None, as_csv: bool) -> None:
     spent, roll, undo, redo, or one of the ruleset's own), seq, day, subject, amount, roll,
     target, success, cancelled_by, gm, at, detail.
     """
-    _csv_or_json(as_csv)
+    csv_or_json(as_csv)
     result = open_store(writes=False).audit(settings().campaign, session)
     if as_csv:
         spreadsheet.write(spreadsheet.AUDIT_COLUMNS, spreadsheet.audit_rows(result))

@@ -32,12 +32,13 @@ COMMANDS_MODULE = "cli.commands"
 # naming one loads that module and the command needs no entry here.
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "encounter": ("cli.encounter", "encounter"),
+    "log": ("cli.log", "log"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
     "watch": ("cli.watch", "watch"),
 }
 # Of those, the ones that need no ruleset's command-line module: loaded alone.
-SELF_CONTAINED = frozenset({"replay"})
+SELF_CONTAINED = frozenset({"log", "replay"})
 
 
 class TrekGroup(click.Group):

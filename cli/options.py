@@ -180,3 +180,41 @@ class PointType(click.ParamType[Point]):
             return Point.parse(str(value), with_campaign=self.with_campaign)
         except ValueError as error:
             self.fail(str(error), param, ctx)
+
+
+# -- output choices and counts shared by several commands ---------------------------------------
+
+CSV_HELP = ("Print CSV for a spreadsheet (RFC 4180, a header row). A text cell starting with "
+            "=, +, -, @, a tab or a carriage return gets a leading ' so no spreadsheet runs it "
+            "as a formula; numbers stay numbers.")
+
+
+def csv_or_json(as_csv: bool) -> None:
+    """Refuse --csv with --json: each chooses the output."""
+    if as_csv and click.get_current_context().ensure_object(Settings).json:
+        raise click.UsageError("--csv and --json each choose the output; give one of them.")
+
+
+class AtLeastOne(click.ParamType[int]):
+    """A whole number of 1 or more, refused with a sentence that says what it counts."""
+
+    name = "INTEGER"
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} is a whole number of 1 or more, not {value!r}.",
+                          param, ctx)
+        from domain.values import MAX_SEQ  # pydantic, only once a command parses a count
+
+        if not 1 <= number <= MAX_SEQ:
+            self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
+        return number

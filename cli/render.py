@@ -182,6 +182,20 @@ def mount(ruleset: str, module: ModuleType) -> None:
         _ROUTE_MARKS.setdefault(kind, style)
 
 
+def mount_one(ruleset: str) -> None:
+    """Mount one ruleset's words, for a command loaded without the others (`trek log`), unless
+    the composition root has mounted them already."""
+    if ruleset in _RULESET_TEXT:
+        return
+    import importlib
+
+    from tracker.registry import RULESETS
+
+    module = RULESETS.named(ruleset).command_line
+    if module is not None:
+        mount(ruleset, importlib.import_module(module))
+
+
 def route_marks() -> Mapping[str, Any]:
     """The route-picture marker styles the mounted rulesets add, by kind."""
     return _ROUTE_MARKS

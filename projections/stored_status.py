@@ -3,13 +3,15 @@ nothing but the standard library.
 
 The document is written with the read models it was worked out from (same transaction, same
 fold), together with the number of events it covers and a stamp of the code that made it. The
-reader serves it only when all three still hold: the campaign's log has no event past that
-number, and the code that would work it out now is the code that did. Anything else (a store
-that is not a plain SQLite file, a campaign to choose, read models behind the log, another
-release, a lock) returns None, and the caller takes the ordinary path, which folds and checks.
+reader serves it only when all three still hold: the store is in Trek's format, the campaign's
+log has no event past that number, and the code that would work it out now is the code that
+did. Anything else (a memory store, a campaign to choose, read models behind the log, another
+release, a lock, a server that does not answer at once) returns None, and the caller takes the
+ordinary path, which folds and checks.
 
-This module imports only the standard library, so `trek status` can read a campaign without
-loading the event-sourcing library, the rulesets or any model.
+This module imports only the standard library for an SQLite store, and the PostgreSQL driver
+(psycopg) only for a PostgreSQL one, so `trek status` can read a campaign without loading the
+event-sourcing library, the rulesets or any model.
 """
 
 from __future__ import annotations
@@ -28,6 +30,14 @@ STATUS_TABLE = """CREATE TABLE IF NOT EXISTS trek_view_status (
 _PACKAGES = ("domain", "projections", "tracker")
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STORE_FORMAT = "trek-1"
+# A PostgreSQL store's event table: the event store names it after the application ("Trek").
+_PG_EVENTS = "trek_events"
+# The options a PostgreSQL URL may carry (as tracker/stores.py accepts them); a URL with any
+# other is left to the ordinary path, which refuses it in a sentence.
+_PG_OPTIONS = frozenset({"password", "sslmode", "connect_timeout", "application_name"})
+# Seconds to wait for the server before leaving it to the ordinary path (which waits longer
+# and says what is wrong).
+_PG_CONNECT_TIMEOUT = 2
 _stamp: str | None = None
 # The stamp of code whose sources are not there to digest: never served.
 UNKNOWN_CODE = "unknown"
@@ -67,8 +77,11 @@ def save_status(cursor: Any, campaign_id: str, events: int, document: dict[str, 
 
 def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
     """The kept status document of `campaign` (or of the store's only campaign) in the SQLite
-    store `db`, when it is exactly what the ordinary path would work out; else None."""
-    if (not db.strip() or db.startswith(("postgresql://", "postgres://", "memory:"))
+    or PostgreSQL store `db`, when it is exactly what the ordinary path would work out; else
+    None."""
+    if db.startswith(("postgresql://", "postgres://")):
+        return _read_postgres(db, campaign)
+    if (not db.strip() or db.startswith("memory:")
             or db == ":memory:" or not os.path.isfile(db)
             or not (os.access(db, os.W_OK) and os.access(os.path.dirname(db) or ".", os.W_OK))):
         return None
@@ -123,4 +136,68 @@ def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | No
     if newest is None or int(newest) != int(kept[0]):
         return None
     document: dict[str, Any] = json.loads(kept[2])
+    return document
+
+
+# One statement, so one snapshot of the store (and one round trip): the store's format, how
+# many campaigns the read models know, and for the campaign asked for (or the only one) its
+# kept document with the newest event its log holds. A store without these tables is an error
+# here, and so None.
+_PG_QUERY = f"""
+    SELECT (SELECT value FROM trek_meta WHERE key = 'format'),
+           (SELECT count(*) FROM trek_view_campaigns),
+           s.events, s.code, s.status_json,
+           (SELECT max(e.originator_version) FROM {_PG_EVENTS} e
+             WHERE e.originator_id = s.campaign_id::uuid)
+    FROM trek_view_campaigns c JOIN trek_view_status s ON s.campaign_id = c.campaign_id"""
+_PG_NAMED = _PG_QUERY + " WHERE c.slug = %s"
+_PG_ONLY = _PG_QUERY + " LIMIT 2"
+
+
+def _postgres_url_usable(db: str) -> bool:
+    """Whether the ordinary path would take this URL as it stands (else it is left to say why)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    try:
+        parts = urlsplit(db)
+        port = parts.port
+    except ValueError:
+        return False
+    return (bool(parts.hostname) and bool(parts.path.strip("/"))
+            and (port is None or 1 <= port <= 65535)
+            and set(parse_qs(parts.query, keep_blank_values=True)) <= _PG_OPTIONS)
+
+
+def _read_postgres(db: str, campaign: str | None) -> dict[str, Any] | None:
+    if not _postgres_url_usable(db):
+        return None
+    try:
+        import psycopg
+    except ImportError:
+        return None
+    try:
+        # Connected with the URL as the ordinary path connects, but waiting less; the session
+        # is read-only from its start (no statement of its own to say so).
+        conn = psycopg.connect(db, autocommit=True, connect_timeout=_PG_CONNECT_TIMEOUT,
+                               options="-c default_transaction_read_only=on")
+    except (psycopg.Error, ValueError):
+        return None
+    try:
+        rows = (conn.execute(_PG_ONLY) if campaign is None
+                else conn.execute(_PG_NAMED, (campaign,))).fetchall()
+    except psycopg.Error:
+        return None
+    finally:
+        conn.close()
+    if len(rows) != 1:
+        return None
+    fmt, campaigns, events, code, status_json, newest = rows[0]
+    if (fmt != _STORE_FORMAT or (campaign is None and campaigns != 1)
+            or code != code_stamp() or code == UNKNOWN_CODE
+            or newest is None or int(newest) != int(events)):
+        return None
+    try:
+        document: dict[str, Any] = json.loads(status_json)
+    except (TypeError, ValueError):
+        return None
     return document

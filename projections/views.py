@@ -28,7 +28,9 @@ from domain.state import (
     SUPPLY_KINDS,
     Game,
 )
-from projections.db import Cursor
+from projections.db import Cursor, insert_rows
+
+ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
 
 
 class LogEntry:
@@ -305,11 +307,9 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.
         marked = view.cancelled if view.marks else {}
-        cursor.executemany(
-            "INSERT INTO trek_view_entries (campaign_id, seq, type, day, session, cancelled_by) "
-            "VALUES (?,?,?,?,?,?)",
-            [(cid, seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
-              ev.session, marked.get(seq)) for e in view.new_log])
+        insert_rows(cursor, "trek_view_entries", ENTRY_COLUMNS,
+                    [(cid, seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
+                      ev.session, marked.get(seq)) for e in view.new_log])
     if view.marks:
         cursor.executemany(
             "UPDATE trek_view_entries SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",

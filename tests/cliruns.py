@@ -55,3 +55,29 @@ def play_all(folder: Path, db: str, commands: Iterable[tuple[str, ...]]) -> None
                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
                              check=False)
         assert run.returncode == 0, (args, run.stderr)
+
+
+def run_traced(folder: Path, db: str, *args: str) -> tuple[str, set[str]]:
+    """Run `trek ARGS` on `db` with -X importtime: what it printed and the modules it loaded."""
+    command = trek_command(*args)
+    command[1:1] = ["-X", "importtime"]
+    result = subprocess.run(command, cwd=folder, env=trek_env(db), stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules = {line.split("|")[-1].strip() for line in result.stderr.splitlines()
+               if line.startswith("import time:")}
+    return result.stdout, modules
+
+
+# What `trek status --json` reads a kept document with: click, the shared options, the standard
+# library (and, for a PostgreSQL store, its driver). Everything else here is the tracker's and
+# the rulesets' (or rich's) to load.
+LIGHT = {"domain", "domain.errors", "tracker", "tracker.points"}
+
+
+def heavy(modules: set[str], *, driver: bool = False) -> set[str]:
+    """The modules loaded that reading a kept document does not need; `driver`: the store is
+    PostgreSQL, so its driver is needed."""
+    packages = ("eventsourcing", "pydantic", "rich", "domain", "tracker",
+                *(() if driver else ("psycopg",)))
+    return {m for m in modules if m not in LIGHT and m.split(".")[0] in packages}

@@ -139,6 +139,10 @@ class RowDecoder:
             cls = self.mapper.topics.by_topic.get(topic)
             if cls is not None and getattr(cls, "class_version", 1) != 1:
                 cls = None
+            if cls is not None and not cls.__pydantic_complete__:
+                # Event classes build their schema on first use; built here, once, so the
+                # validator is the real one when it is called directly below.
+                cls.model_rebuild()
             self._classes[topic] = cls
         data = row.state
         if (cls is None or type(data) is not bytes or data[-1:] != b"}"

@@ -1,0 +1,71 @@
+"""`trek log`: the travel log, read a page at a time and shown as it comes.
+
+A module of its own, loaded without the other commands: the first screen of a long log should
+show at once, so only the tracker, the table and the pager are loaded."""
+
+from __future__ import annotations
+
+import click
+
+from cli import paging, render, spreadsheet
+from cli.context import open_store, settings
+from cli.options import CSV_HELP, AtLeastOne, csv_or_json, store_options
+from domain.values import MAX_SEQ
+from projections.logread import LogFilter
+from tracker.registry import RULESETS
+
+
+@click.command()
+@click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
+              help="Only events of day N.")
+@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+              help="Only events of session N (and the `session start` that opened it).")
+@click.option("--from", "since", type=AtLeastOne("the seq to start from"),
+              metavar="SEQ", help="Only events from seq SEQ on.")
+@click.option("--last", type=AtLeastOne("the number of rows to show"), metavar="N",
+              help="Only the N newest of the events the other options pick (still oldest "
+                   "first).")
+@click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
+@click.option("--jsonl", "as_jsonl", is_flag=True,
+              help="Print one JSON object per line (the objects --json lists).")
+@click.option("--no-pager", "no_pager", is_flag=True,
+              help="Print straight to the terminal instead of through the pager.")
+@store_options
+def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
+        as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
+    """Every recorded event in order, reversals included.
+
+    --day, --session, --from and --last each narrow the rows and combine: `trek log --session 3
+    --last 10` is the ten newest events of session 3. Rows are read and printed as they come,
+    so a long log starts showing at once.
+
+    On a terminal the table goes through a pager, as git does: $TREK_PAGER, else $PAGER, else
+    `less -FRX` (either set to "" or "cat": none). Piped output, --json, --jsonl and --csv are
+    never paged.
+
+    With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
+    cancelled_by, summary.
+    """
+    csv_or_json(as_csv)
+    if as_jsonl and (as_csv or settings().json):
+        raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
+                               "them.")
+    trek_app = open_store(writes=False)
+    selection = LogFilter(day=day_number, session=session, since=since, last=last)
+    stream = trek_app.log_stream(settings().campaign, selection)
+    human = not (as_csv or as_jsonl or settings().json)
+    if human or as_csv:
+        # The campaign's ruleset says each event's line in its own words.
+        render.mount_one(stream.ruleset)
+    with paging.paged(render.console, enabled=human and not no_pager) as out:
+        if as_csv:
+            spreadsheet.write(spreadsheet.LOG_COLUMNS,
+                              spreadsheet.log_rows(stream.entries, stream.ruleset))
+        elif as_jsonl:
+            render.emit_json_lines(stream.entries)
+        elif settings().json:
+            render.emit_json_list(stream.entries)
+        else:
+            render.print_log(stream.entries, stream.ruleset, out=out, last_seq=stream.events,
+                             last_day=stream.day,
+                             event_types=RULESETS.event_types(stream.ruleset))
