@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import re
 import uuid
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Protocol, Self
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -73,6 +74,45 @@ def campaign_id(slug: str) -> UUID:
     return uuid.uuid5(_NAMESPACE, slug)
 
 
+class Cancellations(Protocol):
+    """Which events stood cancelled when a campaign's snapshot was taken, read by key.
+
+    A snapshot holds the campaign's state, not every cancellation ever made: the application
+    gives a campaign loaded from one a `Cancellations` answering for the snapshot's version
+    (`Campaign.kept_at`); what the events since changed the campaign keeps itself.
+    """
+
+    def cancelled_in(self, first: int, last: int) -> dict[int, int]:
+        """Cancelled event seq -> the reversal that cancelled it, for seqs first..last."""
+        ...
+
+    def named_after(self, first: int) -> set[int] | None:
+        """The events before `first` that a reversal at `first` or later cancelled or
+        restored (or more), or None when that is not known."""
+        ...
+
+
+class CancellationMap:
+    """The whole map of cancellations that snapshots of releases up to 0.2 carried."""
+
+    def __init__(self, cancelled: Mapping[int, int]) -> None:
+        self._cancelled = dict(cancelled)
+        self._seqs = sorted(self._cancelled)
+
+    def cancelled_in(self, first: int, last: int) -> dict[int, int]:
+        seqs = self._seqs[bisect_left(self._seqs, first):bisect_right(self._seqs, last)]
+        return {seq: self._cancelled[seq] for seq in seqs}
+
+    def named_after(self, first: int) -> set[int] | None:
+        # The map says what stood cancelled, not what a later reversal restored.
+        return None
+
+
+# Cancellations are read from a campaign's `Cancellations` this many seqs at a time when a
+# stream of events is checked in order.
+CANCELLATION_WINDOW = 4096
+
+
 @dataclass(frozen=True)
 class Stamp:
     """Who records the next events, when, and in which session: given by the application."""
@@ -96,14 +136,28 @@ class Campaign:
         self.seed = started.seed
         self.map: GameMap | None = started.map
         self.game = Game()
-        # Cancelled event seq -> the seq of the reversal that cancelled it.
-        self.cancelled: dict[int, int] = {}
+        # Cancellations up to version `kept_at` are read from `_kept` (none before version 1);
+        # `_changes` holds what the events folded in since made of them: cancelled event seq
+        # -> the reversal that cancelled it, or None for one restored.
+        self.kept_at = 0
+        self._kept: Cancellations | None = None
+        self._changes: dict[int, int | None] = {}
         self.last_hash = ""
         self.session: int | None = None
         self.sessions = 0
         self.stamp: Stamp | None = None
         # The rulesets this release plays; the application passes them in after loading.
         self._rulesets: Registry | None = None
+
+    def keep(self, cancellations: Cancellations) -> Self:
+        """Give the campaign the cancellations that stood at version `kept_at`."""
+        self._kept = cancellations
+        return self
+
+    @property
+    def needs_cancellations(self) -> bool:
+        """True when the campaign was loaded from a snapshot and has no `Cancellations` yet."""
+        return self.kept_at > 0 and self._kept is None
 
     def play_under(self, rulesets: Registry) -> Self:
         """Give the campaign the rulesets its commands are decided by."""
@@ -162,10 +216,10 @@ class Campaign:
         event.apply_to(self.game)
         if isinstance(event, EventsCancelled):
             for seq in event.cancels:
-                self.cancelled[seq] = event.seq
+                self._changes[seq] = event.seq
         elif isinstance(event, EventsRestored):
             for seq in event.restores:
-                self.cancelled.pop(seq, None)
+                self._changes[seq] = None
         elif isinstance(event, SessionStarted):
             self.session = event.number
             self.sessions = event.number
@@ -426,8 +480,83 @@ class Campaign:
 
     # -- history -------------------------------------------------------------------------------
 
+    def _kept_cancellations(self) -> Cancellations:
+        if self._kept is None:
+            raise RuntimeError("the application gives a campaign loaded from a snapshot its "
+                               "cancellations before asking for them")
+        return self._kept
+
+    def cancelled_by(self, seq: int) -> int | None:
+        """The reversal that cancelled event `seq`, or None while it stands."""
+        if seq in self._changes:
+            return self._changes[seq]
+        if seq > self.kept_at:
+            # A reversal only ever names events before it.
+            return None
+        return self._kept_cancellations().cancelled_in(seq, seq).get(seq)
+
     def is_live(self, seq: int) -> bool:
-        return seq not in self.cancelled
+        return self.cancelled_by(seq) is None
+
+    def cancelled_in(self, first: int, last: int) -> dict[int, int]:
+        """Cancelled event seq -> the reversal that cancelled it, for seqs first..last."""
+        found = (self._kept_cancellations().cancelled_in(first, min(last, self.kept_at))
+                 if first <= self.kept_at else {})
+        for seq, by in self._changes.items():
+            if first <= seq <= last:
+                if by is None:
+                    found.pop(seq, None)
+                else:
+                    found[seq] = by
+        return dict(sorted(found.items()))
+
+    def live_in_order(self) -> Callable[[int], bool]:
+        """`is_live` for seqs asked in increasing order (a stream of events being checked):
+        what was kept is read a window of seqs at a time, not one query per event."""
+        changes = self._changes
+        kept_at = self.kept_at
+        window: list[Any] = [1, 0, {}]
+
+        def live(seq: int) -> bool:
+            if seq in changes:
+                return changes[seq] is None
+            if seq > kept_at:
+                return True
+            if not window[0] <= seq <= window[1]:
+                last = min(seq + CANCELLATION_WINDOW - 1, kept_at)
+                window[:] = [seq, last, self._kept_cancellations().cancelled_in(seq, last)]
+            return seq not in window[2]
+
+        return live
+
+    def cancellations_differing(self, first: int, past: Campaign) -> list[int]:
+        """The events before `first` that stand cancelled or live now otherwise than in
+        `past` (this campaign at version `first - 1`), in order."""
+        named: set[int] | None = set()
+        if self.kept_at >= first:
+            named = self._kept_cancellations().named_after(first)
+        if named is None:
+            # Not known which: compare every cancellation before `first`.
+            return sorted(set(self.cancelled_in(1, first - 1))
+                          ^ set(past.cancelled_in(1, first - 1)))
+        named |= {seq for seq in self._changes if seq < first}
+        return [seq for seq in sorted(named) if self.is_live(seq) != past.is_live(seq)]
+
+    def check_cancellable(self, targets: Iterable[int]) -> None:
+        """Refuse targets that are not in the log or are already cancelled."""
+        for seq in targets:
+            if seq < 1 or seq > self._version:
+                raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
+            by = self.cancelled_by(seq)
+            if by is not None:
+                # Only an undoable event is ever cancelled, so this is the first thing wrong.
+                raise RuleViolation(f"event {seq} was already cancelled by event {by}")
+
+    def check_restorable(self, targets: Iterable[int]) -> None:
+        """Refuse targets that are not cancelled."""
+        for seq in targets:
+            if self.is_live(seq):
+                raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision:
         """Decide a recorded event again from its own inputs and dice."""
@@ -450,10 +579,10 @@ class Campaign:
         situation = Situation(game=before, map=self.map, ruleset=self.ruleset_name)
         # The ruleset is looked up once for the whole walk, not once per later event.
         ruleset = self.ruleset
-        cancelled = self.cancelled
+        live = self.live_in_order()
         return replan(
             situation, later,
-            lambda seq: (seq not in cancelled or seq in back) and seq not in gone,
+            lambda seq: (seq in back or live(seq)) and seq not in gone,
             partial(self._redecide, ruleset),
         )
 
@@ -466,14 +595,7 @@ class Campaign:
         """
         if reason is not None:
             check_text(reason, "reason")
-        for seq in targets:
-            if seq < 1 or seq > self._version:
-                raise NotFound(f"there is no event {seq}; the log runs to {self._version}")
-            if seq in self.cancelled:
-                # Only an undoable event is ever cancelled, so this is the first thing wrong.
-                raise RuleViolation(
-                    f"event {seq} was already cancelled by event {self.cancelled[seq]}"
-                )
+        self.check_cancellable(targets)
 
         unseen = set(targets)
 
@@ -515,9 +637,7 @@ class Campaign:
         """
         if reason is not None:
             check_text(reason, "reason")
-        for seq in targets:
-            if seq not in self.cancelled:
-                raise RuleViolation(f"event {seq} is not cancelled; there is nothing to redo")
+        self.check_restorable(targets)
         plan = self._replan(before, later, set(), set(targets))
         if plan.dropped:
             raise RuleViolation(
@@ -535,7 +655,7 @@ class Campaign:
         return {
             "slug": self.slug, "name": self.name, "ruleset": self.ruleset_name,
             "seed": self.seed, "map": self.map.model_dump(mode="json") if self.map else None,
-            "game": self.game.dump(), "cancelled": {str(k): v for k, v in self.cancelled.items()},
+            "game": self.game.dump(),
             "last_hash": self.last_hash, "session": self.session, "sessions": self.sessions,
             "created_on": self._created_on.isoformat(),
         }
@@ -552,7 +672,11 @@ class Campaign:
         )
         campaign = cls(started)
         campaign.game = Game.model_validate(state["game"])
-        campaign.cancelled = {int(k): v for k, v in state["cancelled"].items()}
+        # Which events stood cancelled is read by key (`keep`); a snapshot of release 0.2 or
+        # earlier still carries the whole map, which is exactly that.
+        campaign.kept_at = snapshot.originator_version
+        if "cancelled" in state:
+            campaign.keep(CancellationMap({int(k): v for k, v in state["cancelled"].items()}))
         campaign.last_hash = state["last_hash"]
         campaign.session = state["session"]
         campaign.sessions = state["sessions"]

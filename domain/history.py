@@ -113,11 +113,15 @@ def describe_dropped(dropped: list[tuple[int, str]], types: dict[int, str]) -> s
     )
 
 
-def fold_live(events: Iterable[TrekEvent], is_live: Callable[[int], bool]) -> Game:
-    """The game as the live events make it: reversals' own corrections are not needed here."""
+def fold_live(events: Iterable[TrekEvent], is_live: Callable[[int], bool],
+              game: Game | None = None) -> Game:
+    """The game as the live events make it: reversals' own corrections are not needed here.
+
+    `game`, when given, is the game before the first of `events` (it is changed in place).
+    """
     from domain.events import CampaignStarted
 
-    game = Game()
+    game = game if game is not None else Game()
     for event in events:
         if isinstance(event, CampaignStarted) or (type(event).undoable and is_live(event.seq)):
             event.apply_to(game)

@@ -34,6 +34,17 @@ SCHEMA = [
         session BIGINT, cancelled_by BIGINT, PRIMARY KEY (campaign_id, seq))""",
 ]
 
+# Each event a reversal cancelled (cancels 1) or restored (0), read by key: what the write side
+# asks of cancellations (projections/cancellations.py), so snapshots need not carry them.
+CANCELLATIONS = "trek_view_cancellations"
+SCHEMA += [
+    f"""CREATE TABLE IF NOT EXISTS {CANCELLATIONS} (
+        campaign_id TEXT NOT NULL, seq BIGINT NOT NULL, reversal BIGINT NOT NULL,
+        cancels SMALLINT NOT NULL, PRIMARY KEY (campaign_id, seq, reversal))""",
+    f"""CREATE INDEX IF NOT EXISTS {CANCELLATIONS}_by_reversal
+        ON {CANCELLATIONS} (campaign_id, reversal)""",
+]
+
 # The head of each campaign's hash chain (the newest event's seq and hash) as folded. Not a
 # read model: a rebuild leaves it, and it only moves forward, so an edit to the newest event or
 # its deletion is still noticed after `trek replay`.
@@ -42,7 +53,8 @@ CHAIN_HEADS = """CREATE TABLE IF NOT EXISTS trek_chain_heads (
 SCHEMA.append(CHAIN_HEADS)
 # Each campaign's `trek status` document as last folded (projections/stored_status.py).
 SCHEMA.append(STATUS_TABLE)
-VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_entries", "trek_view_status")
+VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_entries", "trek_view_status",
+               CANCELLATIONS)
 # Read-model tables of earlier releases: release 0.1's, replaced by trek_view_state, and the
 # log that copied every event (release 0.2), replaced by trek_view_entries. A store that still
 # has them has its read models rebuilt on the first command that records (`upgrade_schema`).
@@ -224,7 +236,7 @@ class PostgresDatabase:
 
 def has_current_schema(db: Database) -> bool:
     """Whether the read models are in this release's tables (else they are folded anew)."""
-    return db.has_table("trek_view_entries")
+    return db.has_table("trek_view_entries") and db.has_table(CANCELLATIONS)
 
 
 def upgrade_schema(db: Database, tracking_name: str) -> bool:

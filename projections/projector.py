@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent, stored_link
 from domain.ruleset import Registry
+from projections.cancellations import is_reversal, kept_map, save_cancellations
 from projections.db import (
     CHAIN_HEADS,
     VIEW_TABLES,
@@ -211,10 +212,13 @@ class Projector:
         decode = self.decode
         views: dict[Any, CampaignView] = {}
         load = _loader(cursor)
+        reversals: list[TrekEvent] = []
         for note in notes:
             event = decode(note) if links is None else _linked(note, decode, links)
             if event is None:
                 continue
+            if is_reversal(event):
+                reversals.append(event)
             # Keyed by the row's own id value, so no UUID is formatted per event.
             view = views.get(note.originator_id)
             if view is None:
@@ -222,6 +226,7 @@ class Projector:
                 views[note.originator_id] = view
             else:
                 view.apply(event)
+        save_cancellations(cursor, reversals)
         for view in views.values():
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,
@@ -321,6 +326,10 @@ class Projector:
                 view.campaign_id) else stored.cancelled
             if marks != view.cancelled:
                 problems.append(f"{view.slug}: cancelled events are stored as {marks} "
+                                f"but the log gives {view.cancelled}")
+            if not unstored.get(view.campaign_id) and (
+                    by_key := kept_map(self.db, view.campaign_id)) != view.cancelled:
+                problems.append(f"{view.slug}: the cancellations kept by key are {by_key} "
                                 f"but the log gives {view.cancelled}")
             if (stored.events, stored.last_hash) != (view.events, view.last_hash):
                 problems.append(f"{view.slug}: the stored event count or hash differs")

@@ -44,6 +44,7 @@ from domain.ruleset import (
 )
 from domain.state import Game, Role
 from projections.audit import Auditor
+from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
 from projections.db import Database, has_current_schema
 from projections.logread import EventStates, LogFilter, stored_entries
@@ -67,6 +68,8 @@ from tracker.stores import (
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
 SNAPSHOT_EVERY = 100
 SAVE_ATTEMPTS = 8
+# How many earlier stored states `_game_before` tries before folding a campaign from its start.
+GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
 LOG_BATCH = 500
@@ -188,11 +191,44 @@ class Trek:
 
     def _load(self, slug: str) -> Campaign:
         try:
-            campaign: Campaign = self.app.repository.get(campaign_id(slug))
+            campaign = self._get(campaign_id(slug))
         except AggregateNotFoundError:
             raise self._no_campaign(slug) from None
-        assert isinstance(campaign, Campaign)
         return campaign.play_under(self.rulesets)
+
+    def _get(self, cid: UUID, version: int | None = None) -> Campaign:
+        """The campaign at `version` (default: the newest) as the write side sees it: its
+        latest snapshot up to there, the events since, and its cancellations read by key."""
+        campaign: Campaign = self.app.repository.get(cid, version=version)
+        assert isinstance(campaign, Campaign)
+        if campaign.needs_cancellations:
+            upto = campaign.kept_at
+            campaign.keep(KeptCancellations(self.views, str(cid), upto,
+                                            lambda: self._cancellations_up_to(cid, upto)))
+        return campaign
+
+    def _cancellations_up_to(self, cid: UUID, upto: int) -> tuple[bool, Unfolded]:
+        """Make ready to read a campaign's cancellations as of version `upto` by key: the read
+        models are caught up first when they are behind it (a process may have stopped between
+        an append and their update); what they still lack (a read-only command, say) is
+        folded from the event store. Returns whether the kept table may be read, and that."""
+        reach = self._folded_up_to(cid)
+        if reach < upto and self.writable:
+            self.catch_up()
+            reach = self._folded_up_to(cid)
+        if reach >= upto:
+            return True, {}
+        return reach >= 0, unfolded(page_events(self.app.events, cid, gt=max(reach, 0),
+                                                lte=upto))
+
+    def _folded_up_to(self, cid: UUID) -> int:
+        """How many of a campaign's events its read models have folded (-1: they are still in
+        an older release's tables)."""
+        if not has_current_schema(self.views):
+            return -1
+        rows = self.views.query("SELECT events FROM trek_view_campaigns WHERE campaign_id = ?",
+                                (str(cid),))
+        return int(rows[0][0]) if rows else 0
 
     def _check_head(self, campaign: Campaign, head: tuple[int, str] | None) -> None:
         """Refuse to record on a log whose newest events were deleted or edited."""
@@ -460,8 +496,9 @@ class Trek:
         top = campaign.version
         while top > 0:
             page = self._events_desc(campaign.slug, top)
+            cancelled = campaign.cancelled_in(page[-1].seq, top) if page else {}
             for event in page:
-                if type(event).undoable and campaign.is_live(event.seq):
+                if type(event).undoable and event.seq not in cancelled:
                     return event.seq
             top = page[-1].seq - 1 if page else 0
         raise RuleViolation("there is nothing to undo yet")
@@ -474,18 +511,30 @@ class Trek:
         """The game just before event `first`, under today's cancellations.
 
         The stored state at `first - 1` (its nearest snapshot and the events since) serves
-        when the same earlier events count today as counted then; only when a later reversal
-        changed that is the campaign folded from its start, streamed a page at a time.
+        when the same earlier events count today as counted then. When a later reversal
+        changed that, the stored state just before the earliest event it changed is tried
+        (and so on, a few times), and the events from there are folded under today's
+        cancellations; failing that, the campaign is folded from its start, streamed a page at
+        a time.
         """
         if first <= 1:
             # Nothing comes before the campaign's start (and the store has no version 0).
             return Game()
-        past: Campaign = self.app.repository.get(campaign.id, version=first - 1)
-        assert isinstance(past, Campaign)
-        if {s for s in campaign.cancelled if s < first} == set(past.cancelled):
-            return past.game
+        start = first
+        for _ in range(GAME_BEFORE_STEPS):
+            past = self._get(campaign.id, version=start - 1)
+            differing = campaign.cancellations_differing(start, past)
+            if not differing:
+                # The stored game before `start` counts the same earlier events as today; the
+                # events from there to `first` are folded under today's cancellations.
+                return (past.game if start == first else fold_live(
+                    page_events(self.app.events, campaign.id, gt=start - 1, lte=first - 1),
+                    campaign.live_in_order(), past.game))
+            start = differing[0]
+            if start <= 1:
+                break
         return fold_live(page_events(self.app.events, campaign.id, lte=first - 1),
-                         campaign.is_live)
+                         campaign.live_in_order())
 
     def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
              reason: str | None = None) -> Documents:
@@ -493,6 +542,7 @@ class Trek:
             target = seq if seq is not None else self._latest_live(campaign)
             if target < 1 or target > campaign.version:
                 raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
+            campaign.check_cancellable([target])
             before = self._game_before(campaign, target)
             # Streamed: the later events are read once, a page at a time, as they are checked.
             later = page_events(self.app.events, campaign.id, gt=target - 1,
@@ -507,11 +557,14 @@ class Trek:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
             named = self._event(campaign.slug, seq)
             if isinstance(named, EventsCancelled):
-                targets = [s for s in named.cancels if campaign.cancelled.get(s) == seq]
+                cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
+                             if named.cancels else {})
+                targets = [s for s in named.cancels if cancelled.get(s) == seq]
                 if not targets:
                     raise RuleViolation(f"everything event {seq} cancelled is already restored")
             else:
                 targets = [seq]
+            campaign.check_restorable(targets)
             first = min(targets)
             before = self._game_before(campaign, first)
             later = page_events(self.app.events, campaign.id, gt=first - 1,
@@ -565,13 +618,12 @@ class Trek:
         if seq < 1 or seq > last:
             raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
         # The write model at that version: the nearest snapshot at or before it, then the rest.
-        past: Campaign = self.app.repository.get(campaign_id(name), version=seq)
-        assert isinstance(past, Campaign)
+        past = self._get(campaign_id(name), version=seq)
         return CampaignView(
             campaign_id=str(past.id), slug=past.slug, name=past.name, ruleset=past.ruleset_name,
             seed=past.seed, map=past.map, game=past.game, events=past.version,
             last_hash=past.last_hash, session=past.session, sessions=past.sessions,
-            cancelled=dict(past.cancelled),
+            cancelled=past.cancelled_in(1, seq),
         )
 
     def _last_seq(self, slug: str) -> int:

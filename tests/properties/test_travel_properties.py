@@ -399,7 +399,7 @@ def _history_op(result: Play, op: Undo | Redo) -> None:
             campaign.cancel([seq], before=previous, later=result.events[seq - 1:],
                             cascade=op.cascade, reason=None)
         else:
-            cancelled = sorted(campaign.cancelled)
+            cancelled = sorted(campaign.cancelled_in(1, campaign.version))
             if not cancelled:
                 return
             _redo(result, [cancelled[op.pick % len(cancelled)]])

@@ -93,12 +93,12 @@ class Table:
 def refused(table: Table, command: Callable[[], object], match: str | None = None) -> str:
     game = table.state()
     version = table.campaign.version
-    cancelled = dict(table.campaign.cancelled)
+    cancelled = table.campaign.cancelled_in(1, version)
     with pytest.raises(RuleViolation, match=match) as caught:
         command()
     assert table.state() == game
     assert table.campaign.version == version
-    assert table.campaign.cancelled == cancelled
+    assert table.campaign.cancelled_in(1, version) == cancelled
     assert table.campaign.pending_events == []
     return str(caught.value)
 
@@ -149,7 +149,7 @@ def test_undoing_the_latest_event_restores_the_game_as_it_was_before_it(command:
     # then the game is as it was, and the reversal names what it cancelled
     assert table.state() == before
     assert reversal.cancels == [seq]
-    assert table.campaign.cancelled == {seq: reversal.seq}
+    assert table.campaign.cancelled_in(1, reversal.seq) == {seq: reversal.seq}
     assert table.campaign.version == seq + 1  # the undo is recorded, nothing is deleted
     assert table.live_fold() == before
     assert table.read_model_fold() == before
@@ -208,7 +208,7 @@ def test_redo_restores_an_undone_event() -> None:
 
     assert restored.restores == [second]
     assert table.state() == after
-    assert table.campaign.cancelled == {}
+    assert table.campaign.cancelled_in(1, table.campaign.version) == {}
     assert table.state() == table.live_fold() == table.read_model_fold()
 
 
