@@ -76,12 +76,16 @@ def pages_of_two(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
     asked: list[int | None] = []
 
     def small_pages(store: Any, originator_id: UUID, **options: Any) -> Iterator[TrekEvent]:
-        real_get = store.get
+        real_select = store.recorder.select_events
+
+        class Recorder:
+            def select_events(self, *args: Any, **kwargs: Any) -> Any:
+                asked.append(kwargs.get("limit"))
+                return real_select(*args, **kwargs)
 
         class Spy:
-            def get(self, *args: Any, **kwargs: Any) -> Any:
-                asked.append(kwargs.get("limit"))
-                return real_get(*args, **kwargs)
+            mapper = store.mapper
+            recorder = Recorder()
 
         return page_events(Spy(), originator_id, page=2, **options)  # type: ignore[arg-type]
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journeys import ROAD_TO_QI
 
-import cli.main  # noqa: F401  (mounts every ruleset's command-line module)
+import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
