@@ -18,10 +18,6 @@ from projections.db import CANCELLATIONS as TABLE
 from projections.db import Cursor, Database
 
 
-def is_reversal(event: TrekEvent) -> bool:
-    return isinstance(event, EventsCancelled | EventsRestored)
-
-
 def save_cancellations(cursor: Cursor, reversals: Iterable[TrekEvent]) -> None:
     """Write the rows of the reversals just folded (any other event is passed over)."""
     rows: list[tuple[str, int, int, int]] = []

@@ -10,7 +10,7 @@ from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent, stored_link
 from domain.ruleset import Registry
-from projections.cancellations import is_reversal, kept_map, save_cancellations
+from projections.cancellations import kept_map
 from projections.db import (
     CHAIN_HEADS,
     VIEW_TABLES,
@@ -212,13 +212,10 @@ class Projector:
         decode = self.decode
         views: dict[Any, CampaignView] = {}
         load = _loader(cursor)
-        reversals: list[TrekEvent] = []
         for note in notes:
             event = decode(note) if links is None else _linked(note, decode, links)
             if event is None:
                 continue
-            if is_reversal(event):
-                reversals.append(event)
             # Keyed by the row's own id value, so no UUID is formatted per event.
             view = views.get(note.originator_id)
             if view is None:
@@ -226,7 +223,6 @@ class Projector:
                 views[note.originator_id] = view
             else:
                 view.apply(event)
-        save_cancellations(cursor, reversals)
         for view in views.values():
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,
@@ -284,6 +280,7 @@ class Projector:
                     unstored.setdefault(view.campaign_id, []).append(event)
                     view.new_log = []
                     view.marks = {}
+                    view.reversals = []
                     continue
                 # The log's index is compared as it streams, so memory stays flat.
                 for entry in view.new_log:
@@ -297,6 +294,7 @@ class Projector:
                         problems.append(f"{view.slug}: log entry {entry.seq} differs")
                 view.new_log = []
                 view.marks = {}
+                view.reversals = []
             seen = after
             if progress:
                 progress(seen, max(total, seen))

@@ -28,6 +28,7 @@ from domain.state import (
     SUPPLY_KINDS,
     Game,
 )
+from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
@@ -109,6 +110,8 @@ class CampaignView:
         # Log rows made and cancellation marks changed since the view was loaded.
         self.new_log: list[LogEntry] = []
         self.marks: dict[int, int | None] = {}
+        # The reversals folded since then, for the cancellations kept by key.
+        self.reversals: list[TrekEvent] = []
 
     @property
     def last_hash(self) -> str:
@@ -162,12 +165,14 @@ class CampaignView:
         if not _SPECIAL[type(event)]:
             event.apply_to(self.game)
         elif isinstance(event, EventsCancelled):
+            self.reversals.append(event)
             correct(self.game, event)
             cancelled = self.cancelled
             for target in event.cancels:
                 cancelled[target] = seq
                 self.marks[target] = seq
         elif isinstance(event, EventsRestored):
+            self.reversals.append(event)
             correct(self.game, event)
             cancelled = self.cancelled
             for target in event.restores:
@@ -314,8 +319,10 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
         cursor.executemany(
             "UPDATE trek_view_entries SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",
             [(by, cid, seq) for seq, by in view.marks.items()])
+    save_cancellations(cursor, view.reversals)
     view.new_log = []
     view.marks = {}
+    view.reversals = []
 
 
 def _where(game: Game, with_party: bool, left_at: Square | None) -> tuple[int | None, int | None]:
