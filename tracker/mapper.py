@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, cast
 from uuid import UUID
 
@@ -171,9 +172,10 @@ def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None 
     read from the recorder and decoded as a rebuild decodes them (`RowDecoder`).
     """
     decode = RowDecoder(cast(PydanticMapper, store.mapper))
+    select = _selector(store.recorder, originator_id)
     after = gt
     while True:
-        rows = store.recorder.select_events(originator_id, gt=after, lte=lte, limit=page)
+        rows = select(after, lte, page)
         for row in rows:
             event = decode(row)
             if isinstance(event, TrekEvent):
@@ -181,3 +183,47 @@ def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None 
         if len(rows) < page:
             return
         after = rows[-1].originator_version
+
+
+class _Row:
+    """One stored event of a known aggregate, as `RowDecoder` reads it."""
+
+    __slots__ = ("originator_id", "originator_version", "state", "topic")
+
+    def __init__(self, originator_id: UUID, version: int, topic: str, state: bytes) -> None:
+        self.originator_id = originator_id
+        self.originator_version = version
+        self.topic = topic
+        self.state = state
+
+
+Select = Callable[[int | None, int | None, int], Sequence[Any]]
+
+
+def _selector(recorder: Any, originator_id: UUID) -> Select:
+    """How to read a page of one aggregate's rows: the recorder's own `select_events`, or, on
+    SQLite, the same query without turning each row's stored id back into a UUID (every row
+    of the page has the id asked for)."""
+
+    def recorded(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
+        return cast(Sequence[Any], recorder.select_events(originator_id, gt=gt, lte=lte,
+                                                          limit=limit))
+
+    sqlite = sys.modules.get("eventsourcing.sqlite")
+    table = getattr(recorder, "events_table_name", None)
+    if (sqlite is None or not isinstance(originator_id, UUID)
+            or not isinstance(recorder, sqlite.SQLiteAggregateRecorder)
+            or not isinstance(table, str) or not table.isidentifier()):
+        return recorded
+    statement = (f"SELECT originator_version, topic, state FROM {table} "
+                 "WHERE originator_id = ? AND originator_version > ? AND originator_version <= ? "
+                 "ORDER BY originator_version LIMIT ?")
+    key = originator_id.hex
+
+    def direct(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
+        with recorder.datastore.transaction(commit=False) as cursor:
+            cursor.execute(statement, (key, -1 if gt is None else gt,
+                                       sys.maxsize if lte is None else lte, limit))
+            return [_Row(originator_id, *row) for row in cursor.fetchall()]
+
+    return direct

@@ -151,12 +151,26 @@ def test_page_events_reads_every_event_once_in_order_in_pages(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
+    # Another campaign's rows in the same table, interleaved: none of them is read.
+    trek.init("Other Road", map_text=None)
+    trek.harm("ashes-road", "Kira", 1, 0, reason=None)
+    trek.start_session("other-road", "first")
     cid = campaign_id("ashes-road")
-    every = [e.seq for e in events_of(trek)]
+    # Each event as eventsourcing's own repository reads it, and its link in the chain (the
+    # hash of the row it was read from).
+    every = [(type(e), e.model_dump(), e.event_hash()) for e in trek.app.events.get(cid)]
+    assert len(every) == 15
+
+    def read(**bounds: Any) -> list[Any]:
+        return [(type(e), e.model_dump(), e.event_hash())
+                for e in page_events(trek.app.events, cid, **bounds)]
+
     for page in (1, 3, 14, 500):
-        assert [e.seq for e in page_events(trek.app.events, cid, page=page)] == every
-        assert [e.seq for e in page_events(trek.app.events, cid, gt=4, lte=11, page=page)
-                ] == every[4:11]
+        assert read(page=page) == every
+        assert read(gt=4, lte=11, page=page) == every[4:11]
+        assert read(gt=13, page=page) == every[13:]
+        assert read(lte=2, page=page) == every[:2]
+        assert read(gt=15, page=page) == []
 
 
 # -- the log ------------------------------------------------------------------------------------
