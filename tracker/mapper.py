@@ -199,6 +199,9 @@ class _Row:
 
 Select = Callable[[int | None, int | None, int], Sequence[Any]]
 
+# SQLite's largest integer: no version is past it.
+_NO_END = 2**63 - 1
+
 
 def _selector(recorder: Any, originator_id: UUID) -> Select:
     """How to read a page of one aggregate's rows: the recorder's own `select_events`, or, on
@@ -223,7 +226,7 @@ def _selector(recorder: Any, originator_id: UUID) -> Select:
     def direct(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
         with recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(statement, (key, -1 if gt is None else gt,
-                                       sys.maxsize if lte is None else lte, limit))
+                                       _NO_END if lte is None else lte, limit))
             return [_Row(originator_id, *row) for row in cursor.fetchall()]
 
     return direct
