@@ -108,6 +108,16 @@ class CancellationMap:
         return None
 
 
+def overlay(cancelled: dict[int, int], changes: Iterable[tuple[int, int | None]]) -> None:
+    """Apply, in order, what reversals did to events: (seq, the reversal that cancelled it, or
+    None for one restored)."""
+    for seq, by in changes:
+        if by is None:
+            cancelled.pop(seq, None)
+        else:
+            cancelled[seq] = by
+
+
 # Cancellations are read from a campaign's `Cancellations` this many seqs at a time when a
 # stream of events is checked in order.
 CANCELLATION_WINDOW = 4096
@@ -502,12 +512,7 @@ class Campaign:
         """Cancelled event seq -> the reversal that cancelled it, for seqs first..last."""
         found = (self._kept_cancellations().cancelled_in(first, min(last, self.kept_at))
                  if first <= self.kept_at else {})
-        for seq, by in self._changes.items():
-            if first <= seq <= last:
-                if by is None:
-                    found.pop(seq, None)
-                else:
-                    found[seq] = by
+        overlay(found, ((seq, by) for seq, by in self._changes.items() if first <= seq <= last))
         return dict(sorted(found.items()))
 
     def live_in_order(self) -> Callable[[int], bool]:

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from domain.errors import NotFound, RuleViolation
-from domain.events import TrekEvent
+from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Cell, Square
 from domain.grid import GRIDS
 from domain.ruleset import (
@@ -257,19 +257,14 @@ def require_round(encounter: Encounter) -> None:
 
 
 # The events `redecide` answers for; any other is some ruleset's to decide again.
-_SHARED = (EncounterStarted, CombatantEntered, CombatantRemoved, EncounterEnded)
-_OTHERS: set[type[TrekEvent]] = set()
+_SHARED: ByEventClass[bool] = ByEventClass(dict.fromkeys(
+    (EncounterStarted, CombatantEntered, CombatantRemoved, EncounterEnded), True))
 
 
 def redecide(rules: EncounterRules, situation: Situation, event: TrekEvent) -> Decision | None:
     """Decide a shared encounter event again, for re-checking history; None if not one."""
-    kind = type(event)
-    if kind not in _SHARED:
-        if kind in _OTHERS:
-            return None
-        if not isinstance(event, _SHARED):
-            _OTHERS.add(kind)  # told once per class: isinstance on models is not cheap
-            return None
+    if not _SHARED[type(event)]:
+        return None
     if isinstance(event, EncounterStarted):
         return start(situation, event.name, event.map, event.grid)
     if isinstance(event, CombatantEntered):

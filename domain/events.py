@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -68,6 +68,27 @@ def canonical_bytes(state: dict[str, Any]) -> bytes:
 CHAIN_FORMAT = 2
 
 
+_V = TypeVar("_V")
+
+
+class ByEventClass(dict[type, "_V | None"], Generic[_V]):
+    """Entries by event class, looked up by an event's own class (`table[type(event)]`).
+
+    A class not among the entries finds the first entry it is a subclass of, or None; the
+    answer is kept, so each class is worked out once (`isinstance` on a pydantic model class
+    goes through the ABC machinery, and a replay or an undo asks for every event).
+    """
+
+    def __init__(self, entries: Mapping[type, _V]) -> None:
+        super().__init__(entries)
+        self._entries = tuple(entries.items())
+
+    def __missing__(self, kind: type) -> _V | None:
+        found = next((value for cls, value in self._entries if issubclass(kind, cls)), None)
+        self[kind] = found
+        return found
+
+
 def topic_of(cls: type[object]) -> str:
     """The topic an event class is stored under: its module and name."""
     return f"{cls.__module__}:{cls.__qualname__}"
@@ -83,6 +104,13 @@ def stored_link(data: bytes) -> tuple[object, int]:
     except (ValueError, KeyError, TypeError, AttributeError):
         return None, 1
     return linked, chain
+
+
+def stored_bytes(state: bytes | str | memoryview) -> bytes:
+    """A row's stored state as bytes: an edit made with a text tool can turn it into text."""
+    if isinstance(state, bytes):
+        return state
+    return state.encode() if isinstance(state, str) else bytes(state)
 
 
 def link_hash(chain: int, originator_id: str, version: int, topic: str, data: bytes) -> str:

@@ -9,6 +9,7 @@ from pydantic.fields import FieldInfo
 
 from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
+    ByEventClass,
     CharacterAdded,
     Harmed,
     HouseRuleChanged,
@@ -306,7 +307,7 @@ Redo = Callable[[Ruleset, Situation, Any], Decision]
 
 # How each roster, supplies, harm or house-rule event is decided again, in the order they are
 # tried: an event's own type finds its entry at once, a subclass the first entry it is one of.
-_REDO: dict[type[TrekEvent], Redo] = {
+_REDO: ByEventClass[Redo] = ByEventClass({
     CharacterAdded: _redo_character,
     MountAdded: _redo_mount,
     VehicleAdded: _redo_vehicle,
@@ -322,19 +323,10 @@ _REDO: dict[type[TrekEvent], Redo] = {
         situation, event.character, event.health, event.energy, event.reason),
     HouseRuleChanged: lambda ruleset, situation, event: set_rule(
         ruleset, situation, event.key, event.value),
-}
-_NOT_MINE: set[type[TrekEvent]] = set()
+})
 
 
 def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
     """Decide a recorded roster, supplies, harm or house-rule event again from its inputs."""
-    kind = type(event)
-    redo = _REDO.get(kind)
-    if redo is None:
-        if kind in _NOT_MINE:
-            return None
-        redo = next((r for t, r in _REDO.items() if isinstance(event, t)), None)
-        if redo is None:
-            _NOT_MINE.add(kind)
-            return None
-    return redo(ruleset, situation, event)
+    redo = _REDO[type(event)]
+    return None if redo is None else redo(ruleset, situation, event)

@@ -11,8 +11,10 @@ folds the reversals, with the other read models and their tracking position.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
+from domain.campaign import overlay
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from projections.db import CANCELLATIONS as TABLE
 from projections.db import Cursor, Database
@@ -39,14 +41,17 @@ def save_cancellations(cursor: Cursor, reversals: Iterable[TrekEvent]) -> None:
 def kept_map(db: Database, campaign_id: str) -> dict[int, int]:
     """Every event the table says stands cancelled now -> its reversal (`trek replay
     --verify` compares it with the fold)."""
+    return _standing(db.query(
+        f"SELECT seq, reversal, cancels FROM {TABLE} WHERE campaign_id = ? "
+        "ORDER BY seq, reversal", (campaign_id,)))
+
+
+def _standing(rows: Iterable[Sequence[Any]]) -> dict[int, int]:
+    """The rows (seq, reversal, cancels), ordered by seq and reversal, as what stands
+    cancelled: each seq's latest row decides."""
     found: dict[int, int] = {}
-    for seq, reversal, cancels in db.query(
-            f"SELECT seq, reversal, cancels FROM {TABLE} WHERE campaign_id = ? "
-            "ORDER BY seq, reversal", (campaign_id,)):
-        if cancels:
-            found[int(seq)] = int(reversal)
-        else:
-            found.pop(int(seq), None)
+    overlay(found, ((int(seq), int(reversal) if cancels else None)
+                    for seq, reversal, cancels in rows))
     return found
 
 
@@ -88,22 +93,11 @@ class KeptCancellations:
 
     def cancelled_in(self, first: int, last: int) -> dict[int, int]:
         table, late = self._ready()
-        found: dict[int, int] = {}
-        if table and first <= last:
-            for seq, reversal, cancels in self.db.query(
-                    f"SELECT seq, reversal, cancels FROM {TABLE} WHERE campaign_id = ? "
-                    "AND seq >= ? AND seq <= ? AND reversal <= ? ORDER BY seq, reversal",
-                    (self.campaign_id, first, last, self.upto)):
-                if cancels:
-                    found[int(seq)] = int(reversal)
-                else:
-                    found.pop(int(seq), None)
-        for seq, by in late.items():
-            if first <= seq <= last:
-                if by is None:
-                    found.pop(seq, None)
-                else:
-                    found[seq] = by
+        found = _standing(self.db.query(
+            f"SELECT seq, reversal, cancels FROM {TABLE} WHERE campaign_id = ? "
+            "AND seq >= ? AND seq <= ? AND reversal <= ? ORDER BY seq, reversal",
+            (self.campaign_id, first, last, self.upto))) if table and first <= last else {}
+        overlay(found, ((seq, by) for seq, by in late.items() if first <= seq <= last))
         return found
 
     def named_after(self, first: int) -> set[int] | None:

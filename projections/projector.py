@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from domain.events import CampaignStarted, TrekEvent, stored_link
+from domain.events import CampaignStarted, TrekEvent, stored_bytes, stored_link
 from domain.ruleset import Registry
 from projections.cancellations import kept_map
 from projections.db import (
@@ -391,10 +391,7 @@ class Projector:
 
 def _linked(note: Any, decode: Decode, links: Links) -> TrekEvent | None:
     """The event a row holds, its link in the chain checked (see `Projector.rebuild`)."""
-    data = note.state
-    if not isinstance(data, bytes):
-        # An edit made with a text tool can turn the stored bytes into text.
-        data = data.encode() if isinstance(data, str) else bytes(data)
+    data = stored_bytes(note.state)
     try:
         event = decode(note)
     except Exception as error:

@@ -13,6 +13,7 @@ from typing import Any
 from uuid import UUID
 
 from domain.events import (
+    ByEventClass,
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
@@ -194,17 +195,10 @@ class CampaignView:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset)
 
 
-class _Special(dict[type, bool]):
-    """Event class -> whether the view folds it beyond `apply_to` (a reversal, a session's
-    start or end): worked out once per class, not once per event."""
-
-    def __missing__(self, cls: type) -> bool:
-        self[cls] = special = issubclass(
-            cls, EventsCancelled | EventsRestored | SessionStarted | SessionEnded)
-        return special
-
-
-_SPECIAL = _Special()
+# Whether the view folds an event beyond `apply_to` (a reversal, a session's start or end),
+# worked out once per class, not once per event.
+_SPECIAL: ByEventClass[bool] = ByEventClass(dict.fromkeys(
+    (EventsCancelled, EventsRestored, SessionStarted, SessionEnded), True))
 
 
 def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:

@@ -54,7 +54,7 @@ from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain_reader import ChainReader, RebuildLinks
-from tracker.mapper import page_events
+from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.points import Point
 from tracker.stores import (
@@ -677,9 +677,11 @@ class Trek:
     def _event_states(self, cid: UUID) -> EventStates:
         """Reads one campaign's stored events by seq range, as the log shows them."""
 
+        select = row_pages(self.app.recorder, cid)
+
         def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
             with self._store_errors():
-                rows = self.app.recorder.select_events(cid, gt=gt, lte=lte)
+                rows = select(gt, lte, lte - gt)
             return [(row.originator_version, row.state) for row in rows]
 
         return states

@@ -9,11 +9,12 @@ from typing import Any
 from uuid import UUID
 
 from domain.campaign import snapshot_problem
-from domain.events import CampaignStarted
+from domain.events import CampaignStarted, stored_bytes
 from projections.db import has_current_schema
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, check_chain
+from tracker.mapper import row_pages
 from tracker.stores import Location, store_errors
 
 # How many snapshots are read at once when their digests are checked.
@@ -114,17 +115,15 @@ class ChainReader:
         return head
 
     def _stored_rows(self, cid: UUID) -> Iterator[tuple[int, str, bytes]]:
+        select = row_pages(self.app.recorder, cid)
         after = 0
         while True:
             with store_errors(self.location):
-                rows = self.app.recorder.select_events(cid, gt=after, limit=self.page)
+                rows = select(after, None, self.page)
             if not rows:
                 return
             for row in rows:
-                # An edit made with a text tool can turn the stored bytes into text.
-                state = row.state
-                yield row.originator_version, row.topic, (state.encode() if isinstance(state, str)
-                                                          else bytes(state))
+                yield row.originator_version, row.topic, stored_bytes(row.state)
             after = rows[-1].originator_version
 
 

@@ -172,7 +172,7 @@ def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None 
     read from the recorder and decoded as a rebuild decodes them (`RowDecoder`).
     """
     decode = RowDecoder(cast(PydanticMapper, store.mapper))
-    select = _selector(store.recorder, originator_id)
+    select = row_pages(store.recorder, originator_id)
     after = gt
     while True:
         rows = select(after, lte, page)
@@ -203,10 +203,11 @@ Select = Callable[[int | None, int | None, int], Sequence[Any]]
 _NO_END = 2**63 - 1
 
 
-def _selector(recorder: Any, originator_id: UUID) -> Select:
-    """How to read a page of one aggregate's rows: the recorder's own `select_events`, or, on
-    SQLite, the same query without turning each row's stored id back into a UUID (every row
-    of the page has the id asked for)."""
+def row_pages(recorder: Any, originator_id: UUID) -> Select:
+    """How to read a page of one aggregate's rows, `select(gt, lte, limit)`: the recorder's own
+    `select_events`, or, on SQLite, the same query without turning each row's stored id back
+    into a UUID (every row of the page has the id asked for). Every reader of one campaign's
+    rows uses it: undo and redo, the log, the chain walk."""
 
     def recorded(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
         return cast(Sequence[Any], recorder.select_events(originator_id, gt=gt, lte=lte,

@@ -60,7 +60,7 @@ from domain.besm.state import (
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
-from domain.events import TrekEvent
+from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import MapSection, Terrain
@@ -598,13 +598,8 @@ class Besm(CombatRules):
         return self.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        redo = _REDO.get(type(event))
-        if redo is None:
-            # A subclass of one of them: the first entry it is one of, as a chain of checks.
-            redo = next((r for kind, r in _REDO.items() if isinstance(event, kind)), None)
-            if redo is None:
-                return None
-        return redo(self, situation, event)
+        redo = _REDO[type(event)]
+        return None if redo is None else redo(self, situation, event)
 
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
         # Only the modes the GM chose are given again; the defaults are worked out anew.
@@ -769,7 +764,7 @@ class Besm(CombatRules):
 
 # How each BESM event is decided again from what it recorded, in the order they are tried: an
 # event's own type finds its entry at once.
-_REDO: dict[type[TrekEvent], Callable[[Besm, Situation, Any], Decision]] = {
+_REDO: ByEventClass[Callable[[Besm, Situation, Any], Decision]] = ByEventClass({
     Moved: Besm.redo_move,
     RoundStarted: lambda rules, situation, _: rules.start_round(situation, StartRound()),
     CombatantMoved: Besm.redo_combatant_move,
@@ -788,4 +783,4 @@ _REDO: dict[type[TrekEvent], Callable[[Besm, Situation, Any], Decision]] = {
         situation, Besm._recorded(event), by=event.roll.by, take=event.take),
     Repaired: lambda rules, situation, event: rules.repair(
         situation, Besm._recorded(event), conveyance=event.conveyance, by=event.roll.by),
-}
+})
