@@ -5,6 +5,7 @@ Sections, one per fixture (add new fixtures as new sections):
 * ``pg_server`` -- one throwaway PostgreSQL server for the whole session
 * ``pg_url``    -- a fresh, empty database on that server for each test
 * ``trek_cli``  -- run the real ``trek`` program (``python -m cli``) as a subprocess
+* ``trek_run``  -- the same, in this process through click's CliRunner
 * ``store``     -- one test body on memory, SQLite and PostgreSQL (a db string for Trek.open)
 * ``open_trek`` -- Trek.open, closing every opened Trek at the end of the test
 
@@ -134,6 +135,40 @@ def trek_cli(tmp_path: Path) -> Callable[..., TrekRun]:
             check=False,
         )
         return TrekRun(tuple(args), result.returncode, result.stdout, result.stderr)
+
+    return run
+
+
+@pytest.fixture
+def trek_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., TrekRun]:
+    """Run ``trek ARGS...`` in this process through click's CliRunner, with TREK_DB at
+    ``tmp_path/trek.db`` (or ``db=``) and ``tmp_path`` as the working directory.
+
+    The same checks as ``trek_cli`` apply (tests/cliruns.py); use the subprocess only where
+    the process itself is the point (start-up, signals, crash safety, the plain install).
+    """
+    from click.testing import CliRunner
+
+    from cli.main import trek
+
+    default_db = str(tmp_path / "trek.db")
+    monkeypatch.chdir(tmp_path)
+
+    def run(*args: str, db: str | None = None, env: dict[str, str] | None = None,
+            input: str | None = None) -> TrekRun:
+        settings = {k: None for k in os.environ if k.startswith("TREK_")}
+        settings.update({"COLUMNS": "200", "TREK_GM": "test-gm",
+                         "TREK_DB": db or default_db})
+        settings.update(env or {})
+        result = CliRunner().invoke(trek, list(args), env=settings, input=input,
+                                    prog_name="trek", catch_exceptions=True)
+        stderr = result.stderr
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            import traceback
+
+            stderr += "Traceback (in process):\n" + "".join(
+                traceback.format_exception(result.exception))
+        return TrekRun(tuple(args), result.exit_code, result.stdout, stderr)
 
     return run
 
