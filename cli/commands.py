@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import tempfile
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -398,14 +399,29 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
 # -- history ----------------------------------------------------------------------------------
 
 
-@trek.command()
+def _kinds_listed() -> str:
+    """The words `undo --last` takes, kept whole on their lines (click would break them at
+    their hyphens)."""
+    lines = textwrap.wrap(", ".join(RULESETS.undo_kinds) + ".", 76, break_on_hyphens=False)
+    return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
+
+
+@trek.command(epilog=_kinds_listed())
 @click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
+@click.option("--last", "kind", metavar="KIND",
+              help="Instead of SEQ, the newest live event of this kind (listed below).")
 @click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
 @click.option("--reason", help="Why, for the audit.")
 @recording_options
-def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
-    """Cancel event SEQ (default: the latest) by recording a reversal."""
-    record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason))
+def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -> None:
+    """Cancel event SEQ (default: the newest live event) by recording a reversal.
+
+    `trek undo --last supplies` takes back the newest supplies change still standing, no seq
+    looked up. The line printed says what was cancelled, as the log words it.
+    """
+    if seq is not None and kind is not None:
+        raise click.UsageError("give SEQ or --last KIND, not both")
+    record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason, last=kind))
 
 
 @trek.command()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,6 +26,7 @@ from domain.errors import NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
+    EventsRestored,
     TrekEvent,
 )
 from domain.geometry import Square
@@ -73,6 +74,8 @@ GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
 LOG_BATCH = 500
+# The field of a reversal's document that names the events it acts on, by its type.
+_NAMED_BY = {EventsCancelled.__name__: "cancels", EventsRestored.__name__: "restores"}
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
@@ -508,16 +511,38 @@ class Trek:
 
     # -- history --------------------------------------------------------------------------------
 
-    def _latest_live(self, campaign: Campaign) -> int:
+    def _latest_live(self, campaign: Campaign, kind: str | None = None) -> int:
+        """The newest live event that can be undone (of `kind`, a word of `undo --last`)."""
         top = campaign.version
         while top > 0:
             page = self._events_desc(campaign.slug, top)
             cancelled = campaign.cancelled_in(page[-1].seq, top) if page else {}
             for event in page:
-                if type(event).undoable and event.seq not in cancelled:
+                if (type(event).undoable and event.seq not in cancelled
+                        and (kind is None or kind in type(event).undo_kinds)):
                     return event.seq
             top = page[-1].seq - 1 if page else 0
+        if kind is not None:
+            raise RuleViolation(f"there is no live {kind} event to undo")
         raise RuleViolation("there is nothing to undo yet")
+
+    def _check_kind(self, kind: str) -> None:
+        kinds = self.rulesets.undo_kinds
+        if kind not in kinds:
+            shown = kind if len(kind) <= 40 else kind[:40] + "..."
+            raise RuleViolation(f"there is no kind of event called {shown!r} to undo; "
+                                f"--last takes {', '.join(kinds)}")
+
+    def _with_targets(self, slug: str, docs: Iterable[dict[str, Any]]
+                      ) -> Iterator[dict[str, Any]]:
+        """Each document, a reversal's with `targets`: the documents of the events it cancels
+        or restores, so that its line can say what they were."""
+        for doc in docs:
+            key = _NAMED_BY.get(doc["type"])
+            if key is not None and doc.get(key):
+                doc = {**doc, "targets": [event_document(self._event(slug, seq))
+                                          for seq in doc[key]]}
+            yield doc
 
     def _events_desc(self, slug: str, lte: int, limit: int = 64) -> list[TrekEvent]:
         return [e for e in self.app.events.get(campaign_id(slug), lte=lte, desc=True,
@@ -553,9 +578,16 @@ class Trek:
                          campaign.live_in_order())
 
     def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
-             reason: str | None = None) -> Documents:
+             reason: str | None = None, last: str | None = None) -> Documents:
+        """Cancel event `seq`, else the newest live event (of kind `last`, a word of
+        `Registry.undo_kinds`); the reversal's document names what it cancelled (`targets`)."""
+        if last is not None:
+            if seq is not None:
+                raise RuleViolation("give SEQ or --last KIND, not both")
+            self._check_kind(last)
+
         def action(campaign: Campaign) -> TrekEvent:
-            target = seq if seq is not None else self._latest_live(campaign)
+            target = seq if seq is not None else self._latest_live(campaign, last)
             if target < 1 or target > campaign.version:
                 raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
             campaign.check_cancellable([target])
@@ -565,9 +597,12 @@ class Trek:
                                 lte=campaign.version)
             return campaign.cancel([target], before=before, later=later, cascade=cascade,
                                    reason=reason)
-        return self.record(slug, action)
+        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
 
     def redo(self, slug: str | None, seq: int, *, reason: str | None = None) -> Documents:
+        """Restore event `seq` (or what reversal `seq` cancelled); the document names what it
+        restored (`targets`)."""
+
         def action(campaign: Campaign) -> TrekEvent:
             if seq < 1 or seq > campaign.version:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
@@ -586,7 +621,7 @@ class Trek:
             later = page_events(self.app.events, campaign.id, gt=first - 1,
                                 lte=campaign.version)
             return campaign.restore(targets, before=before, later=later, reason=reason)
-        return self.record(slug, action)
+        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -652,10 +687,11 @@ class Trek:
         return list(self.log_stream(slug, LogFilter(day=day, session=session)).entries)
 
     def log_stream(self, slug: str | None, selection: LogFilter | None = None, *,
-                   batch: int = LOG_BATCH) -> LogStream:
+                   batch: int = LOG_BATCH, targets: bool = False) -> LogStream:
         """The log entries `selection` picks, read from the store a page at a time as they
         are consumed, never all at once. A missing campaign or session is refused here, before
-        any entry is read."""
+        any entry is read. With `targets`, a reversal's entry holds the documents of the
+        events it names (as `undo` returns it), for a line that says what they were."""
         selection = selection or LogFilter()
         view = self.view(slug)
         if selection.session is not None:
@@ -688,7 +724,8 @@ class Trek:
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
-                         entries=chain(stored, pending))
+                         entries=(self._with_targets(view.slug, chain(stored, pending))
+                                  if targets else chain(stored, pending)))
 
     def _event_states(self, cid: UUID) -> EventStates:
         """Reads one campaign's stored events by seq range, as the log shows them."""
