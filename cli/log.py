@@ -52,8 +52,9 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
                                "them.")
     trek_app = open_store(writes=False)
     selection = LogFilter(day=day_number, session=session, since=since, last=last)
-    stream = trek_app.log_stream(settings().campaign, selection)
     human = not (as_csv or as_jsonl or settings().json)
+    # A reversal's row says what it undid or redid: its entry is given those events.
+    stream = trek_app.log_stream(settings().campaign, selection, targets=human or as_csv)
     if human or as_csv:
         # The campaign's ruleset says each event's line in its own words.
         render.mount_one(stream.ruleset)

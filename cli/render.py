@@ -110,11 +110,18 @@ _SUMMARIES: dict[str, Describe] = {
     "SessionStarted": lambda d: f"session {d['number']} starts"
                                 + (f": {d['title']}" if d.get("title") else ""),
     "SessionEnded": lambda d: f"session {d['number']} ends",
-    "EventsCancelled": lambda d: "undo of " + ", ".join(map(str, d["cancels"]))
-                                 + (f" ({d['reason']})" if d.get("reason") else ""),
-    "EventsRestored": lambda d: "redo of " + ", ".join(map(str, d["restores"]))
-                                + (f" ({d['reason']})" if d.get("reason") else ""),
+    "EventsCancelled": lambda d: _reversal("undo", d, "cancels"),
+    "EventsRestored": lambda d: _reversal("redo", d, "restores"),
 }
+
+
+def _reversal(word: str, d: dict[str, Any], key: str) -> str:
+    """An undo's or redo's line: each event it names with that event's own line (given its
+    `targets`, see `summary`), else their seqs."""
+    lines = d.get("target_lines")
+    named = ("; ".join(f"#{seq} {line}" for seq, line in zip(d[key], lines, strict=True))
+             if lines else ", ".join(map(str, d[key])))
+    return f"{word} of {named}" + (f" ({d['reason']})" if d.get("reason") else "")
 
 
 _SUMMARIES.update({
@@ -216,13 +223,18 @@ def summary(doc: dict[str, Any], ruleset: str) -> str:
     Two rulesets may each have an event of the same name and another shape (a day's start and
     end), so the campaign's ruleset's own lines are looked up before the shared ones.
     """
+    if doc.get("targets"):
+        # A reversal names each event it acts on by that event's own line.
+        doc = {**doc, "target_lines": [summary(t, ruleset) for t in doc["targets"]]}
     describe = _text(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
 
 
-def print_events(docs: list[dict[str, Any]], ruleset: str) -> None:
+def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = False) -> None:
+    """A line each for recorded events; a preview's line says it was not recorded."""
+    before, after = ("Preview: ", " (nothing recorded)") if preview else ("", "")
     for doc in docs:
-        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}")
+        console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
 
 
 def print_status(status: dict[str, Any]) -> None:

@@ -45,6 +45,8 @@ class EncounterOpen(RuleViolation):
 
 
 class EncounterStarted(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-start",)
+
     name: CampaignName
     grid: str = "square"
     map: dict[str, Any] | None = None
@@ -55,6 +57,7 @@ class EncounterStarted(TrekEvent):
 
 class CombatantEntered(TrekEvent):
     """A roster character joined (side party) or someone was added for the fight."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-join", "encounter-add")
 
     name: Name
     side: Side
@@ -73,6 +76,8 @@ class CombatantEntered(TrekEvent):
 
 
 class CombatantRemoved(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-remove",)
+
     name: str
 
     def apply_to(self, game: Game) -> None:
@@ -83,6 +88,7 @@ class CombatantRemoved(TrekEvent):
 
 class RoundStarted(TrekEvent):
     """The next round: every combatant's state for it, worked out by the ruleset."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("round",)
 
     number: int
     states: dict[str, dict[str, Any]] = Field(default_factory=dict)
@@ -104,6 +110,8 @@ class RoundStarted(TrekEvent):
 
 
 class EncounterEnded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-end",)
+
     name: str
     rounds: int
 

@@ -135,6 +135,9 @@ class TrekEvent(BaseModel):
     class_version: ClassVar[int] = 1
     # Events that only keep the books (sessions, reversals) are never undone themselves.
     undoable: ClassVar[bool] = True
+    # The words a GM names an undoable event by in `trek undo --last KIND` (the command that
+    # records it, mostly); several classes may share one (every ruleset's encounter move).
+    undo_kinds: ClassVar[tuple[str, ...]] = ()
 
     # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
     # fills them in when it records the event.
@@ -273,6 +276,8 @@ class CampaignStarted(TrekEvent):
 
 
 class HouseRuleChanged(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("rule",)
+
     key: str
     value: SignedAmount
     previous: SignedAmount
@@ -285,6 +290,7 @@ class HouseRuleChanged(TrekEvent):
 
 
 class CharacterAdded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("add-character",)
     class_version: ClassVar[int] = 2
 
     name: Name
@@ -319,6 +325,8 @@ def _board(game: Game, character: str, conveyance: str, role: Role) -> None:
 
 
 class MountAdded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("add-mount",)
+
     name: Name
     attribute: Name | None = None
     level: Level = 0
@@ -334,6 +342,8 @@ class MountAdded(TrekEvent):
 
 
 class VehicleAdded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("add-vehicle",)
+
     name: Name
     attribute: Name | None = None
     level: Level = 0
@@ -353,6 +363,8 @@ class VehicleAdded(TrekEvent):
 
 
 class MemberAssigned(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("assign",)
+
     character: str
     conveyance: str
     role: Role
@@ -362,6 +374,8 @@ class MemberAssigned(TrekEvent):
 
 
 class MemberDismounted(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("dismount",)
+
     character: str
     conveyance: str
 
@@ -372,6 +386,8 @@ class MemberDismounted(TrekEvent):
 
 
 class MemberLeftBehind(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("leave",)
+
     name: str
     at: Square
     # Whoever was aboard a conveyance left behind (or the character itself) goes on foot.
@@ -391,6 +407,8 @@ class MemberLeftBehind(TrekEvent):
 
 
 class MemberRejoined(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("rejoin",)
+
     name: str
 
     def route_marks(self) -> list[RouteMark]:
@@ -404,6 +422,8 @@ class MemberRejoined(TrekEvent):
 
 
 class Harmed(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("harm",)
+
     character: str
     health: Points = 0
     energy: Points = 0
@@ -419,6 +439,8 @@ class Harmed(TrekEvent):
 
 
 class SuppliesSet(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
+
     values: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:
@@ -426,6 +448,8 @@ class SuppliesSet(TrekEvent):
 
 
 class SuppliesAdded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
+
     amounts: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:
@@ -434,6 +458,8 @@ class SuppliesAdded(TrekEvent):
 
 
 class SuppliesSpent(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
+
     amounts: dict[str, Amount]
 
     def apply_to(self, game: Game) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, ClassVar, Protocol
 
 from pydantic import BaseModel
@@ -239,6 +240,13 @@ class Registry:
         for ruleset in self:
             names.update(dict.fromkeys(ruleset.audit_sections))
         return tuple(names)
+
+    @cached_property
+    def undo_kinds(self) -> tuple[str, ...]:
+        """Every word `trek undo --last KIND` takes, read off the event classes of every
+        ruleset (each class's `undo_kinds`), in order."""
+        classes = {*self.shared, *(cls for ruleset in self for cls in ruleset.events)}
+        return tuple(sorted({kind for cls in classes for kind in cls.undo_kinds}))
 
     def event_types(self, name: str) -> dict[str, type[TrekEvent]]:
         """Every event class a campaign of this ruleset may hold, by class name."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import getpass
 import secrets
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,6 +26,7 @@ from domain.errors import NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
+    EventsRestored,
     TrekEvent,
 )
 from domain.geometry import Square
@@ -73,6 +74,11 @@ GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
 LOG_BATCH = 500
+# The field of a reversal's document that names the events it acts on, by its type.
+_NAMED_BY = {EventsCancelled.__name__: "cancels", EventsRestored.__name__: "restores"}
+INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
+                       "recording an event in one, so it has no preview; run it without "
+                       "--preview")
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,10 @@ class Trek:
     """Every use case of the tracker; takes and returns plain values and read-model documents."""
 
     def __init__(self, location: Location, app: TrekApplication, views: Database, *,
-                 gm: str, writable: bool, rulesets: Registry) -> None:
+                 gm: str, writable: bool, rulesets: Registry, preview: bool = False) -> None:
         self.location = location
+        # A previewing Trek decides each event as recording would and returns it unsaved.
+        self.preview = preview
         self.rulesets = rulesets
         self.app = app
         self.views = views
@@ -137,17 +145,22 @@ class Trek:
     @classmethod
     def open(cls, db: str, *, rulesets: Registry, create: bool = False,
              writable: bool = True, gm: str | None = None,
-             memory: MemoryStores | None = None) -> Trek:
+             memory: MemoryStores | None = None, preview: bool = False) -> Trek:
         """Open the store at `db`; `create` allows making a new one (only `init` does).
+
+        With `preview`, every recording use case returns the event it would record and stores
+        nothing; the store is opened read-only, so nothing else is written either.
 
         A `memory:` store lives in `memory` (a new holder when none is given, so it lasts as
         long as this Trek).
         """
         location = Location.parse(db)
+        writable = writable and not preview
+        create = create and not preview
         opened = open_store(location, rulesets, create=create, writable=writable,
                             memory=memory if memory is not None else MemoryStores())
         trek = cls(location, opened.app, opened.views, gm=gm or default_gm(),
-                   writable=writable, rulesets=rulesets)
+                   writable=writable, rulesets=rulesets, preview=preview)
         if opened.upgrade and writable:
             with opening_errors(location, create=create):
                 if trek.projector.upgrade():
@@ -291,7 +304,8 @@ class Trek:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
-        again and decides afresh, so no event is lost or recorded twice.
+        again and decides afresh, so no event is lost or recorded twice. A previewing Trek
+        returns the decided event (its seq the one it would get) and saves nothing.
         """
         self._require_writable()
         name = self.resolve(slug)
@@ -303,6 +317,8 @@ class Trek:
             self._check_head(campaign, head)
             campaign.stamp = self._stamp()
             event = action(campaign)
+            if self.preview:
+                return [event_document(event)]
             try:
                 with self._store_errors():
                     self._save(campaign)
@@ -320,7 +336,8 @@ class Trek:
             return self.projector.catch_up(progress)
 
     def _require_writable(self) -> None:
-        if not self.writable:
+        # A previewing Trek is read-only, and stores nothing it decides.
+        if not self.writable and not self.preview:
             raise RuntimeError("a read command tried to record")
 
     # -- use cases: the campaign --------------------------------------------------------------
@@ -328,6 +345,8 @@ class Trek:
     def init(self, name: str, *, ruleset: str | None = None, map_text: str | None = None,
              at: Square | None = None, seed: int | None = None) -> Documents:
         """Start campaign `name` under `ruleset` (default: the registry's first)."""
+        if self.preview:
+            raise RuleViolation(INIT_HAS_NO_PREVIEW)
         self._require_writable()
         ruleset = ruleset or self.rulesets.names[0]
         rules = self.rulesets.named(ruleset)
@@ -492,16 +511,38 @@ class Trek:
 
     # -- history --------------------------------------------------------------------------------
 
-    def _latest_live(self, campaign: Campaign) -> int:
+    def _latest_live(self, campaign: Campaign, kind: str | None = None) -> int:
+        """The newest live event that can be undone (of `kind`, a word of `undo --last`)."""
         top = campaign.version
         while top > 0:
             page = self._events_desc(campaign.slug, top)
             cancelled = campaign.cancelled_in(page[-1].seq, top) if page else {}
             for event in page:
-                if type(event).undoable and event.seq not in cancelled:
+                if (type(event).undoable and event.seq not in cancelled
+                        and (kind is None or kind in type(event).undo_kinds)):
                     return event.seq
             top = page[-1].seq - 1 if page else 0
+        if kind is not None:
+            raise RuleViolation(f"there is no live {kind} event to undo")
         raise RuleViolation("there is nothing to undo yet")
+
+    def _check_kind(self, kind: str) -> None:
+        kinds = self.rulesets.undo_kinds
+        if kind not in kinds:
+            shown = kind if len(kind) <= 40 else kind[:40] + "..."
+            raise RuleViolation(f"there is no kind of event called {shown!r} to undo; "
+                                f"--last takes {', '.join(kinds)}")
+
+    def _with_targets(self, slug: str, docs: Iterable[dict[str, Any]]
+                      ) -> Iterator[dict[str, Any]]:
+        """Each document, a reversal's with `targets`: the documents of the events it cancels
+        or restores, so that its line can say what they were."""
+        for doc in docs:
+            key = _NAMED_BY.get(doc["type"])
+            if key is not None and doc.get(key):
+                doc = {**doc, "targets": [event_document(self._event(slug, seq))
+                                          for seq in doc[key]]}
+            yield doc
 
     def _events_desc(self, slug: str, lte: int, limit: int = 64) -> list[TrekEvent]:
         return [e for e in self.app.events.get(campaign_id(slug), lte=lte, desc=True,
@@ -537,9 +578,16 @@ class Trek:
                          campaign.live_in_order())
 
     def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
-             reason: str | None = None) -> Documents:
+             reason: str | None = None, last: str | None = None) -> Documents:
+        """Cancel event `seq`, else the newest live event (of kind `last`, a word of
+        `Registry.undo_kinds`); the reversal's document names what it cancelled (`targets`)."""
+        if last is not None:
+            if seq is not None:
+                raise RuleViolation("give SEQ or --last KIND, not both")
+            self._check_kind(last)
+
         def action(campaign: Campaign) -> TrekEvent:
-            target = seq if seq is not None else self._latest_live(campaign)
+            target = seq if seq is not None else self._latest_live(campaign, last)
             if target < 1 or target > campaign.version:
                 raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
             campaign.check_cancellable([target])
@@ -549,9 +597,12 @@ class Trek:
                                 lte=campaign.version)
             return campaign.cancel([target], before=before, later=later, cascade=cascade,
                                    reason=reason)
-        return self.record(slug, action)
+        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
 
     def redo(self, slug: str | None, seq: int, *, reason: str | None = None) -> Documents:
+        """Restore event `seq` (or what reversal `seq` cancelled); the document names what it
+        restored (`targets`)."""
+
         def action(campaign: Campaign) -> TrekEvent:
             if seq < 1 or seq > campaign.version:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
@@ -570,7 +621,7 @@ class Trek:
             later = page_events(self.app.events, campaign.id, gt=first - 1,
                                 lte=campaign.version)
             return campaign.restore(targets, before=before, later=later, reason=reason)
-        return self.record(slug, action)
+        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
 
     # -- reading ----------------------------------------------------------------------------------
 
@@ -636,10 +687,11 @@ class Trek:
         return list(self.log_stream(slug, LogFilter(day=day, session=session)).entries)
 
     def log_stream(self, slug: str | None, selection: LogFilter | None = None, *,
-                   batch: int = LOG_BATCH) -> LogStream:
+                   batch: int = LOG_BATCH, targets: bool = False) -> LogStream:
         """The log entries `selection` picks, read from the store a page at a time as they
         are consumed, never all at once. A missing campaign or session is refused here, before
-        any entry is read."""
+        any entry is read. With `targets`, a reversal's entry holds the documents of the
+        events it names (as `undo` returns it), for a line that says what they were."""
         selection = selection or LogFilter()
         view = self.view(slug)
         if selection.session is not None:
@@ -672,7 +724,8 @@ class Trek:
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
-                         entries=chain(stored, pending))
+                         entries=(self._with_targets(view.slug, chain(stored, pending))
+                                  if targets else chain(stored, pending)))
 
     def _event_states(self, cid: UUID) -> EventStates:
         """Reads one campaign's stored events by seq range, as the log shows them."""
@@ -859,7 +912,8 @@ class Trek:
                 "map": view.map.name if view.map is not None else None, **document}
 
     def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
-        """A new campaign in this store whose history is this one's up to event `at`."""
+        """A new campaign in this store whose history is this one's up to event `at`
+        (previewing: its first event, and nothing made)."""
         self._require_writable()
         origin = self.resolve(slug)
         last = self._last_seq(origin)
@@ -869,6 +923,8 @@ class Trek:
         taken = {c["slug"] for c in self.campaigns()}
         campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
+        if self.preview:
+            return [event_document(first)]
         try:
             # One save: the whole copied history lands in one transaction, or none of it.
             with self._store_errors():

@@ -64,6 +64,7 @@ class CombatState(BaseModel):
 
 class CombatantMoved(CombatantChanged):
     """A move (or a shift) along `path`, the cell left first, and what it cost."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
 
@@ -78,14 +79,20 @@ class CombatantMoved(CombatantChanged):
 
 
 class WentProne(CombatantChanged):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("prone",)
+
     pass
 
 
 class StoodUp(CombatantChanged):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("stand",)
+
     cost: int = 1
 
 
 class Acted(CombatantChanged):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("act",)
+
     ranged: bool = False
     ranged_penalty: int = 0
 

@@ -15,6 +15,8 @@ from domain.state import Conveyance, ConveyanceState, Day, Game
 
 
 class DayStarted(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
+
     number: int
     base: int = 0
     budget: int = 0
@@ -26,6 +28,7 @@ class DayStarted(TrekEvent):
 
 class Moved(TrekEvent):
     """The party walked `path` (its first square is where it stood), one budget point a step."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     path: list[Square]
     cost: int
@@ -44,6 +47,8 @@ class Moved(TrekEvent):
 
 
 class ShortcutAttempted(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
+
     name: str
     roll: Roll
     bonus: int
@@ -88,6 +93,8 @@ def strain_entries(before: Mapping[str, Conveyance],
 
 
 class ForcedMarched(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
+
     base: int
     provisions: int
     fuel: int
@@ -118,6 +125,8 @@ class ForcedMarched(TrekEvent):
 
 
 class NightTravelled(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
+
     roll: Roll
     base: int
     gained: int
@@ -138,6 +147,8 @@ class NightTravelled(TrekEvent):
 
 
 class Foraged(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
+
     roll: Roll
     take: str
     gained: int
@@ -157,6 +168,8 @@ class Foraged(TrekEvent):
 
 
 class Repaired(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
+
     conveyance: str
     roll: Roll
     restored: int
@@ -204,6 +217,7 @@ class Upkeep(BaseModel):
 
 
 class DayEnded(TrekEvent):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
     closes_day: ClassVar[bool] = True
 
     number: int

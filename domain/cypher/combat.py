@@ -175,6 +175,7 @@ class RolledEvent(CombatantChanged):
 class CypherMoved(RolledEvent):
     """An immediate, short, long or with-action move: `path` is what it covered (to where it
     stopped on a failed roll), `planned` the whole path it set out on."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = MOVE_ROLL
@@ -192,6 +193,7 @@ class CypherMoved(RolledEvent):
 
 class PushedOff(RolledEvent):
     """A zero-gravity push: a Might task, then a straight line; maybe drifting afterwards."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("push",)
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = PUSH_ROLL
@@ -208,6 +210,7 @@ class PushedOff(RolledEvent):
 
 class ChaseStarted(RolledEvent):
     """A chase: one roll, or (extended) the start of a long one with no roll yet."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("chase",)
 
     label: ClassVar[str] = CHASE_ROLL
 
@@ -221,6 +224,7 @@ class ChaseStarted(RolledEvent):
 
 class ChaseRolled(RolledEvent):
     """One roll of an extended chase."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("chase-roll",)
 
     label: ClassVar[str] = CHASE_ROLL
 

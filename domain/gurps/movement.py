@@ -80,6 +80,7 @@ def state_of(combatant: Combatant, round_number: int) -> HexState:
 
 class HexMoved(CombatantChanged):
     """The turn's move (or step) along `path`, the hex left first, as given (`steps`)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
 
@@ -96,6 +97,8 @@ class HexMoved(CombatantChanged):
 
 
 class PostureChanged(CombatantChanged):
+    undo_kinds: ClassVar[tuple[str, ...]] = ("posture",)
+
     posture: str
     previous: str
 

@@ -140,6 +140,7 @@ class _LosesTransits(CombatantChanged):
 class MovePointsGained(CombatantChanged):
     """`encounter act NAME move|full`: an action that gains MP (the first absorbs the free
     point: `gained` is what the MP held changed by)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("act",)
 
     kind: str
     amount: MP
@@ -150,6 +151,7 @@ class MovePointsGained(CombatantChanged):
 class MovePointsMoved(_LosesTransits):
     """`encounter move`: the tiles entered (`path`, the cell left first) and the MP spent,
     which may go toward a transit tile (`toward`, `paid` so far, `arrived`)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
 
@@ -168,6 +170,7 @@ class MovePointsMoved(_LosesTransits):
 
 class MovePointsStepped(_LosesTransits):
     """`encounter step`: one tile for the free point, as a free action."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("step",)
 
     moves: ClassVar[bool] = True
 
@@ -181,6 +184,7 @@ class MovePointsStepped(_LosesTransits):
 
 class MovePointsCondition(CombatantChanged):
     """`encounter condition`: stunned or immobile loses every MP held; clear ends it."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("condition",)
 
     change: str
     condition: str | None = None

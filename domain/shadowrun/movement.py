@@ -82,6 +82,7 @@ class PassState(BaseModel):
 class MovedInPass(CombatantChanged):
     """A move along `path` (the cell left first) at the turn's gait, `cost` metres, and the
     opponents it passed within one metre, each of whom may make a free melee attack."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
 
@@ -97,6 +98,7 @@ class MovedInPass(CombatantChanged):
 class PassStarted(TrekEvent):
     """The Combat Turn's next Initiative Pass: the clock, and each combatant's sprint bonus for
     it (everyone's metres this pass start again from 0)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("pass",)
 
     number: int
     clock: dict[str, Any] = Field(default_factory=dict)
@@ -114,6 +116,7 @@ class PassStarted(TrekEvent):
 class Sprinted(CombatantChanged):
     """An Athletics (Running) test: its successes add to Quickness in the next pass (lost when
     made in the turn's last pass)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("sprint",)
 
     roll: Roll
     successes: int
@@ -126,6 +129,7 @@ class Sprinted(CombatantChanged):
 class Intercepted(CombatantChanged):
     """An opponent's free attack hurt the mover: it stands at `at` and moves no more this
     turn."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("intercept",)
 
     by: str
     at: Cell

@@ -94,7 +94,8 @@ def test_log_csv_reads_back_row_by_row(played: Trek) -> None:
         ["8", "Harmed", "1", "1", "test-gm", "<time>", "9",
          'Kira, "the" Swift loses 3 Health, 0 Energy (-3 from a fall)'],
         ["9", "EventsCancelled", "1", "1", "test-gm", "<time>", "",
-         "undo of 8 (+it was nothing)"],
+         'undo of #8 Kira, "the" Swift loses 3 Health, 0 Energy (-3 from a fall) '
+         "(+it was nothing)"],
         ["10", "DayEnded", "1", "1", "test-gm", "<time>", "",
          'day 1 ended; @Oren rested (camp) +1 Health +8 Energy; Kira, "the" Swift rested '
          "(camp) +6 Health +32 Energy"],
