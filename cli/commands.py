@@ -490,8 +490,10 @@ def branch(name: str, at: int | None) -> None:
 @trek.command()
 @store_options
 def verify() -> None:
-    """Check each campaign's hash chain and name the first broken link (changes nothing)."""
-    result = open_store(writes=False).verify_chain(settings().campaign)
+    """Check each campaign's hash chain and name the first broken link, and compare its read
+    models with the log as loading it gives (changes nothing; `replay --verify` compares every
+    read model with a fold of the whole log)."""
+    result = open_store(writes=False).verify(settings().campaign)
     if settings().json:
         render.emit_json(result)
     else:
@@ -499,8 +501,13 @@ def verify() -> None:
     broken = [r for r in result["campaigns"] if not r["intact"]]
     if broken:
         first = broken[0]
-        raise TrackerError(f"the event log of {first['campaign']} was changed: "
-                           f"{first['problem']}")
+        raise TrackerError(f"the log of {first['campaign']} is damaged at event "
+                           f"{first['broken_at']} ({first['problem']})")
+    differing = [r for r in result["campaigns"] if r["read_models"]]
+    if differing:
+        first = differing[0]
+        raise TrackerError(f"the read models of {first['campaign']} differ from its log "
+                           f"({first['read_models'][0]}); `trek replay` rebuilds them")
 
 
 @trek.group()

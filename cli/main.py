@@ -75,7 +75,9 @@ class TrekGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            _warn(ctx)
+            return result
         except TrackerError as error:
             raise click.ClickException(_sentence(str(error))) from None
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
@@ -96,6 +98,17 @@ class TrekGroup(click.Group):
             else:
                 message = f"Trek could not finish ({text}); nothing was recorded"
             raise click.ClickException(_sentence(message)) from None
+
+
+def _warn(ctx: click.Context) -> None:
+    """What a command that succeeded still has to say (an event recorded while its read
+    models could not be updated, say): a line each on stderr."""
+    settings = ctx.find_object(Settings)
+    if settings is None:
+        return
+    for trek in settings.opened:
+        for warning in getattr(trek, "warnings", ()):
+            click.echo(f"Warning: {_sentence(_scrubbed(settings.db, warning))}", err=True)
 
 
 def _scrubbed(db: str, text: str) -> str:

@@ -504,6 +504,9 @@ def print_chain(result: dict[str, Any]) -> None:
         if report["intact"]:
             console.print(f"{report['campaign']}: the hash chain of {report['events']} events "
                           "is intact.", markup=False)
+            for difference in report.get("read_models") or ():
+                errors.print(f"{report['campaign']}: read models differ from the log: "
+                             f"{difference}", markup=False)
         else:
             errors.print(f"{report['campaign']}: broken at event {report['broken_at']}: "
                          f"{report['problem']}", markup=False)

@@ -153,6 +153,9 @@ class Campaign:
         self._kept: Cancellations | None = None
         self._changes: dict[int, int | None] = {}
         self.last_hash = ""
+        # The newest snapshot this campaign was loaded from (its version, the chain's hash at
+        # that version), so recording can check that event still hashes so.
+        self.snapshot_head: tuple[int, str] | None = None
         self.session: int | None = None
         self.sessions = 0
         self.stamp: Stamp | None = None
@@ -683,6 +686,7 @@ class Campaign:
         if "cancelled" in state:
             campaign.keep(CancellationMap({int(k): v for k, v in state["cancelled"].items()}))
         campaign.last_hash = state["last_hash"]
+        campaign.snapshot_head = (snapshot.originator_version, campaign.last_hash)
         campaign.session = state["session"]
         campaign.sessions = state["sessions"]
         campaign._version = snapshot.originator_version

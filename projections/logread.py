@@ -29,6 +29,15 @@ BATCH = 500
 EventStates = Callable[[int, int], Iterable[tuple[int, bytes | str]]]
 
 
+class MissingEvent(LookupError):
+    """An event the log's index holds and the event store does not: deleted behind Trek's
+    back (the tracker names it as damage)."""
+
+    def __init__(self, seq: int) -> None:
+        super().__init__(f"event {seq} is in the log's index but not in the event store")
+        self.seq = seq
+
+
 @dataclass(frozen=True)
 class LogFilter:
     """Which log entries to show; every filter given must hold (they combine with AND).
@@ -126,8 +135,7 @@ def _with_events(rows: list[Row], events: EventStates) -> list[Row]:
             start = i
     missing = [int(row[0]) for row in rows if int(row[0]) not in states]
     if missing:
-        raise LookupError(f"event {missing[0]} is in the log's index but not in the event "
-                          "store; `trek verify` checks the store")
+        raise MissingEvent(missing[0])
     return [(*row, states[int(row[0])]) for row in rows]
 
 

@@ -190,7 +190,13 @@ class Projector:
         Each batch is one transaction: the views it changed and the new position together.
         """
         done = 0
-        total = self.lag() if progress else 0
+        end = self.source.max_notification_id() or 0
+        position = self.position()
+        if position > end:
+            # Nothing would ever be folded again: the tracking row was changed.
+            raise ViewsOutOfStep(f"the read models stand at notification {position}, past the "
+                                 f"log's end at {end}")
+        total = end - position if progress else 0
         limit = batch or self.batch
         while True:
             with self.db.transaction() as cursor, _collector_paused():
@@ -331,7 +337,7 @@ class Projector:
                                 f"but the log gives {view.cancelled}")
             if (stored.events, stored.last_hash) != (view.events, view.last_hash):
                 problems.append(f"{view.slug}: the stored event count or hash differs")
-            kept = self._kept_status(view.campaign_id)
+            kept = self.kept_status(view.campaign_id)
             if kept is not None and kept[0] == view.events and kept[1] != _canonical(expected):
                 problems.append(f"{view.slug}: the kept status document differs from the log's")
         stored_ids = {row[0] for row in self.db.query(
@@ -340,7 +346,7 @@ class Projector:
             problems.append(f"campaign {extra} has read models but no events")
         return problems, max(0, seen - stored_position)
 
-    def _kept_status(self, campaign_id: str) -> tuple[int, Any] | None:
+    def kept_status(self, campaign_id: str) -> tuple[int, Any] | None:
         """A campaign's kept status document (the events it covers, the document), when this
         code made it; `trek status` may print it without folding."""
         if not self.db.has_table("trek_view_status"):
@@ -356,8 +362,15 @@ class Projector:
         catch-up); True if there was anything to move."""
         upgraded = upgrade_schema(self.db, TRACKING_NAME)
         if not upgraded and not self.db.has_table("trek_chain_heads"):
+            folded = has_current_schema(self.db)
             with self.db.transaction() as cursor:
                 cursor.execute(CHAIN_HEADS)
+                # The heads of what the read models have folded: a campaign they know and no
+                # head is kept for is one whose head was deleted (`head_missing`).
+                if folded:
+                    cursor.execute(
+                        "INSERT INTO trek_chain_heads (campaign_id, seq, hash) "
+                        "SELECT campaign_id, events, last_hash FROM trek_view_campaigns")
         if not self.db.has_table("trek_view_status"):
             # A store of an earlier release: its documents are written from the next fold on.
             with self.db.transaction() as cursor:
@@ -372,6 +385,20 @@ class Projector:
         rows = self.db.query("SELECT seq, hash FROM trek_chain_heads WHERE campaign_id = ?",
                              (campaign_id,))
         return (int(rows[0][0]), str(rows[0][1])) if rows else None
+
+    def head_missing(self, campaign_id: str) -> bool:
+        """True when no chain head is kept for a campaign the read models have folded (they
+        hold its row, or they stand at the log's end): the head was deleted behind Trek's back.
+        A campaign they have not folded yet (a process stopped between its first append and
+        the update) has none to keep; nor has a store from before heads were kept."""
+        if not self.db.has_table("trek_chain_heads") or self.chain_head(campaign_id) is not None:
+            return False
+        if self.stored_view(campaign_id) is not None:
+            return True
+        try:
+            return self.lag() <= 0
+        except (ValueError, TypeError):
+            return False
 
     def forget_chain_heads(self) -> None:
         """Take the log as it now stands as the chain's truth (`replay --accept-tampering`)."""

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import getpass
+import json
 import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from itertools import chain
@@ -22,12 +23,15 @@ from eventsourcing.persistence import (
 from domain import roster
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
-from domain.errors import NotFound, RuleViolation, TamperedLog, TrackerError
+from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
     TrekEvent,
+    link_hash,
+    stored_bytes,
+    stored_link,
 )
 from domain.geometry import Square
 from domain.history import fold_live
@@ -48,13 +52,14 @@ from projections.audit import Auditor
 from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
 from projections.db import Database, has_current_schema
-from projections.logread import EventStates, LogFilter, stored_entries
+from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
 from projections.recap import Recapper
 from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
-from tracker.chain_reader import ChainReader, RebuildLinks
+from tracker.chain import damaged, short
+from tracker.chain_reader import HEAD_MISSING, ChainReader, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.points import Point
@@ -64,6 +69,7 @@ from tracker.stores import (
     StoreKind,
     store_errors,
 )
+from tracker.topics import UnknownTopic
 
 # Loading a campaign reads its latest snapshot and the events since (at most this many), so a
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
@@ -100,19 +106,19 @@ class ConcurrentChange(TrackerError):
     """Another GM recorded into the campaign at the same moment, again and again."""
 
 
-class RecordedButUnfinished(TrackerError):
-    """The event is in the log, but something after the append failed (the views, a snapshot).
-
-    The message says so, because a GM told "nothing was recorded" would record it twice.
-    """
-
-
 def recorded_but(events: list[TrekEvent], what: str) -> str:
     """The true sentence for a failure after `events` were appended."""
     named = ", ".join(f"event {e.seq} ({type(e).__name__})" for e in events)
     return (f"{named} {'was' if len(events) == 1 else 'were'} recorded, but {what}; "
             "it stands in the log and the next command finishes the rest, so do not run "
             "this command again")
+
+
+def recorded_but_warning(events: list[TrekEvent], what: str) -> str:
+    """The warning of a command that recorded `events` and then could not do `what`: it
+    succeeded, and running it again would record them twice."""
+    named = ", ".join(f"event {e.seq} ({type(e).__name__})" for e in events)
+    return f"{named} {'was' if len(events) == 1 else 'were'} recorded, but {what}"
 
 
 def default_gm() -> str:
@@ -138,6 +144,8 @@ class Trek:
         self.projector = Projector(views, app.recorder, app.decode, rulesets)
         # Every event this process appended, so a failure after an append is told truthfully.
         self.appended: list[TrekEvent] = []
+        # What a command that succeeded should still say on stderr, a sentence each.
+        self.warnings: list[str] = []
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
 
     # -- opening and closing ------------------------------------------------------------------
@@ -227,7 +235,10 @@ class Trek:
         folded from the event store. Returns whether the kept table may be read, and that."""
         reach = self._folded_up_to(cid)
         if reach < upto and self.writable:
-            self.catch_up()
+            # Should that fail, what the read models lack is folded from the log below (and
+            # the command's own update after its append repairs them, see `_finish`).
+            with suppress(Exception):
+                self.catch_up()
             reach = self._folded_up_to(cid)
         if reach >= upto:
             return True, {}
@@ -244,20 +255,62 @@ class Trek:
         return int(rows[0][0]) if rows else 0
 
     def _check_head(self, campaign: Campaign, head: tuple[int, str] | None) -> None:
-        """Refuse to record on a log whose newest events were deleted or edited."""
-        if head is None:
-            return
-        seq, digest = head
+        """Refuse to record on a log whose newest events were deleted or edited, whose kept
+        chain head was deleted, or whose event at the newest snapshot was changed."""
         last = campaign.version
-        if seq > last:
-            what = (f"event {seq} was" if seq == last + 1 else f"events {last + 1} to {seq} were")
-            damage = f"{what} recorded and cannot be found now"
-        elif seq == last and digest != campaign.last_hash:
-            damage = f"event {seq} was changed after it was recorded"
+        if head is None:
+            # No head kept for a campaign the read models have folded: its row was deleted,
+            # which must never pass for a fresh start (the next append would bless an edit).
+            if not self.projector.head_missing(str(campaign.id)):
+                return self._check_snapshot_link(campaign)
+            seq, damage = last, HEAD_MISSING
         else:
+            seq, digest = head
+            if seq > last:
+                what = (f"event {seq} was" if seq == last + 1
+                        else f"events {last + 1} to {seq} were")
+                seq, damage = last + 1, f"{what} recorded and cannot be found now"
+            elif seq == last and digest != campaign.last_hash:
+                damage = f"event {seq} was changed after it was recorded"
+            else:
+                return self._check_snapshot_link(campaign)
+        raise TamperedLog(damaged(campaign.slug, seq, damage, recording=True))
+
+    def _check_snapshot_link(self, campaign: Campaign) -> None:
+        """Refuse to record when the event a campaign's newest snapshot was taken at no longer
+        hashes as the snapshot recorded (the events after it were checked as they were
+        loaded): one row read, whatever the campaign's length."""
+        taken = campaign.snapshot_head
+        if taken is None:
             return
-        raise TamperedLog(f"the log of {campaign.slug} was changed behind Trek's back: {damage}; "
-                          "nothing was recorded (`trek verify` shows the damage)")
+        version, recorded = taken
+        with self._store_errors():
+            rows = row_pages(self.app.recorder, campaign.id)(version - 1, version, 1)
+        if not rows:
+            damage = f"event {version} is missing from the store"
+        else:
+            data = stored_bytes(rows[0].state)
+            now = link_hash(stored_link(data)[1], str(campaign.id), version, rows[0].topic,
+                            data)
+            if now == recorded:
+                return
+            damage = (f"event {version} hashes to {short(now)}, but the snapshot taken at it "
+                      f"recorded {short(recorded)}: event {version} was changed after it was "
+                      "recorded")
+        raise TamperedLog(damaged(campaign.slug, version, damage, recording=True))
+
+    def _load_to_record(self, name: str) -> Campaign:
+        """The campaign as `_load` gives it; a log that cannot be loaded because it was
+        damaged (an edited link, an unknown or changed event kind, a gap) is refused with the
+        damage the chain walk names, never with what the damage made the decoder say."""
+        try:
+            return self._load(name)
+        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError):
+            found = self._chain_reader().check(campaign_id(name))
+            if found.intact or found.broken_at is None or found.problem is None:
+                raise
+            raise TamperedLog(damaged(name, found.broken_at, found.problem, recording=True)
+                              ) from None
 
     def _no_campaign(self, slug: str) -> NotFound:
         known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
@@ -281,21 +334,35 @@ class Trek:
             try:
                 self.app.snapshots.put([CampaignSnapshot.take(campaign)])
             except Exception as error:
-                raise RecordedButUnfinished(recorded_but(
-                    pending, f"its snapshot could not be written ({self._describe(error)})"
-                )) from None
+                self.warnings.append(recorded_but_warning(
+                    pending, f"its snapshot could not be written ({self._describe(error)}); "
+                    "loading the campaign reads more events until its next snapshot"))
 
     def _describe(self, error: BaseException) -> str:
         return self.location.scrub(f"{type(error).__name__}: {error}")
 
     def _finish(self, events: list[TrekEvent]) -> None:
-        """Bring the read models up to the events just appended, or say truly what failed."""
+        """Bring the read models up to the events just appended.
+
+        They are a copy of the log, and the events stand whatever happens to them: when the
+        update fails (a damaged tracking row, say), the read models are rebuilt from the log
+        (its chains checked) at once, and a warning (`warnings`) says what happened; the
+        command still succeeds. Should the rebuild fail too, every read folds in what they
+        lack, and the next command that records tries again.
+        """
         try:
             self.catch_up()
+            return
         except Exception as error:
-            raise RecordedButUnfinished(recorded_but(
-                events, f"the read models could not be brought up to date "
-                f"({self._describe(error)})")) from None
+            failed = f"the read models could not be brought up to date ({self._describe(error)})"
+        try:
+            self._rebuild(None, RebuildLinks(self._chain_reader()))
+        except Exception:
+            self.warnings.append(recorded_but_warning(
+                events, f"{failed}; reads fold in what they lack, and the next command that "
+                "records repairs them"))
+            return
+        self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
     def _store_errors(self) -> AbstractContextManager[None]:
         return store_errors(self.location)
@@ -313,7 +380,7 @@ class Trek:
             # The head is read before the log: events are only ever added, so the log read
             # after it reaches at least as far unless some were deleted.
             head = self.projector.chain_head(str(campaign_id(name)))
-            campaign = self._load(name)
+            campaign = self._load_to_record(name)
             self._check_head(campaign, head)
             campaign.stamp = self._stamp()
             event = action(campaign)
@@ -629,6 +696,7 @@ class Trek:
         """A campaign's read models, with any events not yet projected folded in memory."""
         name = self.resolve(slug)
         cid = str(campaign_id(name))
+        self._check_tail(name)
         view = self.projector.stored_view(cid)
         if view is None:
             events = self._events(name)
@@ -642,6 +710,30 @@ class Trek:
         for event in events:
             view.apply(event)
         return view
+
+    def _check_tail(self, name: str) -> None:
+        """Refuse to show a campaign whose newest events were deleted or whose newest event
+        was edited, as its kept chain head tells (two reads of one row each): a command shows
+        what the log holds or says it is damaged, never the read models' memory of it."""
+        cid = campaign_id(name)
+        # The head is read before the log: events are only ever added.
+        head = self.projector.chain_head(str(cid))
+        with self._store_errors():
+            newest = self.app.recorder.select_events(cid, desc=True, limit=1)
+        last = newest[0].originator_version if newest else 0
+        if head is None:
+            if last and self.projector.head_missing(str(cid)):
+                raise TamperedLog(damaged(name, last, HEAD_MISSING))
+            return
+        seq, digest = head
+        if seq > last:
+            what = f"event {seq} was" if seq == last + 1 else f"events {last + 1} to {seq} were"
+            raise TamperedLog(damaged(name, last + 1, f"{what} recorded and cannot be found now"))
+        if seq == last:
+            data = stored_bytes(newest[0].state)
+            if link_hash(stored_link(data)[1], str(cid), seq, newest[0].topic, data) != digest:
+                raise TamperedLog(damaged(name, seq, f"event {seq} was changed after it was "
+                                                     "recorded"))
 
     def ruleset_of(self, slug: str | None) -> str:
         """The name of the ruleset a campaign is played under (its events' words are its own):
@@ -724,8 +816,9 @@ class Trek:
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
-                         entries=(self._with_targets(view.slug, chain(stored, pending))
-                                  if targets else chain(stored, pending)))
+                         entries=(self._with_targets(view.slug,
+                                                     chain(_undamaged(view.slug, stored), pending))
+                                  if targets else chain(_undamaged(view.slug, stored), pending)))
 
     def _event_states(self, cid: UUID) -> EventStates:
         """Reads one campaign's stored events by seq range, as the log shows them."""
@@ -806,7 +899,7 @@ class Trek:
                 if broken:
                     first = broken[0]
                     raise TamperedLog(
-                        f"the log of {first['campaign']} is broken at event "
+                        f"the log of {first['campaign']} is damaged at event "
                         f"{first['broken_at']} ({first['problem']}); nothing was rebuilt. `trek "
                         "verify` shows it; `trek replay --accept-tampering` rebuilds from the "
                         "log as it now stands") from None
@@ -937,11 +1030,41 @@ class Trek:
         try:
             self.app.snapshots.put([CampaignSnapshot.take(campaign)])
         except Exception as error:
-            raise RecordedButUnfinished(recorded_but(
-                [first], f"its snapshot could not be written ({self._describe(error)})"
-            )) from None
+            self.warnings.append(recorded_but_warning(
+                [first], f"its snapshot could not be written ({self._describe(error)}); "
+                "loading it folds its whole history until its next snapshot"))
         self._finish([first])
         return [event_document(first)]
+
+    def verify(self, slug: str | None = None) -> dict[str, Any]:
+        """`trek verify`: every campaign's hash chain (`verify_chain`) and, for each whose chain
+        holds, its read models compared with the campaign as the log gives it (its newest
+        snapshot and the events since, as recording loads it): the status they show and the
+        kept status document. Comparing every read model with a fold of the whole log is
+        `trek replay --verify`'s work."""
+        result = self.verify_chain(slug)
+        for report in result["campaigns"]:
+            report["read_models"] = (self._read_model_differences(report["campaign"])
+                                     if report["intact"] else None)
+        result["verified"] = all(r["intact"] and not r["read_models"]
+                                 for r in result["campaigns"])
+        return result
+
+    def _read_model_differences(self, name: str) -> list[str]:
+        """How the read models of campaign `name` differ from its log, a sentence each."""
+        cid = str(campaign_id(name))
+        if self.projector.stored_view(cid) is None:
+            return []  # nothing stored for it (yet, or still in an older release's tables)
+        view = self.view(name)
+        expected = json.loads(json.dumps(self._status(self.view_as_of(name, view.events))))
+        found = [f"{c['field']} is stored as {c['b']!r} but the log gives {c['a']!r}"
+                 for c in changes(expected, self._status(view))]
+        kept = self.projector.kept_status(cid)
+        if kept is not None and kept[0] == view.events and kept[1] != expected:
+            found += [f"the kept status document has {c['field']} {c['b']!r} but the log "
+                      f"gives {c['a']!r}" for c in changes(expected, kept[1])
+                      ] or ["the kept status document differs from the log's"]
+        return found
 
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
         """Walk each campaign's hash chain over the stored rows; names the first broken link."""
@@ -956,6 +1079,15 @@ class Trek:
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
+
+
+def _undamaged(slug: str, entries: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The stored log entries, an event missing from the store told as damage."""
+    try:
+        yield from entries
+    except MissingEvent as missing:
+        raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
+                                  )) from None
 
 
 def gm_from_env(explicit: str | None) -> str:

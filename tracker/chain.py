@@ -10,7 +10,7 @@ deletion, is noticed there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from domain.events import link_hash, stored_link
@@ -35,6 +35,19 @@ def short(digest: str) -> str:
     return digest[:12] if digest else "nothing"
 
 
+# How many rows past a link that does not hold `check_chain` reads to find where the event that
+# belongs there went (rows swapped or moved), before blaming the event before it.
+LOOK_AHEAD = 1000
+
+
+def damaged(slug: str, seq: int, detail: str, *, recording: bool = False) -> str:
+    """The one sentence every command says about a damaged log: where, what, and where to look
+    (`recording`: a command that was to record, and recorded nothing)."""
+    done = "nothing was recorded, and " if recording else ""
+    return (f"the log of {slug} is damaged at event {seq} ({detail}); {done}`trek verify` "
+            "says more")
+
+
 class ChainWalk:
     """One campaign's chain walked a row at a time, in order: `step` names the first link that
     does not hold, `end` what is missing at the end. `check_chain` walks a whole campaign with
@@ -44,13 +57,15 @@ class ChainWalk:
     catches an edit to an event no later event links to yet, and newest events deleted.
     """
 
-    __slots__ = ("campaign", "expected_seq", "known", "previous")
+    __slots__ = ("campaign", "expected_seq", "known", "mislinked", "previous")
 
     def __init__(self, campaign: str, known: tuple[int, str] | None = None) -> None:
         self.campaign = campaign
         self.known = known
         self.previous = ""
         self.expected_seq = 1
+        # The row whose link did not hold (seq, what it links to), for `misplaced`.
+        self.mislinked: tuple[int, str] | None = None
 
     def step(self, seq: int, topic: str, data: bytes, linked: object, chain: int
              ) -> ChainCheck | None:
@@ -64,6 +79,7 @@ class ChainWalk:
             return ChainCheck(seq, seq, f"event {seq} is not a readable Trek event any more")
         previous = self.previous
         if linked != previous:
+            self.mislinked = (seq, linked)
             return ChainCheck(
                 seq, seq - 1,
                 f"event {seq} links to a predecessor hashed {short(linked)}, but event "
@@ -93,14 +109,38 @@ class ChainWalk:
         return ChainCheck(last, head=self.previous)
 
 
+    def misplaced(self, later: Iterator[tuple[int, str, bytes]]) -> ChainCheck | None:
+        """After a link that did not hold, the rows that follow it (`later`, read at most
+        LOOK_AHEAD of them): when one of them links to the event before the break, the rows
+        were moved, not that event changed; says which. None when no row was moved."""
+        if self.mislinked is None:
+            return None
+        seq, linked = self.mislinked
+        for _, (at, topic, data) in zip(range(LOOK_AHEAD), later, strict=False):
+            if stored_link(data)[0] != self.previous:
+                continue
+            # Row `at` holds the event recorded as event `seq`.
+            chain = stored_link(data)[1]
+            if at == seq + 1 and linked == link_hash(chain, self.campaign, seq, topic, data):
+                what = (f"events {seq} and {at} were swapped behind Trek's back: each is "
+                        "stored in the other's place")
+            else:
+                what = (f"event {seq} was moved behind Trek's back: the event recorded as "
+                        f"event {seq} is now stored as event {at}")
+            return ChainCheck(seq - 1, seq, what)
+        return None
+
+
 def check_chain(rows: Iterable[tuple[int, str, bytes]], campaign: str, *,
                 known: tuple[int, str] | None = None) -> ChainCheck:
     """Walk (seq, topic, stored bytes) of campaign `campaign` (its id) in order and name the
-    first link that does not hold (see `ChainWalk`)."""
+    first link that does not hold (see `ChainWalk`): rows swapped or moved are named as such
+    (see `ChainWalk.misplaced`)."""
     walk = ChainWalk(campaign, known)
-    for seq, topic, data in rows:
+    stream = iter(rows)
+    for seq, topic, data in stream:
         linked, chain = stored_link(data)
         broken = walk.step(seq, topic, data, linked, chain)
         if broken is not None:
-            return broken
+            return walk.misplaced(stream) or broken
     return walk.end()

@@ -19,6 +19,8 @@ from tracker.stores import Location, store_errors
 
 # How many snapshots are read at once when their digests are checked.
 SNAPSHOT_PAGE = 20
+HEAD_MISSING = ("the chain head Trek keeps for its newest event was deleted behind Trek's back, "
+                "so an edit to that event could pass unseen")
 
 
 class ChainReader:
@@ -36,6 +38,8 @@ class ChainReader:
         check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
         if check.intact and (damage := self._snapshot_problem(cid)) is not None:
             check = ChainCheck(check.events, damage[0], damage[1])
+        if check.intact and check.events and self.projector.head_missing(str(cid)):
+            check = ChainCheck(check.events, check.events, HEAD_MISSING)
         return check
 
     def logged_campaigns(self, in_memory: Callable[[], list[str]]) -> list[str]:
@@ -138,6 +142,9 @@ class RebuildLinks:
     def __init__(self, reader: ChainReader) -> None:
         self.reader = reader
         self.heads = reader.known_heads()
+        # Campaigns whose kept head was deleted (read before the rebuild empties the views).
+        self.headless = {cid for cid in self.heads
+                         if reader.projector.head_missing(cid)}
         self.walks: dict[Any, tuple[UUID, ChainWalk]] = {}
 
     def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
@@ -151,5 +158,6 @@ class RebuildLinks:
 
     def finish(self) -> None:
         for cid, walk in self.walks.values():
-            if not walk.end().intact or self.reader._snapshot_problem(cid) is not None:
+            if (not walk.end().intact or self.reader._snapshot_problem(cid) is not None
+                    or str(cid) in self.headless):
                 raise ChainBroken(str(cid))

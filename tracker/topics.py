@@ -42,6 +42,9 @@ class Topics:
                 self.legacy.setdefault(own.__name__, {})[ruleset.name] = own
         for other in others:
             self.by_topic[topic_of(other)] = other
+        # The top-level packages Trek's events live in: a topic elsewhere is no Trek event.
+        self.packages = {t.partition(":")[0].partition(".")[0] for t in self.by_topic}
+        self.packages.add(LEGACY_MODULE.partition(".")[0])
 
     def resolve(self, topic: str, originator_id: UUID | str,
                 ruleset_of: Callable[[UUID], str | None]) -> type[BaseModel]:
@@ -62,6 +65,11 @@ class Topics:
                                  else UUID(originator_id))
             if ruleset in choices:
                 return choices[ruleset]
+        if module.partition(".")[0] not in self.packages:
+            # No release of Trek stores events under another package's name.
+            raise UnknownTopic(
+                f"the store holds an event of a kind no Trek release records ({topic}): it "
+                "was edited behind Trek's back (`trek verify` says more)")
         raise UnknownTopic(
             f"the store holds an event of a kind this release does not know ({topic}); it "
             "may have been written by a newer Trek, or edited behind Trek's back "

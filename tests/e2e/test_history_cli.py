@@ -83,7 +83,7 @@ def test_history_commands_print_json_and_refuse_with_one_sentence(
     broken = trek_cli("verify")
     assert broken.returncode == 1, broken
     assert "broken at event 6" in broken.stderr
-    assert "Error: The event log of ashes-road was changed" in broken.stderr
+    assert "Error: The log of ashes-road is damaged at event 6" in broken.stderr
     report = trek_cli("verify", "--json")
     assert report.returncode == 1
     assert [(c["campaign"], c["intact"], c["broken_at"]) for c in report.json()["campaigns"]] == [

@@ -54,31 +54,86 @@ def says_recorded(result: Result, seq: int, type_: str) -> None:
     assert "nothing more was recorded" not in text, text
 
 
-def test_a_read_model_failure_after_the_append_says_the_event_was_recorded(
+def warns_recorded(result: Result, seq: int, type_: str, *fragments: str) -> None:
+    """A command whose event was recorded succeeded: its normal line, then one warning line
+    on stderr saying the event was recorded and what did not finish."""
+    assert f"#{seq} " in result.stdout, result.output
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("Warning: ")]
+    assert len(warnings) == 1, result.stderr
+    assert f"Warning: Event {seq} ({type_}) was recorded, but" in warnings[0], warnings
+    for fragment in fragments:
+        assert fragment in warnings[0], warnings
+    assert "nothing was recorded" not in result.output, result.output
+
+
+def test_a_read_model_failure_after_the_append_warns_and_the_command_succeeds(
         db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # given the read models cannot be written
+    # given the read models can neither be brought up to date nor rebuilt
     with monkeypatch.context() as patch:
         patch.setattr(Projector, "catch_up", boom)
-        # when a GM adds ammo
-        result = run(db, "supplies", "add", "ammo=2", code=1)
-    # then the message is true, and the event is in the log once
-    says_recorded(result, 3, "SuppliesAdded")
-    assert "No space left on device" in result.output
+        patch.setattr(Projector, "rebuild", boom)
+        # when a GM adds ammo: recorded, so exit 0 (a script must not record it twice)
+        result = run(db, "supplies", "add", "ammo=2")
+    # then a warning says so, and the event is in the log once
+    warns_recorded(result, 3, "SuppliesAdded", "No space left on device",
+                   "the next command that records repairs them")
     assert stored_types(db).count("SuppliesAdded") == 1
+    # reads fold in what the read models lack
+    assert '"ammo": 2' in run(db, "status", "--json").output
     # and the next recording command finishes the update: ammo 2 + 1
-    run(db, "supplies", "add", "ammo=1")
+    nxt = run(db, "supplies", "add", "ammo=1")
+    assert "Warning" not in nxt.output
     assert '"ammo": 3' in run(db, "status", "--json").output
     assert '"verified": true' in run(db, "replay", "--verify", "--json").output
 
 
-def test_a_snapshot_failure_after_the_append_says_the_event_was_recorded(
+def test_a_damaged_tracking_row_is_repaired_by_the_command_that_meets_it(
+        db: Path) -> None:
+    # given the read models' tracking row was corrupted behind Trek's back
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE trek_view_tracking SET notification_id = 'garbage'")
+    conn.close()
+    # when a GM adds ammo: the event is recorded and the command succeeds
+    result = run(db, "supplies", "add", "ammo=2")
+    assert "#3 supplies added" in result.stdout
+    [warning] = result.stderr.splitlines()
+    assert warning.startswith("Warning: The read models could not be brought up to date")
+    assert "repaired" in warning
+    assert stored_types(db).count("SuppliesAdded") == 1
+    # then the read models were rebuilt from the log: they match it, none behind
+    verified = run(db, "replay", "--verify", "--json").output
+    assert '"verified": true' in verified
+    assert '"behind": 0' in verified
+    assert '"ammo": 2' in run(db, "status", "--json").output
+
+
+@pytest.mark.parametrize("position", ["999999", "-5", "1"])
+def test_a_tracking_row_out_of_step_is_repaired_and_never_left_behind(
+        db: Path, position: str) -> None:
+    # A position past the log's end folded nothing ever again; one before what was folded
+    # folded events twice.
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE trek_view_tracking SET notification_id = ?", (int(position),))
+    conn.close()
+    result = run(db, "supplies", "add", "ammo=2")
+    assert "repaired" in result.stderr
+    run(db, "supplies", "add", "ammo=1")
+    verified = run(db, "replay", "--verify", "--json").output
+    assert '"verified": true' in verified
+    assert '"behind": 0' in verified
+    assert '"ammo": 3' in run(db, "status", "--json").output
+
+
+def test_a_snapshot_failure_after_the_append_warns_and_the_command_succeeds(
         db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # given a snapshot is due with this event, and cannot be written
     monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 3)
     monkeypatch.setattr(tracker.app.CampaignSnapshot, "take", boom)
-    result = run(db, "supplies", "add", "ammo=2", code=1)
-    says_recorded(result, 3, "SuppliesAdded")
+    result = run(db, "supplies", "add", "ammo=2")
+    warns_recorded(result, 3, "SuppliesAdded", "its snapshot could not be written")
     assert stored_types(db).count("SuppliesAdded") == 1
+    monkeypatch.undo()
+    assert '"ammo": 2' in run(db, "status", "--json").output
 
 
 def test_an_output_failure_after_the_append_says_the_event_was_recorded(
