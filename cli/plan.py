@@ -116,10 +116,12 @@ def plan_document(campaign: str, ruleset: str, start: Square, to: Square, seed: 
     """The plan as `trek plan --json` prints it (RULES §13, and the keys docs/plan.md lists)."""
     arrival = None
     if outcome.exact is not None:
-        day, spent = outcome.exact
-        arrival = {"day": day, "spent": str(spent), "exact": str(day - 1 + spent)}
+        day, spent, journey = outcome.exact
+        arrival = {"day": day, "spent": str(spent), "exact": str(day - 1 + spent),
+                   "journey_days": str(journey)}
     elif outcome.certain and outcome.most_likely is not None:
-        arrival = {"day": outcome.most_likely, "spent": None, "exact": str(outcome.most_likely)}
+        arrival = {"day": outcome.most_likely, "spent": None, "exact": None,
+                   "journey_days": None}
     return {
         "campaign": campaign,
         "ruleset": ruleset,
@@ -159,8 +161,8 @@ def _print(doc: dict[str, Any]) -> None:
         out.print(f"{entry['day']:>3}  {_percent(entry['arrived']):>7}")
     arrival = doc["arrival"]
     if arrival is not None and arrival["spent"] is not None:
-        out.print(f"Certain: arrives on day {arrival['day']} with {arrival['spent']} of it spent "
-                  f"(day {arrival['exact']} of the calendar).")
+        out.print(f"Certain: arrives on day {arrival['day']}, {arrival['spent']} of the way "
+                  f"through it (the journey takes {arrival['journey_days']} days).")
     elif arrival is not None:
         out.print(f"Certain: arrives on day {arrival['day']}.")
     elif doc["most_likely_day"] is not None:

@@ -415,8 +415,9 @@ class Outcome:
     supplies: dict[str, dict[str, float | int]] | None
     losses: dict[str, dict[str, Any]]
     passed: dict[Square, float]
-    # A certain Cypher arrival: (day, part of that day spent when it arrived).
-    exact: tuple[int, Fraction] | None = None
+    # A certain Cypher arrival: the day, the part of it spent when the party arrived, and the
+    # days the journey takes from where the plan starts.
+    exact: tuple[int, Fraction, Fraction] | None = None
 
 
 def check_plan_request(ruleset: str, game: Game, game_map: GameMap | None, target: Square,
@@ -545,7 +546,9 @@ def _summed(planner: Planner, results: list[Trial], days: int, certain: bool) ->
     if certain and not planner.besm:
         arrived = results[0]
         if arrived.on_arrival is not None and arrived.arrived_day is not None:
-            exact = (arrived.arrived_day, Fraction(journey(arrived.on_arrival).spent))
+            spent = Fraction(journey(arrived.on_arrival).spent)
+            begun = Fraction(journey(start).spent) if start.day.open else Fraction(0)
+            exact = (arrived.arrived_day, spent, arrived.arrived_day - first + spent - begun)
     return Outcome(trials=count, certain=certain, first_day=first, days=shares,
                    most_likely=most_likely, supplies=supplies, losses=losses, passed=passed,
                    exact=exact)
