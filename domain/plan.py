@@ -16,12 +16,16 @@ trials pass through a few hundred states, so almost every step is a dictionary l
 
 from __future__ import annotations
 
+import copy
+import itertools
 import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from domain import pathfinding
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
@@ -30,7 +34,7 @@ from domain.besm.rules import base_movement, group_flies, step_refusal, travelli
 from domain.besm.state import remaining, rules_of, today
 from domain.cypher.state import journey
 from domain.errors import RuleViolation, TrackerError
-from domain.geometry import Square
+from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
 from domain.maps import GameMap
 from domain.ruleset import DayEndOptions, Decision, MoveOptions, Ruleset, Situation
@@ -46,9 +50,10 @@ MAX_FORCED_MARCHES = 20
 # A 2d6 total: one draw of the plan's generator.
 Draw = Callable[[], int]
 # An action of the party's policy: ("start",), ("end",), ("march",), ("night",),
-# ("forage",), ("shortcut", name) or ("move", square).
+# ("forage",), ("shortcut", name), ("move", square) or ("move", directions).
 Action = tuple[Any, ...]
 
+_STEP = {offset: name for name, offset in DIRECTIONS.items()}
 _TOTALS = tuple(a + b for a in range(1, 7) for b in range(1, 7))
 
 
@@ -62,6 +67,45 @@ def seeded_draw(rng: random.Random) -> Draw:
         return totals[int(pick() * 36)]
 
     return draw
+
+
+def _plain(value: Any) -> Any:
+    """A copy of a JSON-shaped value (dicts, lists, scalars)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def _shallow(model: _M, **changes: Any) -> _M:
+    made = copy.copy(model)
+    made.__dict__.update(changes)
+    return made
+
+
+def copied(game: Game) -> Game:
+    """A copy of `game` that folding an event into cannot change `game`: every model and
+    container of the state copied, its values (numbers, strings, squares) shared. A deep copy
+    by hand, a few times faster than pydantic's, since a plan copies a state for every
+    outcome it meets."""
+    return _shallow(
+        game,
+        day=copy.copy(game.day),
+        supplies=dict(game.supplies),
+        characters={name: _shallow(c, skills=dict(c.skills), attributes=dict(c.attributes),
+                                   stats=_plain(c.stats))
+                    for name, c in game.characters.items()},
+        conveyances={name: _shallow(c, travel=_plain(c.travel))
+                     for name, c in game.conveyances.items()},
+        rules=dict(game.rules),
+        encounter=(game.encounter.model_copy(deep=True) if game.encounter is not None
+                   else None),
+        travel=_plain(game.travel),
+    )
 
 
 @dataclass(frozen=True)
@@ -108,7 +152,7 @@ class _DrawnDice:
 class Node:
     """One game state the journey reaches, with what each action does from it."""
 
-    __slots__ = ("edges", "game", "key", "memo", "route")
+    __slots__ = ("days", "edges", "game", "key", "memo", "route")
 
     def __init__(self, game: Game, key: str) -> None:
         self.game = game
@@ -119,6 +163,23 @@ class Node:
         self.route: tuple[Square, ...] | None = None
         # What the policy works out from this state, kept: it is asked again every trial.
         self.memo: dict[str, Any] = {}
+        # How a whole day played from here went, by the totals it drew (see `_DayPlayed`).
+        self.days: _DayPlayed | _Totals | None = None
+
+
+@dataclass(frozen=True)
+class _DayPlayed:
+    """A whole day played from a node with one sequence of totals: where it ended."""
+
+    end: Node
+    arrived: Game | None
+    passed: frozenset[Square]
+    rolled: int
+
+
+# The days played from a node, as a tree keyed by each total drawn in turn: the same totals
+# always make the same decisions, so no sequence that ends a day begins a longer one.
+_Totals = dict[int, "_DayPlayed | _Totals"]
 
 
 @dataclass
@@ -168,7 +229,11 @@ class Planner:
         self.shortcut_list: tuple[Shortcut, ...] = (
             shortcuts(game_map) if self.besm and game_map is not None else ())
         self._nodes: dict[str, Node] = {}
-        self.root = self._node(game.model_copy(deep=True))
+        # Paths and step checks depend on where the party stands, whether it flies and which
+        # squares are open; never on the dice: kept across nodes and trials.
+        self._routes: dict[tuple[Square, bool, frozenset[Square]], tuple[Square, ...]] = {}
+        self._legal: dict[tuple[bool, frozenset[Square]], dict[Square, bool]] = {}
+        self.root = self._node(copied(game))
         self.first_day = game.day.number if game.day.open else game.day.number + 1
 
     # -- states and decisions ------------------------------------------------------------
@@ -192,7 +257,10 @@ class Planner:
         if kind == "end":
             return rules.end_day(situation, DayEndOptions())
         if kind == "move":
-            return rules.move(situation, MoveOptions(to=action[1]))
+            # A square: `move --to X,Y`; steps: `move DIR...` along a path already found.
+            if isinstance(action[1], Square):
+                return rules.move(situation, MoveOptions(to=action[1]))
+            return rules.move(situation, MoveOptions(steps=action[1]))
         if kind == "march":
             return rules.decide(ForcedMarch(), situation, dice)
         if kind == "night":
@@ -209,7 +277,7 @@ class Planner:
             event = self.decide(node.game, action, dice)
         except TrackerError as error:
             return Refused(str(error))
-        game = Game.model_validate_json(node.key)
+        game = copied(node.game)
         event.apply_to(game)
         return event, self._node(game)
 
@@ -250,11 +318,65 @@ class Planner:
         node = self.root
         for offset in range(days):
             day = self.first_day + offset
-            node = self._day(node, draw, trial, day, passed)
+            if trace:
+                node = self._day(node, draw, trial, day, passed)
+            else:
+                node = self._known_day(node, draw, trial, day, passed)
             if trial.arrived_day is not None:
                 break
         trial.last = node.game
         return trial
+
+    def _known_day(self, node: Node, draw: Draw, trial: Trial, day: int,
+                   passed: bool) -> Node:
+        """A day played from `node` as `_day` plays it, found by the totals drawn when a day
+        with those totals was played from there before (a trial then costs a few look-ups a
+        day), and played and kept otherwise."""
+        found = node.days
+        drawn: list[int] = []
+        while found is not None and not isinstance(found, _DayPlayed):
+            total = draw()
+            drawn.append(total)
+            found = found.get(total)
+        if found is None:
+            found = self._play_and_keep(node, draw, day, drawn)
+        trial.rolled += found.rolled
+        if passed:
+            trial.passed.update(found.passed)
+        if found.arrived is not None:
+            trial.arrived_day = day
+            trial.on_arrival = found.arrived
+        return found.end
+
+    def _play_and_keep(self, node: Node, draw: Draw, day: int,
+                       drawn: list[int]) -> _DayPlayed:
+        """Play the day from `node`, first with the totals already `drawn`, then drawing."""
+        totals = list(drawn)
+        given = iter(drawn)
+
+        def replay() -> int:
+            total = next(given, None)
+            if total is None:
+                total = draw()
+                totals.append(total)
+            return total
+
+        played = Trial()
+        end = self._day(node, replay, played, day, True)
+        kept = _DayPlayed(end, played.on_arrival, frozenset(played.passed), len(totals))
+        if not totals:
+            node.days = kept
+            return kept
+        if not isinstance(node.days, dict):
+            node.days = {}
+        level = node.days
+        for total in totals[:-1]:
+            deeper = level.get(total)
+            if not isinstance(deeper, dict):
+                deeper = level[total] = {}
+            level = deeper
+        level[totals[-1]] = kept
+        return kept
 
     def _day(self, node: Node, draw: Draw, trial: Trial, day: int, passed: bool) -> Node:
         if not node.game.day.open:
@@ -338,7 +460,10 @@ class Planner:
         stop = min(left, len(route) - 1)
         if self.policy.shortcuts:
             stop = min(stop, self._shortcut_stop(node.game, route))
-        return ("move", route[stop])
+        # The steps of the cheapest path as far as it goes today: where `move --to` that
+        # square goes, at its cost, without the rule searching for the path again.
+        return ("move", tuple(_STEP[(b.x - a.x, b.y - a.y)]
+                              for a, b in itertools.pairwise(route[:stop + 1])))
 
     def _then(self, node: Node, action: Action, draw: Draw, trial: Trial, day: int) -> Node:
         """The node after `action`, or `node` itself when the ruleset refuses it."""
@@ -364,21 +489,36 @@ class Planner:
         """The cheapest path from `node` to the target, whatever today's budget (the squares a
         shortcut not yet tried today would open count as open when the policy tries them)."""
         if node.route is None:
-            node.route = self._route(node.game)
+            node.route = self._route(node.game) if self.besm else ()
         return node.route
 
     def _route(self, game: Game) -> tuple[Square, ...]:
-        if not self.besm:
-            return ()
-        situation = self.situation(game)
         flying = group_flies(game)
         opened = set(today(game).opened) if game.day.open else set()
         if self.policy.shortcuts:
             for shortcut in self._untried(game):
                 opened.update(shortcut.path)
+        key = (game.position, flying, frozenset(opened))
+        found = self._routes.get(key)
+        if found is None:
+            found = self._routes[key] = self._search(game, flying, key[2])
+        return found
+
+    def _search(self, game: Game, flying: bool, opened: frozenset[Square]
+                ) -> tuple[Square, ...]:
+        """The ruleset's step check asked once a square (it looks only at the square
+        entered), then the shared cheapest-path search over the answers."""
+        legal = self._legal.get((flying, opened))
+        if legal is None:
+            legal = self._legal[(flying, opened)] = {}
+        situation = self.situation(game)
 
         def step_cost(_here: Square, there: Square) -> int | None:
-            return None if step_refusal(situation, there, False, flying, opened) else 1
+            allowed = legal.get(there)
+            if allowed is None:
+                allowed = legal[there] = step_refusal(situation, there, False, flying,
+                                                      opened) is None
+            return 1 if allowed else None
 
         found = pathfinding.cheapest_path(SQUARES, game.position, self.target, step_cost)
         return tuple(found[0]) if found is not None else ()

@@ -80,7 +80,8 @@ def record(trek: Trek, slug: str, step: Step) -> None:
     elif kind == "end":
         trek.end_day(slug, DayEndOptions())
     elif kind == "move":
-        trek.move(slug, MoveOptions(to=step.action[1]))
+        # The plan walks the cheapest path's steps; `move --to` its last square must agree.
+        trek.move(slug, MoveOptions(to=step.event.route_path()[-1]))
     elif kind == "march":
         trek.decide(slug, ForcedMarch(rolls=step.totals))
     elif kind == "night":
