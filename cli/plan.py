@@ -169,10 +169,11 @@ def _print(doc: dict[str, Any]) -> None:
         day = doc["most_likely_day"]
         share = next(e["arrived"] for e in doc["days"] if e["day"] == day) - next(
             (e["arrived"] for e in doc["days"] if e["day"] == day - 1), 0.0)
-        out.print(f"Most likely arrival: day {day} ({_percent(share)} of trials arrive that "
+        out.print(f"Most likely arrival day: {day} ({_percent(share)} of trials arrive that "
                   "day).")
     if doc["most_likely_day"] is None:
-        out.print(f"No trial reaches {to} within {len(doc['days'])} day(s).")
+        nobody = "Certain: the party does not reach" if doc["certain"] else "No trial reaches"
+        out.print(f"{nobody} {to} within {len(doc['days'])} day(s).")
     supplies = doc["on_arrival"]
     if supplies is not None:
         parts = [f"{kind} {figures['expected']:.1f} (worst tenth {figures['worst_decile']})"
