@@ -94,7 +94,7 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     used_seed = view.seed if seed is None else seed
     outcome = plan(trek_app.rulesets.named(view.ruleset), view.game, view.map, to,
                    policy=policy, trials=trials, days=days, seed=used_seed,
-                   squares=svg_file is not None)
+                   squares=True)
     doc = plan_document(name, view.ruleset, view.game.position, to, used_seed, policy, outcome)
     if svg_file is not None:
         seq = view.events
