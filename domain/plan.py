@@ -16,7 +16,6 @@ trials pass through a few hundred states, so almost every step is a dictionary l
 
 from __future__ import annotations
 
-import copy
 import itertools
 import random
 from collections import Counter
@@ -82,8 +81,17 @@ _M = TypeVar("_M", bound=BaseModel)
 
 
 def _shallow(model: _M, **changes: Any) -> _M:
-    made = copy.copy(model)
-    made.__dict__.update(changes)
+    """A copy of `model` sharing its field values but for `changes` (what pydantic's own
+    `__copy__` does, without its generality)."""
+    kind = type(model)
+    made = kind.__new__(kind)
+    fields = dict(model.__dict__)
+    fields.update(changes)
+    extra, private = model.__pydantic_extra__, model.__pydantic_private__
+    object.__setattr__(made, "__dict__", fields)
+    object.__setattr__(made, "__pydantic_fields_set__", set(model.__pydantic_fields_set__))
+    object.__setattr__(made, "__pydantic_extra__", None if extra is None else dict(extra))
+    object.__setattr__(made, "__pydantic_private__", None if private is None else dict(private))
     return made
 
 
@@ -94,7 +102,7 @@ def copied(game: Game) -> Game:
     outcome it meets."""
     return _shallow(
         game,
-        day=copy.copy(game.day),
+        day=_shallow(game.day),
         supplies=dict(game.supplies),
         characters={name: _shallow(c, skills=dict(c.skills), attributes=dict(c.attributes),
                                    stats=_plain(c.stats))
