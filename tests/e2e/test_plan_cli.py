@@ -193,6 +193,7 @@ def test_refusals_say_why_and_record_nothing(trek_run: Run, tmp_path: Path) -> N
     assert not missing.exists()
     refused(trek_run("plan", "--to", "1,1", "--trials", "0", db=str(missing)), "--trials")
     refused(trek_run("plan", "--to", "1,1", "--days", "366", db=str(missing)), "--days")
+    refused(trek_run("plan", "--to", "1,1", "--seed", "-1", db=str(missing)), "--seed")
     assert not missing.exists()
 
     (tmp_path / "walled.toml").write_text(WALLED)
@@ -236,6 +237,18 @@ def test_the_svg_shades_the_squares_trials_passed(trek_run: Run, tmp_path: Path)
     assert 'class="planned" data-x="6" data-y="0" data-share="1.0000"' in svg
     assert 'data-x="9" data-y="0" data-share' not in svg
     assert 'class="plan-target"' in svg
+
+
+def test_the_picture_escapes_what_the_gm_typed(trek_run: Run, tmp_path: Path) -> None:
+    (tmp_path / "strip.toml").write_text(STRIP)
+    play(trek_run, ("init", "<b>Raid</b>", "--map", str(tmp_path / "strip.toml"), "--at", "0,0"),
+         ("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+
+    plan(trek_run, "--to", "3,0", "--svg", str(tmp_path / "raid.svg"))
+
+    svg = (tmp_path / "raid.svg").read_text()
+    assert "<b>" not in svg
+    assert "&lt;b&gt;Raid&lt;/b&gt;" in svg
 
 
 @pytest.mark.parametrize("where", ["sqlite", pytest.param("postgres",
