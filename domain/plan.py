@@ -45,6 +45,8 @@ SUPPLIES_SHOWN = ("provisions", "fuel", "ammo")
 MAX_TRIALS = 100_000
 MAX_DAYS = 365
 MAX_FORCED_MARCHES = 20
+# How much of the way across a map-less plain is worked out at a time.
+PLAIN_STEPS = 64
 
 # A 2d6 total: one draw of the plan's generator.
 Draw = Callable[[], int]
@@ -516,6 +518,16 @@ class Planner:
                 ) -> tuple[Square, ...]:
         """The ruleset's step check asked once a square (it looks only at the square
         entered), then the shared cheapest-path search over the answers."""
+        if self.map is None:
+            # An open, edgeless plain refuses no step: the diagonal, then the straight line,
+            # is a shortest way (a search would have to bound the plain first). Its first
+            # squares are enough: a day that goes further takes the next ones from there.
+            path, here = [game.position], game.position
+            while here != self.target and len(path) <= PLAIN_STEPS:
+                here = Square(here.x + (self.target.x > here.x) - (self.target.x < here.x),
+                              here.y + (self.target.y > here.y) - (self.target.y < here.y))
+                path.append(here)
+            return tuple(path)
         legal = self._legal.get((flying, opened))
         if legal is None:
             legal = self._legal[(flying, opened)] = {}

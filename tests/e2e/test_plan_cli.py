@@ -263,3 +263,18 @@ def test_a_plan_reads_either_store_and_leaves_it_as_it_was(
 
     assert within(doc["days"][2]["arrived"], 1078 / 1728)
     assert ok(trek_run("log", "--json", db=db)).stdout == log
+
+
+def test_a_campaign_without_a_map_plans_across_an_open_plain(trek_run: Run) -> None:
+    # ground-speed 50 is 100 squares a day; 250 squares away is reached on day 3, however
+    # far out the plain's target lies
+    play(trek_run, ("init", "Plain"),
+         ("roster", "add-character", "Zip", "--body", "6", "--mind", "5", "--soul", "4",
+          "--attribute", "ground-speed=50"))
+
+    doc = plan(trek_run, "--to", "250,-3", "--days", "4")
+    far = plan(trek_run, "--to", "1000000,0", "--days", "2")
+
+    assert [d["arrived"] for d in doc["days"]] == [0, 0, 1, 1]
+    assert doc["certain"] is True
+    assert [d["arrived"] for d in far["days"]] == [0, 0]
