@@ -10,8 +10,9 @@ is no second copy of any rule here: only the party's policy (what it tries, in w
 Speed comes from memoising the decisions, not from re-implementing them. A decision depends
 only on the game state it is made in and on the dice totals it rolls; so each distinct state is
 a `Node`, and each (node, action) an `_Edge` that learns, the first time it is taken, which
-rolls the decision makes, and keeps the node each combination of totals leads to. Thousands of
-trials pass through a few hundred states, so almost every step is a dictionary look-up.
+rolls the decision makes, and keeps the node each combination of totals leads to; and a whole
+day played from a node is kept by the totals it drew. Thousands of trials pass through a few
+hundred states, so a trial's day is mostly a few dictionary look-ups.
 """
 
 from __future__ import annotations
@@ -653,10 +654,10 @@ def _check_policy(planner: Planner) -> None:
     """A policy the party cannot follow at all (no mount to march, nobody to navigate) is
     refused with the ruleset's own reason, rather than planned as if it were not asked."""
     game = planner.root.game.model_copy(deep=True)
-    if not game.day.open:
-        game.day.open = True
-        game.travel = {"budget": base_movement(game)} if planner.besm else {}
-    # Supplies aside (running out of them is part of the journey).
+    # On a fresh day (today may be spent already, on a repair, say: that is part of the
+    # journey), supplies aside (running out of them is too).
+    game.day.open = True
+    game.travel = {"budget": base_movement(game)}
     game.supplies = {kind: 10**6 for kind in game.supplies}
     checks = [("march", "--forced-march", planner.policy.forced_march > 0),
               ("night", "--night", planner.policy.night)]

@@ -57,7 +57,8 @@ def strip_campaign(run: Run, tmp_path: Path, *extra: tuple[str, ...],
     play(run, ("init", "Strip", "--map", str(tmp_path / "strip.toml"), "--at", "0,0",
                "--seed", "5"),
          ("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4",
-          "--skill", "navigation=2", "--skill", "ride=2", "--attribute", "ground-speed=1"),
+          "--skill", "navigation=2", "--skill", "ride=2", "--skill", "medicine=2",
+          "--attribute", "ground-speed=1"),
          *extra, db=db)
 
 
@@ -278,3 +279,22 @@ def test_a_campaign_without_a_map_plans_across_an_open_plain(trek_run: Run) -> N
     assert [d["arrived"] for d in doc["days"]] == [0, 0, 1, 1]
     assert doc["certain"] is True
     assert [d["arrived"] for d in far["days"]] == [0, 0]
+
+
+def test_a_day_spent_on_a_repair_is_part_of_the_journey_not_a_refusal(
+        trek_run: Run, tmp_path: Path) -> None:
+    # given day 2 open and spent on repairing Dusty (Kira's Mind 5 + medicine 2 = 7 vs 2)
+    strip_campaign(trek_run, tmp_path,
+                   ("roster", "add-mount", "Dusty", "--move", "ground-speed=1", "--rider",
+                    "Kira"),
+                   ("supplies", "set", "provisions=5"),
+                   ("day", "start"), ("forced-march", "--roll", "Kira=12"), ("day", "end"),
+                   ("day", "start"), ("repair", "Dusty", "--by", "Kira", "--roll", "2"))
+
+    # when the party plans forced marches from there
+    doc = plan(trek_run, "--to", "4,0", "--forced-march", "1", "--days", "2")
+
+    # then day 2 goes nowhere, and day 3 (2 squares, a march for 2 more) may arrive
+    assert doc["days"][0] == {"day": 2, "arrived": 0.0}
+    assert doc["days"][1]["day"] == 3
+    assert doc["days"][1]["arrived"] == 1.0
