@@ -212,6 +212,8 @@ def test_refusals_say_why_and_record_nothing(trek_run: Run, tmp_path: Path) -> N
     ]:
         refused(trek_run("plan", *args), why)
     assert events(trek_run) == before
+    ok(trek_run("encounter", "start", "Ambush"))
+    refused(trek_run("plan", "--to", "0,1"), "the encounter Ambush is open")
 
 
 def test_a_ruleset_without_overland_travel_is_refused(trek_run: Run, tmp_path: Path) -> None:
