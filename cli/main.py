@@ -33,6 +33,7 @@ COMMANDS_MODULE = "cli.commands"
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "encounter": ("cli.encounter", "encounter"),
     "log": ("cli.log", "log"),
+    "plan": ("cli.plan", "plan_command"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
     "watch": ("cli.watch", "watch"),

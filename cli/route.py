@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -259,6 +260,10 @@ class _KeyEntry:
     words: str
 
 
+# One entry of a picture's key, for a caller adding its own (`route_svg`'s `extra_key`).
+KeyEntry = _KeyEntry
+
+
 def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
     """One entry for every colour and marker the picture actually uses."""
     game_map = doc["map"]
@@ -324,14 +329,18 @@ def _notes(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def route_svg(doc: dict[str, Any]) -> str:
-    """The route document (`Trek.route`) drawn on its map as one SVG picture."""
+def route_svg(doc: dict[str, Any], *, overlay: Sequence[str] = (),
+              extra_key: Sequence[KeyEntry] = (), title: str | None = None) -> str:
+    """The route document (`Trek.route`) drawn on its map as one SVG picture.
+
+    `overlay` is drawn over the squares, under the route (a plan's shading); `extra_key`
+    entries join the key; `title` replaces the picture's own."""
     game_map = doc["map"]
     if game_map is None:
         raise ValueError("a route picture needs the campaign's map")
     board = _Board(game_map["width"], game_map["height"])
     width = max(MARGIN * 2 + board.width * CELL, MIN_WIDTH)
-    entries = _key_entries(doc)
+    entries = [*_key_entries(doc), *extra_key]
     columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
     key_rows = math.ceil(len(entries) / columns)
     # A long note goes on over further lines rather than being cut.
@@ -341,7 +350,7 @@ def route_svg(doc: dict[str, Any]) -> str:
     key_top = TOP + board.height * CELL + 30
     notes_top = key_top + ROW * (key_rows + 1) + 10
     height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
-    title = _title(doc)
+    title = _title(doc) if title is None else title
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="route-map" width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
@@ -356,6 +365,7 @@ def route_svg(doc: dict[str, Any]) -> str:
         f"{esc(_fit(title, (width - 2 * MARGIN) * 0.85))}</text>",
     ]
     out += _cells(game_map, board)
+    out += overlay
     out += _paths(game_map, board)
     out += _coordinates(board)
     out += _route(doc, board)
