@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import docpages
 import pytest
 from cliruns import ok, play_all
 from conftest import TrekRun, trek_command, trek_env
@@ -407,9 +408,8 @@ def test_a_long_table_reads_as_one_table(long_campaign: str) -> None:
 
 @pytest.mark.slow
 def test_the_readme_example_prints_what_trek_prints(tmp_path: Path) -> None:
-    """The README's "Reading the log" example, after its three-day journey, at 80 columns."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Reading the log"):]
+    """docs/history.md's "Reading the log" example, after its three-day journey, at 80 columns."""
+    section = docpages.after("docs/history.md", "## Reading the log")
     block = re.search(r"```console\n\$ (trek [^\n]+)\n(.*?)```", section, re.S)
     assert block is not None
     command, shown = block.group(1), block.group(2)

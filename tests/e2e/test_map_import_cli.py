@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import docpages
 import pytest
 from cliruns import ok, recorded, refused, usage_error
 from conftest import Browser, TrekRun
@@ -215,13 +216,12 @@ def test_a_bad_terrain_option_is_a_usage_error(trek_cli: Run, files: Path) -> No
 
 
 def test_the_readme_example_runs_as_written(trek_cli: Run, tmp_path: Path) -> None:
-    """The README's "Maps from other tools" block, line by line, on the committed examples."""
+    """docs/maps.md's "Maps from other tools" block, line by line, on the committed examples."""
     import shlex
     import shutil
 
     root = Path(__file__).resolve().parents[2]
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("## Maps from other tools"):]
+    section = docpages.after("docs/maps.md", "## Maps from other tools")
     start = section.index("```bash\n") + len("```bash\n")
     block = section[start:section.index("```", start)]
     shutil.copytree(root / "docs" / "examples", tmp_path / "docs" / "examples")

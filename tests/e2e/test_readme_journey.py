@@ -4,29 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import docpages
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def journey_lines(after: str = "## A three-day journey") -> list[str]:
-    """The `trek` lines of the first bash block after the heading `after`."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert after in text, f"the README has a section {after!r}"
-    block = re.search(r"```bash\n(.*?)```", text[text.index(after):], re.S)
-    assert block is not None, f"the README's {after!r} has a bash block"
-    lines = []
-    for line in block.group(1).splitlines():
-        line = line.split("  #")[0].strip()
-        if line.startswith("trek "):
-            lines.append(line)
-    return lines
+def journey_lines(after: str = "## A three-day journey", page: str = "README.md") -> list[str]:
+    """The `trek` lines of the first bash block after the heading `after` on `page`."""
+    return docpages.trek_lines(page, after)
 
 
 def trek(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -68,7 +59,7 @@ def test_the_readme_walkthrough_fixes_last_sessions_mistake(tmp_path: Path) -> N
 
     env = {**os.environ, "TREK_DB": str(tmp_path / "reach.db"), "PYTHONPATH": str(ROOT),
            "TREK_GM": "Sam"}
-    lines = journey_lines("## Fixing a mistake from last session")
+    lines = journey_lines("## Fixing a mistake from last session", "docs/history.md")
     assert "trek verify" in lines
     for line in lines:
         result = trek(shlex.split(line)[1:], env, ROOT)

@@ -1,5 +1,5 @@
-"""The README's worked plan ("can we reach Kessel by day 6?"): its output and its picture are
-what the commands print and draw (`TREK_REDRAW_DOCS=1` writes the picture anew)."""
+"""The worked plan ("can we reach Kessel by day 6?") of the README and docs/plan.md: its output
+and its picture are what the commands print and draw (`TREK_REDRAW_DOCS=1` writes the picture anew)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,9 @@ SETUP: list[tuple[str, ...]] = [
 ]
 
 
-def readme_block(after: str) -> str:
-    """The first fenced block of the README after the line `after`."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+def readme_block(after: str, page: str = "README.md") -> str:
+    """The first fenced block of `page` after the line `after`."""
+    text = (ROOT / page).read_text(encoding="utf-8")
     start = text.index(after)
     found = re.search(r"```[a-z]*\n(.*?)```", text[start:], re.S)
     assert found is not None
@@ -38,13 +38,14 @@ def test_the_readme_plan_is_what_trek_prints_and_draws(
         trek_run: Callable[..., TrekRun], tmp_path: Path) -> None:
     for args in SETUP:
         ok(trek_run(*args))
-    shown = readme_block("<!-- plan output -->")
-    printed = ""
-    for line in shown.splitlines():
-        if line.startswith("$ trek plan"):
-            args = line.removeprefix("$ trek ").split()
-            printed += line + "\n" + ok(trek_run(*args)).stdout
-    assert printed == shown
+    for page in ("README.md", "docs/plan.md"):
+        shown = readme_block("<!-- plan output -->", page)
+        printed = ""
+        for line in shown.splitlines():
+            if line.startswith("$ trek plan"):
+                args = line.removeprefix("$ trek ").split()
+                printed += line + "\n" + ok(trek_run(*args)).stdout
+        assert printed == shown, page
 
     drawn = (tmp_path / "kessel-plan.svg").read_text(encoding="utf-8")
     committed = ROOT / "docs" / "images" / "kessel-plan.svg"

@@ -13,6 +13,7 @@ import shlex
 from collections.abc import Callable
 from pathlib import Path
 
+import docpages
 import pytest
 from cliruns import ok, play_all, refused
 from conftest import Browser, TrekRun, trek_env
@@ -194,21 +195,19 @@ def test_each_session_prints_on_one_page(played: Trek, tmp_path: Path,
 
 
 def _readme_block(heading: str, language: str = "bash") -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = re.search(rf"```{language}\n(.*?)```", text[text.index(heading):], re.S)
-    assert block is not None, heading
-    return block.group(1)
+    page = "README.md" if heading.startswith("## A three-day") else "docs/recaps.md"
+    return docpages.block(page, heading, language)
 
 
 def test_the_readme_recap_commands_run_after_its_journey(trek_cli: Trek, tmp_path: Path) -> None:
     env = trek_env(str(tmp_path / "ashes.db"), TREK_GM="you")
-    for heading in ("## A three-day journey", "## Session recaps and spreadsheets"):
+    for heading in ("## A three-day journey", "# Session recaps and spreadsheets"):
         for line in _readme_block(heading).splitlines():
             if line.startswith("trek "):
                 args = [str(ROOT / a) if a.startswith("docs/") else a
                         for a in shlex.split(line.split("  #")[0])[1:]]
                 ok(trek_cli(*args, env=env))
-    # The README shows the session's recap as the program writes it.
-    shown = _readme_block("## Session recaps and spreadsheets", "markdown")
+    # docs/recaps.md shows the session's recap as the program writes it.
+    shown = _readme_block("# Session recaps and spreadsheets", "markdown")
     assert (tmp_path / "session-1.md").read_text(encoding="utf-8") == shown
     assert (tmp_path / "recap.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

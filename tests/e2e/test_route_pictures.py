@@ -25,6 +25,7 @@ import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
+import docpages
 import pytest
 from cliruns import ok, refused, usage_error
 from conftest import Browser, TrekRun, trek_command, trek_env
@@ -264,12 +265,9 @@ def test_pictures_are_refused_without_a_map_or_a_writable_file_and_take_one_form
 
 
 def _readme_lines(heading: str) -> list[str]:
-    """The `trek` lines of the first bash block after `heading` in the README."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"```bash\n(.*?)```", text[text.index(heading):], re.S)
-    assert block is not None, heading
-    return [line.split("  #")[0].strip() for line in block.group(1).splitlines()
-            if line.startswith("trek ")]
+    """The `trek` lines of the first bash block after `heading` in the README or docs/maps.md."""
+    page = "README.md" if heading.startswith("## A three-day") else "docs/maps.md"
+    return docpages.trek_lines(page, heading)
 
 
 def test_the_readme_route_commands_run_after_its_journey(trek_cli: Run, tmp_path: Path) -> None:

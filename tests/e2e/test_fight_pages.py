@@ -1,7 +1,7 @@
-"""The README's encounter examples for GURPS, Shadowrun, Move-Points and Cypher, run for real.
+"""The fight pages of docs/ for GURPS, Shadowrun, Move-Points and Cypher, run for real.
 
 Each example is a transcript (`$ trek ...` and what it printed) or a bash block. Every command is
-run through the real `trek` program in a fresh store; a line the README shows refused must be
+run through the real `trek` program in a fresh store; a line the page shows refused must be
 refused with that very sentence, and every event line (`#N ...`) and every line it shows before
 a table (a heading, the battle map) must be what the program prints now.
 """
@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import docpages
 import pytest
 from conftest import trek_env
 
@@ -24,18 +25,16 @@ ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 SECTIONS = [
-    "### GURPS on hexes: movement points, facing and posture",
-    "### Shadowrun by Initiative Pass",
-    "### The Move-Point system: points, steps and transit",
-    "### Cypher in rounds: Speed tasks, gravity, pushes and chases",
+    "docs/fights-gurps.md",
+    "docs/fights-shadowrun.md",
+    "docs/fights-movepoints.md",
+    "docs/fights-cypher-rounds.md",
 ]
 
 
-def section(heading: str) -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert heading in text, f"the README has a section {heading!r}"
-    body = text.split(heading, 1)[1]
-    return re.split(r"\n##+ ", body, maxsplit=1)[0]
+def section(page: str) -> str:
+    """A ruleset's fight page, its heading line left out."""
+    return docpages.text(page).split("\n", 1)[1]
 
 
 def blocks(body: str) -> list[tuple[str, str]]:
@@ -60,11 +59,11 @@ def contains(document: Any, part: Any) -> bool:
     return False
 
 
-@pytest.mark.parametrize("heading", SECTIONS, ids=["gurps", "shadowrun", "movepoints", "cypher"])
-def test_the_readme_example_prints_what_it_shows(heading: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", SECTIONS, ids=["gurps", "shadowrun", "movepoints", "cypher"])
+def test_the_fight_page_prints_what_it_shows(page: str, tmp_path: Path) -> None:
     (tmp_path / "docs").symlink_to(ROOT / "docs")
     db = tmp_path / "example.db"
-    body = section(heading)
+    body = section(page)
     # A battle map shown as a TOML block and named in the prose ("as `ford.toml`").
     named = re.search(r"as `([\w.-]+\.toml)`", body)
     for kind, text in blocks(body):
@@ -95,7 +94,7 @@ def test_the_readme_example_prints_what_it_shows(heading: str, tmp_path: Path) -
             assert done.returncode == 0, (line, done.stderr)
             printed = done.stdout.splitlines()
             if "--json" in line and shown:
-                # The README shows one part of the document: it must be in what was printed.
+                # The page shows one part of the document: it must be in what was printed.
                 assert contains(json.loads(done.stdout), json.loads(shown[0])), line
                 continue
             events = [s for s in shown if re.match(r"#\d+ ", s)]
@@ -106,4 +105,4 @@ def test_the_readme_example_prints_what_it_shows(heading: str, tmp_path: Path) -
                 table = next((i for i, s in enumerate(shown) if s.startswith("┏")), len(shown))
                 assert [p.rstrip() for p in printed[:table]] == [
                     s.rstrip() for s in shown[:table]], line
-    assert commands >= 10, f"{heading}: only {commands} commands found"
+    assert commands >= 10, f"{page}: only {commands} commands found"
