@@ -1,5 +1,6 @@
-"""The worked plan ("can we reach Kessel by day 6?") of the README and docs/plan.md: its output
-and its picture are what the commands print and draw (`TREK_REDRAW_DOCS=1` writes the picture anew)."""
+"""The worked plan ("can we reach Kessel by day 6?") of the README and docs/plan.md: its
+output and its picture are what the commands print and draw (`TREK_REDRAW_DOCS=1` writes the
+picture anew)."""
 
 from __future__ import annotations
 
