@@ -16,8 +16,10 @@ a second copy of the same campaign. Both stores must end in the same state, work
 provisions 10 + cycles, the party back on 0,0, events 4 + lines.
 
 The modules are byte-compiled first (the machine may set PYTHONDONTWRITEBYTECODE, which would
-leave every process compiling them again). Printed: the median line each way and their ratio,
-the shell's start-up, and the totals.
+leave every process compiling them again). Printed: the median line each way (wall clock) and
+their ratio, the CPU time of a line each way (for the shell the mean over the lines after the
+first, read from /proc: the clock ticks too coarsely to time one line), the shell's start-up,
+and the totals.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import argparse
 import compileall
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -81,8 +84,10 @@ def read_answer(stdout: IO[str]) -> list[dict[str, Any]]:
             return events
 
 
-def through_shell(env: dict[str, str], lines: list[list[str]]) -> tuple[float, list[float]]:
-    """The shell's start-up (to its first answer, less that line) and each line's time."""
+def through_shell(env: dict[str, str], lines: list[list[str]]
+                  ) -> tuple[float, list[float], float]:
+    """The shell's start-up (to its first answer, less that line), each line's time and the
+    CPU time of a line after the first (the mean: the clock ticks too coarsely for each)."""
     started = time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "cli", "--json", "shell"], env=env,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -91,33 +96,54 @@ def through_shell(env: dict[str, str], lines: list[list[str]]) -> tuple[float, l
     assert process.stdout is not None
     times: list[float] = []
     first_sent = 0.0
+    cpu_after_first = 0.0
     for i, words in enumerate(lines):
         sent = time.perf_counter()
         if i == 0:
             first_sent = sent
+        elif i == 1:
+            cpu_after_first = process_cpu(process.pid)
         process.stdin.write(" ".join(words) + "\n")
         process.stdin.flush()
         [event] = read_answer(process.stdout)
         times.append(time.perf_counter() - sent)
         if event["seq"] != len(SETUP) + i + 1:
             raise SystemExit(f"line {i + 1} recorded seq {event['seq']}")
+    cpu = (process_cpu(process.pid) - cpu_after_first) / max(len(lines) - 1, 1)
     _, err = process.communicate(timeout=60)
     if process.returncode != 0:
         raise SystemExit(f"the shell ended with {process.returncode}: {err}")
     # The first line also paid for loading the commands and opening the store.
     start_up = first_sent - started + times[0] - statistics.median(times)
-    return start_up, times
+    return start_up, times, cpu
 
 
-def as_processes(env: dict[str, str], lines: list[list[str]]) -> list[float]:
-    times = []
+def process_cpu(pid: int) -> float:
+    """The CPU seconds a running process has used so far (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def as_processes(env: dict[str, str], lines: list[list[str]]) -> tuple[list[float], list[float]]:
+    """Each line's time as its own process, wall and CPU."""
+    times, cpus = [], []
     for words in lines:
+        before = children_cpu()
         started = time.perf_counter()
         run = trek(env, "--json", *words)
         times.append(time.perf_counter() - started)
+        cpus.append(children_cpu() - before)
         if run.returncode != 0:
             raise SystemExit(f"{words} failed: {run.stderr}")
-    return times
+    return times, cpus
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def final_state(env: dict[str, str]) -> tuple[int, dict[str, int], int]:
@@ -138,8 +164,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         shell_env = campaign(Path(folder), "shell.db")
         process_env = campaign(Path(folder), "processes.db")
-        start_up, shell_times = through_shell(shell_env, lines)
-        process_times = as_processes(process_env, lines)
+        start_up, shell_times, shell_cpu = through_shell(shell_env, lines)
+        process_times, process_cpus = as_processes(process_env, lines)
         cycles = count // len(CYCLE)
         expected = (10 + 2 * cycles - cycles, {"x": 0, "y": 0}, len(SETUP) + count)
         for env in (shell_env, process_env):
@@ -147,11 +173,15 @@ def main() -> None:
                 raise SystemExit(f"the store ended at {final_state(env)}, not {expected}")
     shell_ms = statistics.median(shell_times) * 1000
     process_ms = statistics.median(process_times) * 1000
+    process_cpu_ms = statistics.median(process_cpus) * 1000
     result = {
         "lines": count,
         "shell_line_ms": round(shell_ms, 1),
         "process_line_ms": round(process_ms, 1),
         "ratio": round(process_ms / shell_ms, 1),
+        "shell_line_cpu_ms": round(shell_cpu * 1000, 1),
+        "process_line_cpu_ms": round(process_cpu_ms, 1),
+        "cpu_ratio": round(process_cpu_ms / (shell_cpu * 1000), 1) if shell_cpu else None,
         "shell_start_up_ms": round(start_up * 1000, 1),
         "shell_total_s": round(start_up + sum(shell_times), 2),
         "processes_total_s": round(sum(process_times), 2),
@@ -166,6 +196,8 @@ def main() -> None:
           f"total {result['shell_total_s']} s)")
     print(f"  separate processes:    {process_ms:7.1f} ms  (total {result['processes_total_s']} s)")
     print(f"  processes / shell:     {result['ratio']:7.1f}x")
+    print(f"  CPU a line: shell {result['shell_line_cpu_ms']} ms (mean), "
+          f"process {result['process_line_cpu_ms']} ms (median), ratio {result['cpu_ratio']}")
     print(f"  target <= {TARGET_MS:.0f} ms a line: {'met' if result['met'] else 'NOT met'}")
 
 

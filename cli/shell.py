@@ -126,11 +126,15 @@ class Shell:
         try:
             trek = self._reader()
             slug = trek.resolve(self.settings.campaign)
+            # Nothing recorded since the last look (a read, a refusal): nothing to read again.
+            count = {c["slug"]: c["events"] for c in trek.campaigns()}.get(slug)
+            if (slug, count) == (self.names.campaign, self.names.count):
+                return self.names
             status = trek.status(slug)
+            events = _recent(trek, slug)
         except Exception:
+            # Completion is a help, never a failure: no store yet, no campaign chosen.
             self.names = Names()
-            return self.names
-        if status["events"] == self.names.count and slug == self.names.campaign:
             return self.names
         names: dict[str, str] = {}
         for name in status.get("characters") or {}:
@@ -141,7 +145,7 @@ class Shell:
         for name in encounter.get("combatants") or {}:
             names.setdefault(name, "combatant")
         self.names = Names(campaign=slug, day=int(status["day"]), names=names,
-                           events=_recent(trek, slug), count=int(status["events"]))
+                           events=events, count=int(status["events"]))
         return self.names
 
     def _reader(self) -> Trek:

@@ -7,7 +7,10 @@ Soul 3) has Health 35 and Energy 30 (as `trek roster add-character` says).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import re
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -325,3 +328,41 @@ def test_only_the_prompt_loads_prompt_toolkit(tmp_path: Path) -> None:
     for args in (("status",), ("shell",)):   # the shell, its stdin not a terminal
         _, modules = run_traced(tmp_path, db, *args)
         assert "prompt_toolkit" not in modules, args
+
+
+# -- the README's transcript -------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMPT = re.compile(r"^([a-z0-9-]+(?: day \d+)?> )(.*)$")
+
+
+def test_the_readme_transcript_is_what_the_shell_shows(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    journey = readme[readme.index("## A three-day journey"):]
+    setup = [line.removeprefix("trek ").replace("docs/", f"{ROOT}/docs/")
+             for line in journey[:journey.index("# Day 1")].splitlines()
+             if line.startswith("trek ")]
+    assert len(setup) == 6
+    section = readme[readme.index("## The shell"):]
+    transcript = section.split("```\n")[1]
+    assert transcript.startswith("$ trek shell\n")
+    monkeypatch.setenv("COLUMNS", "100")
+    shown = ["$ trek shell"]
+    with Shell(Settings(db=str(tmp_path / "ashes.db"), gm="gm")) as shell:
+        for line in setup:
+            with contextlib.redirect_stdout(io.StringIO()):
+                assert shell.run_line(line) == 0, line
+        for typed_line in transcript.splitlines()[1:]:
+            match = PROMPT.match(typed_line)
+            if match is None:
+                continue   # an answer, worked out below
+            shell.refresh()
+            shown.append(shell.prompt_text() + match.group(2))
+            if match.group(2) == "exit":
+                break
+            answer = io.StringIO()
+            with contextlib.redirect_stdout(answer), contextlib.redirect_stderr(answer):
+                shell.run_line(match.group(2))
+            shown.extend(answer.getvalue().splitlines())
+    assert "\n".join(shown) + "\n" == transcript
