@@ -43,6 +43,9 @@ def words_of(line: str) -> list[str] | None:
     text = line.strip()
     if not text or text.startswith("#"):
         return None
+    if any("\udc80" <= ch <= "\udcff" for ch in text):
+        # Bytes that were not text where the script was read (surrogateescape).
+        raise LineError("the line holds bytes that are not text; save the script as UTF-8")
     try:
         words = shlex.split(text)
     except ValueError as error:
@@ -194,12 +197,16 @@ def piped(shell: Shell, lines: Iterable[str], *, keep_going: bool) -> int:
 
 
 def _stdin_lines() -> Iterator[str]:
-    # Read a line at a time (not ahead), so a command that reads stdin itself sees the rest.
+    """The lines of stdin, read one at a time as they come (a script may be typed or piped
+    slowly); bytes that are not text are kept apart (surrogateescape) for `words_of` to refuse
+    that line alone."""
+    encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
+    stream = getattr(sys.stdin, "buffer", None)
     while True:
-        line = sys.stdin.readline()
-        if not line:
+        raw: bytes | str = stream.readline() if stream is not None else sys.stdin.readline()
+        if not raw:
             return
-        yield line
+        yield raw.decode(encoding, "surrogateescape") if isinstance(raw, bytes) else raw
 
 
 @click.command("shell")

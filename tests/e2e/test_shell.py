@@ -119,6 +119,16 @@ def test_an_unclosed_quotation_is_a_usage_mistake(trek_run: Run) -> None:
     assert status(trek_run)["supplies"]["provisions"] == 3
 
 
+def test_a_line_that_is_not_text_is_refused_alone(trek_run: Run, tmp_path: Path) -> None:
+    ok(trek_run("shell", input=SETUP))
+    script = b"supplies add provisions=1\nharm \xff\xfe --health 1\nsupplies add provisions=2\n"
+    run = trek_run("shell", "--keep-going", input=script)
+    assert run.returncode == 1, run
+    assert run.stderr == ("Error: The line holds bytes that are not text; save the script as "
+                          "UTF-8.\n")
+    assert status(trek_run)["supplies"]["provisions"] == 6
+
+
 def test_exit_ends_the_script_and_the_lines_after_it_do_not_run(trek_run: Run) -> None:
     ok(trek_run("shell", input=SETUP + "exit\nsupplies add provisions=5\n"))
     assert status(trek_run)["supplies"]["provisions"] == 3
