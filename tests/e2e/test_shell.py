@@ -159,6 +159,22 @@ def test_the_shells_campaign_and_gm_hold_for_every_line(trek_run: Run) -> None:
     assert status(trek_run, "--campaign", "north")["supplies"]["provisions"] == 1
 
 
+def test_one_session_on_each_kind_of_store(trek_run: Run, db: str) -> None:
+    """The kept store on SQLite and PostgreSQL: lines that record, read, refuse and undo in
+    turn, each seeing what the one before recorded."""
+    script = (SETUP + "move E\nstatus --json\nmove E\nundo\nlog --json\nmove E\n"
+              "harm Kira --health 5\nsupplies spend provisions=1\n")
+    run = trek_run("shell", "--keep-going", input=script, db=db)
+    assert run.returncode == 1, run
+    assert run.stderr == "Error: The move needs 1 square(s) but only 0 remain today.\n"
+    doc = status(trek_run, "--db", db)
+    # The first move (event 5) undone (event 6) frees the day's square for the last move
+    # (event 7), from 0,0 again.
+    assert (doc["events"], doc["position"]) == (9, {"x": 1, "y": 0})
+    assert doc["supplies"]["provisions"] == 2
+    assert doc["characters"]["Kira"]["health"] == 30
+
+
 def test_the_store_is_opened_once_for_the_whole_shell(
         trek_run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     ok(trek_run("shell", input=SETUP))
