@@ -109,7 +109,7 @@ def split_partial(text: str) -> tuple[list[str], str, int]:
     if not text or text[-1].isspace():
         done, current, raw = text, "", 0
     else:
-        start = len(text)
+        start = 0
         quote: str | None = None
         # The start of the last word: after the last space outside quotes.
         for i, ch in enumerate(text):
@@ -118,12 +118,8 @@ def split_partial(text: str) -> tuple[list[str], str, int]:
                     quote = None
             elif ch in "\"'":
                 quote = ch
-                if i == 0 or text[i - 1].isspace():
-                    start = i
             elif ch.isspace():
                 start = i + 1
-        if start == len(text):
-            start = 0
         done, raw_word = text[:start], text[start:]
         raw = len(raw_word)
         try:

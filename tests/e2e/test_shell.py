@@ -27,7 +27,7 @@ from prompt_toolkit.output import DummyOutput
 import tracker.app
 from cli.context import KeptStores
 from cli.options import Settings
-from cli.prompt import HISTORY_NAME, ShellCompleter, history_path, interactive
+from cli.prompt import HISTORY_NAME, ShellCompleter, history_path, interactive, split_partial
 from cli.shell import Shell
 
 Run = Callable[..., TrekRun]
@@ -392,3 +392,15 @@ def test_the_readme_transcript_is_what_the_shell_shows(tmp_path: Path,
                 shell.run_line(match.group(2))
             shown.extend(answer.getvalue().splitlines())
     assert "\n".join(shown) + "\n" == transcript
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", ([], "", 0)),
+    ("ro", ([], "ro", 2)),
+    ("roster leave ", (["roster", "leave"], "", 0)),
+    ("harm 'Old T", (["harm"], "Old T", 6)),
+    ('harm "Old Tom" --he', (["harm", "Old Tom"], "--he", 4)),
+    ("move --to 3,", (["move", "--to"], "3,", 2)),
+])
+def test_the_word_being_typed(text: str, expected: tuple[list[str], str, int]) -> None:
+    assert split_partial(text) == expected
