@@ -53,6 +53,9 @@ def words_of(line: str) -> list[str] | None:
                   else "the line ends in a lone backslash")
         raise LineError(f"{reason}; close it, or put a backslash before it "
                         "to keep it as it is") from None
+    if words and words[0] == "trek":
+        # Typed from habit, or a line pasted from a script: the words after it are the same.
+        words = words[1:]
     if words and words[0] == "help":
         # `help` is `--help`; `help move` is `move --help`.
         words = [*words[1:], "--help"]

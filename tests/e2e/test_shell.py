@@ -129,6 +129,11 @@ def test_a_line_that_is_not_text_is_refused_alone(trek_run: Run, tmp_path: Path)
     assert status(trek_run)["supplies"]["provisions"] == 6
 
 
+def test_a_line_may_start_with_trek(trek_run: Run) -> None:
+    ok(trek_run("shell", input=SETUP + "trek supplies add provisions=2\n"))
+    assert status(trek_run)["supplies"]["provisions"] == 5
+
+
 def test_exit_ends_the_script_and_the_lines_after_it_do_not_run(trek_run: Run) -> None:
     ok(trek_run("shell", input=SETUP + "exit\nsupplies add provisions=5\n"))
     assert status(trek_run)["supplies"]["provisions"] == 3
