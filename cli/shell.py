@@ -15,9 +15,11 @@ are skipped, and the first refused line ends the run with its exit code unless -
 
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -212,6 +214,24 @@ def _stdin_lines() -> Iterator[str]:
         yield raw.decode(encoding, "surrogateescape") if isinstance(raw, bytes) else raw
 
 
+@contextmanager
+def _no_colour() -> Iterator[None]:
+    """A script's output is plain text even on a terminal, as it would be into a file: rich
+    reads these as it prints (TTY_COMPATIBLE=0: no styles, no terminal width; NO_COLOR for
+    anything else that follows the convention), for as long as the script runs."""
+    plain = {"TTY_COMPATIBLE": "0", "NO_COLOR": "1"}
+    before = {name: os.environ.get(name) for name in plain}
+    os.environ.update(plain)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @click.command("shell")
 @click.option("--keep-going", is_flag=True,
               help="With lines piped in: run every line even after a refusal, and exit 1 if "
@@ -239,6 +259,7 @@ def shell(keep_going: bool) -> None:
 
             code = interactive(session)
         else:
-            code = piped(session, _stdin_lines(), keep_going=keep_going)
+            with _no_colour():
+                code = piped(session, _stdin_lines(), keep_going=keep_going)
     sys.stdout.flush()
     ctx.exit(code)

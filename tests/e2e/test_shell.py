@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable, Iterator
@@ -127,6 +128,13 @@ def test_a_line_that_is_not_text_is_refused_alone(trek_run: Run, tmp_path: Path)
     assert run.stderr == ("Error: The line holds bytes that are not text; save the script as "
                           "UTF-8.\n")
     assert status(trek_run)["supplies"]["provisions"] == 6
+
+
+def test_a_script_prints_no_colour_even_where_colour_is_forced(trek_run: Run) -> None:
+    run = ok(trek_run("shell", input=SETUP + "status\n", env={"FORCE_COLOR": "1"}))
+    assert "\x1b" not in run.stdout
+    assert run.stdout.splitlines()[0] == "#1 campaign Ashes Road (besm) starts at 0,0"
+    assert "TTY_COMPATIBLE" not in os.environ
 
 
 def test_a_line_may_start_with_trek(trek_run: Run) -> None:
