@@ -276,6 +276,18 @@ def test_the_names_follow_what_each_line_recorded(table: Shell, capsys: pytest.C
     assert table.prompt_text() == "ashes-road day 1> "
 
 
+def test_the_prompt_names_the_campaign_from_the_line_that_made_it(tmp_path: Path) -> None:
+    db = tmp_path / "new.db"
+    with Shell(Settings(db=str(db), gm="gm")) as shell:
+        shell.refresh()
+        assert shell.prompt_text() == "trek> "
+        assert not db.exists()   # looking for a campaign made no store
+        assert typed(shell, "init 'Salt Flats' --seed 3\n") == 0
+        assert shell.prompt_text() == "salt-flats> "
+        assert typed(shell, "day start\n") == 0
+        assert shell.prompt_text() == "salt-flats day 1> "
+
+
 def test_a_refused_or_mistyped_line_does_not_end_the_session(
         table: Shell, trek_run: Run, capsys: pytest.CaptureFixture[str]) -> None:
     code = typed(table, "move E E\n", "mvoe E\n", "harm 'Kira\n", "move E\n",
