@@ -51,10 +51,11 @@ def words_of(line: str) -> list[str] | None:
     try:
         words = shlex.split(text)
     except ValueError as error:
-        reason = ("a quotation mark is not closed" if "quotation" in str(error)
-                  else "the line ends in a lone backslash")
-        raise LineError(f"{reason}; close it, or put a backslash before it "
-                        "to keep it as it is") from None
+        if "quotation" in str(error):
+            raise LineError("a quotation mark is not closed; close it, or put a backslash "
+                            "before it to keep it as it is") from None
+        raise LineError("the line ends in a lone backslash; remove it, or double it to keep "
+                        "it") from None
     if words and words[0] == "trek":
         # Typed from habit, or a line pasted from a script: the words after it are the same.
         words = words[1:]

@@ -118,6 +118,10 @@ def test_an_unclosed_quotation_is_a_usage_mistake(trek_run: Run) -> None:
     assert run.returncode == 2, run
     assert run.stderr.startswith("Error: A quotation mark is not closed"), run
     assert status(trek_run)["supplies"]["provisions"] == 3
+    run = trek_run("shell", input="harm Kira --reason fall\\\n")
+    assert run.returncode == 2, run
+    assert run.stderr == ("Error: The line ends in a lone backslash; remove it, or double it "
+                          "to keep it.\n")
 
 
 def test_a_line_that_is_not_text_is_refused_alone(trek_run: Run, tmp_path: Path) -> None:
