@@ -13,6 +13,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -267,6 +268,27 @@ def test_completion_offers_commands_options_and_the_campaigns_names(table: Shell
     # Undo offers the events that stand, newest first; redo the cancelled ones.
     assert offered(table, "undo ")[:3] == ["6", "5", "4"]
     assert offered(table, "redo ") == []
+
+
+def typed_with_tab(shell: Shell, before: str, after: str) -> int:
+    """Type `before` and Tab, and `after` (and Ctrl-D) once the completion has had its time,
+    as a person would see it before typing on."""
+    with create_pipe_input() as keyboard:
+        keyboard.send_text(before + "\t")
+        later = threading.Timer(1.0, keyboard.send_text, [after + "\x04"])
+        later.start()
+        try:
+            return interactive(shell, input=keyboard, output=DummyOutput())
+        finally:
+            later.join()
+
+
+def test_tab_completes_a_name_at_the_prompt(table: Shell, trek_run: Run) -> None:
+    # "Ki" + Tab is Kira, the only name that fits; the line then runs with it.
+    assert typed_with_tab(table, "roster leave Ki", "\n") == 0
+    assert status(trek_run)["characters"]["Kira"]["with_party"] is False
+    assert typed_with_tab(table, "roster rejoin 'Ki", "\n") == 0
+    assert status(trek_run)["characters"]["Kira"]["with_party"] is True
 
 
 def test_the_names_follow_what_each_line_recorded(table: Shell, capsys: pytest.CaptureFixture[str]
