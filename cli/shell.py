@@ -206,6 +206,8 @@ def _stdin_lines() -> Iterator[str]:
     """The lines of stdin, read one at a time as they come (a script may be typed or piped
     slowly); bytes that are not text are kept apart (surrogateescape) for `words_of` to refuse
     that line alone."""
+    if sys.stdin is None:   # started with stdin closed: an empty script
+        return
     encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
     stream = getattr(sys.stdin, "buffer", None)
     while True:
@@ -255,7 +257,7 @@ def shell(keep_going: bool) -> None:
     if settings.kept is not None:
         raise click.ClickException("This is the shell already; type a command, or exit.")
     with Shell(settings) as session:
-        if sys.stdin.isatty():
+        if sys.stdin is not None and sys.stdin.isatty():
             from cli.prompt import interactive
 
             code = interactive(session)

@@ -455,3 +455,11 @@ def test_the_readme_transcript_is_what_the_shell_shows(tmp_path: Path,
 ])
 def test_the_word_being_typed(text: str, expected: tuple[list[str], str, int]) -> None:
     assert split_partial(text) == expected
+
+
+@pytest.mark.slow
+def test_a_shell_started_with_stdin_closed_runs_nothing_and_ends(tmp_path: Path) -> None:
+    run = subprocess.run(trek_command("shell"), cwd=tmp_path, env=trek_env(str(tmp_path / "t.db")),
+                         capture_output=True, text=True, timeout=120, check=False,
+                         preexec_fn=lambda: os.close(0))
+    assert (run.returncode, run.stdout, run.stderr) == (0, "", "")
