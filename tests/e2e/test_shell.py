@@ -291,6 +291,15 @@ def test_tab_completes_a_name_at_the_prompt(table: Shell, trek_run: Run) -> None
     assert status(trek_run)["characters"]["Kira"]["with_party"] is True
 
 
+def test_completion_offers_the_combatants_of_the_open_encounter(table: Shell) -> None:
+    assert typed(table, "encounter start Ambush\n", "encounter join Kira --at 1,1\n",
+                 "encounter add Raider --side enemy --at 4,4 --body 3 --mind 2 --soul 2\n") == 0
+    assert table.names.names["Raider"] == "combatant"
+    assert offered(table, "encounter move R") == ["Raider"]
+    assert offered(table, "encounter move ") == ["Kira", "Dusty", "'Old Tom'", "Raider"]
+    assert offered(table, "encounter add Raider --side ") == ["ally", "enemy"]
+
+
 def test_the_names_follow_what_each_line_recorded(table: Shell, capsys: pytest.CaptureFixture[str]
                                                   ) -> None:
     code = typed(table, "roster add-character Bo --body 2 --mind 2 --soul 2\n", "undo 3\n")
