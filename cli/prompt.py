@@ -28,8 +28,6 @@ from cli.shell import ENDING, Shell
 HISTORY_NAME = ".trek_history"
 # A store URL with a password in it (postgresql://user:secret@host/db): never kept.
 _PASSWORD = re.compile(r"postgres(?:ql)?://[^/\s@]*:[^/\s@]*@|password=", re.IGNORECASE)
-# Values no name fits: free text, new names, numbers, squares, files.
-_FREE_TEXT = frozenset({"reason", "title", "note", "text"})
 
 
 class KeptHistory(FileHistory):
@@ -193,35 +191,50 @@ def _option(command: click.Command, word: str) -> click.Option | None:
     return None
 
 
+# Parameters that name someone on the roster, by what they may name.
+_ROSTER = {
+    "character": ("character",), "by": ("character",), "rider": ("character",),
+    "driver": ("character",), "passengers": ("character",), "rests": ("character",),
+    "conveyance": ("mount", "vehicle"), "name": ("character", "mount", "vehicle"),
+}
+# Commands whose NAME is a new name (or a map's path), not one of the campaign's.
+_NEW_NAME = frozenset({"init", "branch", "shortcut", "encounter start", "encounter add",
+                       "roster add-character", "roster add-mount", "roster add-vehicle"})
+_DIRECTIONS = {"square": ("N", "NE", "E", "SE", "S", "SW", "W", "NW"),
+               "hex": ("N", "NE", "SE", "S", "SW", "NW")}
+
+
 def _values(shell: Shell, path: list[str], param: click.Parameter) -> Iterator[tuple[str, str]]:
-    """What may fill a parameter: its choices, an event number for undo and redo, or one of
-    the campaign's names."""
+    """What may fill a parameter: its choices, an event number for undo and redo, a campaign,
+    a direction, or one of the campaign's names that fits."""
     kind = param.type
+    names = shell.names
     if isinstance(kind, click.Choice):
         yield from ((str(choice), "") for choice in kind.choices)
-        return
-    names = shell.names
-    if path in (["undo"], ["redo"]) and isinstance(param, click.Argument):
+    elif path in (["undo"], ["redo"]) and isinstance(param, click.Argument):
         cancelled = path == ["redo"]
         for seq, type_, was_cancelled in names.events:
             if was_cancelled == cancelled and (cancelled or type_ != "EventsCancelled"):
                 yield str(seq), type_
-        return
-    if (param.name in _FREE_TEXT or kind.name in ("integer", "integer range", "float", "path",
-                                                  "X,Y", "POINT", "boolean")
-            or (path and (path[-1] == "init" or path[-1].startswith("add"))
-                and isinstance(param, click.Argument))):
-        return
-    if kind.name == "NAME=N":
+    elif param.name == "campaign":
+        yield from ((slug, "campaign") for slug in names.campaigns)
+    elif param.name in ("directions", "direction", "facing", "end_facing"):
+        yield from ((step, "") for step in _DIRECTIONS.get(names.grid, _DIRECTIONS["square"]))
+    elif kind.name == "NAME=N":
         # KIND=N of supplies; a skill's or an attribute's name is the ruleset's to know.
         if path[:1] == ["supplies"]:
             from domain.state import SUPPLY_KINDS
 
             yield from ((f"{supply}=", "") for supply in SUPPLY_KINDS)
+    elif param.name == "name" and " ".join(path) in _NEW_NAME:
         return
-    suffix = "=" if kind.name == "NAME=MODE" else ""
-    for name, what in names.names.items():
-        yield name + suffix, what
+    elif path[:1] == ["encounter"] and param.name in ("name", "by"):
+        yield from ((name, "combatant") for name in names.combatants)
+    elif param.name in _ROSTER:
+        suffix = "=" if kind.name == "NAME=MODE" else ""
+        for name, what in names.names.items():
+            if what in _ROSTER[param.name]:
+                yield name + suffix, what
 
 
 class ShellCompleter(Completer):

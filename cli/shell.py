@@ -71,11 +71,16 @@ class Names:
 
     campaign: str | None = None
     day: int | None = None
-    # Name -> what it is: character, mount, vehicle, combatant.
+    # The roster's names -> what each is: character, mount, vehicle.
     names: dict[str, str] = field(default_factory=dict)
+    # Who is in the open encounter, and on what grid (square or hex).
+    combatants: list[str] = field(default_factory=list)
+    grid: str = "square"
     # The newest events, newest first: (seq, type, cancelled).
     events: list[tuple[int, str, bool]] = field(default_factory=list)
     count: int = -1
+    # Every campaign in the store (for --campaign).
+    campaigns: list[str] = field(default_factory=list)
 
 
 class Shell:
@@ -134,16 +139,24 @@ class Shell:
         nothing when the store or the campaign is not there yet."""
         try:
             trek = self._reader()
+            counts = {str(c["slug"]): int(c["events"]) for c in trek.campaigns()}
+        except Exception:
+            # Completion is a help, never a failure: no store yet.
+            self.names = Names()
+            return self.names
+        try:
             slug = trek.resolve(self.settings.campaign)
+            if slug not in counts:
+                raise LookupError(slug)
             # Nothing recorded since the last look (a read, a refusal): nothing to read again.
-            count = {c["slug"]: c["events"] for c in trek.campaigns()}.get(slug)
-            if (slug, count) == (self.names.campaign, self.names.count):
+            if (slug, counts[slug]) == (self.names.campaign, self.names.count):
+                self.names.campaigns = list(counts)
                 return self.names
             status = trek.status(slug)
             events = _recent(trek, slug)
         except Exception:
-            # Completion is a help, never a failure: no store yet, no campaign chosen.
-            self.names = Names()
+            # No campaign chosen among several, or none by that name.
+            self.names = Names(campaigns=list(counts))
             return self.names
         names: dict[str, str] = {}
         for name in status.get("characters") or {}:
@@ -151,10 +164,10 @@ class Shell:
         for name, conveyance in (status.get("conveyances") or {}).items():
             names[name] = str(conveyance.get("kind", "conveyance"))
         encounter = status.get("encounter") or {}
-        for name in encounter.get("combatants") or {}:
-            names.setdefault(name, "combatant")
         self.names = Names(campaign=slug, day=int(status["day"]), names=names,
-                           events=events, count=int(status["events"]))
+                           combatants=list(encounter.get("combatants") or {}),
+                           grid=str(encounter.get("grid") or "square"), events=events,
+                           count=int(status["events"]), campaigns=list(counts))
         return self.names
 
     def _reader(self) -> Trek:

@@ -260,6 +260,10 @@ def test_completion_offers_commands_options_and_the_campaigns_names(table: Shell
     assert offered(table, "roster leave K") == ["Kira"]
     assert offered(table, "roster leave ") == ["Kira", "Dusty", "'Old Tom'"]
     assert offered(table, "roster assign Kira --to O") == ["'Old Tom'"]
+    assert offered(table, "roster assign ") == ["Kira"]
+    assert offered(table, "repair ") == ["Dusty", "'Old Tom'"]
+    assert offered(table, "roster add-character ") == []   # a new name
+    assert offered(table, "status --campaign ") == ["ashes-road"]
     assert offered(table, "roster assign Kira --to 'Old") == ["'Old Tom'"]
     assert offered(table, "move --t") == ["--to", "--through-hazard"]
     assert offered(table, "move N") == ["N", "NE", "NW"]
@@ -294,10 +298,14 @@ def test_tab_completes_a_name_at_the_prompt(table: Shell, trek_run: Run) -> None
 def test_completion_offers_the_combatants_of_the_open_encounter(table: Shell) -> None:
     assert typed(table, "encounter start Ambush\n", "encounter join Kira --at 1,1\n",
                  "encounter add Raider --side enemy --at 4,4 --body 3 --mind 2 --soul 2\n") == 0
-    assert table.names.names["Raider"] == "combatant"
+    assert table.names.combatants == ["Kira", "Raider"]
     assert offered(table, "encounter move R") == ["Raider"]
-    assert offered(table, "encounter move ") == ["Kira", "Dusty", "'Old Tom'", "Raider"]
+    # Who is in the fight, not the mount and the vehicle; then the steps of a square grid.
+    assert offered(table, "encounter move ") == ["Kira", "Raider"]
+    assert offered(table, "encounter move Raider ") == ["N", "NE", "E", "SE", "S", "SW", "W",
+                                                        "NW"]
     assert offered(table, "encounter add Raider --side ") == ["ally", "enemy"]
+    assert offered(table, "encounter join ") == ["Kira"]
 
 
 def test_the_names_follow_what_each_line_recorded(table: Shell, capsys: pytest.CaptureFixture[str]
