@@ -207,8 +207,9 @@ def test_the_store_is_opened_once_for_the_whole_shell(
     monkeypatch.setattr(tracker.app.Trek, "open", classmethod(counting))
     ok(trek_run("shell", input="move E\nundo\nsupplies add provisions=1\nlog\nencounter status\n"
                                 "supplies add provisions=1\n"))
-    # One writable Trek for the four recorded lines, one read-only for the two reads.
-    assert sorted(opened) == [False, True]
+    # One writable Trek for the four recorded lines, at most one read-only for the reads.
+    assert opened.count(True) == 1
+    assert opened.count(False) <= 1
     assert status(trek_run)["supplies"]["provisions"] == 5
 
 
