@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import click
 
 from cli.options import Settings
 from tracker.app import Documents, Trek, gm_from_env
+from tracker.opening import MemoryStores
 from tracker.registry import RULESETS
 
 
@@ -15,14 +17,49 @@ def settings() -> Settings:
     return click.get_current_context().ensure_object(Settings)
 
 
+@dataclass
+class KeptStores:
+    """The stores `trek shell` keeps open from one line to the next (each opened once, the
+    way its first command asked: writable or not, previewing or not, by which GM), closed when
+    the shell ends."""
+
+    treks: dict[tuple[str, bool, str, bool], Trek] = field(default_factory=dict)
+    # A `memory:` store lasts as long as the shell.
+    memory: MemoryStores = field(default_factory=MemoryStores)
+
+    def open(self, db: str, *, create: bool, writes: bool, gm: str,
+             preview: bool = False) -> Trek:
+        key = (db, writes, gm, preview)
+        trek = self.treks.get(key)
+        if trek is None:
+            trek = Trek.open(db, rulesets=RULESETS, create=create,
+                             writable=writes and not preview, gm=gm, memory=self.memory,
+                             preview=preview)
+            self.treks[key] = trek
+        else:
+            # What an earlier line appended was told then; this line tells only its own.
+            trek.appended.clear()
+        return trek
+
+    def close(self) -> None:
+        treks, self.treks = list(self.treks.values()), {}
+        for trek in treks:
+            trek.close()
+
+
 def open_store(*, create: bool = False, writes: bool = True, preview: bool = False) -> Trek:
     """The store of the command; with `preview`, opened read-only to decide and store nothing."""
     ctx = click.get_current_context()
     s = settings()
-    trek = Trek.open(s.db, rulesets=RULESETS, create=create, writable=writes and not preview,
-                     gm=gm_from_env(s.gm), preview=preview)
+    if isinstance(s.kept, KeptStores):
+        trek = s.kept.open(s.db, create=create, writes=writes, gm=gm_from_env(s.gm),
+                           preview=preview)
+    else:
+        trek = Trek.open(s.db, rulesets=RULESETS, create=create,
+                         writable=writes and not preview, gm=gm_from_env(s.gm),
+                         preview=preview)
+        ctx.call_on_close(trek.close)
     s.opened.append(trek)
-    ctx.call_on_close(trek.close)
     return trek
 
 

@@ -36,10 +36,11 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("cli.plan", "plan_command"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
+    "shell": ("cli.shell", "shell"),
     "watch": ("cli.watch", "watch"),
 }
 # Of those, the ones that need no ruleset's command-line module: loaded alone.
-SELF_CONTAINED = frozenset({"log", "replay"})
+SELF_CONTAINED = frozenset({"log", "replay", "shell"})
 
 
 class TrekGroup(click.Group):

@@ -31,6 +31,8 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
+    # `trek shell`: the stores its lines share, kept open from line to line (cli.context).
+    kept: Any = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
