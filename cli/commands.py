@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import importlib
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +30,18 @@ from cli.options import (
     csv_or_json,
     store_options,
 )
+from domain.campaign import Stamp
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
-from tracker.app import Trek
+from tracker.app import Trek, gm_from_env, new_campaign
+from tracker.opening import NewFiles
 from tracker.points import Point
 from tracker.registry import RULESETS
+from tracker.stores import Location
 
 # -- the campaign -----------------------------------------------------------------------------
 
@@ -63,12 +68,35 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
-        docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text, at=at,
-                                            seed=seed)
+        # Everything that needs no store is checked before the store file is made.
+        new_campaign(RULESETS, Stamp(gm=gm_from_env(settings().gm), at=datetime.now(UTC)),
+                     name, ruleset=ruleset, map_text=map_text, at=at, seed=seed)
+        with _made_by_this_init():
+            docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text,
+                                                at=at, seed=seed)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
     recorded(docs, lambda: ruleset)
     mapimport.show_note(note, as_json=settings().json)
+
+
+@contextmanager
+def _made_by_this_init() -> Iterator[None]:
+    """An init that fails before it records anything takes away the store files it made (an
+    SQLite file and the files SQLite put beside it); a store that was there stays as it was."""
+    try:
+        made = NewFiles.before_opening(Location.parse(settings().db))
+    except TrackerError:
+        made = NewFiles(None)
+    try:
+        yield
+    except BaseException:
+        opened: list[Trek] = settings().opened
+        if not any(trek_app.appended for trek_app in opened):
+            for trek_app in opened:
+                trek_app.close()
+            made.remove()
+        raise
 
 
 @trek.command("campaigns")

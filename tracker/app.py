@@ -329,18 +329,12 @@ class Trek:
              at: Square | None = None, seed: int | None = None) -> Documents:
         """Start campaign `name` under `ruleset` (default: the registry's first)."""
         self._require_writable()
-        ruleset = ruleset or self.rulesets.names[0]
-        rules = self.rulesets.named(ruleset)
-        game_map = load_map(map_text, rules) if map_text is not None else None
-        slug = slugify(name)
+        campaign = new_campaign(self.rulesets, self._stamp(), name, ruleset=ruleset,
+                                map_text=map_text, at=at, seed=seed)
+        slug = campaign.slug
         if slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {slug!r}; "
                                 "pick another name or use --db for another store")
-        campaign = Campaign.start(
-            self._stamp(), name=name, ruleset=ruleset, rulesets=self.rulesets,
-            seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map,
-            at=at,
-        )
         started = campaign.pending_events[0]
         try:
             with self._store_errors():
@@ -900,6 +894,22 @@ class Trek:
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
+
+
+def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,
+                 map_text: str | None = None, at: Square | None = None,
+                 seed: int | None = None) -> Campaign:
+    """Campaign `name` under `ruleset` (default: the registry's first), not yet saved: every
+    check of `trek init` that needs no store (the name, the map, the start, the GM's name), so
+    `init` can make them before it makes a store file."""
+    ruleset = ruleset or rulesets.names[0]
+    rules = rulesets.named(ruleset)
+    game_map = load_map(map_text, rules) if map_text is not None else None
+    slugify(name)  # a name with no slug is refused as such before its other checks
+    return Campaign.start(
+        stamp, name=name, ruleset=ruleset, rulesets=rulesets,
+        seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map, at=at,
+    )
 
 
 def gm_from_env(explicit: str | None) -> str:
