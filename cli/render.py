@@ -269,6 +269,32 @@ def print_status(status: dict[str, Any]) -> None:
         console.print(table)
 
 
+def print_branch(started: dict[str, Any], status: dict[str, Any], in_use: str | None,
+                 campaigns: Sequence[str]) -> None:
+    """What `trek branch` made: where the branch stands as of the event it was cut at, and how
+    to play on in it."""
+    origin = started["branched_from"]
+    slug = started["slug"]
+    stands = []
+    if _text(status["ruleset"]).overland:
+        day = status["day"]
+        stands.append(f"day {day} ({'open' if status['day_open'] else 'closed'})" if day
+                      else "no day yet")
+        stands.append(f"the party at {_sq(status['position'])}")
+    encounter = status.get("encounter")
+    if encounter:
+        stands.append(f"encounter {encounter['name']} in round {encounter['round']}")
+    where = f": {', '.join(stands)}" if stands else ""
+    console.print(f"Branched {slug} from {origin['campaign']} after event {origin['seq']}"
+                  f"{where} ({status['events']} events).", markup=False)
+    if in_use in campaigns and in_use != slug:
+        how = f"Commands that name no campaign still use {in_use}"
+    else:
+        how = f"The store now holds {len(campaigns)} campaigns"
+    console.print(f"{how}; `trek campaigns use {slug}` switches to the branch, or give "
+                  f"--campaign {slug}.", markup=False)
+
+
 LOG_HEADERS = ("seq", "day", "event", "what happened", "note")
 # Rows rendered at a time when a log is longer than this: each chunk is a table of the same
 # fixed column widths whose borders join the one before, so a long log reads as one table.
