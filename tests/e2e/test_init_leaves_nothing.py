@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from cliruns import ok, recorded, refused, usage_error
 from conftest import TrekRun
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 Run = Callable[..., TrekRun]
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
@@ -127,3 +129,45 @@ def test_an_empty_file_left_by_an_interrupted_init_is_left_when_init_is_refused(
     assert _bytes_of(folder)["trek.db"] == b""
     # And a good init makes the store there.
     recorded(trek_run("init", "Ashes", "--json"), 1, "CampaignStarted")
+
+
+NAMES = st.one_of(st.sampled_from(["", " ", "!!!", "a" * 81, "a" * 80, "Ashes Road", "[red]x",
+                                   "tab\there", "\x07bell", "ünïcødé"]),
+                  st.text(max_size=20).filter(lambda s: "\x00" not in s))
+SQUARES = st.one_of(st.sampled_from(["99,99", "2,1", "0,0", "-1,0", "x", "1,1"]),
+                    st.builds(lambda x, y: f"{x},{y}", st.integers(-20, 20),
+                              st.integers(-20, 20)))
+
+
+@st.composite
+def init_lines(draw: st.DrawFn) -> list[str]:
+    line = ["init", draw(NAMES)]
+    if draw(st.booleans()):
+        line += ["--ruleset", draw(st.sampled_from(["besm", "cypher", "gurps", "nope"]))]
+    if draw(st.booleans()):
+        line += ["--map", draw(st.sampled_from(
+            ["BAD", str(OVERLAND), str(BATTLE), "/nonexistent.toml", "."]))]
+    if draw(st.booleans()):
+        line += ["--at", draw(SQUARES)]
+    if draw(st.booleans()):
+        line += ["--seed", draw(st.sampled_from(["1", "-1", "x", str(2**63)]))]
+    if draw(st.integers(0, 4)) == 0:
+        line = ["--gm", draw(st.sampled_from(["", "a" * 81, "gm\x1b[31m", "Ann"])), *line]
+    return line
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(line=init_lines())
+def test_any_init_that_is_refused_leaves_the_folder_as_it_was(
+        trek_run: Run, tmp_path_factory: pytest.TempPathFactory, line: list[str]) -> None:
+    folder = tmp_path_factory.mktemp("init")
+    (folder / "bad.toml").write_text("[map\n", encoding="utf-8")
+    line = [str(folder / "bad.toml") if word == "BAD" else word for word in line]
+    result = trek_run(*line, db=str(folder / "trek.db"))
+    assert result.returncode in (0, 1, 2), result
+    assert "Traceback" not in result.stderr, result
+    if result.returncode:
+        assert _listing(folder) == ["bad.toml"], result
+    else:
+        assert "trek.db" in _listing(folder), result
