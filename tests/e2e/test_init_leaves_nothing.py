@@ -171,3 +171,16 @@ def test_any_init_that_is_refused_leaves_the_folder_as_it_was(
         assert _listing(folder) == ["bad.toml"], result
     else:
         assert "trek.db" in _listing(folder), result
+
+
+@pytest.mark.postgres
+def test_a_refused_init_creates_no_table_in_a_postgresql_database(
+        trek_run: Run, folder: Path, pg_url: str) -> None:
+    import psycopg
+
+    for args, words in [(a, w) for _, a, w in REFUSED if w is not None]:
+        refused(trek_run(*args, db=pg_url), words)
+    with psycopg.connect(pg_url) as conn:
+        row = conn.execute("SELECT count(*) FROM information_schema.tables "
+                           "WHERE table_schema = current_schema()").fetchone()
+    assert row == (0,)
