@@ -206,8 +206,14 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 
 # -- status --------------------------------------------------------------------------------------
 
-# The strain a conveyance has taken today, landing at the day's end.
-STATUS_CONVEYANCE_COLUMNS = [("strain", lambda c: str(c["pending_strain"]))]
+# Each character's Health and Energy, now and at most.
+STATUS_CHARACTER_COLUMNS = [("Health", lambda c: f"{c['health']}/{c['health_max']}"),
+                            ("Energy", lambda c: f"{c['energy']}/{c['energy_max']}")]
+# A conveyance's movement attribute, its level now and before strain, and the strain it has
+# taken today (landing at the day's end).
+STATUS_CONVEYANCE_COLUMNS = [("move", lambda c: str(c["attribute"])),
+                             ("level", lambda c: f"{c['level']}/{c['base_level']}"),
+                             ("strain", lambda c: str(c["pending_strain"]))]
 
 
 # The sample campaign `trek demo` plays.

@@ -9,7 +9,9 @@ from __future__ import annotations
 import importlib
 import tempfile
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -30,15 +32,18 @@ from cli.options import (
     recording_options,
     store_options,
 )
+from domain.campaign import Stamp
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
-from tracker.app import INIT_HAS_NO_PREVIEW, Trek
+from tracker.app import INIT_HAS_NO_PREVIEW, Trek, gm_from_env, new_campaign
+from tracker.opening import NewFiles
 from tracker.points import Point
 from tracker.registry import RULESETS
+from tracker.stores import Location
 
 # -- the campaign -----------------------------------------------------------------------------
 
@@ -70,25 +75,77 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
-        docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text, at=at,
-                                            seed=seed)
+        # Everything that needs no store is checked before the store file is made.
+        new_campaign(RULESETS, Stamp(gm=gm_from_env(settings().gm), at=datetime.now(UTC)),
+                     name, ruleset=ruleset, map_text=map_text, at=at, seed=seed)
+        with _made_by_this_init():
+            docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text,
+                                                at=at, seed=seed)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
     recorded(docs, lambda: ruleset)
     mapimport.show_note(note, as_json=settings().json)
 
 
-@trek.command("campaigns")
+@contextmanager
+def _made_by_this_init() -> Iterator[None]:
+    """An init that fails before it records anything takes away the store files it made (an
+    SQLite file and the files SQLite put beside it); a store that was there stays as it was."""
+    try:
+        made = NewFiles.before_opening(Location.parse(settings().db))
+    except TrackerError:
+        made = NewFiles(None)
+    try:
+        yield
+    except BaseException:
+        opened: list[Trek] = settings().opened
+        if not any(trek_app.appended for trek_app in opened):
+            for trek_app in opened:
+                trek_app.close()
+            made.remove()
+        raise
+
+
+@trek.group("campaigns", invoke_without_command=True)
 @store_options
-def campaigns_cmd() -> None:
-    """List the campaigns in the store."""
-    listing = open_store(writes=False).campaigns()
+@click.pass_context
+def campaigns_cmd(ctx: click.Context) -> None:
+    """List the campaigns in the store; the one commands use when they name none is marked.
+
+    That is the one --campaign or TREK_CAMPAIGN names, else the one `trek campaigns use SLUG`
+    chose, else the store's only campaign.
+    """
+    if ctx.invoked_subcommand is not None:
+        return
+    trek_app = open_store(writes=False)
+    listing = trek_app.campaigns()
+    slugs = [c["slug"] for c in listing]
+    in_use = settings().campaign or trek_app.campaign_in_use()
+    if in_use not in slugs:
+        in_use = slugs[0] if len(slugs) == 1 else None
+    for c in listing:
+        c["in_use"] = c["slug"] == in_use
     if settings().json:
         render.emit_json(listing)
         return
     for c in listing:
-        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)",
-                             markup=False)
+        mark = "  (in use)" if c["in_use"] else ""
+        render.console.print(f"{c['slug']}  {c['name']} ({c['ruleset']}, {c['events']} events)"
+                             f"{mark}", markup=False)
+
+
+@campaigns_cmd.command("use")
+@click.argument("slug")
+@store_options
+def campaigns_use(slug: str) -> None:
+    """Make SLUG the campaign that commands use when they name none (kept in the store; not
+    an event). --campaign and TREK_CAMPAIGN still choose another for one command."""
+    result = open_store().use_campaign(slug)
+    if settings().json:
+        render.emit_json(result)
+        return
+    render.console.print(f"Commands that name no campaign now use {result['campaign']}; "
+                         "--campaign SLUG or TREK_CAMPAIGN still choose another.", markup=False)
 
 
 @trek.group("map")
@@ -480,11 +537,20 @@ def audit(session: int | None, as_csv: bool) -> None:
 def branch(name: str, at: int | None) -> None:
     """Start a what-if campaign in this store whose history is this one's up to SEQ.
 
-    The branch records where it came from; play a plan out there with --campaign NEW-SLUG and
-    compare with `trek diff SLUG@now NEW-SLUG@now`. Rolls Trek makes in the branch come from
-    the same seed, so the branch meets the same luck at the same event numbers.
+    The branch records where it came from; play a plan out there with --campaign NEW-SLUG (or
+    make it the campaign plain commands use with `trek campaigns use NEW-SLUG`) and compare
+    with `trek diff SLUG@now NEW-SLUG@now`. Rolls Trek makes in the branch come from the same
+    seed, so the branch meets the same luck at the same event numbers.
     """
-    record(lambda t, c: t.branch(c, name, at))
+    trek_app = open_store()
+    docs = trek_app.branch(settings().campaign, name, at)
+    if settings().json:
+        render.emit_json(docs)
+        return
+    [started] = docs
+    slug = started["slug"]
+    render.print_branch(started, trek_app.status(slug), trek_app.campaign_in_use(),
+                        [c["slug"] for c in trek_app.campaigns()])
 
 
 @trek.command()

@@ -158,6 +158,13 @@ SUMMARIES: dict[str, Callable[[dict[str, Any]], str]] = {
 STATUS_MOVEMENT = {
     "in_transit": lambda transit: f"in transit to {square_text(transit['to'])}" if transit else "",
 }
+# Long-term travel counts miles a day: a vehicle's own, and a mount doubles its rider's. A
+# Cypher character keeps no Health or Energy here (its pools are not travel's business), and
+# a conveyance no level or strain.
+STATUS_CONVEYANCE_COLUMNS = [
+    ("move", lambda c: f"{c['miles']} mi/day" if c.get("miles") is not None
+     else "rider's miles ×2"),
+]
 
 
 # How `roster add-vehicle` takes --move under this ruleset (a mount takes none).

@@ -69,3 +69,7 @@ SUMMARIES = {
     "HexMoved": _moved,
     "PostureChanged": lambda d: f"{d['name']} goes from {d['previous']} to {d['posture']}",
 }
+
+
+# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
+STATUS_OVERLAND = False

@@ -159,3 +159,7 @@ SUMMARIES = {
     "MovePointsGained": _gained,
     "MovePointsCondition": _condition,
 }
+
+
+# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
+STATUS_OVERLAND = False

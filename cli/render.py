@@ -143,14 +143,19 @@ class RulesetText:
     type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
     an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
     of its own in the conveyance table), `BATTLE_MAP_LAYERS` (functions adding SVG elements of
-    its own to a battle map, given the map's layout and the encounter document). Each is
-    optional. Its `AUDIT_SECTIONS` (how each
+    its own to a battle map, given the map's layout and the encounter document),
+    `STATUS_CHARACTER_COLUMNS` (header and cell of each measure it keeps for a character, such
+    as Health), `STATUS_OVERLAND` (False: the ruleset has no overland travel, so `trek status`
+    shows no day, square, movement or mount). Each is optional: a ruleset shows only the
+    measures it names. Its `AUDIT_SECTIONS` (how each
     audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
 
     summaries: Mapping[str, Describe] = field(default_factory=dict)
     movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
     conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
+    character_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
+    overland: bool = True
     battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
 
 
@@ -181,6 +186,8 @@ def mount(ruleset: str, module: ModuleType) -> None:
         summaries=getattr(module, "SUMMARIES", {}),
         movement=getattr(module, "STATUS_MOVEMENT", {}),
         conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
+        character_columns=getattr(module, "STATUS_CHARACTER_COLUMNS", ()),
+        overland=getattr(module, "STATUS_OVERLAND", True),
         battle_map_layers=getattr(module, "BATTLE_MAP_LAYERS", ()),
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
@@ -238,38 +245,66 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
 
 
 def print_status(status: dict[str, Any]) -> None:
+    """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
+    own = _text(status["ruleset"])
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
+    where = (f" — {day_text}, at {_sq(status['position'])}"
+             + (", flying" if status["flying"] else "")) if own.overland else ""
     console.print(f"[bold]{plain(status['name'])}[/bold] ({plain(status['campaign'])}, "
-                  f"{status['ruleset']}) — {day_text}, at {_sq(status['position'])}"
-                  + (", flying" if status["flying"] else "")
-                  + f", {status['events']} events")
-    own = _text(status["ruleset"])
-    movement = status["movement"]
-    # The plain fields as "name value", then those the ruleset words itself.
-    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
-    parts += [text for key, describe in own.movement.items()
-              if (text := describe(movement.get(key)))]
-    console.print("movement: " + ", ".join(parts), markup=False)
+                  f"{status['ruleset']}){where}, {status['events']} events")
+    if own.overland:
+        movement = status["movement"]
+        # The plain fields as "name value", then those the ruleset words itself.
+        parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
+        parts += [text for key, describe in own.movement.items()
+                  if (text := describe(movement.get(key)))]
+        console.print("movement: " + ", ".join(parts), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
-        table = Table("character", "Health", "Energy", "aboard", "where")
+        measures = own.character_columns
+        aboard = ("aboard",) if own.overland else ()
+        table = Table("character", *(h for h, _ in measures), *aboard, "where")
         for name, c in status["characters"].items():
-            aboard = f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot"
+            on = (f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot",)
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
-            table.add_row(name, f"{c['health']}/{c['health_max']}",
-                          f"{c['energy']}/{c['energy_max']}", aboard, where)
+            table.add_row(name, *(cell(c) for _, cell in measures),
+                          *(on if own.overland else ()), where)
         console.print(table)
     if status["conveyances"]:
         columns = own.conveyance_columns
-        table = Table("conveyance", "kind", "move", "level", *(h for h, _ in columns), "state",
-                      "where")
+        table = Table("conveyance", "kind", *(h for h, _ in columns), "state", "where")
         for name, c in status["conveyances"].items():
-            move = f"{c['attribute']}" if c["attribute"] else f"{c.get('miles', '-')} mi/day"
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
-            table.add_row(name, c["kind"], move, f"{c['level']}/{c['base_level']}",
-                          *(cell(c) for _, cell in columns), c["state"], where)
+            table.add_row(name, c["kind"], *(cell(c) for _, cell in columns), c["state"],
+                          where)
         console.print(table)
+
+
+def print_branch(started: dict[str, Any], status: dict[str, Any], in_use: str | None,
+                 campaigns: Sequence[str]) -> None:
+    """What `trek branch` made: where the branch stands as of the event it was cut at, and how
+    to play on in it."""
+    origin = started["branched_from"]
+    slug = started["slug"]
+    stands = []
+    if _text(status["ruleset"]).overland:
+        day = status["day"]
+        stands.append(f"day {day} ({'open' if status['day_open'] else 'closed'})" if day
+                      else "no day yet")
+        stands.append(f"the party at {_sq(status['position'])}")
+    encounter = status.get("encounter")
+    if encounter:
+        stands.append(f"encounter {encounter['name']} in round {encounter['round']}")
+    where = f": {', '.join(stands)}" if stands else ""
+    console.print(f"Branched {slug} from {origin['campaign']} after event {origin['seq']}"
+                  f"{where} ({status['events']} events).", markup=False)
+    if in_use in campaigns and in_use != slug:
+        how = f"Commands that name no campaign still use {in_use}"
+    else:
+        how = f"The store now holds {len(campaigns)} campaigns"
+    console.print(f"{how}; `trek campaigns use {slug}` switches to the branch, or give "
+                  f"--campaign {slug}.", markup=False)
 
 
 LOG_HEADERS = ("seq", "day", "event", "what happened", "note")

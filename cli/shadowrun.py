@@ -91,3 +91,7 @@ SUMMARIES = {
     "Intercepted": lambda d: f"{d['name']} is intercepted by {d['by']} at "
                              f"{square_text(d['at'])} and moves no more this turn",
 }
+
+
+# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
+STATUS_OVERLAND = False

@@ -39,6 +39,9 @@ _PG_OPTIONS = frozenset({"password", "sslmode", "connect_timeout", "application_
 # and says what is wrong).
 _PG_CONNECT_TIMEOUT = 2
 _stamp: str | None = None
+# The store setting (a `trek_meta` row) naming the campaign that commands naming none use,
+# as `trek campaigns use` sets it.
+IN_USE_KEY = "campaign_in_use"
 # The stamp of code whose sources are not there to digest: never served.
 UNKNOWN_CODE = "unknown"
 
@@ -117,6 +120,11 @@ def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | No
     if row is None or row[0] != _STORE_FORMAT:
         return None
     if campaign is None:
+        # The campaign `trek campaigns use` chose, when the store names one.
+        chosen = conn.execute("SELECT value FROM trek_meta WHERE key = ?",
+                              (IN_USE_KEY,)).fetchone()
+        campaign = None if chosen is None else str(chosen[0])
+    if campaign is None:
         found = conn.execute("SELECT campaign_id FROM trek_view_campaigns LIMIT 2").fetchall()
     else:
         found = conn.execute("SELECT campaign_id FROM trek_view_campaigns WHERE slug = ?",
@@ -145,13 +153,17 @@ def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | No
 # here, and so None.
 _PG_QUERY = f"""
     SELECT (SELECT value FROM trek_meta WHERE key = 'format'),
+           (SELECT value FROM trek_meta WHERE key = '{IN_USE_KEY}'),
            (SELECT count(*) FROM trek_view_campaigns),
            s.events, s.code, s.status_json,
            (SELECT max(e.originator_version) FROM {_PG_EVENTS} e
              WHERE e.originator_id = s.campaign_id::uuid)
     FROM trek_view_campaigns c JOIN trek_view_status s ON s.campaign_id = c.campaign_id"""
 _PG_NAMED = _PG_QUERY + " WHERE c.slug = %s"
-_PG_ONLY = _PG_QUERY + " LIMIT 2"
+# Without a slug: the campaign `trek campaigns use` chose, else every one (served when only
+# one is there).
+_PG_ONLY = _PG_QUERY + (f" WHERE c.slug = COALESCE((SELECT value FROM trek_meta WHERE key = "
+                        f"'{IN_USE_KEY}'), c.slug) LIMIT 2")
 
 
 def _postgres_url_usable(db: str) -> bool:
@@ -191,8 +203,8 @@ def _read_postgres(db: str, campaign: str | None) -> dict[str, Any] | None:
         conn.close()
     if len(rows) != 1:
         return None
-    fmt, campaigns, events, code, status_json, newest = rows[0]
-    if (fmt != _STORE_FORMAT or (campaign is None and campaigns != 1)
+    fmt, in_use, campaigns, events, code, status_json, newest = rows[0]
+    if (fmt != _STORE_FORMAT or (campaign is None and in_use is None and campaigns != 1)
             or code != code_stamp() or code == UNKNOWN_CODE
             or newest is None or int(newest) != int(events)):
         return None

@@ -55,6 +55,7 @@ from projections.db import Database, has_current_schema
 from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
 from projections.recap import Recapper
+from projections.stored_status import IN_USE_KEY
 from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
@@ -197,18 +198,45 @@ class Trek:
         return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
 
     def resolve(self, slug: str | None) -> str:
-        """The campaign to act on: the one named, or the only one in the store."""
+        """The campaign to act on: the one named, else the one the store says plain commands
+        use (`trek campaigns use`), else the only one in the store."""
         if slug is not None:
             return slug
         known = [c["slug"] for c in self.campaigns()]
         if not known:
             raise NotFound("the store holds no campaign yet; create one with `trek init NAME`")
+        in_use = self.campaign_in_use()
+        if in_use in known:
+            return str(in_use)
         if len(known) > 1:
             raise RuleViolation(
                 f"the store holds {len(known)} campaigns ({', '.join(known)}); "
-                "choose one with --campaign SLUG"
+                "choose one with --campaign SLUG, or make one the default with "
+                "`trek campaigns use SLUG`"
             )
         return str(known[0])
+
+    def campaign_in_use(self) -> str | None:
+        """The campaign plain commands use, as `trek campaigns use` set it (None: not set).
+
+        Kept in the store's own settings (the `trek_meta` table beside its format mark): not
+        an event of any campaign, and left as it is by a rebuild of the read models."""
+        rows = self.views.query("SELECT value FROM trek_meta WHERE key = ?", (IN_USE_KEY,))
+        return str(rows[0][0]) if rows else None
+
+    def use_campaign(self, slug: str) -> dict[str, Any]:
+        """Make `slug` the campaign that commands naming none use; records no event."""
+        self._require_writable()
+        self.catch_up()
+        known = [c["slug"] for c in self.campaigns()]
+        if slug not in known:
+            raise self._no_campaign(slug)
+        previous = self.campaign_in_use()
+        with self._store_errors(), self.views.transaction() as cursor:
+            cursor.execute(
+                "INSERT INTO trek_meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (IN_USE_KEY, slug))
+        return {"campaign": slug, "previous": previous if previous in known else None}
 
     def _load(self, slug: str) -> Campaign:
         try:
@@ -415,18 +443,12 @@ class Trek:
         if self.preview:
             raise RuleViolation(INIT_HAS_NO_PREVIEW)
         self._require_writable()
-        ruleset = ruleset or self.rulesets.names[0]
-        rules = self.rulesets.named(ruleset)
-        game_map = load_map(map_text, rules) if map_text is not None else None
-        slug = slugify(name)
+        campaign = new_campaign(self.rulesets, self._stamp(), name, ruleset=ruleset,
+                                map_text=map_text, at=at, seed=seed)
+        slug = campaign.slug
         if slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {slug!r}; "
                                 "pick another name or use --db for another store")
-        campaign = Campaign.start(
-            self._stamp(), name=name, ruleset=ruleset, rulesets=self.rulesets,
-            seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map,
-            at=at,
-        )
         started = campaign.pending_events[0]
         try:
             with self._store_errors():
@@ -1088,6 +1110,22 @@ def _undamaged(slug: str, entries: Iterator[dict[str, Any]]) -> Iterator[dict[st
     except MissingEvent as missing:
         raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
                                   )) from None
+
+
+def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,
+                 map_text: str | None = None, at: Square | None = None,
+                 seed: int | None = None) -> Campaign:
+    """Campaign `name` under `ruleset` (default: the registry's first), not yet saved: every
+    check of `trek init` that needs no store (the name, the map, the start, the GM's name), so
+    `init` can make them before it makes a store file."""
+    ruleset = ruleset or rulesets.names[0]
+    rules = rulesets.named(ruleset)
+    game_map = load_map(map_text, rules) if map_text is not None else None
+    slugify(name)  # a name with no slug is refused as such before its other checks
+    return Campaign.start(
+        stamp, name=name, ruleset=ruleset, rulesets=rulesets,
+        seed=seed if seed is not None else secrets.randbelow(2**31), game_map=game_map, at=at,
+    )
 
 
 def gm_from_env(explicit: str | None) -> str:

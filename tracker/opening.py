@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import quote
 
 from eventsourcing.persistence import PersistenceError
 
@@ -104,3 +106,60 @@ def _open_memory(location: Location, rulesets: Registry, *, create: bool,
     else:
         app, views = memory.stores[location.target]
     return OpenedStore(app, views, upgrade=False)
+
+
+# The files SQLite may make beside a store file while it is open.
+SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+@dataclass(frozen=True)
+class NewFiles:
+    """The files of an SQLite store that were not there before a command made the store: what
+    that command may take away again if it fails before anything is recorded."""
+
+    store: Path | None
+    paths: tuple[Path, ...] = ()
+
+    @classmethod
+    def before_opening(cls, location: Location) -> NewFiles:
+        if location.kind is not StoreKind.SQLITE:
+            return cls(None)
+        store = Path(location.target)
+        if store.exists() or store.is_symlink():
+            return cls(None)
+        return cls(store, tuple(p for p in (store, *(Path(f"{store}{s}")
+                                                       for s in SQLITE_SIDECARS))
+                                if not p.exists()))
+
+    def remove(self) -> None:
+        """Remove them (the store's connections closed first), unless the store now holds an
+        event: then another command made it meanwhile, and it is left as it is."""
+        if self.store is None or _in_use(self.store) or _holds_events(self.store):
+            return
+        for path in self.paths:
+            with suppress(FileNotFoundError):
+                path.unlink()
+
+
+def _in_use(store: Path) -> bool:
+    """A -wal file left once this process closed the store: another program has it open."""
+    return Path(f"{store}-wal").exists()
+
+
+def _holds_events(store: Path) -> bool:
+    """Whether the SQLite file holds a stored event (read without locks or files beside it);
+    True when that cannot be told, so a file in doubt is kept."""
+    if not store.exists():
+        return False
+    try:
+        conn = sqlite3.connect(f"file:{quote(str(store))}?mode=ro&immutable=1", uri=True)
+        try:
+            tables = {name for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            if "stored_events" not in tables:
+                return False
+            return conn.execute("SELECT 1 FROM stored_events LIMIT 1").fetchone() is not None
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return store.stat().st_size > 0

@@ -20,11 +20,34 @@ STORE_FORMAT = "trek-1"
 _QUERY_KEYS = frozenset({"password", "sslmode", "connect_timeout", "application_name"})
 
 
-def _password_in(text: str) -> str | None:
-    """The password in a URL too malformed to parse, so it is never shown."""
-    rest = text.split("://", 1)[-1]
-    userinfo = rest.rpartition("@")[0] if "@" in rest else ""
-    return userinfo.partition(":")[2] or None
+def _userinfo(url: str) -> tuple[str, str] | None:
+    """The user and password fields of a URL's userinfo as the URL spells them (None: the URL
+    has no password there). Read without parsing, so a malformed URL's is found too."""
+    rest = url.split("://", 1)[-1]
+    netloc = rest.split("/", 1)[0] if "@" in rest.split("/", 1)[0] else rest
+    if "@" not in netloc:
+        return None
+    user, sep, password = netloc.rpartition("@")[0].partition(":")
+    return (user, password) if sep and password else None
+
+
+def mask_password(text: str, url: str, password: str | None = None) -> str:
+    """`text` with the password field of `url` masked wherever the URL's userinfo (or a
+    conninfo's `password=`) appears in it, as the URL spells it or decoded; any other
+    characters of `text` are left as they are, even where they spell the password."""
+    found = _userinfo(url)
+    if found is not None:
+        user, field = found
+        for shown_user, shown in {(user, field), (unquote(user), unquote(field))}:
+            text = text.replace(f"{shown_user}:{shown}@", f"{shown_user}:***@")
+    query = parse_qs(url.partition("?")[2].partition("#")[0], keep_blank_values=True)
+    given = {password} if password else set()
+    for value in {*given, *query.get("password", ())} - {""}:
+        for written in {value, quote(value, safe="")}:
+            for quote_mark in ("", "'"):
+                text = text.replace(f"password={quote_mark}{written}{quote_mark}",
+                                    f"password={quote_mark}***{quote_mark}")
+    return text
 
 
 class StoreError(TrackerError):
@@ -61,10 +84,7 @@ class Location:
             parts = urlsplit(text)
             port = parts.port
         except ValueError as error:
-            reason = str(error).split(" as ")[0].lower()
-            password = _password_in(text)
-            if password:
-                reason = reason.replace(password, "***")
+            reason = mask_password(str(error).split(" as ")[0], text).lower()
             raise StoreError(f"the PostgreSQL URL is malformed ({reason}); {shape}") from None
         if port is not None and not 1 <= port <= 65535:
             raise StoreError(f"the PostgreSQL port {port} is not 1 to 65535; {shape}")
@@ -92,11 +112,13 @@ class Location:
         return f"postgresql://{auth}{host}{port}{parts.path}"
 
     def scrub(self, text: str) -> str:
-        """Remove the password (and the full URL) from a message before it is shown."""
+        """Mask the password before a message is shown: the URL itself is shown as its
+        `display`, and its password field wherever else the message repeats it. Nothing else
+        in the message changes (a password `1` leaves `127.0.0.1:1` as it is)."""
+        if self.kind is not StoreKind.POSTGRES:
+            return text
         text = text.replace(self.target, self.display)
-        if self.password:
-            text = text.replace(self.password, "***")
-        return text
+        return mask_password(text, self.target, self.password)
 
     def eventsourcing_env(self, *, create: bool, frozen: bool = False) -> dict[str, str]:
         """`frozen`: an SQLite file that cannot change here (a read-only folder or mount),
