@@ -35,6 +35,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "log": ("cli.log", "log"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
+    "serve": ("cli.serve", "serve"),
     "watch": ("cli.watch", "watch"),
 }
 # Of those, the ones that need no ruleset's command-line module: loaded alone.
