@@ -11,7 +11,7 @@ import click
 from cli import besm_demo
 from cli.context import record
 from cli.drawing import PATH_COLOUR, MarkStyle
-from cli.options import ROLL, ROLL_HELP, KeyValue, store_options
+from cli.options import ROLL, ROLL_HELP, KeyValue, recording_options
 from cli.render import AuditSection, square_text
 from domain.besm.commands import (
     Forage,
@@ -29,7 +29,7 @@ from domain.state import SUPPLY_KINDS
 @click.command()
 @click.argument("name")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
-@store_options
+@recording_options
 def shortcut(name: str, roll: int | None) -> None:
     """Try a shortcut from the map (one attempt per shortcut per day)."""
     record(lambda t, c: t.decide(c, TakeShortcut(name=name, roll=roll)))
@@ -38,7 +38,7 @@ def shortcut(name: str, roll: int | None) -> None:
 @click.command("forced-march")
 @click.option("--roll", "rolls", type=KeyValue(2, 12), multiple=True,
               help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
-@store_options
+@recording_options
 def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     """Push on for the base movement again, at a cost in provisions and fuel."""
     given: dict[str, int] = {}
@@ -52,7 +52,7 @@ def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
 @click.command("night-travel")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @click.option("--by", help="Who navigates (default: the best navigator).")
-@store_options
+@recording_options
 def night_travel(roll: int | None, by: str | None) -> None:
     """Travel on after dark (once a day)."""
     record(lambda t, c: t.decide(c, TravelByNight(roll=roll, by=by)))
@@ -63,7 +63,7 @@ def night_travel(roll: int | None, by: str | None) -> None:
 @click.option("--by", help="Who forages (default: the best forager).")
 @click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
               show_default=True, help="Which supply the points buy.")
-@store_options
+@recording_options
 def forage(roll: int | None, by: str | None, take: str) -> None:
     """Give up a square of today's movement to hunt and forage."""
     record(lambda t, c: t.decide(c, Forage(roll=roll, by=by, take=take)))
@@ -73,7 +73,7 @@ def forage(roll: int | None, by: str | None, take: str) -> None:
 @click.argument("conveyance")
 @click.option("--by", required=True, help="Who repairs or tends it.")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
-@store_options
+@recording_options
 def repair(conveyance: str, by: str, roll: int | None) -> None:
     """Spend the day restoring the levels a mount or vehicle lost to strain."""
     record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
@@ -100,7 +100,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 
 @click.command("prone")
 @click.argument("name")
-@store_options
+@recording_options
 def prone(name: str) -> None:
     """BESM: drop prone (free); the round's Speed is halved while prone."""
     record(lambda t, c: t.decide(c, GoProne(name=name)))
@@ -108,7 +108,7 @@ def prone(name: str) -> None:
 
 @click.command("stand")
 @click.argument("name")
-@store_options
+@recording_options
 def stand(name: str) -> None:
     """BESM: stand up from prone, spending 1 square of this round's full Speed."""
     record(lambda t, c: t.decide(c, StandUp(name=name)))

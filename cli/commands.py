@@ -26,6 +26,7 @@ from cli.options import (
     character_from,
     character_options,
     csv_or_json,
+    recording_options,
     store_options,
 )
 from domain.errors import MapError, TrackerError
@@ -34,7 +35,7 @@ from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS, MAX_SEQ
-from tracker.app import Trek
+from tracker.app import INIT_HAS_NO_PREVIEW, Trek
 from tracker.points import Point
 from tracker.registry import RULESETS
 
@@ -53,10 +54,15 @@ from tracker.registry import RULESETS
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@store_options
+@recording_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
-    """Create a campaign NAME in the store (creating the store if needed)."""
+    """Create a campaign NAME in the store (creating the store if needed).
+
+    It has no preview: --preview is refused, and nothing is made.
+    """
+    if settings().preview:
+        raise TrackerError(INIT_HAS_NO_PREVIEW)
     map_text, note = None, None
     if map_file is not None:
         map_text, note = mapimport.map_text(map_file, ruleset, battle=False, terrains=terrains)
@@ -199,7 +205,7 @@ def roster() -> None:
               help="Maximum Health (left out: the ruleset works it out from the stats).")
 @click.option("--energy-max", type=int,
               help="Maximum Energy (left out: the ruleset works it out from the stats).")
-@store_options
+@recording_options
 def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
     options = character_from(name, given)
@@ -214,7 +220,7 @@ MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
 @click.argument("name")
 @click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--rider", help="The character riding it.")
-@store_options
+@recording_options
 def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
     """Add a mount to the party."""
     record(lambda t, c: t.add_mount(c, name, move, rider))
@@ -225,7 +231,7 @@ def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> Non
 @click.option("--move", type=KeyValue(), help=MOVE_HELP)
 @click.option("--driver", help="The character driving it.")
 @click.option("--passenger", "passengers", multiple=True, help="A passenger (repeatable).")
-@store_options
+@recording_options
 def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
                 passengers: tuple[str, ...]) -> None:
     """Add a vehicle to the party."""
@@ -237,7 +243,7 @@ def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
 @click.option("--to", "conveyance", required=True, help="The mount or vehicle.")
 @click.option("--as", "role", type=click.Choice(["rider", "driver", "passenger"]),
               required=True, help="Rider of a mount; driver or passenger of a vehicle.")
-@store_options
+@recording_options
 def assign(character: str, conveyance: str, role: str) -> None:
     """Put a character on a mount or in a vehicle."""
     record(lambda t, c: t.assign(c, character, conveyance, role))
@@ -245,7 +251,7 @@ def assign(character: str, conveyance: str, role: str) -> None:
 
 @roster.command()
 @click.argument("character")
-@store_options
+@recording_options
 def dismount(character: str) -> None:
     """Take a character off its mount or vehicle; it goes on foot."""
     record(lambda t, c: t.dismount(c, character))
@@ -253,7 +259,7 @@ def dismount(character: str) -> None:
 
 @roster.command()
 @click.argument("name")
-@store_options
+@recording_options
 def leave(name: str) -> None:
     """Leave a character, mount or vehicle behind where the party stands now."""
     record(lambda t, c: t.leave(c, name))
@@ -261,7 +267,7 @@ def leave(name: str) -> None:
 
 @roster.command()
 @click.argument("name")
-@store_options
+@recording_options
 def rejoin(name: str) -> None:
     """Take a member back into the party; only on the square it was left on."""
     record(lambda t, c: t.rejoin(c, name))
@@ -273,7 +279,7 @@ def rejoin(name: str) -> None:
 @trek.command()
 @click.argument("mode", type=click.Choice(["set", "add", "spend"]))
 @click.argument("amounts", nargs=-1, required=True, type=KeyValue())
-@store_options
+@recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
     values: dict[str, int] = {}
@@ -295,7 +301,7 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
 @click.option("--energy", type=click.IntRange(0, MAX_POINTS), default=0,
               help="Energy to take away.")
 @click.option("--reason", help="Why, for the log.")
-@store_options
+@recording_options
 def harm(character: str, health: int, energy: int, reason: str | None) -> None:
     """Take Health and/or Energy from a character (never below 0)."""
     record(lambda t, c: t.harm(c, character, health, energy, reason))
@@ -320,7 +326,7 @@ def rules_show() -> None:
 
 @rules.command("set")
 @click.argument("setting", type=KeyValue())
-@store_options
+@recording_options
 def rules_set(setting: tuple[str, int]) -> None:
     """Change a house rule, KEY=VALUE (recorded as an event)."""
     key, value = setting
@@ -336,7 +342,7 @@ def day() -> None:
 
 
 @day.command("start")
-@store_options
+@recording_options
 def day_start() -> None:
     """Open the next day with a budget of the group's base movement."""
     record(lambda t, c: t.start_day(c))
@@ -347,7 +353,7 @@ def day_start() -> None:
               help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
               help="Hours slept (Energy is regained per hour).")
-@store_options
+@recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
     options = DayEndOptions(rests=dict(rests), hours=hours)
@@ -361,7 +367,7 @@ _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
 @click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
-@store_options
+@recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
     if directions and to is not None:
@@ -396,7 +402,7 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
 @click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
 @click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
 @click.option("--reason", help="Why, for the audit.")
-@store_options
+@recording_options
 def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
     """Cancel event SEQ (default: the latest) by recording a reversal."""
     record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason))
@@ -405,7 +411,7 @@ def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
 @trek.command()
 @click.argument("seq", type=click.IntRange(1, MAX_SEQ))
 @click.option("--reason", help="Why, for the audit.")
-@store_options
+@recording_options
 def redo(seq: int, reason: str | None) -> None:
     """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
     record(lambda t, c: t.redo(c, seq, reason=reason))
@@ -454,7 +460,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 @click.argument("name", metavar="NEW-SLUG")
 @click.option("--at", "at", type=click.IntRange(1, MAX_SEQ),
               help="Copy the history up to event SEQ (default: all of it).")
-@store_options
+@recording_options
 def branch(name: str, at: int | None) -> None:
     """Start a what-if campaign in this store whose history is this one's up to SEQ.
 
@@ -488,14 +494,14 @@ def session() -> None:
 
 @session.command("start")
 @click.argument("title", required=False)
-@store_options
+@recording_options
 def session_start(title: str | None) -> None:
     """Open a play session."""
     record(lambda t, c: t.start_session(c, title))
 
 
 @session.command("end")
-@store_options
+@recording_options
 def session_end() -> None:
     """Close the open play session."""
     record(lambda t, c: t.end_session(c))

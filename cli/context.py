@@ -15,10 +15,12 @@ def settings() -> Settings:
     return click.get_current_context().ensure_object(Settings)
 
 
-def open_store(*, create: bool = False, writes: bool = True) -> Trek:
+def open_store(*, create: bool = False, writes: bool = True, preview: bool = False) -> Trek:
+    """The store of the command; with `preview`, opened read-only to decide and store nothing."""
     ctx = click.get_current_context()
     s = settings()
-    trek = Trek.open(s.db, rulesets=RULESETS, create=create, writable=writes, gm=gm_from_env(s.gm))
+    trek = Trek.open(s.db, rulesets=RULESETS, create=create, writable=writes and not preview,
+                     gm=gm_from_env(s.gm), preview=preview)
     s.opened.append(trek)
     ctx.call_on_close(trek.close)
     return trek
@@ -32,11 +34,12 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
     if settings().json:
         render.emit_json(docs)
     else:
-        render.print_events(docs, ruleset())
+        render.print_events(docs, ruleset(), preview=settings().preview)
 
 
 def record(action: Callable[[Trek, str | None], Documents]) -> None:
-    trek = open_store()
+    """Record the event `action` decides, or with --preview only show it."""
+    trek = open_store(preview=settings().preview)
     campaign = settings().campaign
     docs = action(trek, campaign)
     recorded(docs, lambda: _ruleset(trek, campaign, docs))

@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import MarkStyle
-from cli.options import SquareType, store_options
+from cli.options import SquareType, recording_options
 from cli.render import square_text
 from domain.cypher.combat import Push, RollChase, StartChase
 
@@ -54,7 +54,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 @click.argument("direction")
 @click.option("--feet", type=int, required=True, help="How far the push should carry, in feet.")
 @click.option("--roll", type=D20, help=D20_HELP)
-@store_options
+@recording_options
 def push(name: str, direction: str, feet: int, roll: int | None) -> None:
     """Cypher: push off a wall in zero gravity toward DIR (a Might task of feet ÷ 4)."""
     record(lambda t, c: t.decide(c, Push(name=name, direction=direction, feet=feet, roll=roll)))
@@ -70,7 +70,7 @@ def push(name: str, direction: str, feet: int, roll: int | None) -> None:
               show_default=True, help="Whether NAME chases or is chased.")
 @click.option("--extended", is_flag=True, default=False,
               help="Start a long chase played roll by roll with `encounter chase-roll`.")
-@store_options
+@recording_options
 def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role: str,
           extended: bool) -> None:
     """Cypher: a chase, one Speed task of the NPC's level (or --extended, many)."""
@@ -84,7 +84,7 @@ def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role:
 @click.option("--ease", type=STEPS, default=0, help="Steps the Speed task is eased.")
 @click.option("--hinder", type=STEPS, default=0, help="Steps the Speed task is hindered.")
 @click.option("--roll", type=D20, help=D20_HELP)
-@store_options
+@recording_options
 def chase_roll(name: str, ease: int, hinder: int, roll: int | None) -> None:
     """Cypher: one roll of an extended chase."""
     record(lambda t, c: t.decide(c, RollChase(name=name, ease=ease, hinder=hinder, roll=roll)))

@@ -21,6 +21,7 @@ from cli.options import (
     character_from,
     character_options,
     given_extras,
+    recording_options,
     store_options,
 )
 from domain.errors import MapError, TrackerError
@@ -47,7 +48,7 @@ def encounter() -> None:
                    "open plain.")
 @click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
               help=mapimport.TERRAIN_HELP)
-@store_options
+@recording_options
 def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
     map_text, note = None, None
@@ -75,7 +76,7 @@ def _facing(value: str | None) -> str | None:
 @click.argument("character")
 @click.option("--at", "at", type=SquareType(), required=True, help="The cell X,Y.")
 @click.option("--facing", help=f"The direction it faces ({DIRECTIONS_HELP}).")
-@store_options
+@recording_options
 def join(character: str, at: Square, facing: str | None) -> None:
     """Bring a roster character into the encounter, on the party's side."""
     command = EnterCombatant(name=character, at=at, facing=_facing(facing))
@@ -89,7 +90,7 @@ def join(character: str, at: Square, facing: str | None) -> None:
 @click.option("--at", "at", type=SquareType(), required=True, help="The cell X,Y.")
 @click.option("--facing", help=f"The direction it faces ({DIRECTIONS_HELP}).")
 @character_options
-@store_options
+@recording_options
 def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> None:
     """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
     options = character_from(name, given)
@@ -100,14 +101,14 @@ def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> N
 
 @encounter.command("remove")
 @click.argument("name")
-@store_options
+@recording_options
 def remove(name: str) -> None:
     """Take a combatant out of the fight (fled, fallen); its cell is free again."""
     record(lambda t, c: t.remove_combatant(c, name))
 
 
 @encounter.command("round")
-@store_options
+@recording_options
 def round_(**options: Any) -> None:
     """Start the next round: every combatant's movement is fresh."""
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
@@ -118,7 +119,7 @@ def round_(**options: Any) -> None:
 @click.argument("name")
 @click.argument("directions", nargs=-1)
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
-@store_options
+@recording_options
 def move(name: str, directions: tuple[str, ...], to: Square | None, **options: Any) -> None:
     """Move a combatant: steps (N NE E SE S SW W NW) or --to X,Y, all or nothing."""
     if directions and to is not None:
@@ -180,7 +181,7 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 @encounter.command("act")
 @click.argument("name")
 @click.argument("kind", required=False)
-@store_options
+@recording_options
 def act(name: str, kind: str | None, **given: Any) -> None:
     """Record a combatant's action, as the campaign's ruleset reads it; what each ruleset
     takes follows (a ruleset without actions refuses the command)."""
@@ -190,7 +191,7 @@ def act(name: str, kind: str | None, **given: Any) -> None:
 
 
 @encounter.command("end")
-@store_options
+@recording_options
 def end() -> None:
     """Close the encounter; overland travel may go on."""
     record(lambda t, c: t.end_encounter(c))

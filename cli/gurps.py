@@ -7,7 +7,7 @@ from __future__ import annotations
 import click
 
 from cli.context import record
-from cli.options import store_options
+from cli.options import recording_options
 from cli.render import square_text
 from domain.gurps.movement import POSTURES, ChangePosture
 
@@ -42,7 +42,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 @click.command("posture")
 @click.argument("name")
 @click.argument("posture", metavar="|".join(POSTURES).upper())
-@store_options
+@recording_options
 def posture(name: str, posture: str) -> None:
     """GURPS: change a fighter's posture (standing, crouching, kneeling, crawling, lying,
     sitting); no MP cost here."""

@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import text as _t
-from cli.options import store_options
+from cli.options import recording_options
 from cli.render import square_text
 from cli.svg import Layout
 from domain.movepoints.commands import SetCondition, Step
@@ -52,7 +52,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 @click.command("step")
 @click.argument("name")
 @click.argument("direction")
-@store_options
+@recording_options
 def step(name: str, direction: str) -> None:
     """Move-Points: one tile costing at most 1 for the free Move Point, provoking nothing;
     only before any action gains MP and any MP is spent this round."""
@@ -62,7 +62,7 @@ def step(name: str, direction: str) -> None:
 @click.command("condition")
 @click.argument("name")
 @click.argument("condition", metavar="stunned|immobile|clear")
-@store_options
+@recording_options
 def condition(name: str, condition: str) -> None:
     """Move-Points: stunned (no Move actions) or immobile (no spending MP) loses every MP held
     and any transit; clear ends it."""

@@ -25,6 +25,8 @@ class Settings:
     campaign: str | None = None
     gm: str | None = None
     json: bool = False
+    # `--preview`: decide the event a recording command would record, show it, store nothing.
+    preview: bool = False
     # Settings given on the command line, which an environment variable must not override.
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
@@ -63,6 +65,21 @@ def store_options(func: F) -> F:
     ]):
         func = option(func)
     return func
+
+
+PREVIEW_HELP = ("Show the event this would record (with --json, exactly what recording "
+                "prints) and record nothing; a refusal is still refused.")
+
+
+def recording_options(func: F) -> F:
+    """The store options of a command that records one event, and --preview.
+
+    Every recording command takes these instead of `store_options`; `cli.context.record`
+    reads --preview, so no command handles it itself.
+    """
+    func = click.option("--preview", is_flag=True, default=False, expose_value=False,
+                        callback=_merge("preview"), help=PREVIEW_HELP)(func)
+    return store_options(func)
 
 
 def character_options(func: F) -> F:

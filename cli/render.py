@@ -220,9 +220,11 @@ def summary(doc: dict[str, Any], ruleset: str) -> str:
     return describe(doc) if describe else doc["type"]
 
 
-def print_events(docs: list[dict[str, Any]], ruleset: str) -> None:
+def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = False) -> None:
+    """A line each for recorded events; a preview's line says it was not recorded."""
+    before, after = ("Preview: ", " (nothing recorded)") if preview else ("", "")
     for doc in docs:
-        console.print(f"[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}")
+        console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
 
 
 def print_status(status: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import click
 
 from cli.context import record
-from cli.options import KeyValue, SquareType, store_options
+from cli.options import KeyValue, SquareType, recording_options
 from cli.render import square_text
 from domain.geometry import Square
 from domain.shadowrun.commands import DEFAULT_SPRINT_TN, Intercept, NextPass, Sprint
@@ -38,7 +38,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 
 
 @click.command("pass")
-@store_options
+@recording_options
 def next_pass() -> None:
     """Shadowrun: move on to the Combat Turn's next Initiative Pass."""
     record(lambda t, c: t.decide(c, NextPass()))
@@ -50,7 +50,7 @@ def next_pass() -> None:
               help="The target number of the Athletics (Running) test.")
 @click.option("--roll", type=int,
               help="The successes the GM counted (default: roll Athletics d6 and count).")
-@store_options
+@recording_options
 def sprint(name: str, tn: int, roll: int | None) -> None:
     """Shadowrun: an Athletics (Running) test; each success adds 1 to Quickness next pass."""
     record(lambda t, c: t.decide(c, Sprint(name=name, tn=tn, successes=roll)))
@@ -61,7 +61,7 @@ def sprint(name: str, tn: int, roll: int | None) -> None:
 @click.option("--by", required=True, help="The opponent whose free attack hurt NAME.")
 @click.option("--at", "at", type=SquareType(), required=True,
               help="The cell X,Y of NAME's latest move where it was stopped.")
-@store_options
+@recording_options
 def intercept(name: str, by: str, at: Square) -> None:
     """Shadowrun: a free attack hurt NAME passing ENEMY; it stops at X,Y for this turn."""
     record(lambda t, c: t.decide(c, Intercept(name=name, by=by, at=at)))

@@ -73,6 +73,9 @@ GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
 LOG_BATCH = 500
+INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
+                       "recording an event in one, so it has no preview; run it without "
+                       "--preview")
 
 
 @dataclass(frozen=True)
@@ -120,8 +123,10 @@ class Trek:
     """Every use case of the tracker; takes and returns plain values and read-model documents."""
 
     def __init__(self, location: Location, app: TrekApplication, views: Database, *,
-                 gm: str, writable: bool, rulesets: Registry) -> None:
+                 gm: str, writable: bool, rulesets: Registry, preview: bool = False) -> None:
         self.location = location
+        # A previewing Trek decides each event as recording would and returns it unsaved.
+        self.preview = preview
         self.rulesets = rulesets
         self.app = app
         self.views = views
@@ -137,17 +142,22 @@ class Trek:
     @classmethod
     def open(cls, db: str, *, rulesets: Registry, create: bool = False,
              writable: bool = True, gm: str | None = None,
-             memory: MemoryStores | None = None) -> Trek:
+             memory: MemoryStores | None = None, preview: bool = False) -> Trek:
         """Open the store at `db`; `create` allows making a new one (only `init` does).
+
+        With `preview`, every recording use case returns the event it would record and stores
+        nothing; the store is opened read-only, so nothing else is written either.
 
         A `memory:` store lives in `memory` (a new holder when none is given, so it lasts as
         long as this Trek).
         """
         location = Location.parse(db)
+        writable = writable and not preview
+        create = create and not preview
         opened = open_store(location, rulesets, create=create, writable=writable,
                             memory=memory if memory is not None else MemoryStores())
         trek = cls(location, opened.app, opened.views, gm=gm or default_gm(),
-                   writable=writable, rulesets=rulesets)
+                   writable=writable, rulesets=rulesets, preview=preview)
         if opened.upgrade and writable:
             with opening_errors(location, create=create):
                 if trek.projector.upgrade():
@@ -291,7 +301,8 @@ class Trek:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
-        again and decides afresh, so no event is lost or recorded twice.
+        again and decides afresh, so no event is lost or recorded twice. A previewing Trek
+        returns the decided event (its seq the one it would get) and saves nothing.
         """
         self._require_writable()
         name = self.resolve(slug)
@@ -303,6 +314,8 @@ class Trek:
             self._check_head(campaign, head)
             campaign.stamp = self._stamp()
             event = action(campaign)
+            if self.preview:
+                return [event_document(event)]
             try:
                 with self._store_errors():
                     self._save(campaign)
@@ -320,7 +333,8 @@ class Trek:
             return self.projector.catch_up(progress)
 
     def _require_writable(self) -> None:
-        if not self.writable:
+        # A previewing Trek is read-only, and stores nothing it decides.
+        if not self.writable and not self.preview:
             raise RuntimeError("a read command tried to record")
 
     # -- use cases: the campaign --------------------------------------------------------------
@@ -328,6 +342,8 @@ class Trek:
     def init(self, name: str, *, ruleset: str | None = None, map_text: str | None = None,
              at: Square | None = None, seed: int | None = None) -> Documents:
         """Start campaign `name` under `ruleset` (default: the registry's first)."""
+        if self.preview:
+            raise RuleViolation(INIT_HAS_NO_PREVIEW)
         self._require_writable()
         ruleset = ruleset or self.rulesets.names[0]
         rules = self.rulesets.named(ruleset)
@@ -863,7 +879,8 @@ class Trek:
                 "map": view.map.name if view.map is not None else None, **document}
 
     def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
-        """A new campaign in this store whose history is this one's up to event `at`."""
+        """A new campaign in this store whose history is this one's up to event `at`
+        (previewing: its first event, and nothing made)."""
         self._require_writable()
         origin = self.resolve(slug)
         last = self._last_seq(origin)
@@ -873,6 +890,8 @@ class Trek:
         taken = {c["slug"] for c in self.campaigns()}
         campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
+        if self.preview:
+            return [event_document(first)]
         try:
             # One save: the whole copied history lands in one transaction, or none of it.
             with self._store_errors():
