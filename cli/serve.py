@@ -6,11 +6,13 @@ other command starts slower for them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
 import socket
 import sys
+from collections.abc import Callable
 from types import FrameType
 from typing import Any
 from urllib.parse import quote
@@ -76,6 +78,10 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
     player_key = player_key or secrets.token_urlsafe(24)
     if secrets.compare_digest(gm_key, player_key):
         raise click.UsageError("The GM's and the players' secrets must differ.")
+    # A stop asked for from here on is a clean one, even before the server has started.
+    stop_asked: list[int] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda number, frame: stop_asked.append(number))
     listener = _listen(host, port)
     config = ServeConfig(db=s.db, campaign=slug, gm_key=gm_key, player_key=player_key,
                          fog=not no_fog)
@@ -89,18 +95,24 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
         import webbrowser
 
         webbrowser.open(gm_url)
-    server = _server(uvicorn.Config(create_app(config), log_level="warning", access_log=False,
-                                    timeout_graceful_shutdown=2, server_header=False))
-    server.run(sockets=[listener])
+    app = create_app(config)
+    server = _server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                    timeout_graceful_shutdown=2, server_header=False),
+                     on_stop=app.state.live.closing.set)
+    server.should_exit = bool(stop_asked)
+    with contextlib.suppress(KeyboardInterrupt):
+        server.run(sockets=[listener])
 
 
-def _server(config: Any) -> Any:
+def _server(config: Any, on_stop: Callable[[], None]) -> Any:
     """uvicorn's server, for which a stop asked by SIGINT or SIGTERM is a clean exit (0)
-    rather than the signal raised again once the server has stopped."""
+    rather than the signal raised again once the server has stopped; `on_stop` ends the open
+    streams, which would otherwise hold the stop back."""
     import uvicorn
 
     class Server(uvicorn.Server):
         def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            on_stop()
             if self.should_exit and sig == signal.SIGINT:
                 self.force_exit = True
             else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +25,8 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingRes
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import Headers, MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
 from cli.web.commands import Outcome, Refused, Runner, check_words
@@ -34,6 +36,8 @@ HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
 # A comment line now and then, so a stream whose page went away is noticed and closed.
 KEEPALIVE = 15.0
+# How often an idle stream wakes to see whether the server is stopping.
+WAKE = 0.5
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
@@ -120,24 +124,8 @@ def create_app(config: ServeConfig) -> FastAPI:
             {"error": f"Trek could not answer this request ({type(error).__name__})."},
             status_code=500)
 
-    @app.middleware("http")
-    async def headers(request: Request,
-                      call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            return JSONResponse({"error": f"A request body is at most {MAX_BODY} bytes."},
-                                status_code=413)
-        try:
-            response = await call_next(request)
-        except Exception as error:  # what the exception handler did not answer
-            response = JSONResponse(
-                {"error": f"Trek could not answer this request ({type(error).__name__})."},
-                status_code=500)
-        response.headers["Content-Security-Policy"] = CSP
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "no-referrer"
-        response.headers.setdefault("Cache-Control", "no-store")
-        return response
+    app.add_middleware(Guard)
+    app.state.live = live
 
     # -- who is asking -------------------------------------------------------------------------
 
@@ -247,12 +235,18 @@ def create_app(config: ServeConfig) -> FastAPI:
         async def stream() -> AsyncIterator[str]:
             try:
                 yield "retry: 1000\n: listening\n\n"
-                while True:
+                quiet = 0.0
+                while not live.closing.is_set():
                     try:
-                        entry = await asyncio.wait_for(listener.queue.get(), KEEPALIVE)
+                        entry = await asyncio.wait_for(listener.queue.get(), WAKE)
                     except TimeoutError:
-                        yield ": still here\n\n"
+                        # Awake now and then: to end with the server, and to say it is here.
+                        quiet += WAKE
+                        if quiet >= KEEPALIVE:
+                            quiet = 0.0
+                            yield ": still here\n\n"
                         continue
+                    quiet = 0.0
                     shown = pages.for_players(entry) if role == "player" else entry
                     yield f"id: {entry['seq']}\ndata: {json.dumps(shown, ensure_ascii=False)}\n\n"
             finally:
@@ -294,6 +288,37 @@ def create_app(config: ServeConfig) -> FastAPI:
         return HTMLResponse(html)
 
     return app
+
+
+class Guard:
+    """Bounds a request's declared size and gives every answer the security headers (an ASGI
+    middleware, which leaves streamed answers streaming)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = Headers(scope=scope).get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+            refusal = JSONResponse({"error": f"A request body is at most {MAX_BODY} bytes."},
+                                   status_code=413)
+            await refusal(scope, receive, send)
+            return
+
+        async def send_guarded(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Content-Security-Policy"] = CSP
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                if "cache-control" not in headers:
+                    headers["Cache-Control"] = "no-store"
+            await send(message)
+
+        await self.app(scope, receive, send_guarded)
 
 
 async def _bounded_body(request: Request) -> bytes:

@@ -42,6 +42,8 @@ class Live:
         self.lock = threading.Lock()
         self.listeners: dict[str, set[Listener]] = {}
         self.stopping = threading.Event()
+        # Set when the server is asked to stop: every open stream ends.
+        self.closing = threading.Event()
         self.woken = threading.Event()
         self.thread: threading.Thread | None = None
 
@@ -50,6 +52,7 @@ class Live:
         self.thread.start()
 
     def stop(self) -> None:
+        self.closing.set()
         self.stopping.set()
         self.woken.set()
         if self.thread is not None:

@@ -1,0 +1,233 @@
+"""`trek serve`'s JSON API and live stream, on a real server process, on SQLite and PostgreSQL.
+
+The sample campaign (tests/served.py) has 21 events and day 3 ended, the party at 7,1 with a
+movement base of 2 (RULES §3)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from cliruns import ok
+from conftest import TrekRun
+from served import GM_KEY, PLAYER_KEY, SLUG, Served, Stream, sample_campaign, serve
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def served(tmp_path: Path, db: str) -> Iterator[Served]:
+    sample_campaign(db)
+    with serve(tmp_path, db) as server:
+        yield server
+
+
+def events_count(server: Served) -> int:
+    return int(server.get("status").json()["events"])
+
+
+def test_prints_two_lines_and_stops_with_exit_0_on_sigterm(tmp_path: Path) -> None:
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    with serve(tmp_path, db) as server:
+        # the two lines: GM's secret then the players', nothing else
+        gm_line, players_line = server.stdout.splitlines()
+        assert gm_line == f"GM: {server.base}/?key={GM_KEY}"
+        assert players_line == f"Players: {server.base}/players?key={PLAYER_KEY}"
+        assert server.get("status").status_code == 200
+        assert server.stop() == 0
+        assert server.process.stdout is not None
+        assert server.process.stdout.read() == ""
+
+
+def test_sigint_stops_with_exit_0_and_random_secrets_differ(tmp_path: Path) -> None:
+    import subprocess
+
+    from conftest import trek_command, trek_env
+
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    process = subprocess.Popen(trek_command("serve", "--port", "0", "--no-open"),
+                               cwd=tmp_path, env=trek_env(db), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    gm = process.stdout.readline().strip().rsplit("?key=", 1)[1]
+    players = process.stdout.readline().strip().rsplit("?key=", 1)[1]
+    assert len(gm) >= 16
+    assert len(players) >= 16
+    assert gm != players
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=20)
+    assert process.returncode == 0, err
+    assert out == ""
+    assert "Traceback" not in err
+
+
+def test_reads_are_the_documents_of_json(served: Served,
+                                         trek_run: Callable[..., TrekRun]) -> None:
+    status = served.get("status")
+    assert status.status_code == 200
+    assert status.json() == ok(trek_run("status", "--json", db=served.db)).json()
+    log = served.get("log")
+    assert log.json() == ok(trek_run("log", "--json", db=served.db)).json()
+    assert [e["seq"] for e in log.json()] == list(range(1, 22))
+    some = served.get("log", params={"from": "5", "last": "2"})
+    assert [e["seq"] for e in some.json()] == [20, 21]
+    assert served.get("encounter").json() is None
+
+
+def test_a_command_records_and_answers_with_its_json(served: Served) -> None:
+    response = served.command(["day", "start"])
+    assert response.status_code == 200
+    [event] = response.json()
+    assert (event["seq"], event["type"]) == (22, "DayStarted")
+    moved = served.command(["move", "E", "E"])
+    assert moved.status_code == 200, moved.text
+    [event] = moved.json()
+    assert (event["seq"], event["type"], event["cost"]) == (23, "Moved", 2)
+    assert served.get("status").json()["position"] == {"x": 9, "y": 1}
+
+
+def test_a_refusal_is_422_with_the_cli_sentence_and_records_nothing(
+        served: Served, trek_run: Callable[..., TrekRun]) -> None:
+    # day 3 is ended: no movement before `day start`
+    cli = trek_run("move", "E", "--json", db=served.db)
+    assert cli.returncode == 1
+    response = served.command(["move", "E"])
+    assert response.status_code == 422
+    assert response.json() == {"error": cli.stderr.strip().removeprefix("Error: ")}
+    assert events_count(served) == 21
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["mvoe", "E"], "No such command"),
+    (["move", "--bogus"], "No such option"),
+    (["undo", "seven"], "seven"),
+    (["--db", "other.db", "status"], "--db is fixed by the server"),
+    (["move", "--campaign=x", "E"], "--campaign is fixed by the server"),
+    (["status", "--help"], "--help is not available"),
+    (["map", "show", "--svg", "/tmp/x.svg"], "--svg is not available"),
+    (["init", "Other"], "init"),
+    (["serve"], "serve"),
+    (["harm", "Kira", "--reason", "a\x1b[31mred"], "control characters"),
+    ([], "argv"),
+    (["x" * 500], "at most"),
+])
+def test_a_usage_mistake_is_400_and_records_nothing(served: Served, argv: list[str],
+                                                    fragment: str) -> None:
+    response = served.command(argv)
+    assert response.status_code == 400, response.text
+    error = response.json()["error"]
+    assert fragment in error
+    assert error.endswith((".", "?"))
+    assert events_count(served) == 21
+
+
+def test_bodies_are_bounded_and_must_be_the_documented_shape(served: Served) -> None:
+    headers = {"Authorization": f"Bearer {GM_KEY}", "Content-Type": "application/json"}
+    url = served.api("commands")
+    huge = httpx.post(url, content=json.dumps({"argv": ["status"] * 5000}), headers=headers)
+    assert huge.status_code == 413
+    for body in ("not json", '{"argv": "move E"}', '{"argv": ["status"], "extra": 1}'):
+        response = httpx.post(url, content=body, headers=headers)
+        assert response.status_code == 400, (body, response.text)
+        assert response.json()["error"].endswith(".")
+
+
+def test_the_players_secret_reads_only_and_no_secret_reads_nothing(served: Served) -> None:
+    assert served.get("status", key=None).status_code == 401
+    assert served.get("status", key="wrong-secret-0123456789").status_code == 401
+    assert served.get("status", key=PLAYER_KEY).status_code == 200
+    assert httpx.get(served.api("status"), params={"key": PLAYER_KEY}).status_code == 200
+    refused = served.command(["day", "start"], key=PLAYER_KEY)
+    assert refused.status_code == 403
+    assert refused.json()["error"].endswith(".")
+    # a write takes the secret in a header only: a link or a cross-site form cannot record
+    by_query = httpx.post(served.api("commands"), params={"key": GM_KEY},
+                          json={"argv": ["day", "start"]})
+    assert by_query.status_code == 401
+    # the GM's page needs the GM's secret
+    assert httpx.get(f"{served.base}/", params={"key": PLAYER_KEY}).status_code == 403
+    assert httpx.get(f"{served.base}/players", params={"key": PLAYER_KEY}).status_code == 200
+    assert events_count(served) == 21
+
+
+def test_preview_answers_the_event_and_records_nothing(served: Served) -> None:
+    ok_day = served.command(["day", "start"])
+    assert ok_day.status_code == 200
+    response = served.command(["move", "--to", "9,3"], preview=True)
+    assert response.status_code == 200, response.text
+    [event] = response.json()
+    # 7,1 -> 8,2 -> 9,3 on open ground: two squares of the day's two
+    assert (event["type"], event["cost"]) == ("Moved", 2)
+    assert [list(square) for square in event["path"]] == [[7, 1], [8, 2], [9, 3]]
+    assert events_count(served) == 22
+    assert served.get("status").json()["position"] == {"x": 7, "y": 1}
+    too_far = served.command(["move", "--to", "0,3"], preview=True)
+    assert too_far.status_code == 422
+    assert events_count(served) == 22
+
+
+def test_an_event_recorded_by_a_trek_process_arrives_on_the_stream(
+        served: Served, trek_cli: Callable[..., TrekRun]) -> None:
+    gm = Stream(served.api(f"events?key={GM_KEY}")).start()
+    players = Stream(served.api(f"events?key={PLAYER_KEY}")).start()
+    ok(trek_cli("day", "start", db=served.db))
+    started = time.monotonic()
+    message = gm.next(timeout=2)
+    assert (message["seq"], message["type"]) == (22, "DayStarted")
+    assert players.next(timeout=2)["seq"] == 22
+    ok(trek_cli("undo", "--reason", "wrong day", db=served.db))
+    assert gm.next(timeout=2)["reason"] == "wrong day"
+    # the players never see the GM's notes
+    assert "reason" not in players.next(timeout=2)
+    assert time.monotonic() - started < 4
+    # and this server's own commands arrive too
+    assert served.command(["day", "start"]).status_code == 200
+    assert gm.next(timeout=2)["seq"] == 24
+
+
+def test_twenty_players_connected_at_once_keep_receiving(served: Served) -> None:
+    streams = [Stream(served.api(f"events?key={PLAYER_KEY}")).start() for _ in range(20)]
+    for seq, argv in [(22, ["day", "start"]), (23, ["move", "E"])]:
+        assert served.command(argv).status_code == 200
+        for stream in streams:
+            assert stream.next(timeout=3)["seq"] == seq
+
+
+def test_hostile_names_are_text_and_pages_allow_no_inline_script(served: Served) -> None:
+    hostile = "<script>alert(1)</script>"
+    added = served.command(["roster", "add-character", hostile, "--body", "4", "--mind", "4",
+                            "--soul", "4"])
+    assert added.status_code == 200, added.text
+    for path, key in (("/", GM_KEY), ("/players", PLAYER_KEY)):
+        page = httpx.get(f"{served.base}{path}", params={"key": key})
+        assert page.status_code == 200
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page.text
+        assert hostile not in page.text
+        policy = page.headers["content-security-policy"]
+        assert "script-src 'self'" in policy
+        assert "unsafe-inline" not in policy
+    assert hostile in served.get("status").json()["characters"]
+
+
+def test_an_unknown_campaign_is_404(served: Served) -> None:
+    response = httpx.get(f"{served.base}/api/campaigns/nowhere/status",
+                         headers={"Authorization": f"Bearer {GM_KEY}"})
+    assert response.status_code == 404
+    assert response.json() == {"error": "There is no campaign 'nowhere' in this store."}
+
+
+def test_the_api_is_described_at_api_docs(served: Served) -> None:
+    page = httpx.get(f"{served.base}/api/docs")
+    assert page.status_code == 200
+    assert "/api/campaigns/{slug}/commands" in page.text
+    described = httpx.get(f"{served.base}/api/openapi.json").json()
+    assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
+                                       ("status", "log", "encounter", "commands", "events")}
+    assert SLUG not in page.text
