@@ -29,8 +29,8 @@
   function meters() {
     document.querySelectorAll(".meter-fill").forEach(function (fill) {
       var budget = Number(fill.dataset.budget) || 0;
-      var used = Number(fill.dataset.used) || 0;
-      fill.style.width = (budget ? Math.min(100, 100 * used / budget) : 0) + "%";
+      var left = Number(fill.dataset.remaining) || 0;
+      fill.style.width = (budget ? Math.min(100, 100 * left / budget) : 0) + "%";
     });
   }
   meters();
