@@ -19,6 +19,10 @@ def open_store(*, create: bool = False, writes: bool = True, preview: bool = Fal
     """The store of the command; with `preview`, opened read-only to decide and store nothing."""
     ctx = click.get_current_context()
     s = settings()
+    if s.kept is not None and not create:
+        kept: Trek = s.kept(preview)
+        s.opened.append(kept)
+        return kept
     trek = Trek.open(s.db, rulesets=RULESETS, create=create, writable=writes and not preview,
                      gm=gm_from_env(s.gm), preview=preview)
     s.opened.append(trek)

@@ -31,6 +31,8 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
+    # A front-end that keeps its stores open (`trek serve`): the store to use, by `preview`.
+    kept: Callable[[bool], Any] | None = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:

@@ -95,6 +95,7 @@ def create_app(config: ServeConfig) -> FastAPI:
             yield
         finally:
             live.stop()
+            runner.close()
 
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json",

@@ -8,6 +8,7 @@ process's stdout and stderr, so one command runs at a time (a lock); each takes 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from dataclasses import dataclass
@@ -86,17 +87,42 @@ def check_words(argv: list[str]) -> None:
 
 
 class Runner:
-    """Runs `trek` commands in this process on one store, one at a time."""
+    """Runs `trek` commands in this process on one store, one at a time, through stores kept
+    open between commands (one to record, one to preview): a warm server opens nothing per
+    request. A command that could not finish has its stores opened afresh for the next."""
 
     def __init__(self, db: str) -> None:
         self.db = db
         self.lock = threading.Lock()
+        self.stores: dict[bool, Any] = {}
+
+    def _kept(self, preview: bool) -> Any:
+        store = self.stores.get(preview)
+        if store is None:
+            from tracker.app import Trek, gm_from_env
+            from tracker.registry import RULESETS
+
+            store = Trek.open(self.db, rulesets=RULESETS, preview=preview,
+                              gm=gm_from_env(None))
+            self.stores[preview] = store
+        return store
+
+    def close(self) -> None:
+        with self.lock:
+            self._drop()
+
+    def _drop(self) -> None:
+        stores, self.stores = list(self.stores.values()), {}
+        for store in stores:
+            with contextlib.suppress(Exception):
+                store.close()
 
     def run(self, campaign: str, argv: list[str], *, preview: bool = False) -> Outcome:
         """`trek --db DB --campaign CAMPAIGN --json ARGV [--preview]`."""
         from click.testing import CliRunner
 
         from cli.main import trek
+        from cli.options import Settings
 
         words = [word for word in argv if word != "--json"]
         if preview and "--preview" not in words:
@@ -105,8 +131,17 @@ class Runner:
             words[at:at] = ["--preview"]
         args = ["--db", self.db, "--campaign", campaign, "--json", *words]
         with self.lock:
-            result = CliRunner().invoke(trek, args, prog_name="trek", catch_exceptions=True)
-        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            for store in self.stores.values():
+                # What a failure reports as recorded is this command's alone.
+                store.appended.clear()
+            result = CliRunner().invoke(trek, args, prog_name="trek", catch_exceptions=True,
+                                        obj=Settings(kept=self._kept))
+            crashed = (result.exception is not None
+                       and not isinstance(result.exception, SystemExit))
+            if crashed or "Trek could not finish" in result.stderr:
+                self._drop()
+        if crashed:
+            assert result.exception is not None
             return Outcome(70, "", f"Error: Trek could not finish "
                                    f"({type(result.exception).__name__}).")
         return Outcome(result.exit_code, result.stdout, result.stderr)

@@ -229,3 +229,17 @@ def test_the_api_is_described_at_api_docs(served: Served) -> None:
     assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
                                        ("status", "log", "encounter", "commands", "events")}
     assert SLUG not in page.text
+
+
+def test_two_servers_on_one_store_each_record_and_see_the_other(served: Served,
+                                                                  tmp_path: Path) -> None:
+    with serve(tmp_path, served.db) as other:
+        watching = Stream(other.api(f"events?key={GM_KEY}")).start()
+        assert served.command(["day", "start"]).status_code == 200
+        assert watching.next(timeout=2)["seq"] == 22
+        # the other server's kept store sees the event and records after it
+        moved = other.command(["move", "E"])
+        assert moved.status_code == 200, moved.text
+        assert moved.json()[0]["seq"] == 23
+        assert served.command(["move", "E"]).json()[0]["seq"] == 24
+        assert served.get("status").json()["position"] == {"x": 9, "y": 1}
