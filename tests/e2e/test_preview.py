@@ -382,7 +382,7 @@ def test_the_tables_hold_every_command_that_takes_preview() -> None:
     assert set(commands) - previewing == {
         ("audit",), ("campaigns",), ("demo",), ("diff",), ("encounter", "show"),
         ("encounter", "status"), ("log",), ("map", "import"), ("map", "show"), ("recap",),
-        ("replay",), ("rules", "show"), ("status",), ("verify",), ("watch",)}
+        ("replay",), ("rules", "show"), ("serve",), ("status",), ("verify",), ("watch",)}
 
 
 def test_a_preview_line_says_what_would_be_recorded_and_that_nothing_was(
