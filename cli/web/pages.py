@@ -20,6 +20,7 @@ LOG_ROWS = 200
 FOG_TERRAIN = "unexplored"
 # What only the GM sees of a log entry: the notes given with an undo or a redo.
 GM_NOTES = ("reason",)
+REVERSALS = ("EventsCancelled", "EventsRestored")
 
 
 @cache
@@ -51,7 +52,9 @@ def last_seq(db: str, slug: str) -> int:
 
 
 def for_players(entry: dict[str, Any]) -> dict[str, Any]:
-    """A log entry as the players see it: without the GM's notes."""
+    """A log entry as the players see it: an undo or a redo without the GM's notes."""
+    if entry.get("type") not in REVERSALS:
+        return entry
     return {key: value for key, value in entry.items() if key not in GM_NOTES}
 
 

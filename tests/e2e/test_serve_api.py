@@ -243,3 +243,19 @@ def test_two_servers_on_one_store_each_record_and_see_the_other(served: Served,
         assert moved.json()[0]["seq"] == 23
         assert served.command(["move", "E"]).json()[0]["seq"] == 24
         assert served.get("status").json()["position"] == {"x": 9, "y": 1}
+
+
+def test_serve_refuses_a_missing_store_and_a_bad_secret(
+        tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    from cliruns import refused, usage_error
+
+    missing = trek_run("serve", "--no-open", "--port", "0", db=str(tmp_path / "none.db"))
+    refused(missing, "no Trek store")
+    assert not (tmp_path / "none.db").exists()
+    usage_error(trek_run("serve", "--no-open", "--gm-key", "short"))
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    same = trek_run("serve", "--no-open", "--port", "0", db=db,
+                    env={"TREK_GM_KEY": GM_KEY, "TREK_PLAYER_KEY": GM_KEY})
+    usage_error(same)
+    assert "must differ" in same.stderr

@@ -86,3 +86,8 @@ def test_fog_hides_what_the_party_was_never_within_one_square_of() -> None:
 def test_players_never_see_the_gms_notes() -> None:
     entry = {"seq": 4, "type": "EventsCancelled", "cancels": [3], "reason": "misread the map"}
     assert for_players(entry) == {"seq": 4, "type": "EventsCancelled", "cancels": [3]}
+    redo = {"seq": 5, "type": "EventsRestored", "restores": [3], "reason": "it was right"}
+    assert for_players(redo) == {"seq": 5, "type": "EventsRestored", "restores": [3]}
+    # what happened at the table is the players' to read
+    harm = {"seq": 6, "type": "Harmed", "character": "Kira", "reason": "a rockslide"}
+    assert for_players(harm) == harm

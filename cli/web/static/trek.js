@@ -65,7 +65,11 @@
 
   function told(body) {
     var events = Array.isArray(body) ? body : [];
-    return events.map(function (e) { return "#" + e.seq + " " + e.type; }).join(", ");
+    return events.map(function (e) {
+      if (e.cancels) { return "#" + e.seq + ": undo of " + e.cancels.join(", "); }
+      if (e.restores) { return "#" + e.seq + ": redo of " + e.restores.join(", "); }
+      return "#" + e.seq + " " + e.type;
+    }).join(", ");
   }
 
   function record(argv) {
