@@ -8,6 +8,7 @@ within one square of.
 
 from __future__ import annotations
 
+import json
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -91,6 +92,30 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
             "marks": [m for m in route["marks"] if m["cancelled_by"] is None]}
 
 
+def day_actions(ruleset: str) -> list[dict[str, Any]]:
+    """The buttons of the GM's page: the day's start and end, and between them each of the
+    ruleset's own commands that takes no word (forage, forced march, ...)."""
+    import importlib
+
+    import click
+
+    from tracker.registry import RULESETS
+
+    own: list[click.Command] = []
+    module = RULESETS.named(ruleset).command_line
+    if module is not None:
+        own = list(getattr(importlib.import_module(module), "COMMANDS", []))
+    actions = [{"label": "Start day", "argv": ["day", "start"]}]
+    for command in own:
+        if command.name and not any(p.required for p in command.params):
+            actions.append({"label": command.name.replace("-", " ").capitalize(),
+                            "argv": [command.name]})
+    actions.append({"label": "End day", "argv": ["day", "end"]})
+    for action in actions:
+        action["json"] = json.dumps(action["argv"])
+    return actions
+
+
 def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
     """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
     from cli import render as words
@@ -118,6 +143,7 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
         picture = Markup(route_svg(fogged(route) if fog else route))
     context = {"view": view, "gm": gm, "status": status, "rows": rows, "picture": picture,
                "slug": slug, "fog": fog, "ruleset": ruleset,
+               "actions": day_actions(ruleset) if gm else [],
                "characters": status.get("characters", {}),
                "conveyances": status.get("conveyances", {})}
     return render("part.html" if part else "page.html", **context)

@@ -165,3 +165,21 @@ def test_hostile_names_render_as_text(served: Served, pages: Callable[[str], Any
         assert page.locator(".roster script, .roster b").count() == 0
         assert page.locator(".entries .entry").first.inner_text().count(hostile) == 1
         assert dialogs == []
+
+
+def test_the_rulesets_day_actions_and_any_command_from_the_form(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    gm = pages("gm")
+    labels = gm.locator(".actions [data-argv]").all_inner_texts()
+    # BESM's own commands that take no word sit between the day's start and end
+    assert labels == ["Start day", "Forced march", "Night travel", "Forage", "End day"]
+    gm.fill("#command-words", 'supplies add provisions=2')
+    gm.press("#command-words", "Enter")
+    gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+    assert served.get("status").json()["supplies"]["provisions"] == 5
+    assert gm.input_value("#command-words") == ""
+    # a refusal is told, and records nothing
+    gm.fill("#command-words", 'shortcut "Kessel Pass"')
+    gm.press("#command-words", "Enter")
+    gm.locator("#toast.bad").wait_for(timeout=WITHIN)
+    assert served.get("status").json()["events"] == 22

@@ -184,6 +184,35 @@
     if (event.target.closest("[data-undo-latest]")) { undoLatest(); }
   });
 
+  // The words of any command, split as a shell would (quotes keep a name with spaces whole).
+  function words(line) {
+    var found = [], word = null, quote = null;
+    for (var i = 0; i < line.length; i++) {
+      var ch = line[i];
+      if (quote) {
+        if (ch === quote) { quote = null; } else { word += ch; }
+      } else if (ch === '"' || ch === "'") {
+        quote = ch; word = word === null ? "" : word;
+      } else if (/\s/.test(ch)) {
+        if (word !== null) { found.push(word); word = null; }
+      } else {
+        word = (word === null ? "" : word) + ch;
+      }
+    }
+    if (word !== null) { found.push(word); }
+    if (found[0] === "trek") { found.shift(); }
+    return found;
+  }
+
+  app.addEventListener("submit", function (event) {
+    if (!event.target.closest("#command-form")) { return; }
+    event.preventDefault();
+    var input = document.getElementById("command-words");
+    var argv = words(input.value);
+    if (!argv.length) { return; }
+    record(argv).then(function (result) { if (result.ok) { input.value = ""; } });
+  });
+
   document.addEventListener("keydown", function (event) {
     if ((event.ctrlKey || event.metaKey) && !event.shiftKey && event.key.toLowerCase() === "z") {
       var tag = (event.target.tagName || "").toLowerCase();
