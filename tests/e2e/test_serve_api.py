@@ -259,3 +259,23 @@ def test_serve_refuses_a_missing_store_and_a_bad_secret(
                     env={"TREK_GM_KEY": GM_KEY, "TREK_PLAYER_KEY": GM_KEY})
     usage_error(same)
     assert "must differ" in same.stderr
+
+
+def test_the_players_map_is_fogged_unless_served_with_no_fog(served: Served,
+                                                              tmp_path: Path) -> None:
+    def players_page(server: Served) -> str:
+        page = httpx.get(f"{server.base}/players", params={"key": PLAYER_KEY})
+        assert page.status_code == 200
+        return page.text
+
+    # the party walked row 1 (and 0,5 via 5,0): row 3 was never within one square of it
+    fogged = players_page(served)
+    assert 'class="cell unexplored" data-x="0" data-y="3"' in fogged
+    assert 'class="cell open" data-x="8" data-y="2"' in fogged
+    # the map's named paths (its shortcuts) are the GM's to show
+    assert '<g class="shortcuts"' not in fogged
+    gm_page = httpx.get(f"{served.base}/", params={"key": GM_KEY}).text
+    assert "unexplored" not in gm_page
+    assert '<g class="shortcuts"' in gm_page
+    with serve(tmp_path, served.db, "--no-fog") as clear:
+        assert "unexplored" not in players_page(clear)
