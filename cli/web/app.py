@@ -226,11 +226,19 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     @app.get("/api/campaigns/{slug}/events", tags=["reads"],
              summary="Server-Sent Events: one `trek log --json` entry per event recorded "
-                     "by anyone, as it is recorded")
-    async def events(slug: str, request: Request) -> Response:
+                     "by anyone, as it is recorded (`?from=SEQ` or Last-Event-ID: from there)")
+    async def events(slug: str, request: Request,
+                     since: str | None = Query(None, alias="from", max_length=20)) -> Response:
         role = role_of(request)
         known(slug)
         head = await run_in_threadpool(pages.last_seq, config.db, slug)
+        # A stream picks up where it was (Last-Event-ID, as a browser reconnects) or at
+        # ?from=SEQ; else with the next event recorded.
+        resume = request.headers.get("last-event-id", "")
+        if resume.isdigit():
+            head = min(head, int(resume))
+        elif since is not None and since.isdigit() and int(since) >= 1:
+            head = min(head, int(since) - 1)
         listener = live.listen(slug, head)
 
         async def stream() -> AsyncIterator[str]:

@@ -125,6 +125,7 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
     with _reader(db) as trek:
         status = trek.status(slug)
         route = trek.route(slug)
+        battle = trek.encounter_picture(slug) if status.get("encounter") else None
         stream = trek.log_stream(slug, LogFilter(last=LOG_ROWS))
         entries = list(stream.entries)
         ruleset = stream.ruleset
@@ -141,7 +142,14 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
     if route["map"] is not None:
         # route_svg escapes every text a GM typed.
         picture = Markup(route_svg(fogged(route) if fog else route))
-    context = {"view": view, "gm": gm, "status": status, "rows": rows, "picture": picture,
+    fight = None
+    if battle is not None:
+        from cli.svg import encounter_svg
+
+        # encounter_svg escapes every name it draws.
+        fight = Markup(encounter_svg(battle))
+    context = {"view": view, "fight": fight, "encounter": status.get("encounter"), "gm": gm,
+               "status": status, "rows": rows, "picture": picture,
                "slug": slug, "fog": fog, "ruleset": ruleset,
                "actions": day_actions(ruleset) if gm else [],
                "characters": status.get("characters", {}),

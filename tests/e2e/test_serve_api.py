@@ -279,3 +279,32 @@ def test_the_players_map_is_fogged_unless_served_with_no_fog(served: Served,
     assert '<g class="shortcuts"' in gm_page
     with serve(tmp_path, served.db, "--no-fog") as clear:
         assert "unexplored" not in players_page(clear)
+
+
+def test_an_open_encounter_is_drawn_on_both_pages(served: Served) -> None:
+    hostile = "<i>Ambush</i>"
+    assert served.command(["encounter", "start", hostile]).status_code == 200
+    assert served.command(["encounter", "add", "Wolf", "--side", "enemy", "--at", "3,2",
+                           "--body", "3", "--mind", "2", "--soul", "2"]).status_code == 200
+    assert served.get("encounter").json()["name"] == hostile
+    for path, key in (("/", GM_KEY), ("/players", PLAYER_KEY)):
+        page = httpx.get(f"{served.base}{path}", params={"key": key}).text
+        assert 'id="fight"' in page
+        assert "Encounter: &lt;i&gt;Ambush&lt;/i&gt;" in page
+        assert "<i>Ambush" not in page
+        assert "Wolf" in page
+
+
+def test_a_stream_picks_up_from_a_seq_or_its_last_event_id(served: Served) -> None:
+    since = Stream(served.api(f"events?key={PLAYER_KEY}&from=20")).start()
+    assert [since.next(timeout=2)["seq"] for _ in range(2)] == [20, 21]
+    resumed = []
+    with httpx.stream("GET", served.api("events"), timeout=10,
+                      headers={"Authorization": f"Bearer {GM_KEY}",
+                               "Last-Event-ID": "19"}) as response:
+        for line in response.iter_lines():
+            if line.startswith("id: "):
+                resumed.append(int(line[4:]))
+            if len(resumed) == 2:
+                break
+    assert resumed == [20, 21]

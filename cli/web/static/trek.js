@@ -36,8 +36,18 @@
   meters();
 
   var stream = new EventSource(api + "/events?key=" + encodeURIComponent(key));
-  stream.onopen = function () { connected = true; setLive("live", true); };
-  stream.onerror = function () { connected = false; setLive("reconnecting…", false); };
+  var dropped = false;
+  stream.onopen = function () {
+    connected = true;
+    setLive("live", true);
+    // Back after a drop: what was recorded meanwhile is drawn now.
+    if (dropped) { dropped = false; refresh(); }
+  };
+  stream.onerror = function () {
+    connected = false;
+    dropped = true;
+    setLive("reconnecting…", false);
+  };
   stream.onmessage = function () { refresh(); };
 
   if (view !== "gm") { return; }
