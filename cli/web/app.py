@@ -19,13 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request
+from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
@@ -110,10 +111,13 @@ def create_app(config: ServeConfig) -> FastAPI:
     async def api_error(request: Request, error: ApiError) -> Response:
         return JSONResponse({"error": _sentence(error.sentence)}, status_code=error.status)
 
-    @app.exception_handler(HTTPException)
-    async def http_error(request: Request, error: HTTPException) -> Response:
-        return JSONResponse({"error": _sentence(str(error.detail))},
-                            status_code=error.status_code)
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        sentence = {404: "There is nothing at this address",
+                    405: "This address does not take that method"}.get(
+            error.status_code, str(error.detail))
+        return JSONResponse({"error": _sentence(sentence)}, status_code=error.status_code,
+                            headers=error.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(request: Request, error: RequestValidationError) -> Response:
@@ -152,8 +156,13 @@ def create_app(config: ServeConfig) -> FastAPI:
             return "player"
         raise ApiError(401, "That secret is not this server's")
 
+    # Campaigns are never taken out of a store: one seen stays known.
+    campaigns: set[str] = set()
+
     def known(slug: str) -> None:
-        if slug not in pages.campaign_slugs(config.db):
+        if slug not in campaigns:
+            campaigns.update(pages.campaign_slugs(config.db))
+        if slug not in campaigns:
             raise ApiError(404, f"There is no campaign {slug!r} in this store")
 
     async def run(slug: str, argv: list[str], *, preview: bool = False) -> Response:

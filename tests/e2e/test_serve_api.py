@@ -308,3 +308,12 @@ def test_a_stream_picks_up_from_a_seq_or_its_last_event_id(served: Served) -> No
             if len(resumed) == 2:
                 break
     assert resumed == [20, 21]
+
+
+def test_an_unknown_address_or_method_answers_a_sentence(served: Served) -> None:
+    nowhere = httpx.get(f"{served.base}/api/nowhere")
+    assert nowhere.status_code == 404
+    assert nowhere.json() == {"error": "There is nothing at this address."}
+    wrong = httpx.delete(served.api("status"), headers={"Authorization": f"Bearer {GM_KEY}"})
+    assert wrong.status_code == 405
+    assert wrong.json() == {"error": "This address does not take that method."}
