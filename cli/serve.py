@@ -71,8 +71,11 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
 
     s = settings()
     with Trek.open(s.db, rulesets=RULESETS, writable=False) as trek:
-        slug = trek.resolve(s.campaign)
-        if slug not in {c["slug"] for c in trek.campaigns()}:
+        slugs = sorted(c["slug"] for c in trek.campaigns())
+        # Of several, the pages show the first; `?campaign=SLUG` another; the API has each.
+        several = s.campaign is None and len(slugs) > 1
+        slug = slugs[0] if several else trek.resolve(s.campaign)
+        if slug not in slugs:
             raise TrackerError(f"there is no campaign {slug!r} in this store")
     gm_key = gm_key or secrets.token_urlsafe(24)
     player_key = player_key or secrets.token_urlsafe(24)

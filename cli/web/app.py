@@ -297,11 +297,13 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
         role = role_of(request)
+        shown = request.query_params.get("campaign") or config.campaign
+        known(shown)
         if view == "gm" and role != "gm":
             raise ApiError(403, "The GM's page needs the GM's secret; the players' page is "
                                 "/players")
         html = await run_in_threadpool(
-            pages.page, config.db, config.campaign, view=view,
+            pages.page, config.db, shown, view=view,
             fog=config.fog and view == "player", part=part)
         return HTMLResponse(html)
 

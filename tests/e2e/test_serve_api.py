@@ -317,3 +317,23 @@ def test_an_unknown_address_or_method_answers_a_sentence(served: Served) -> None
     wrong = httpx.delete(served.api("status"), headers={"Authorization": f"Bearer {GM_KEY}"})
     assert wrong.status_code == 405
     assert wrong.json() == {"error": "This address does not take that method."}
+
+
+def test_a_store_of_several_campaigns_is_served_whole(tmp_path: Path,
+                                                      trek_run: Callable[..., TrekRun]) -> None:
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    ok(trek_run("branch", "what-if", "--at", "12", db=db))
+    with serve(tmp_path, db) as server:
+        # the pages show the first campaign, ?campaign= another; the API has each
+        assert "Ashes Road" in httpx.get(f"{server.base}/", params={"key": GM_KEY}).text
+        other = httpx.get(f"{server.base}/players",
+                          params={"key": PLAYER_KEY, "campaign": "what-if"})
+        assert other.status_code == 200
+        assert 'data-slug="what-if"' in other.text
+        branch = httpx.get(f"{server.base}/api/campaigns/what-if/status",
+                           headers={"Authorization": f"Bearer {GM_KEY}"})
+        assert branch.json()["events"] == 12
+        assert server.get("status").json()["events"] == 21
+        nowhere = httpx.get(f"{server.base}/", params={"key": GM_KEY, "campaign": "nowhere"})
+        assert nowhere.status_code == 404
