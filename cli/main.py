@@ -36,6 +36,7 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("cli.plan", "plan_command"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
+    "serve": ("cli.serve", "serve"),
     "shell": ("cli.shell", "shell"),
     "watch": ("cli.watch", "watch"),
 }

@@ -31,7 +31,8 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
-    # `trek shell`: the stores its lines share, kept open from line to line (cli.context).
+    # The stores a front-end keeps open from one command to the next (`trek shell`, `trek
+    # serve`): a cli.context.KeptStores.
     kept: Any = None
 
 

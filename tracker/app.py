@@ -795,6 +795,10 @@ class Trek:
         last = self._events_desc(slug, 2**62, limit=1)
         return last[0].seq if last else 0
 
+    def last_seq(self, slug: str) -> int:
+        """The seq of a campaign's newest event (0 for none): one row read, for a poller."""
+        return self._last_seq(slug)
+
     def log(self, slug: str | None, *, day: int | None = None,
             session: int | None = None) -> Documents:
         """Every entry of the campaign's log (of day `day`, of session `session`), in order."""

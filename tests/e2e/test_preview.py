@@ -383,8 +383,8 @@ def test_the_tables_hold_every_command_that_takes_preview() -> None:
     assert set(commands) - previewing == {
         ("audit",), ("campaigns", "use"), ("demo",), ("diff",), ("encounter", "show"),
         ("encounter", "status"), ("log",), ("map", "import"), ("map", "show"), ("plan",),
-        ("recap",), ("replay",), ("rules", "show"), ("shell",), ("status",), ("verify",),
-        ("watch",)}
+        ("recap",), ("replay",), ("rules", "show"), ("serve",), ("shell",), ("status",),
+        ("verify",), ("watch",)}
 
 
 def test_a_preview_line_says_what_would_be_recorded_and_that_nothing_was(

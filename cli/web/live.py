@@ -1,0 +1,110 @@
+"""The live stream: one poller per server watches the logs its listeners follow and hands
+every new entry to each of them.
+
+The SQLite recorder cannot subscribe, so the poller reads each followed campaign's newest seq
+(one row) every quarter of a second, and the new log entries only when it moved. It sees what
+anyone recorded: this server, a `trek` command in a terminal, another server on the same
+PostgreSQL store. One poller serves every listener, so twenty open pages cost one query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+INTERVAL = 0.25
+
+
+@dataclass(eq=False)
+class Listener:
+    """One open stream: where its entries go (an asyncio queue on the server's loop)."""
+
+    slug: str
+    loop: asyncio.AbstractEventLoop
+    # The newest seq this listener has been handed.
+    head: int
+    queue: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+
+    def hand(self, entry: dict[str, Any]) -> None:
+        self.loop.call_soon_threadsafe(self.queue.put_nowait, entry)
+
+
+class Live:
+    """The poller thread and its listeners, by campaign."""
+
+    def __init__(self, open_reader: Callable[[], Any], interval: float = INTERVAL) -> None:
+        self.open_reader = open_reader
+        self.interval = interval
+        self.lock = threading.Lock()
+        self.listeners: dict[str, set[Listener]] = {}
+        self.stopping = threading.Event()
+        # Set when the server is asked to stop: every open stream ends.
+        self.closing = threading.Event()
+        self.woken = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="trek-live", daemon=True)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.closing.set()
+        self.stopping.set()
+        self.woken.set()
+        if self.thread is not None:
+            self.thread.join(timeout=5)
+
+    def listen(self, slug: str, head: int) -> Listener:
+        """A new listener for `slug`, handed every entry after `head`."""
+        listener = Listener(slug, asyncio.get_running_loop(), head)
+        with self.lock:
+            self.listeners.setdefault(slug, set()).add(listener)
+        self.woken.set()
+        return listener
+
+    def leave(self, listener: Listener) -> None:
+        with self.lock:
+            followers = self.listeners.get(listener.slug, set())
+            followers.discard(listener)
+            if not followers:
+                self.listeners.pop(listener.slug, None)
+
+    def _run(self) -> None:
+        reader: Any = None
+        while not self.stopping.is_set():
+            try:
+                if reader is None:
+                    reader = self.open_reader()
+                self._poll(reader)
+            except Exception:
+                # The store went away for a moment (a restart, a lock): open it again.
+                if reader is not None:
+                    with contextlib.suppress(Exception):
+                        reader.close()
+                reader = None
+            self.woken.wait(self.interval)
+            self.woken.clear()
+        if reader is not None:
+            with contextlib.suppress(Exception):
+                reader.close()
+
+    def _poll(self, reader: Any) -> None:
+        from projections.logread import LogFilter
+
+        with self.lock:
+            followed = {slug: list(listeners) for slug, listeners in self.listeners.items()}
+        for slug, listeners in followed.items():
+            head = min(listener.head for listener in listeners)
+            last = reader.last_seq(slug)
+            if last <= head:
+                continue
+            entries = list(reader.log_stream(slug, LogFilter(since=head + 1)).entries)
+            for listener in listeners:
+                for entry in entries:
+                    if entry["seq"] > listener.head:
+                        listener.hand(entry)
+                listener.head = max(listener.head, last)

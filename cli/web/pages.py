@@ -1,0 +1,157 @@
+"""The GM's and the players' pages, drawn from the documents the commands print.
+
+The map is the route picture of `trek map show --svg` (cli/route.py), whose squares carry
+their coordinates, so the page's script makes each one a target. The players see no undo
+reasons, and, unless the GM serves with `--no-fog`, only the squares the party has been
+within one square of.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+
+HERE = Path(__file__).parent
+LOG_ROWS = 200
+FOG_TERRAIN = "unexplored"
+# What only the GM sees of a log entry: the notes given with an undo or a redo.
+GM_NOTES = ("reason",)
+REVERSALS = ("EventsCancelled", "EventsRestored")
+
+
+@cache
+def environment() -> Environment:
+    return Environment(loader=FileSystemLoader(HERE / "templates"),
+                       autoescape=select_autoescape(default=True, default_for_string=True),
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+def render(template: str, **context: Any) -> str:
+    return environment().get_template(template).render(**context)
+
+
+def _reader(db: str) -> Any:
+    from tracker.app import Trek
+    from tracker.registry import RULESETS
+
+    return Trek.open(db, rulesets=RULESETS, writable=False)
+
+
+def campaign_slugs(db: str) -> set[str]:
+    with _reader(db) as trek:
+        return {campaign["slug"] for campaign in trek.campaigns()}
+
+
+def last_seq(db: str, slug: str) -> int:
+    with _reader(db) as trek:
+        return int(trek.last_seq(slug))
+
+
+def for_players(entry: dict[str, Any]) -> dict[str, Any]:
+    """A log entry as the players see it: an undo or a redo without the GM's notes."""
+    if entry.get("type") not in REVERSALS:
+        return entry
+    return {key: value for key, value in entry.items() if key not in GM_NOTES}
+
+
+def seen_squares(route: dict[str, Any]) -> set[tuple[int, int]]:
+    """Every square within one square of where the party stood or walked (undone moves not)."""
+    stood = [_xy(route["start"]), _xy(route["position"])]
+    stood += [_xy(square) for segment in route["segments"] if segment["cancelled_by"] is None
+              for square in segment["path"]]
+    return {(x + dx, y + dy) for x, y in stood for dx in (-1, 0, 1) for dy in (-1, 0, 1)}
+
+
+def _xy(square: Any) -> tuple[int, int]:
+    if isinstance(square, dict):
+        return int(square["x"]), int(square["y"])
+    return int(square[0]), int(square[1])
+
+
+def fogged(route: dict[str, Any]) -> dict[str, Any]:
+    """The route document with every square the party has not been near drawn unexplored, the
+    map's named paths left out, and undone moves and marks dropped."""
+    game_map = route["map"]
+    seen = seen_squares(route)
+    fog = next(ch for ch in "?~#*%&@" + "".join(map(chr, range(0x2500, 0x2600)))
+               if ch not in game_map["legend"])
+    rows = ["".join(key if (x, y) in seen else fog for x, key in enumerate(row))
+            for y, row in enumerate(game_map["rows"])]
+    used = {key for row in rows for key in row}
+    legend = {key: cell for key, cell in game_map["legend"].items() if key in used}
+    legend[fog] = {"terrain": FOG_TERRAIN, "name": None, "penalty": 0, "road": False}
+    shown_map = {key: game_map[key] for key in ("name", "width", "height", "square_miles")
+                 if key in game_map}
+    return {**route, "map": {**shown_map, "rows": rows, "legend": legend},
+            "segments": [s for s in route["segments"] if s["cancelled_by"] is None],
+            "marks": [m for m in route["marks"] if m["cancelled_by"] is None]}
+
+
+def day_actions(ruleset: str) -> list[dict[str, Any]]:
+    """The buttons of the GM's page: the day's start and end, and between them each of the
+    ruleset's own commands that takes no word (forage, forced march, ...)."""
+    import importlib
+
+    import click
+
+    from tracker.registry import RULESETS
+
+    own: list[click.Command] = []
+    module = RULESETS.named(ruleset).command_line
+    if module is not None:
+        own = list(getattr(importlib.import_module(module), "COMMANDS", []))
+    actions = [{"label": "Start day", "argv": ["day", "start"]}]
+    for command in own:
+        if command.name and not any(p.required for p in command.params):
+            actions.append({"label": command.name.replace("-", " ").capitalize(),
+                            "argv": [command.name]})
+    actions.append({"label": "End day", "argv": ["day", "end"]})
+    for action in actions:
+        action["json"] = json.dumps(action["argv"])
+    return actions
+
+
+def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
+    """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
+    from cli import render as words
+    from cli.route import route_svg
+    from projections.logread import LogFilter
+
+    with _reader(db) as trek:
+        status = trek.status(slug)
+        route = trek.route(slug)
+        battle = trek.encounter_picture(slug) if status.get("encounter") else None
+        stream = trek.log_stream(slug, LogFilter(last=LOG_ROWS))
+        entries = list(stream.entries)
+        ruleset = stream.ruleset
+    words.mount_one(ruleset)
+    gm = view == "gm"
+    rows = []
+    for entry in reversed(entries):
+        shown = entry if gm else for_players(entry)
+        rows.append({"seq": entry["seq"], "day": entry.get("day"), "type": entry["type"],
+                     "summary": words.summary(shown, ruleset),
+                     "cancelled_by": entry.get("cancelled_by"),
+                     "reversal": "cancels" in entry})
+    picture = None
+    if route["map"] is not None:
+        # route_svg escapes every text a GM typed.
+        picture = Markup(route_svg(fogged(route) if fog else route))
+    fight = None
+    if battle is not None:
+        from cli.svg import encounter_svg
+
+        # encounter_svg escapes every name it draws.
+        fight = Markup(encounter_svg(battle))
+    context = {"view": view, "fight": fight, "encounter": status.get("encounter"), "gm": gm,
+               "status": status, "rows": rows, "picture": picture,
+               "slug": slug, "fog": fog, "ruleset": ruleset,
+               "actions": day_actions(ruleset) if gm else [],
+               "characters": status.get("characters", {}),
+               "conveyances": status.get("conveyances", {})}
+    return render("part.html" if part else "page.html", **context)

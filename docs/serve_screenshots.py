@@ -1,0 +1,75 @@
+"""Draw docs/images/serve-gm.png and docs/images/serve-players.png: `trek serve` on the demo's
+campaign, the GM's page with the ruler out, and the players' page with its fog.
+
+    .venv/bin/python docs/serve_screenshots.py
+
+Needs Debian's chromium (`/usr/bin/chromium`) and the test extra (Playwright for Python); no
+browser is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cli.besm_demo import play  # noqa: E402
+from tracker.app import Trek  # noqa: E402
+from tracker.registry import RULESETS  # noqa: E402
+
+GM_KEY = "screenshot-gm-secret-0001"
+PLAYER_KEY = "screenshot-players-secret-01"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    images = ROOT / "docs" / "images"
+    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+        db = str(Path(folder) / "table.db")
+        with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as trek:
+            play(trek)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
+        env.update(TREK_DB=db, TREK_GM_KEY=GM_KEY, TREK_PLAYER_KEY=PLAYER_KEY,
+                   PYTHONPATH=str(ROOT))
+        for words in (["day", "start"], ["session", "start", "The road north"]):
+            subprocess.run([sys.executable, "-m", "cli", *words], env=env, check=True,
+                           capture_output=True, cwd=folder)
+        server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
+                                   "--no-open"], env=env, cwd=folder, text=True,
+                                  stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        try:
+            assert server.stdout is not None
+            gm_url = server.stdout.readline().split(" ", 1)[1].strip()
+            players_url = server.stdout.readline().split(" ", 1)[1].strip()
+            binary = shutil.which("chromium") or "/usr/bin/chromium"
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
+                page = browser.new_page(viewport={"width": 1360, "height": 860})
+                page.goto(gm_url)
+                page.wait_for_selector("#live.on")
+                page.click('#map rect.cell[data-x="9"][data-y="3"]')
+                page.locator("#ruler-text", has_text="cost").wait_for()
+                page.screenshot(path=str(images / "serve-gm.png"))
+                players = browser.new_page(viewport={"width": 1360, "height": 860})
+                players.goto(players_url)
+                players.wait_for_selector("#live.on")
+                players.screenshot(path=str(images / "serve-players.png"))
+                browser.close()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=20)
+    print(f"wrote {images / 'serve-gm.png'} and {images / 'serve-players.png'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,185 @@
+"""`trek serve`'s pages in a real browser: Playwright driving Debian's chromium (nothing is
+downloaded), against a real server on SQLite. The sample campaign (tests/served.py) has 21
+events, day 3 ended, the party at 7,1 with a movement base of 2."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cliruns import ok
+from conftest import TrekRun
+from served import GM_KEY, PLAYER_KEY, Served, sample_campaign, serve
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--no-first-run"]
+WITHIN = 2000  # ms: what the issue allows a page to take to show an event
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
+            pytest.fail("CI is set, so not skipping: no chromium on PATH", pytrace=False)
+        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=binary, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    with serve(tmp_path, db) as server:
+        yield server
+
+
+@pytest.fixture
+def pages(browser: Any, served: Served) -> Iterator[Callable[[str], Any]]:
+    """Open the GM's ("gm") or the players' ("players") page, each in its own context."""
+    contexts: list[Any] = []
+
+    def open_page(which: str) -> Any:
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        contexts.append(context)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.errors = errors
+        url = (f"{served.base}/?key={GM_KEY}" if which == "gm"
+               else f"{served.base}/players?key={PLAYER_KEY}")
+        page.goto(url)
+        page.wait_for_selector("#live.on", timeout=5000)
+        return page
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def newest(page: Any) -> str:
+    return str(page.locator(".entries .entry").first.inner_text())
+
+
+def test_the_gm_clicks_a_square_sees_the_cost_and_confirms(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    assert served.command(["day", "start"]).status_code == 200
+    gm = pages("gm")
+    gm.locator(".sub", has_text="Day 4").wait_for(timeout=WITHIN)
+    # 7,1 -> 8,2 -> 9,3: two squares of open ground, the day's two
+    gm.click('#map rect.cell[data-x="9"][data-y="3"]')
+    ruler = gm.locator("#ruler-text")
+    ruler.filter(has_text="cost 2").wait_for(timeout=5000)
+    assert ruler.inner_text() == "2 squares · cost 2 · 0 left today after it"
+    assert served.get("status").json()["events"] == 22  # the preview recorded nothing
+    assert gm.locator(".ruler-path").count() == 1
+    gm.click("#ruler-confirm")
+    gm.locator(".entries .entry").first.filter(has_text="#23").wait_for(timeout=WITHIN)
+    assert "Moved" in newest(gm)
+    assert served.get("status").json()["position"] == {"x": 9, "y": 3}
+    assert gm.errors == []
+
+
+def test_ctrl_z_undoes_the_latest_and_a_row_undo_asks_the_reason(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    gm = pages("gm")
+    gm.keyboard.press("Control+z")
+    gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+    [latest] = served.get("log", params={"last": "1"}).json()
+    assert (latest["seq"], latest["type"], latest["cancels"]) == (22, "EventsCancelled", [21])
+    # undo #20 from its row: the reason asked is kept
+    gm.once("dialog", lambda dialog: dialog.accept("misread the dice"))
+    gm.click('.entry[data-seq="20"] [data-undo]')
+    gm.locator(".entries .entry").first.filter(has_text="#23").wait_for(timeout=WITHIN)
+    [undo] = served.get("log", params={"last": "1"}).json()
+    assert (undo["cancels"], undo["reason"]) == ([20], "misread the dice")
+    # and redo from the cancelled row brings it back
+    gm.click('.entry[data-seq="20"] [data-redo]')
+    gm.locator(".entries .entry").first.filter(has_text="#24").wait_for(timeout=WITHIN)
+    [redo] = served.get("log", params={"last": "1"}).json()
+    assert redo["type"] == "EventsRestored"
+    assert served.get("log", params={"from": "20"}).json()[0]["cancelled_by"] is None
+
+
+def test_the_players_page_follows_the_gm_without_a_reload(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    players = pages("players")
+    gm = pages("gm")
+    assert "at 7,1" in players.locator(".sub").inner_text()
+    gm.click('[data-argv=\'["day", "start"]\']')
+    players.locator(".sub", has_text="Day 4").wait_for(timeout=WITHIN)
+    assert served.command(["move", "E", "E"]).status_code == 200
+    players.locator(".sub", has_text="at 9,1").wait_for(timeout=WITHIN)
+    assert players.errors == []
+
+
+def test_a_command_of_the_trek_cli_appears_on_both_pages(
+        served: Served, pages: Callable[[str], Any],
+        trek_cli: Callable[..., TrekRun]) -> None:
+    gm, players = pages("gm"), pages("players")
+    ok(trek_cli("undo", "--reason", "the GM's own note", db=served.db))
+    for page in (gm, players):
+        page.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+    assert "the GM's own note" in newest(gm)
+    assert "the GM's own note" not in players.content()
+
+
+def test_the_players_page_has_no_controls_and_its_secret_cannot_record(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    players = pages("players")
+    for control in ("[data-argv]", "[data-undo]", "[data-redo]", "#ruler", "button"):
+        assert players.locator(control).count() == 0, control
+    status = players.evaluate(
+        """async (key) => (await fetch('/api/campaigns/ashes-road/commands', {method: 'POST',
+             headers: {'Authorization': 'Bearer ' + key, 'Content-Type': 'application/json'},
+             body: JSON.stringify({argv: ['day', 'start']})})).status""", PLAYER_KEY)
+    assert status == 403
+    players.keyboard.press("Control+z")
+    players.wait_for_timeout(500)
+    assert served.get("status").json()["events"] == 21
+
+
+def test_hostile_names_render_as_text(served: Served, pages: Callable[[str], Any]) -> None:
+    hostile = "<script>alert(1)</script><b>x"
+    assert served.command(["roster", "add-character", hostile, "--body", "4", "--mind", "4",
+                           "--soul", "4"]).status_code == 200
+    for page in (pages("gm"), pages("players")):
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog, seen=dialogs: (seen.append(dialog.message),
+                                                         dialog.dismiss()))
+        page.reload()
+        page.wait_for_selector("#live.on", timeout=5000)
+        assert page.locator(".roster .name", has_text=hostile).count() == 1
+        assert page.locator(".roster script, .roster b").count() == 0
+        assert page.locator(".entries .entry").first.inner_text().count(hostile) == 1
+        assert dialogs == []
+
+
+def test_the_rulesets_day_actions_and_any_command_from_the_form(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    gm = pages("gm")
+    labels = gm.locator(".actions [data-argv]").all_inner_texts()
+    # BESM's own commands that take no word sit between the day's start and end
+    assert labels == ["Start day", "Forced march", "Night travel", "Forage", "End day"]
+    gm.fill("#command-words", 'supplies add provisions=2')
+    gm.press("#command-words", "Enter")
+    gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+    assert served.get("status").json()["supplies"]["provisions"] == 5
+    assert gm.input_value("#command-words") == ""
+    # a refusal is told, and records nothing
+    gm.fill("#command-words", 'shortcut "Kessel Pass"')
+    gm.press("#command-words", "Enter")
+    gm.locator("#toast.bad").wait_for(timeout=WITHIN)
+    assert served.get("status").json()["events"] == 22

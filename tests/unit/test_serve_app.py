@@ -1,0 +1,93 @@
+"""`trek serve`'s application in process: what a crash answers, the players' fog, and that no
+other command loads the web parts."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import httpx
+import pytest
+from cliruns import play_all, run_traced
+
+from cli.web.app import ServeConfig, create_app
+from cli.web.pages import fogged, for_players, seen_squares
+
+WEB_PARTS = ("fastapi", "uvicorn", "jinja2", "starlette", "cli.web")
+
+
+def test_a_crash_answers_a_sentence_and_no_traceback(tmp_path: Path) -> None:
+    app = create_app(ServeConfig(db=str(tmp_path / "none.db"), campaign="x",
+                                 gm_key="g" * 20, player_key="p" * 20))
+
+    @app.get("/boom")
+    async def boom() -> None:
+        raise RuntimeError("secret internals at /etc/passwd")
+
+    async def ask() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            return await client.get("/boom")
+
+    response = asyncio.run(ask())
+    assert response.status_code == 500
+    assert response.json() == {"error": "Trek could not answer this request (RuntimeError)."}
+    assert "Traceback" not in response.text
+    assert "passwd" not in response.text
+
+
+@pytest.mark.parametrize("args", [("status", "--json"), ("--help",), ("log", "--json")])
+def test_other_commands_do_not_load_the_web_parts(args: tuple[str, ...],
+                                                   tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Ashes Road", "--seed", "3")])
+    _, modules = run_traced(tmp_path, db, *args)
+    loaded = {m for m in modules if m.split(".")[0] in WEB_PARTS or m.startswith("cli.web")}
+    assert not loaded
+
+
+def _route(path: list[list[int]], cancelled: list[list[int]]) -> dict[str, object]:
+    return {"start": {"x": 0, "y": 0}, "position": {"x": path[-1][0], "y": path[-1][1]},
+            "map": {"name": "M", "width": 6, "height": 3, "square_miles": 6,
+                    "rows": ["......", "..^...", "......"],
+                    "legend": {".": {"terrain": "open", "name": None, "penalty": 0,
+                                     "road": False},
+                               "^": {"terrain": "feature", "name": "<b>peak</b>",
+                                     "penalty": 0, "road": False}},
+                    "shortcuts": [{"name": "Secret Pass", "path": [[4, 0], [5, 0]],
+                                   "bonus": 1, "penalty": 0}]},
+            "segments": [{"path": path, "cancelled_by": None},
+                         {"path": cancelled, "cancelled_by": 9}],
+            "marks": [{"at": {"x": 5, "y": 2}, "cancelled_by": 9, "kind": "forage"}]}
+
+
+def test_fog_hides_what_the_party_was_never_within_one_square_of() -> None:
+    # walked 0,0 -> 1,0 -> 2,0; an undone move went on to 5,2
+    route = _route([[0, 0], [1, 0], [2, 0]], [[2, 0], [3, 1], [4, 2], [5, 2]])
+    seen = seen_squares(route)
+    assert seen >= {(x, y) for x in range(4) for y in range(2)}
+    assert (4, 0) not in seen
+    assert (3, 2) not in seen
+    assert (5, 2) not in seen
+    shown = fogged(route)
+    rows = shown["map"]["rows"]
+    fog = rows[2][0]
+    assert fog not in ".^"
+    assert rows[0] == "...." + fog * 2
+    assert rows[1] == "..^." + fog * 2
+    assert rows[2] == fog * 6
+    assert shown["map"]["legend"][fog]["terrain"] == "unexplored"
+    # the GM's named paths and the undone move and mark are not the players' to see
+    assert "shortcuts" not in shown["map"]
+    assert [s["cancelled_by"] for s in shown["segments"]] == [None]
+    assert shown["marks"] == []
+
+
+def test_players_never_see_the_gms_notes() -> None:
+    entry = {"seq": 4, "type": "EventsCancelled", "cancels": [3], "reason": "misread the map"}
+    assert for_players(entry) == {"seq": 4, "type": "EventsCancelled", "cancels": [3]}
+    redo = {"seq": 5, "type": "EventsRestored", "restores": [3], "reason": "it was right"}
+    assert for_players(redo) == {"seq": 5, "type": "EventsRestored", "restores": [3]}
+    # what happened at the table is the players' to read
+    harm = {"seq": 6, "type": "Harmed", "character": "Kira", "reason": "a rockslide"}
+    assert for_players(harm) == harm
