@@ -272,7 +272,8 @@ def rejoin(name: str) -> None:
 
 @trek.command()
 @click.argument("mode", type=click.Choice(["set", "add", "spend"]))
-@click.argument("amounts", nargs=-1, required=True, type=KeyValue())
+@click.argument("amounts", nargs=-1, required=True,
+                type=KeyValue(noun="supply", example="provisions=2"))
 @store_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
@@ -280,9 +281,6 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     for kind, amount in amounts:
         if kind not in SUPPLY_KINDS:
             raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
-                                     param_hint="KIND=N")
-        if kind in values:
-            raise click.BadParameter(f"{kind} is given twice; name each supply once",
                                      param_hint="KIND=N")
         values[kind] = amount
     record(lambda t, c: t.supplies(c, mode, values))
@@ -343,7 +341,7 @@ def day_start() -> None:
 
 
 @day.command("end")
-@click.option("--rest", "rests", multiple=True, type=KeyChoice(()),
+@click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
               help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
               help="Hours slept (Energy is regained per hour).")

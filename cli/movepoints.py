@@ -10,22 +10,24 @@ import click
 
 from cli.context import record
 from cli.drawing import text as _t
-from cli.options import store_options
+from cli.options import NamedValue, store_options
 from cli.render import square_text
 from cli.svg import Layout
 from domain.movepoints.commands import SetCondition, Step
 
 
-class FullMove(click.ParamType[tuple[str, int]]):
-    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type."""
+class FullMove(NamedValue):
+    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type. Each
+    type once."""
 
     name = "N|TYPE=N"
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> tuple[str, int]:
-        if isinstance(value, tuple):
-            return value
-        kind, sep, amount = str(value).partition("=")
+    def __init__(self) -> None:
+        super().__init__("type")
+
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, int]:
+        kind, sep, amount = value.partition("=")
         if not sep:
             kind, amount = "land", kind
         kind = kind.strip().lower()

@@ -24,7 +24,7 @@ CHARACTER_OPTIONS = [
 ]
 
 ENCOUNTER_ROUND_OPTIONS = [
-    click.Option(["--passes"], type=KeyValue(), multiple=True,
+    click.Option(["--passes"], type=KeyValue(noun="combatant"), multiple=True,
                  help="Shadowrun: a combatant's Initiative Passes this Combat Turn, NAME=N "
                       "(repeatable; default 1 each)."),
 ]
