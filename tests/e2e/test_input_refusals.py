@@ -111,3 +111,57 @@ def test_movepoints_full_move_of_one_type_twice_is_refused(trek_run: Run,
                      "--full-move", "6", "--full-move", "land=4"),
             "land is given twice", "--full-move")
     assert stored_events(tmp_path / "trek.db") == before
+
+
+# -- 3. the GM name ------------------------------------------------------------------------------
+
+BEL_GM = "evil\x07gm"
+
+
+def test_a_gm_name_with_a_bell_is_refused_and_reaches_neither_store_nor_recap(
+        trek_run: Run, party: Path) -> None:
+    before = stored_events(party)
+    refused(trek_run("--gm", BEL_GM, "supplies", "add", "provisions=1"), "GM name",
+            "U+0007")
+    refused(trek_run("supplies", "add", "provisions=1", env={"TREK_GM": BEL_GM}), "GM name")
+    assert stored_events(party) == before
+    assert all(b"\x07" not in state for _, state in stored_events(party))
+    page = ok(trek_run("recap", "--format", "html")).stdout
+    assert "\x07" not in page
+    assert "evil" not in page
+
+
+def test_a_refused_gm_name_opens_no_store(trek_run: Run, tmp_path: Path) -> None:
+    refused(trek_run("--gm", BEL_GM, "init", "Ashes Road"), "GM name")
+    assert not (tmp_path / "trek.db").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("gm", "fragment"), [
+    ("x" * 41, "at most 40"),
+    ("a=b", "'='"),
+    (" gm", "space"),
+    ("", "empty"),
+    ("two\nlines", "U+000A"),
+])
+def test_the_gm_name_gets_the_checks_of_every_name(trek_run: Run, party: Path, gm: str,
+                                                   fragment: str) -> None:
+    before = stored_events(party)
+    refused(trek_run("--gm", gm, "day", "end"), "GM name", fragment)
+    assert stored_events(party) == before
+
+
+def test_the_os_user_default_gets_the_same_checks(trek_run: Run, party: Path) -> None:
+    before = stored_events(party)
+    # Without --gm or TREK_GM the OS user's name is stamped; getpass reads LOGNAME first.
+    refused(trek_run("day", "end", env={"TREK_GM": None, "LOGNAME": BEL_GM}),
+            "GM name", "OS user", "--gm NAME")
+    assert stored_events(party) == before
+    recorded(trek_run("day", "end", "--json", env={"TREK_GM": None, "LOGNAME": "Ines"}),
+             len(before) + 1, "DayEnded")
+
+
+def test_a_good_gm_name_is_stamped_as_given(trek_run: Run, party: Path) -> None:
+    ok(trek_run("--gm", "Ines Ü", "day", "end"))
+    entries = ok(trek_run("log", "--json")).json()
+    assert entries[-1]["gm"] == "Ines Ü"
