@@ -75,10 +75,21 @@ class TrekGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
+            _flush_output()
+            return result
+        except BrokenPipeError:
+            # Whoever read the output stopped early (`trek status | head -1`): what was asked
+            # is done, so the command ends quietly with 0, as `trek log | head` does.
+            _reader_left()
+            return None
         except TrackerError as error:
             raise click.ClickException(_sentence(str(error))) from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except click.exceptions.Exit as done:
+            if done.exit_code == 0:  # `--help` and `--version` of a command
+                _flush_output(quietly=True)
+            raise
+        except (click.ClickException, click.exceptions.Abort):
             raise
         except Exception as error:
             if os.environ.get("TREK_DEBUG"):
@@ -96,6 +107,25 @@ class TrekGroup(click.Group):
             else:
                 message = f"Trek could not finish ({text}); nothing was recorded"
             raise click.ClickException(_sentence(message)) from None
+
+
+def _flush_output(*, quietly: bool = False) -> None:
+    """Write out what is still buffered, inside the command: a closed pipe is met here, where
+    it is handled, rather than at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        if not quietly:
+            raise
+        _reader_left()
+
+
+def _reader_left() -> None:
+    """Point standard output at the null device: what is still buffered for the closed pipe
+    would fail again at exit, with a message."""
+    from cli.paging import silence_stdout
+
+    silence_stdout()
 
 
 def _scrubbed(db: str, text: str) -> str:

@@ -21,8 +21,10 @@ from rich.text import Text
 
 from cli.drawing import named_paths
 from cli.output import json_text as json_text
+from cli.paging import PipeConsole
 
-console = Console(highlight=False)
+# A reader that leaves early (`trek status | head -1`) is the command group's to handle.
+console: Console = PipeConsole(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
