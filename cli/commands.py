@@ -19,6 +19,8 @@ from cli.context import open_store, record, recorded, settings
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
+    SEQ,
+    EventNumber,
     KeyChoice,
     KeyValue,
     PointType,
@@ -33,7 +35,7 @@ from domain.geometry import DIRECTIONS, Square
 from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
-from domain.values import MAX_POINTS, MAX_SEQ
+from domain.values import MAX_POINTS
 from tracker.app import Trek
 from tracker.points import Point
 from tracker.registry import RULESETS
@@ -96,7 +98,7 @@ def map_group() -> None:
               help="Write one self-contained HTML page (title, picture, key) that prints.")
 @click.option("--as-of", "as_of", type=PointType(),
               help="The route up to event SEQ, or to the end of day N (day:N).")
-@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+@click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
@@ -390,8 +392,9 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
 # -- history ----------------------------------------------------------------------------------
 
 
-@trek.command()
-@click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
+# `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
+@trek.command(context_settings={"ignore_unknown_options": True})
+@click.argument("seq", required=False, type=SEQ)
 @click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
 @click.option("--reason", help="Why, for the audit.")
 @store_options
@@ -400,8 +403,8 @@ def undo(seq: int | None, cascade: bool, reason: str | None) -> None:
     record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason))
 
 
-@trek.command()
-@click.argument("seq", type=click.IntRange(1, MAX_SEQ))
+@trek.command(context_settings={"ignore_unknown_options": True})
+@click.argument("seq", type=SEQ)
 @click.option("--reason", help="Why, for the audit.")
 @store_options
 def redo(seq: int, reason: str | None) -> None:
@@ -428,7 +431,7 @@ def diff(a: Point, b: Point) -> None:
 
 
 @trek.command()
-@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only session N.")
+@click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
 def audit(session: int | None, as_csv: bool) -> None:
@@ -450,7 +453,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 
 @trek.command()
 @click.argument("name", metavar="NEW-SLUG")
-@click.option("--at", "at", type=click.IntRange(1, MAX_SEQ),
+@click.option("--at", "at", type=SEQ,
               help="Copy the history up to event SEQ (default: all of it).")
 @store_options
 def branch(name: str, at: int | None) -> None:

@@ -256,3 +256,36 @@ class AtLeastOne(click.ParamType[int]):
         if not 1 <= number <= MAX_SEQ:
             self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
         return number
+
+
+class EventNumber(click.ParamType[int]):
+    """A whole number from `low` up (an event's seq, a session, a day, a round), refused in
+    words ("SEQ must be 1 or more, not 0") rather than with click's range notation."""
+
+    name = "INTEGER"
+
+    def __init__(self, what: str, *, low: int = 1, hint: str = "") -> None:
+        self.what = what
+        self.low = low
+        self.hint = hint
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} must be a whole number, not {value!r}", param, ctx)
+        from domain.values import MAX_SEQ  # pydantic, only once a command parses a number
+
+        hint = f"; {self.hint}" if self.hint else ""
+        if number < self.low:
+            self.fail(f"{self.what} must be {self.low} or more, not {number}{hint}", param, ctx)
+        if number > MAX_SEQ:
+            self.fail(f"{self.what} must be at most {MAX_SEQ:,}, not {number:,}", param, ctx)
+        return number
+
+
+SEQ = EventNumber("SEQ", hint="event numbers start at 1")
