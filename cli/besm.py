@@ -75,6 +75,9 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
     record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
 
 
+# How help and screens name this ruleset.
+TITLE = "BESM"
+
 COMMANDS = [shortcut, forced_march, night_travel, forage, repair]
 
 CHARACTER_OPTIONS = [

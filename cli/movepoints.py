@@ -96,6 +96,9 @@ def transit_arrows(layout: Layout, doc: dict[str, Any]) -> list[str]:
 
 BATTLE_MAP_LAYERS = [transit_arrows]
 ACT_HELP = "KIND `move` (half the Full Move in MP) or `full` (the Full Move)."
+# How help and screens name this ruleset.
+TITLE = "Move-Points"
+
 COMMANDS: list[click.Command] = []
 
 
