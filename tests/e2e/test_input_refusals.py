@@ -334,3 +334,24 @@ def test_encounter_move_help_lists_each_rulesets_options_under_its_name(
         assert sorted(listed) == sorted(option_flag(o) for o in ruleset.move_options), ruleset
     # Help reads no store and makes none.
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(("options", "named"), [
+    (("--ease", "2"), "--ease and --extended cannot go together"),
+    (("--hinder", "1"), "--hinder and --extended cannot go together"),
+    (("--ease", "1", "--hinder", "1"), "--ease, --hinder and --extended cannot go together"),
+])
+def test_an_extended_cypher_chase_takes_its_ease_and_hinder_on_each_roll(
+        trek_run: Run, tmp_path: Path, options: tuple[str, ...], named: str) -> None:
+    ok(trek_run("init", "Chase", "--ruleset", "cypher"))
+    ok(trek_run("encounter", "start", "Market"))
+    ok(trek_run("encounter", "add", "Kira", "--side", "ally", "--at", "0,0"))
+    before = stored_events(tmp_path / "trek.db")
+    # The start of an extended chase rolls nothing, so easing it would ease nothing.
+    refused(trek_run("encounter", "chase", "Kira", "--level", "3", "--extended", *options),
+            named, "chase-roll Kira")
+    assert stored_events(tmp_path / "trek.db") == before
+    ok(trek_run("encounter", "chase", "Kira", "--level", "3", "--extended"))
+    event = recorded(trek_run("encounter", "chase-roll", "Kira", *options, "--roll", "20",
+                              "--json"), len(before) + 2, "ChaseRolled")
+    assert event["success"] is True
