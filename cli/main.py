@@ -73,6 +73,18 @@ class TrekGroup(click.Group):
         if name not in self.commands:
             self.add_command(getattr(importlib.import_module(module), attribute), name)
 
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            _reader_left()
+            raise click.exceptions.Exit(0) from None
+        except click.exceptions.Exit as done:
+            if done.exit_code == 0:  # `trek --help` and `trek --version`, read by `| head`
+                _flush_output(quietly=True)
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)

@@ -51,6 +51,8 @@ def closed_early(folder: Path, db: Path, *args: str) -> tuple[int, str]:
     ("campaigns",),
     ("log", "--no-pager"),
     ("status", "--help"),
+    ("--help",),
+    ("--version",),
 ])
 def test_a_reader_that_leaves_early_ends_the_command_quietly_with_0(
         campaign: Path, args: tuple[str, ...]) -> None:
