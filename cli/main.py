@@ -42,8 +42,9 @@ SELF_CONTAINED = frozenset({"log", "replay"})
 
 
 class TrekGroup(click.Group):
-    """Loads a command's module when it is first asked for, and turns every refusal into one
-    sentence on stderr and exit 1, never a traceback."""
+    """Loads a command's module when it is first asked for, turns every refusal into one
+    sentence on stderr and exit 1, never a traceback, and ends any command quietly with exit 0
+    when the reader of its output leaves early (`trek status | head -1`)."""
 
     def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
                  **kwargs: Any) -> None:
