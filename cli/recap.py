@@ -269,6 +269,9 @@ def recap(session: int | None, fmt: str, output: Path | None) -> None:
 
     With --json, the recap document the Markdown and HTML are made from.
     """
+    chosen = click.get_current_context().get_parameter_source("fmt")
+    if settings().json and chosen is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--format and --json each choose the output; give one of them.")
     trek = open_store(writes=False)
     doc = trek.recap(settings().campaign, session)
     if settings().json:

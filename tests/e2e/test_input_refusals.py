@@ -355,3 +355,12 @@ def test_an_extended_cypher_chase_takes_its_ease_and_hinder_on_each_roll(
     event = recorded(trek_run("encounter", "chase-roll", "Kira", *options, "--roll", "20",
                               "--json"), len(before) + 2, "ChaseRolled")
     assert event["success"] is True
+
+
+def test_recap_format_and_json_each_choose_the_output(trek_run: Run, party: Path) -> None:
+    run = trek_run("recap", "--format", "html", "--json")
+    usage_error(run)
+    assert "--format and --json each choose the output" in run.stderr
+    # Either alone still works.
+    assert ok(trek_run("recap", "--json")).json()["name"] == "Ashes Road"
+    assert ok(trek_run("recap", "--format", "html")).stdout.startswith("<!DOCTYPE html>")
