@@ -22,7 +22,6 @@ from domain.besm.commands import (
     TakeShortcut,
     TravelByNight,
 )
-from domain.errors import TrackerError
 from domain.state import SUPPLY_KINDS
 
 
@@ -36,16 +35,13 @@ def shortcut(name: str, roll: int | None) -> None:
 
 
 @click.command("forced-march")
-@click.option("--roll", "rolls", type=KeyValue(2, 12), multiple=True,
+@click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver"),
+              multiple=True,
               help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
 @recording_options
 def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     """Push on for the base movement again, at a cost in provisions and fuel."""
-    given: dict[str, int] = {}
-    for name, total in rolls:
-        if name in given:
-            raise TrackerError(f"--roll names {name} twice; give one roll per rider or driver")
-        given[name] = total
+    given = dict(rolls)  # each name once: KeyValue refuses a name given twice
     record(lambda t, c: t.decide(c, ForcedMarch(rolls=given)))
 
 
@@ -78,6 +74,9 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
     """Spend the day restoring the levels a mount or vehicle lost to strain."""
     record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
 
+
+# How help and screens name this ruleset.
+TITLE = "BESM"
 
 COMMANDS = [shortcut, forced_march, night_travel, forage, repair]
 

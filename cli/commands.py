@@ -22,6 +22,8 @@ from cli.context import open_store, record, recorded, settings
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
+    SEQ,
+    EventNumber,
     KeyChoice,
     KeyValue,
     PointType,
@@ -38,7 +40,7 @@ from domain.geometry import DIRECTIONS, Square
 from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
-from domain.values import MAX_POINTS, MAX_SEQ
+from domain.values import MAX_POINTS
 from tracker.app import INIT_HAS_NO_PREVIEW, Trek, gm_from_env, new_campaign
 from tracker.opening import NewFiles
 from tracker.points import Point
@@ -160,7 +162,7 @@ def map_group() -> None:
               help="Write one self-contained HTML page (title, picture, key) that prints.")
 @click.option("--as-of", "as_of", type=PointType(),
               help="The route up to event SEQ, or to the end of day N (day:N).")
-@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+@click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
@@ -336,7 +338,8 @@ def rejoin(name: str) -> None:
 
 @trek.command()
 @click.argument("mode", type=click.Choice(["set", "add", "spend"]))
-@click.argument("amounts", nargs=-1, required=True, type=KeyValue())
+@click.argument("amounts", nargs=-1, required=True,
+                type=KeyValue(noun="supply", example="provisions=2"))
 @recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
@@ -344,9 +347,6 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     for kind, amount in amounts:
         if kind not in SUPPLY_KINDS:
             raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
-                                     param_hint="KIND=N")
-        if kind in values:
-            raise click.BadParameter(f"{kind} is given twice; name each supply once",
                                      param_hint="KIND=N")
         values[kind] = amount
     record(lambda t, c: t.supplies(c, mode, values))
@@ -407,7 +407,7 @@ def day_start() -> None:
 
 
 @day.command("end")
-@click.option("--rest", "rests", multiple=True, type=KeyChoice(()),
+@click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
               help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
               help="Hours slept (Energy is regained per hour).")
@@ -463,8 +463,9 @@ def _kinds_listed() -> str:
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
 
-@trek.command(epilog=_kinds_listed())
-@click.argument("seq", required=False, type=click.IntRange(1, MAX_SEQ))
+# `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
+@trek.command(epilog=_kinds_listed(), context_settings={"ignore_unknown_options": True})
+@click.argument("seq", required=False, type=SEQ)
 @click.option("--last", "kind", metavar="KIND",
               help="Instead of SEQ, the newest live event of this kind (listed below).")
 @click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
@@ -481,8 +482,8 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
     record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason, last=kind))
 
 
-@trek.command()
-@click.argument("seq", type=click.IntRange(1, MAX_SEQ))
+@trek.command(context_settings={"ignore_unknown_options": True})
+@click.argument("seq", type=SEQ)
 @click.option("--reason", help="Why, for the audit.")
 @recording_options
 def redo(seq: int, reason: str | None) -> None:
@@ -509,7 +510,7 @@ def diff(a: Point, b: Point) -> None:
 
 
 @trek.command()
-@click.option("--session", type=click.IntRange(1, MAX_SEQ), help="Only session N.")
+@click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
 def audit(session: int | None, as_csv: bool) -> None:
@@ -531,7 +532,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 
 @trek.command()
 @click.argument("name", metavar="NEW-SLUG")
-@click.option("--at", "at", type=click.IntRange(1, MAX_SEQ),
+@click.option("--at", "at", type=SEQ,
               help="Copy the history up to event SEQ (default: all of it).")
 @recording_options
 def branch(name: str, at: int | None) -> None:

@@ -14,6 +14,9 @@ from cli.options import SquareType, recording_options
 from cli.render import square_text
 from domain.cypher.combat import Push, RollChase, StartChase
 
+# How help and screens name this ruleset.
+TITLE = "Cypher"
+
 COMMANDS: list[click.Command] = []
 
 ROUTE_MARKS = {

@@ -16,6 +16,7 @@ import click
 from cli import mapimport, render
 from cli.context import open_store, record, settings
 from cli.options import (
+    EventNumber,
     PointType,
     SquareType,
     character_from,
@@ -28,11 +29,35 @@ from domain.errors import MapError, TrackerError
 from domain.geometry import Square
 from domain.ruleset import Act, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
-from domain.values import MAX_SEQ
 from tracker.points import Point
 from tracker.registry import RULESETS
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
+
+
+class ByRulesetHelp(click.Command):
+    """A command whose `--help` lists the options every campaign has first, then each
+    ruleset's own in a section of its own (`ruleset_options`: a title and the options' names,
+    in the registry's order). Nothing is read from a store, so the help is as quick as ever."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ruleset_options: dict[str, list[str]] = {}
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        params = [p for p in self.get_params(ctx) if not isinstance(p, click.Argument)]
+        named = {param.name: param for param in params}
+        theirs = {name for names in self.ruleset_options.values() for name in names}
+        shared = [record for param in params if param.name not in theirs
+                  if (record := param.get_help_record(ctx)) is not None]
+        with formatter.section("Options"):
+            formatter.write_dl(shared)
+        for title, names in self.ruleset_options.items():
+            records = [record for name in names
+                       if (record := named[name].get_help_record(ctx)) is not None]
+            if records:
+                with formatter.section(f"{title} options"):
+                    formatter.write_dl(records)
 
 
 @click.group()
@@ -115,13 +140,16 @@ def round_(**options: Any) -> None:
     record(lambda t, c: t.start_round(c, StartRound(options=given)))
 
 
-@encounter.command("move")
+@encounter.command("move", cls=ByRulesetHelp)
 @click.argument("name")
 @click.argument("directions", nargs=-1)
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @recording_options
 def move(name: str, directions: tuple[str, ...], to: Square | None, **options: Any) -> None:
-    """Move a combatant: steps (N NE E SE S SW W NW) or --to X,Y, all or nothing."""
+    """Move a combatant: steps (N NE E SE S SW W NW) or --to X,Y, all or nothing.
+
+    Each ruleset's own options are listed under its name; a campaign refuses another
+    ruleset's."""
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
     if not directions and to is None:
@@ -152,7 +180,7 @@ def status() -> None:
               help="Write the battle map as an SVG picture to this file.")
 @click.option("--as-of", "as_of", type=PointType(),
               help="The encounter as it stood right after event SEQ (or at the end of day N).")
-@click.option("--round", "round_number", type=click.IntRange(1, MAX_SEQ),
+@click.option("--round", "round_number", type=EventNumber("the round number"),
               help="Draw only the paths moved in round N (default: every round's).")
 @store_options
 def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
@@ -210,6 +238,11 @@ def _mount_ruleset_parts() -> None:
             if option.name not in seen:
                 seen.add(option.name)
                 move.params.append(option)
+            # An option two rulesets share (--fly) is listed under each.
+            assert isinstance(move, ByRulesetHelp)
+            assert option.name is not None
+            move.ruleset_options.setdefault(getattr(module, "TITLE", ruleset.name),
+                                            []).append(option.name)
         for option in getattr(module, "ENCOUNTER_ROUND_OPTIONS", []):
             if option.name not in seen:
                 seen.add(option.name)

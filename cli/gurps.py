@@ -11,6 +11,9 @@ from cli.options import recording_options
 from cli.render import square_text
 from domain.gurps.movement import POSTURES, ChangePosture
 
+# How help and screens name this ruleset.
+TITLE = "GURPS"
+
 COMMANDS: list[click.Command] = []
 
 CHARACTER_OPTIONS = [

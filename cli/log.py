@@ -9,16 +9,15 @@ import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, settings
-from cli.options import CSV_HELP, AtLeastOne, csv_or_json, store_options
-from domain.values import MAX_SEQ
+from cli.options import CSV_HELP, AtLeastOne, EventNumber, csv_or_json, store_options
 from projections.logread import LogFilter
 from tracker.registry import RULESETS
 
 
 @click.command()
-@click.option("--day", "day_number", type=click.IntRange(0, MAX_SEQ),
+@click.option("--day", "day_number", type=EventNumber("the day number", low=0),
               help="Only events of day N.")
-@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+@click.option("--session", type=EventNumber("the session number"),
               help="Only events of session N (and the `session start` that opened it).")
 @click.option("--from", "since", type=AtLeastOne("the seq to start from"),
               metavar="SEQ", help="Only events from seq SEQ on.")
@@ -69,4 +68,18 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         else:
             render.print_log(stream.entries, stream.ruleset, out=out, last_seq=stream.events,
                              last_day=stream.day,
-                             event_types=RULESETS.event_types(stream.ruleset))
+                             event_types=RULESETS.event_types(stream.ruleset),
+                             empty=_nothing_matches(day_number, session, since))
+
+
+def _nothing_matches(day: int | None, session: int | None, since: int | None) -> str:
+    """The sentence shown instead of an empty table when the filters pick no event (`--last`
+    only picks among what they picked, so it is not named)."""
+    given = [f"{flag} {value}" for flag, value in (("--day", day), ("--session", session),
+                                                    ("--from", since))
+             if value is not None]
+    if not given:
+        return "The log holds no event."
+    listed = given[0] if len(given) == 1 else f"{', '.join(given[:-1])} and {given[-1]}"
+    them = "it" if len(given) == 1 else "them"
+    return f"No event matches {listed}; `trek log` without {them} shows every event."

@@ -45,8 +45,9 @@ SELF_CONTAINED = frozenset({"log", "replay", "shell"})
 
 
 class TrekGroup(click.Group):
-    """Loads a command's module when it is first asked for, and turns every refusal into one
-    sentence on stderr and exit 1, never a traceback."""
+    """Loads a command's module when it is first asked for, turns every refusal into one
+    sentence on stderr and exit 1, never a traceback, and ends any command quietly with exit 0
+    when the reader of its output leaves early (`trek status | head -1`)."""
 
     def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
                  **kwargs: Any) -> None:
@@ -76,14 +77,36 @@ class TrekGroup(click.Group):
         if name not in self.commands:
             self.add_command(getattr(importlib.import_module(module), attribute), name)
 
+    def make_context(self, info_name: str | None, args: list[str],
+                     parent: click.Context | None = None, **extra: Any) -> click.Context:
+        try:
+            return super().make_context(info_name, args, parent, **extra)
+        except BrokenPipeError:
+            _reader_left()
+            raise click.exceptions.Exit(0) from None
+        except click.exceptions.Exit as done:
+            if done.exit_code == 0:  # `trek --help` and `trek --version`, read by `| head`
+                _flush_output(quietly=True)
+            raise
+
     def invoke(self, ctx: click.Context) -> Any:
         try:
             result = super().invoke(ctx)
             _warn(ctx)
+            _flush_output()
             return result
+        except BrokenPipeError:
+            # Whoever read the output stopped early (`trek status | head -1`): what was asked
+            # is done, so the command ends quietly with 0, as `trek log | head` does.
+            _reader_left()
+            return None
         except TrackerError as error:
             raise click.ClickException(_sentence(str(error))) from None
-        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except click.exceptions.Exit as done:
+            if done.exit_code == 0:  # `--help` and `--version` of a command
+                _flush_output(quietly=True)
+            raise
+        except (click.ClickException, click.exceptions.Abort):
             raise
         except Exception as error:
             if os.environ.get("TREK_DEBUG"):
@@ -112,6 +135,25 @@ def _warn(ctx: click.Context) -> None:
     for trek in settings.opened:
         for warning in getattr(trek, "warnings", ()):
             click.echo(f"Warning: {_sentence(_scrubbed(settings.db, warning))}", err=True)
+
+
+def _flush_output(*, quietly: bool = False) -> None:
+    """Write out what is still buffered, inside the command: a closed pipe is met here, where
+    it is handled, rather than at exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        if not quietly:
+            raise
+        _reader_left()
+
+
+def _reader_left() -> None:
+    """Point standard output at the null device: what is still buffered for the closed pipe
+    would fail again at exit, with a message."""
+    from cli.paging import silence_stdout
+
+    silence_stdout()
 
 
 def _scrubbed(db: str, text: str) -> str:

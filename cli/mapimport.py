@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from cli import render
+from cli.options import NamedValue
 from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
 from domain.mapformats import (
@@ -31,16 +32,17 @@ TERRAIN_HELP = ("For a map from another tool: what one of its words is in Trek, 
                 "woods=difficult (repeatable).")
 
 
-class WordTerrain(click.ParamType[tuple[str, str]]):
-    """WORD=TERRAIN, as in --terrain woods=difficult."""
+class WordTerrain(NamedValue):
+    """WORD=TERRAIN, as in --terrain woods=difficult (each word once)."""
 
     name = "WORD=TERRAIN"
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> tuple[str, str]:
-        if isinstance(value, tuple):
-            return value
-        word, sep, terrain = str(value).partition("=")
+    def __init__(self) -> None:
+        super().__init__("word")
+
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, str]:
+        word, sep, terrain = value.partition("=")
         if not sep or not word.strip() or not terrain.strip():
             self.fail(f"{value!r} should be WORD=TERRAIN, for example woods=difficult",
                       param, ctx)

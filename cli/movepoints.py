@@ -10,22 +10,24 @@ import click
 
 from cli.context import record
 from cli.drawing import text as _t
-from cli.options import recording_options
+from cli.options import NamedValue, recording_options
 from cli.render import square_text
 from cli.svg import Layout
 from domain.movepoints.commands import SetCondition, Step
 
 
-class FullMove(click.ParamType[tuple[str, int]]):
-    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type."""
+class FullMove(NamedValue):
+    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type. Each
+    type once."""
 
     name = "N|TYPE=N"
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> tuple[str, int]:
-        if isinstance(value, tuple):
-            return value
-        kind, sep, amount = str(value).partition("=")
+    def __init__(self) -> None:
+        super().__init__("type")
+
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, int]:
+        kind, sep, amount = value.partition("=")
         if not sep:
             kind, amount = "land", kind
         kind = kind.strip().lower()
@@ -94,6 +96,9 @@ def transit_arrows(layout: Layout, doc: dict[str, Any]) -> list[str]:
 
 BATTLE_MAP_LAYERS = [transit_arrows]
 ACT_HELP = "KIND `move` (half the Full Move in MP) or `full` (the Full Move)."
+# How help and screens name this ruleset.
+TITLE = "Move-Points"
+
 COMMANDS: list[click.Command] = []
 
 

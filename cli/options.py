@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -89,9 +90,10 @@ def character_options(func: F) -> F:
     """The stat options `roster add-character` and `encounter add` share (skills and
     attributes); each ruleset's own are mounted beside them."""
     for option in reversed([
-        click.option("--skill", "skills", type=KeyValue(), multiple=True,
+        click.option("--skill", "skills", type=KeyValue(noun="skill"), multiple=True,
                      help="A skill and its level, e.g. navigation=2 (repeatable)."),
-        click.option("--attribute", "attributes", type=KeyValue(), multiple=True,
+        click.option("--attribute", "attributes", type=KeyValue(noun="attribute"),
+                     multiple=True,
                      help="An attribute and its level, e.g. ground-speed=1 (repeatable)."),
     ]):
         func = option(func)
@@ -119,22 +121,59 @@ def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
             for key, value in extra.items() if value not in (None, False, ())}
 
 
-class KeyValue(click.ParamType[tuple[str, int]]):
+class NamedValue(click.ParamType[tuple[str, Any]]):
+    """The base of every NAME=VALUE type (`--skill ride=2`, `--rest Kira=camp`, `provisions=3`):
+    a name given twice to one option or argument is refused with one sentence (exit 1), never
+    settled by the last one given. Each subclass says how one value reads (`parse`) and what
+    its names are (`noun`, for the sentence)."""
+
+    def __init__(self, noun: str = "name") -> None:
+        self.noun = noun
+
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, Any]:
+        raise NotImplementedError
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> tuple[str, Any]:
+        if isinstance(value, tuple):
+            return value
+        pair = self.parse(str(value), param, ctx)
+        if ctx is not None and param is not None:
+            # Every value of one parameter is converted in the same context, one after another.
+            seen: set[str] = ctx.meta.setdefault(f"trek.names.{id(param)}", set())
+            if pair[0] in seen:
+                from domain.errors import TrackerError
+
+                flag = f" to {param.opts[0]}" if isinstance(param, click.Option) else ""
+                raise TrackerError(f"{pair[0]} is given twice{flag}; name each {self.noun} once")
+            seen.add(pair[0])
+        return pair
+
+
+_WORD = re.compile(r"[\w-]{1,40}")
+
+
+class KeyValue(NamedValue):
     """NAME=N with a whole number, as in --skill navigation=2 or provisions=3."""
 
     name = "NAME=N"
 
-    def __init__(self, low: int | None = None, high: int | None = None) -> None:
+    def __init__(self, low: int | None = None, high: int | None = None, *,
+                 noun: str = "name", example: str = "navigation=2") -> None:
+        super().__init__(noun)
         self.low = low
         self.high = high
+        self.example = example
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> tuple[str, int]:
-        if isinstance(value, tuple):
-            return value
-        key, sep, number = str(value).partition("=")
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, int]:
+        key, sep, number = value.partition("=")
         if not sep or not key.strip():
-            self.fail(f"{value!r} should be NAME=N, for example navigation=2", param, ctx)
+            # A bare word is most likely the name with its number left out.
+            word = value.strip()
+            example = f"{word}=2" if not sep and _WORD.fullmatch(word) else self.example
+            self.fail(f"{value!r} should be NAME=N, for example {example}", param, ctx)
         try:
             amount = int(number)
         except ValueError:
@@ -160,19 +199,18 @@ class SquareType(click.ParamType["Square"]):
             self.fail(str(error), param, ctx)
 
 
-class KeyChoice(click.ParamType[tuple[str, str]]):
+class KeyChoice(NamedValue):
     """NAME=CHOICE, as in --rest Kira=saddle."""
 
     name = "NAME=MODE"
 
-    def __init__(self, choices: tuple[str, ...]) -> None:
+    def __init__(self, choices: tuple[str, ...], *, noun: str = "name") -> None:
+        super().__init__(noun)
         self.choices = choices
 
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> tuple[str, str]:
-        if isinstance(value, tuple):
-            return value
-        key, sep, choice = str(value).partition("=")
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, str]:
+        key, sep, choice = value.partition("=")
         if not sep or not key.strip():
             self.fail(f"{value!r} should be NAME=MODE", param, ctx)
         if choice not in self.choices:
@@ -238,3 +276,36 @@ class AtLeastOne(click.ParamType[int]):
         if not 1 <= number <= MAX_SEQ:
             self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
         return number
+
+
+class EventNumber(click.ParamType[int]):
+    """A whole number from `low` up (an event's seq, a session, a day, a round), refused in
+    words ("SEQ must be 1 or more, not 0") rather than with click's range notation."""
+
+    name = "INTEGER"
+
+    def __init__(self, what: str, *, low: int = 1, hint: str = "") -> None:
+        self.what = what
+        self.low = low
+        self.hint = hint
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} must be a whole number, not {value!r}", param, ctx)
+        from domain.values import MAX_SEQ  # pydantic, only once a command parses a number
+
+        hint = f"; {self.hint}" if self.hint else ""
+        if number < self.low:
+            self.fail(f"{self.what} must be {self.low} or more, not {number}{hint}", param, ctx)
+        if number > MAX_SEQ:
+            self.fail(f"{self.what} must be at most {MAX_SEQ:,}, not {number:,}", param, ctx)
+        return number
+
+
+SEQ = EventNumber("SEQ", hint="event numbers start at 1")

@@ -49,10 +49,10 @@ def stdout_reader_may_leave() -> Iterator[None]:
         yield
         sys.stdout.flush()
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     # What is still buffered for the closed pipe would fail again at exit, with a message.
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

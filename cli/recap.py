@@ -19,9 +19,8 @@ import click
 
 from cli import render
 from cli.context import open_store, settings
-from cli.options import store_options
+from cli.options import EventNumber, store_options
 from domain.errors import TrackerError
-from domain.values import MAX_SEQ
 from tracker.app import Trek
 
 # CommonMark lets a backslash escape any ASCII punctuation; GFM tables also honour `\|`. These
@@ -254,7 +253,7 @@ def _route_picture(trek: Trek, doc: dict[str, Any]) -> str | None:
 
 
 @click.command()
-@click.option("--session", type=click.IntRange(1, MAX_SEQ),
+@click.option("--session", type=EventNumber("the session number"),
               help="Session N (default: the latest, open or ended; a campaign without "
                    "sessions is recapped whole).")
 @click.option("--format", "fmt", type=click.Choice(["markdown", "html"]), default="markdown",
@@ -270,6 +269,9 @@ def recap(session: int | None, fmt: str, output: Path | None) -> None:
 
     With --json, the recap document the Markdown and HTML are made from.
     """
+    chosen = click.get_current_context().get_parameter_source("fmt")
+    if settings().json and chosen is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("--format and --json each choose the output; give one of them.")
     trek = open_store(writes=False)
     doc = trek.recap(settings().campaign, session)
     if settings().json:

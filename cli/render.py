@@ -21,8 +21,10 @@ from rich.text import Text
 
 from cli.drawing import named_paths
 from cli.output import json_text as json_text
+from cli.paging import PipeConsole
 
-console = Console(highlight=False)
+# A reader that leaves early (`trek status | head -1`) is the command group's to handle.
+console: Console = PipeConsole(highlight=False)
 errors = Console(stderr=True, highlight=False)
 
 
@@ -333,18 +335,22 @@ def _log_cells(entry: dict[str, Any], ruleset: str) -> tuple[list[str], str | No
 
 def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console | None = None,
               last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
-              chunk: int = LOG_CHUNK) -> None:
+              chunk: int = LOG_CHUNK, empty: str | None = None) -> None:
     """The log as a table, printed as the entries come.
 
     A log of at most `chunk` rows is one table sized to what it holds. A longer one is printed
     `chunk` rows at a time without ever holding more: its columns are sized before the rest is
     read, from the largest seq and day it can hold (`last_seq`, `last_day`), the longest event
     name (`event_types`, and the first rows') and the first rows' longest line; a longer line
-    further down wraps within its column.
+    further down wraps within its column. No entries at all and an `empty` sentence: the
+    sentence instead of an empty table.
     """
     out = out or console
     rows = iter(entries)
     first = list(islice(rows, chunk + 1))
+    if not first and empty is not None:
+        out.print(empty, markup=False, highlight=False, soft_wrap=True)
+        return
     if len(first) <= chunk:
         table = _log_table()
         for entry in first:

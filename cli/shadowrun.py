@@ -13,6 +13,9 @@ from cli.render import square_text
 from domain.geometry import Square
 from domain.shadowrun.commands import DEFAULT_SPRINT_TN, Intercept, NextPass, Sprint
 
+# How help and screens name this ruleset.
+TITLE = "Shadowrun"
+
 COMMANDS: list[click.Command] = []
 
 CHARACTER_OPTIONS = [
@@ -24,7 +27,7 @@ CHARACTER_OPTIONS = [
 ]
 
 ENCOUNTER_ROUND_OPTIONS = [
-    click.Option(["--passes"], type=KeyValue(), multiple=True,
+    click.Option(["--passes"], type=KeyValue(noun="combatant"), multiple=True,
                  help="Shadowrun: a combatant's Initiative Passes this Combat Turn, NAME=N "
                       "(repeatable; default 1 each)."),
 ]
@@ -81,7 +84,10 @@ def _moved(d: dict[str, Any]) -> str:
 
 def _sprinted(d: dict[str, Any]) -> str:
     lost = " (lost: the turn's last pass)" if d.get("bonus_lost") else " next pass"
-    return f"{d['name']} sprints: {d['successes']} success(es), Quickness +{d['successes']}{lost}"
+    dice = d.get("dice")
+    faces = (f"dice {' '.join(map(str, dice))}" if dice else "counted by the GM")
+    return (f"{d['name']} sprints: {d['successes']} success(es) ({faces}, TN {d['target']}), "
+            f"Quickness +{d['successes']}{lost}")
 
 
 SUMMARIES = {

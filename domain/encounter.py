@@ -232,7 +232,8 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     check_can_stand(encounter, command.at, name=command.name)
     grid = GRIDS[encounter.grid]
     if command.facing is not None and command.facing not in grid.directions:
-        raise RuleViolation(f"--facing {command.facing} is not a direction on {encounter.grid}s; "
+        cells = "hexes" if encounter.grid == "hex" else f"{encounter.grid}s"
+        raise RuleViolation(f"--facing {command.facing} is not a direction on {cells}; "
                             f"use {' '.join(grid.directions)}")
     if command.options is not None:
         check_character_options(rules, command.options)

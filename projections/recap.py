@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
-from domain.events import SessionStarted, TrekEvent
+from domain.events import SessionStarted, SuppliesSet, TrekEvent
+from domain.state import Conveyance
 from projections.audit import Auditor, SessionAudit
 
 
@@ -76,6 +77,15 @@ class Recapper(Auditor):
             if not mark.audited:
                 extras.notes.append({"seq": event.seq, "day": day, "kind": mark.kind,
                                      "text": mark.label[:1].upper() + mark.label[1:]})
+
+    def _count(self, audit: SessionAudit, event: TrekEvent, supplies: dict[str, int],
+               fleet: dict[str, Conveyance]) -> None:
+        # `supplies set` states the stock (the opening one above all); the party neither
+        # gained nor spent anything by it, so the recap counts no change for it (the audit
+        # keeps its own count).
+        if isinstance(event, SuppliesSet):
+            supplies = dict(self.game.supplies)
+        super()._count(audit, event, supplies, fleet)
 
     def _fights(self, extras: SessionExtras, event: TrekEvent) -> None:
         """A fight is listed in every session that played some of it, with the rounds played

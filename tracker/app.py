@@ -48,6 +48,7 @@ from domain.ruleset import (
     StartRound,
 )
 from domain.state import Game, Role
+from domain.values import check_name
 from projections.audit import Auditor
 from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
@@ -129,6 +130,19 @@ def default_gm() -> str:
         return "gm"
 
 
+def checked_gm(gm: str | None) -> str:
+    """The name stamped on recorded events (`--gm`, TREK_GM, else the OS user), with the checks
+    every name a GM types gets: printable, one line, at most 40 characters, no `=`."""
+    name = gm if gm is not None else default_gm()
+    try:
+        return check_name(name, "GM name")
+    except RuleViolation as error:
+        if gm is None:
+            raise RuleViolation(f"{error} (the OS user's name); give another with --gm NAME "
+                                "or TREK_GM") from None
+        raise
+
+
 class Trek:
     """Every use case of the tracker; takes and returns plain values and read-model documents."""
 
@@ -163,12 +177,14 @@ class Trek:
         A `memory:` store lives in `memory` (a new holder when none is given, so it lasts as
         long as this Trek).
         """
+        # Checked before anything is opened: a refused name leaves no store behind.
+        gm = checked_gm(gm)
         location = Location.parse(db)
         writable = writable and not preview
         create = create and not preview
         opened = open_store(location, rulesets, create=create, writable=writable,
                             memory=memory if memory is not None else MemoryStores())
-        trek = cls(location, opened.app, opened.views, gm=gm or default_gm(),
+        trek = cls(location, opened.app, opened.views, gm=gm,
                    writable=writable, rulesets=rulesets, preview=preview)
         if opened.upgrade and writable:
             with opening_errors(location, create=create):
@@ -1133,4 +1149,6 @@ def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | 
 
 
 def gm_from_env(explicit: str | None) -> str:
-    return explicit or default_gm()
+    """The GM name given (`--gm`, TREK_GM), else the OS user's, with the checks every name a
+    GM types gets."""
+    return checked_gm(explicit)

@@ -212,6 +212,9 @@ class CombatRules:
         state = state_of(mover)
         shift = bool(command.options.get("shift"))
         stealthy = bool(command.options.get("stealthy"))
+        if shift and stealthy:
+            raise RuleViolation("--shift and --stealthy cannot go together: a move is either a "
+                                "shift of one square or a stealthy move; give one of them")
         name = mover.name
         if state.moves and level(stats, "speed-burst") < 1:
             raise RuleViolation(f"{name} already moved this round; one move a round (Speed "

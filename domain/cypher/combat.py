@@ -625,6 +625,13 @@ class CypherCombat:
             if command.roll is not None:
                 raise RuleViolation("an extended chase starts with no roll; give --roll to "
                                     f"`trek encounter chase-roll {name}`")
+            eased = [flag for flag, steps_ in (("--ease", ease), ("--hinder", hinder)) if steps_]
+            if eased and recorded is None:
+                # They would ease or hinder no roll: each `chase-roll` takes its own.
+                raise RuleViolation(f"{', '.join(eased)} and --extended cannot go together: "
+                                    "an extended chase starts with no roll; give "
+                                    f"{' and '.join(eased)} to `trek encounter chase-roll "
+                                    f"{name}`")
             fields = {"difficulty": difficulty_of(command.level, ease, hinder), "roll": None,
                       "dice": None, "target": 0, "success": None}
         else:

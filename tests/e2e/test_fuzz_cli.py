@@ -166,3 +166,93 @@ def test_any_command_line_exits_0_1_or_2_and_a_refusal_records_nothing(
         assert len(errors) == 1, (line, shown)
     if result.exit_code in (1, 2):
         assert log_rows(db) == before, (line, shown)
+
+
+# -- a name given twice, and the GM name ----------------------------------------------------------
+
+
+def _named_values() -> list[tuple[tuple[str, ...], click.Parameter]]:
+    """Every NAME=VALUE parameter that takes several values, with the command it belongs to."""
+    from cli.options import NamedValue
+
+    trek.list_commands(click.Context(trek))  # loads every command, as `trek --help` does
+    return [(path, param) for path, command in commands(trek) for param in command.params
+            if isinstance(param.type, NamedValue)
+            and (getattr(param, "multiple", False) or param.nargs == -1)]
+
+
+def _valid_value(param: click.Parameter, name: str) -> str:
+    from cli.options import KeyChoice, KeyValue
+
+    kind = param.type
+    if isinstance(kind, KeyChoice):
+        return f"{name}={kind.choices[0]}"
+    if isinstance(kind, KeyValue):
+        return f"{name}={max(kind.low or 0, 5)}"
+    return f"{name}=3" if param.name == "full_move" else f"{name}=open"
+
+
+NAMED = _named_values()
+
+
+def test_every_repeatable_name_value_parameter_is_found() -> None:
+    found = {(" ".join(path), param.name) for path, param in NAMED}
+    for expected in (("roster add-character", "skills"), ("roster add-character", "attributes"),
+                     ("day end", "rests"), ("forced-march", "rolls"), ("supplies", "amounts"),
+                     ("encounter round", "passes"), ("encounter add", "full_move"),
+                     ("init", "terrains"), ("map import", "terrains")):
+        assert expected in found
+
+
+@FUZZ
+@given(data=st.data())
+def test_a_name_given_twice_to_any_name_value_parameter_is_refused(
+        data: st.DataObject, template: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path, param = data.draw(st.sampled_from(NAMED))
+    # Any name: it is refused as given twice before anything checks what it names.
+    name = data.draw(st.sampled_from(["Kira", "provisions", "fuel", "land", "woods", "ride"]))
+    first, second = _valid_value(param, name), _valid_value(param, name)
+    if isinstance(param, click.Argument):
+        mode = ["add"] if path == ("supplies",) else []
+        line = [*path, *mode, first, second]
+    else:
+        flag = param.opts[0]
+        line = [*path, flag, first, flag, second]
+    db = tmp_path_factory.mktemp("twice") / "trek.db"
+    shutil.copyfile(template, db)
+    before = log_rows(db)
+    with contextlib.chdir(tmp_path_factory.mktemp("cwd")):
+        result = CliRunner().invoke(trek, ["--db", str(db), "--gm", "fuzz", *line])
+    assert result.exit_code == 1, (line, result.output)
+    [error] = [row for row in result.output.splitlines() if row.startswith("Error: ")]
+    # (--full-move reads its type in small letters.)
+    assert f"{name} is given twice".casefold() in error.casefold(), (line, error)
+    assert log_rows(db) == before
+
+
+@FUZZ
+@given(gm=HOSTILE_TEXT)
+def test_the_gm_name_is_recorded_only_when_it_is_a_name(
+        gm: str, template: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    from domain.values import MAX_NAME, text_problem
+
+    db = tmp_path_factory.mktemp("gm") / "trek.db"
+    shutil.copyfile(template, db)
+    before = log_rows(db)
+    result = CliRunner().invoke(trek, ["--db", str(db), "--gm", gm, "supplies", "add",
+                                       "provisions=1"])
+    shown = result.output
+    assert "\x1b" not in shown
+    assert "\x07" not in shown
+    if gm == "":
+        a_name = False
+    else:
+        a_name = (text_problem(gm, limit=MAX_NAME) is None and gm == gm.strip()
+                  and "=" not in gm)
+    if a_name:
+        assert result.exit_code == 0, (gm, shown)
+        assert len(log_rows(db)) == len(before) + 1
+    else:
+        assert result.exit_code == 1, (gm, shown)
+        assert "GM name" in shown, (gm, shown)
+        assert log_rows(db) == before

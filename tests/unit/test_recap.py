@@ -110,11 +110,10 @@ def test_a_campaign_without_sessions_is_recapped_whole(store: str, open_trek: Op
     record_full_day(trek)
     doc = trek.recap(None)
     assert (doc["session"], doc["whole_campaign"], doc["days"]) == (None, True, [1])
-    # E E E and on to 6,1 (2 more): 5 squares, 30 miles; provisions 4 set + 2 foraged, ammo 2
-    # set; 2 provisions marched.
+    # E E E and on to 6,1 (2 more): 5 squares, 30 miles; 2 provisions foraged and 2 marched.
+    # The opening `supplies set` (4 provisions, 2 ammo) states the stock: nothing gained.
     assert doc["distance"] == {"squares": 5, "miles": 30, "square_miles": 6}
-    assert doc["supplies"] == {"gained": {"provisions": 6, "ammo": 2},
-                               "spent": {"provisions": 2}}
+    assert doc["supplies"] == {"gained": {"provisions": 2}, "spent": {"provisions": 2}}
     # Kira: 50 - 12 = 38 Health + Body 6; 45 - 20 = 25 Energy + 4 an hour for 8 hours, capped
     # at 45: +20.
     assert doc["rests"] == [{"seq": 14, "day": 1, "character": "Kira", "health": 6,
