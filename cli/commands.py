@@ -598,14 +598,20 @@ def session_end() -> None:
 
 
 @trek.command()
+@click.option("--keep", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Play into a new SQLite store FILE and keep it (to open it with "
+                   "`trek serve --db FILE` or any other command) instead of a temporary one.")
 @store_options
-def demo() -> None:
+def demo(keep: Path | None) -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
     if not _DEMOS:
         raise TrackerError("no ruleset of this release has a sample campaign")
+    if keep is not None and (keep.exists() or keep.is_symlink()):
+        raise TrackerError(f"{keep} already exists; give --keep a file that does not, and the "
+                           f"demo's store is made there")
     play = _DEMOS[0]
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
-          Trek.open(str(Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
+          Trek.open(str(keep or Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
                     gm="demo") as trek_app):
         play(trek_app)
         result = trek_app.status(None)
