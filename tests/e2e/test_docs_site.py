@@ -33,6 +33,10 @@ def test_the_site_builds_strictly_with_the_readme_as_its_home(tmp_path: Path) ->
     # The README's links into docs/ became links between the site's pages.
     assert 'href="getting-started/"' in home
     assert "Changelog" in (site / "changelog" / "index.html").read_text(encoding="utf-8")
+    # The API page is the description the server publishes, every address of RULES.md §13.
+    api = (site / "api" / "index.html").read_text(encoding="utf-8")
+    for address in ("status", "log", "encounter", "events", "commands"):
+        assert f"/api/campaigns/{{slug}}/{address}" in api
     assert not (ROOT / "site").exists()
 
 
