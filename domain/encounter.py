@@ -16,6 +16,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Cell, Square
 from domain.grid import GRIDS
+from domain.maps import extent
 from domain.ruleset import (
     Decision,
     EncounterRules,
@@ -184,6 +185,29 @@ def step_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | 
             standing.side, mover.side):
         return f"{standing.name}, an enemy, stands on {where(cell)}"
     return None
+
+
+def target_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+    """Why a move `--to` `cell` can never end there, whatever the budget: off the map, a wall
+    or someone standing on it (said before any sentence about the budget), or None."""
+    terrain = cell_terrain(encounter, cell)
+    if terrain is None:
+        rows: list[str] = encounter.map["rows"] if encounter.map else []
+        return (f"{where(cell)} is off the map ({extent(len(rows[0]), len(rows))}), so no "
+                f"move takes {mover.name} there")
+    if terrain["terrain"] == "wall":
+        return f"{where(cell)} is a wall, so no move takes {mover.name} there"
+    standing = encounter.at(cell)
+    if standing is not None and standing.name != mover.name:
+        return (f"{where(cell)} is occupied by {standing.name}, so no move takes {mover.name} "
+                "there (one combatant to a cell)")
+    return None
+
+
+def check_target(encounter: Encounter, mover: Combatant, cell: Square) -> None:
+    reason = target_refusal(encounter, mover, cell)
+    if reason is not None:
+        raise RuleViolation(reason)
 
 
 def end_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:

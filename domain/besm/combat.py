@@ -15,6 +15,7 @@ from domain.besm.state import stat
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -226,6 +227,7 @@ class CombatRules:
         if command.to is not None:
             if command.to == mover.at:
                 raise RuleViolation(f"{name} already stands on {where(command.to)}")
+            check_target(encounter, mover, command.to)
             found = cheapest_path(encounter, mover, command.to, left,
                                   lambda cell: entry_cost(encounter, cell))
             if found is None:

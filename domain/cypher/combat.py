@@ -15,6 +15,7 @@ from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -415,6 +416,11 @@ class CypherCombat:
             if command.to == mover.at:
                 raise RuleViolation(f"{mover.name} already stands on {where(command.to)}")
             self._check_may_move(encounter, mover)
+            check_target(encounter, mover, command.to)
+            if terrain_word(encounter, command.to) == "zero-gravity":
+                raise RuleViolation(f"{where(command.to)} is zero-gravity, so no ordinary move "
+                                    f"takes {mover.name} there (`trek encounter push` crosses "
+                                    "zero gravity)")
 
             def step_cost(_here: Square, there: Square) -> int | None:
                 if step_refusal(encounter, mover, there) is not None:

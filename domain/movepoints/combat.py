@@ -24,6 +24,7 @@ from domain.battlemap import LegendSpec, flag, whole_number
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -520,6 +521,8 @@ class MoveRules:
             if transit is not None and command.to == transit.to:
                 route = [mover.at, transit.to]
             else:
+                check_target(encounter, mover, command.to)
+                self._check_target_type(situation, mover, command.to, fly)
                 route = self._cheapest_route(situation, mover, state, command.to, fly)
         else:
             if not command.steps:
@@ -540,6 +543,17 @@ class MoveRules:
         if state.condition == "stunned":
             raise RuleViolation(f"{name} is stunned: it cannot take Move actions and its MP "
                                 f"are lost; `trek encounter condition {name} clear` ends it")
+
+    def _check_target_type(self, situation: Situation, mover: Combatant, goal: Square,
+                           fly: bool) -> None:
+        """A tile entered with a movement type the mover lacks is never reached (water with
+        no swim Full Move, say): said before the MP it holds."""
+        encounter = open_encounter(situation.game)
+        kind = tile_type(encounter, goal, fly)
+        if full_move_of(stats_of(situation, mover)).get(kind, 0) <= 0:
+            what = "--fly" if fly else f"{where(goal)} is {tile(encounter, goal)['terrain']}"
+            raise RuleViolation(f"{what} and {mover.name} has no {kind} Full Move, so no move "
+                                f"takes {mover.name} there")
 
     def _cheapest_route(self, situation: Situation, mover: Combatant, state: MoveState,
                         goal: Square, fly: bool) -> list[Square]:

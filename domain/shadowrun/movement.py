@@ -16,6 +16,7 @@ from domain.encounter import (
     CombatantChanged,
     RoundStarted,
     cell_terrain,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -284,6 +285,7 @@ class PassRules:
         if command.to is not None:
             if command.to == mover.at:
                 raise RuleViolation(f"{mover.name} already stands on {where(command.to)}")
+            check_target(encounter, mover, command.to)
             path = self._path_to(situation, mover, command.to, asked)
         else:
             if not command.steps:

@@ -347,6 +347,22 @@ def test_move_to_takes_the_cheapest_path_by_tile_cost() -> None:
     assert (event.path, event.cost) == ([Square(4, 3), Square(5, 2), Square(6, 3)], 2)
 
 
+@pytest.mark.parametrize(("to", "message"), [
+    (Square(5, 1), "^5,1 is a wall, so no move takes Gob there$"),
+    (Square(10, 0), r"^10,0 is off the map \(the map runs 0\.\.9 × 0\.\.3\), so no move"),
+    (Square(3, 0), "^3,0 is occupied by Kira, so no move takes Gob there"),
+    (Square(3, 2), "^3,2 is water and Gob has no swim Full Move, so no move takes Gob there$"),
+])
+def test_move_to_a_tile_never_reached_names_the_tile_before_the_mp(to: Square,
+                                                                    message: str) -> None:
+    c = fight()
+    join(c, "Kira", 3, 0)
+    add(c, "Gob", 6, 0, land=6)
+    round_(c)
+    act(c, "Gob", "move")                                   # 3 MP: none of these is in reach
+    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=to)), message)
+
+
 # -- in transit -------------------------------------------------------------------------------
 
 
