@@ -64,6 +64,13 @@ class CombatantEntered(TrekEvent):
     from_roster: bool = False
     stats: dict[str, Any] = Field(default_factory=dict)
     state: dict[str, Any] = Field(default_factory=dict)
+    # What entering this cell ended for others, by the ruleset's rules (progress toward the
+    # cell, say), in its words, and the keys of each one's state it changed. Left out of the
+    # stored event when empty, so other entries read as before. Worked out from the state: in
+    # another history they may differ while the entry stays legal.
+    broken: list[dict[str, Any]] = Field(default_factory=list, exclude_if=lambda v: not v)
+    others: dict[str, dict[str, Any]] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    derived: ClassVar[frozenset[str]] = frozenset({"broken", "others"})
 
     def apply_to(self, game: Game) -> None:
         encounter = game.encounter
@@ -71,6 +78,9 @@ class CombatantEntered(TrekEvent):
         encounter.combatants[self.name] = Combatant(
             name=self.name, side=self.side, at=self.at, facing=self.facing,
             from_roster=self.from_roster, stats=dict(self.stats), state=dict(self.state))
+        for name, changed in self.others.items():
+            other = encounter.combatants[name]
+            other.state = {**other.state, **changed}
 
 
 class CombatantRemoved(TrekEvent):
@@ -122,6 +132,10 @@ class CombatantChanged(TrekEvent):
     state: dict[str, Any] = Field(default_factory=dict)
     # Whether this event moved the combatant (the audit counts moves).
     moves: ClassVar[bool] = False
+    # The keys of the combatant's state this event sets, the rest kept as they stand; None:
+    # the recorded state replaces the whole. An event that sets only its own keys may stand
+    # in a history where the others differ (`derived`).
+    state_keys: ClassVar[frozenset[str] | None] = None
 
     def apply_to(self, game: Game) -> None:
         encounter = game.encounter
@@ -131,7 +145,13 @@ class CombatantChanged(TrekEvent):
             combatant.at = self.path[-1]
         if self.facing is not None:
             combatant.facing = self.facing
-        combatant.state = dict(self.state)
+        keys = self.state_keys
+        if keys is None:
+            combatant.state = dict(self.state)
+        else:
+            combatant.state = {**combatant.state,
+                               **{key: value for key, value in self.state.items()
+                                  if key in keys}}
 
 
 ENCOUNTER_EVENTS: tuple[type[TrekEvent], ...] = (
@@ -253,6 +273,7 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     if command.options is not None:
         check_character_options(rules, command.options)
     stats, state = recorded or rules.enter(situation, command, character)
+    broken, others = rules.entering(situation, command)
     return CombatantEntered(
         name=command.name,
         side=command.side,
@@ -261,6 +282,8 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
         from_roster=command.from_roster,
         stats=stats,
         state=state,
+        broken=broken,
+        others=others,
     )
 
 

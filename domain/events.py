@@ -135,6 +135,12 @@ class TrekEvent(BaseModel):
     class_version: ClassVar[int] = 1
     # Events that only keep the books (sessions, reversals) are never undone themselves.
     undoable: ClassVar[bool] = True
+    # Payload fields that report figures worked out from the state the event was decided in
+    # (a bonus carried into the next pass, another combatant's state afterwards), not what
+    # makes it legal. Re-checked in another history, an event whose other fields are the same
+    # still stands when applying it does exactly what applying the new decision does (see
+    # `domain.history.replan`).
+    derived: ClassVar[frozenset[str]] = frozenset()
 
     # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
     # fills them in when it records the event.

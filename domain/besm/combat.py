@@ -67,6 +67,12 @@ class CombatantMoved(CombatantChanged):
     """A move (or a shift) along `path`, the cell left first, and what it cost."""
 
     moves: ClassVar[bool] = True
+    # What a move changes; the rest of the state it recorded (an action, say) is the state it
+    # was decided in, which may differ in another history while the move stays legal.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"speed", "stealthy", "moved", "moves", "began", "defense_penalty", "penalty_until",
+         "ranged_penalty"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     cost: int
     shift: bool = False
@@ -79,14 +85,23 @@ class CombatantMoved(CombatantChanged):
 
 
 class WentProne(CombatantChanged):
-    pass
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"prone", "speed"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
 
 class StoodUp(CombatantChanged):
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"prone", "speed", "moved",
+                                                             "began"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
+
     cost: int = 1
 
 
 class Acted(CombatantChanged):
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"acted", "ranged",
+                                                             "ranged_penalty"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
+
     ranged: bool = False
     ranged_penalty: int = 0
 

@@ -72,6 +72,7 @@ from domain.ruleset import (
     Decision,
     EnterCombatant,
     MoveOptions,
+    NothingOnEntry,
     Situation,
     StartRound,
     not_offered,
@@ -368,7 +369,7 @@ def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelD
     return day
 
 
-class Besm(CombatRules):
+class Besm(CombatRules, NothingOnEntry):
     """The BESM ruleset: overland travel, and combat movement in encounters."""
 
     name = "besm"

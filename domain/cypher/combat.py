@@ -179,6 +179,11 @@ class CypherMoved(RolledEvent):
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = MOVE_ROLL
+    # A move sets the round's move; a chase in the state it recorded may differ in another
+    # history while the move stays legal.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"action", "moved", "difficulty", "success", "drifting"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     action: str
     planned: list[Cell]
@@ -196,6 +201,9 @@ class PushedOff(RolledEvent):
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = PUSH_ROLL
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"action", "moved", "difficulty", "success", "drifting"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     action: str = "push"
     direction: str
@@ -211,6 +219,9 @@ class ChaseStarted(RolledEvent):
     """A chase: one roll, or (extended) the start of a long one with no roll yet."""
 
     label: ClassVar[str] = CHASE_ROLL
+    # A chase is not the round's move: it sets only the chase.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"chase"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     level: int
     role: str
@@ -224,6 +235,8 @@ class ChaseRolled(RolledEvent):
     """One roll of an extended chase."""
 
     label: ClassVar[str] = CHASE_ROLL
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"chase"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     ease: int = 0
     hinder: int = 0

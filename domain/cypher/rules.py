@@ -41,6 +41,7 @@ from domain.ruleset import (
     EnterCombatant,
     MoveOptions,
     NoHouseRules,
+    NothingOnEntry,
     Situation,
     StartRound,
     given_stat_flags,
@@ -183,7 +184,7 @@ def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
     return found[0][1:] if found is not None else None
 
 
-class Cypher(CypherCombat):
+class Cypher(CypherCombat, NothingOnEntry):
     """The Cypher System's long-term travel, and its rounds and chases in encounters."""
 
     name = "cypher"

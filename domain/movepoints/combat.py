@@ -35,8 +35,8 @@ from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
 from domain.geometry import Cell, Square
 from domain.grid import SQUARES
-from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
-from domain.state import Combatant, Encounter, Game, friends
+from domain.ruleset import Decision, EnterCombatant, MoveCombatant, Situation, StartRound
+from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import MAX_LEVEL, check_number
 
 # The movement types a Full Move is given for, in the order documents list them.
@@ -285,6 +285,24 @@ def poor_footing(encounter: Encounter, cell: Square) -> bool:
 
 def state_of(combatant: Combatant) -> MoveState:
     return MoveState.model_validate(combatant.state)
+
+
+def _transits_lost_to(encounter: Encounter, name: str, side: Side, cell: Square
+                      ) -> list[tuple[TransitLoss, MoveState]]:
+    """The transits toward `cell` that end when `name`, on `side`, stops there: each
+    opponent's loss and its state afterwards."""
+    lost: list[tuple[TransitLoss, MoveState]] = []
+    for other in encounter.combatants.values():
+        if other.name == name or friends(other.side, side):
+            continue
+        state = state_of(other)
+        if state.in_transit is None or state.in_transit.to != cell:
+            continue
+        loss = lose_transit(encounter, other.name, state,
+                            f"{name}, an enemy, occupies {where(cell)}")
+        assert loss is not None
+        lost.append((loss, state))
+    return lost
 
 
 def fresh_round(round_number: int, condition: str | None,
@@ -740,17 +758,22 @@ class MoveRules:
         """Enemies of `mover` paying toward `cell`, now that it stops there, lose progress."""
         broken: list[dict[str, Any]] = []
         others: dict[str, dict[str, Any]] = {}
-        for other in encounter.combatants.values():
-            if other.name == mover.name or friends(other.side, mover.side):
-                continue
-            state = state_of(other)
-            if state.in_transit is None or state.in_transit.to != cell:
-                continue
-            loss = lose_transit(encounter, other.name, state,
-                                f"{mover.name}, an enemy, occupies {where(cell)}")
-            assert loss is not None
+        for loss, state in _transits_lost_to(encounter, mover.name, mover.side, cell):
             broken.append(loss.model_dump(mode="json"))
-            others[other.name] = state.model_dump(mode="json")
+            others[loss.name] = state.model_dump(mode="json")
+        return broken, others
+
+    def entering(self, situation: Situation, command: EnterCombatant
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """An enemy put on a tile someone is paying toward ends that transit at once (RULES
+        §10: progress is lost when an enemy occupies the tile)."""
+        encounter = open_encounter(situation.game)
+        broken: list[dict[str, Any]] = []
+        others: dict[str, dict[str, Any]] = {}
+        for loss, _state in _transits_lost_to(encounter, command.name, command.side,
+                                              command.at):
+            broken.append(loss.model_dump(mode="json"))
+            others[loss.name] = {"in_transit": None}
         return broken, others
 
     # -- status -----------------------------------------------------------------------------

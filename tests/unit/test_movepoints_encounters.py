@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -74,8 +75,8 @@ def join(c: Campaign, name: str, x: int, y: int) -> None:
 
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY,
-        **full_move: int) -> None:
-    c.enter_combatant(EnterCombatant(
+        **full_move: int) -> Any:
+    return c.enter_combatant(EnterCombatant(
         name=name, at=Square(x, y), side=side, from_roster=False,
         options=CharacterOptions(name=name, extra={"full_move": list(full_move.items())})))
 
@@ -509,3 +510,52 @@ def test_undoing_an_action_rechecks_the_moves_that_spent_its_mp() -> None:
     with pytest.raises(RuleViolation, match="holds 1 MP"):
         c.cancel([gained.seq], before=before, later=events[gained.seq - 1:], cascade=False,
                  reason=None)
+
+
+def gob_in_transit() -> tuple[Campaign, Any]:
+    """Gob (walks 6) pays all 6 MP toward the scree at 7,2 (cost 8, poor footing)."""
+    c = fight()
+    add(c, "Gob", 8, 3, land=6)
+    round_(c)
+    act(c, "Gob", "full")
+    moved = move(c, "Gob", "NW")
+    assert status(c, "Gob")["in_transit"] == {"to": {"x": 7, "y": 2}, "cost": 8, "paid": 6}
+    return c, moved
+
+
+def test_an_enemy_put_on_the_transit_tile_ends_the_transit_at_once() -> None:
+    c, _moved = gob_in_transit()
+
+    event = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+
+    # Lost at once, recorded in the entry that caused it.
+    assert event.broken == [{"name": "Gob", "to": {"x": 7, "y": 2}, "cost": 8, "paid": 6,
+                             "knockdown_risk": True,
+                             "reason": "Tam, an enemy, occupies 7,2"}]
+    assert status(c, "Gob")["in_transit"] is None
+    assert status(c, "Gob")["position"] == {"x": 8, "y": 3}
+    # The next round has nothing more to lose.
+    assert "transit_lost" not in round_(c).clock
+
+
+def test_a_friend_put_on_the_transit_tile_ends_nothing() -> None:
+    c, _moved = gob_in_transit()
+    event = add(c, "Orc", 7, 2, land=6)
+    assert event.broken == []
+    assert "broken" not in event.payload()
+    assert status(c, "Gob")["in_transit"] is not None
+
+
+def test_undoing_the_entry_brings_the_transit_back_and_undoing_the_transit_keeps_the_entry(
+        ) -> None:
+    c, _moved = gob_in_transit()
+    entered = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    assert cancel_cascade(c, entered.seq) == [entered.seq]
+    assert status(c, "Gob")["in_transit"] == {"to": {"x": 7, "y": 2}, "cost": 8, "paid": 6}
+
+    c, moved = gob_in_transit()
+    entered = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    # Putting Tam there does not depend on Gob's transit: it stands.
+    assert cancel_cascade(c, moved.seq) == [moved.seq]
+    assert c.is_live(entered.seq)
+    assert (status(c, "Gob")["in_transit"], status(c, "Gob")["mp"]) == (None, 6)
