@@ -16,6 +16,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Cell, Square
 from domain.grid import GRIDS
+from domain.labels import labels_of
 from domain.maps import extent
 from domain.ruleset import (
     Decision,
@@ -78,6 +79,8 @@ class CombatantEntered(TrekEvent):
         encounter.combatants[self.name] = Combatant(
             name=self.name, side=self.side, at=self.at, facing=self.facing,
             from_roster=self.from_roster, stats=dict(self.stats), state=dict(self.state))
+        if self.name not in encounter.labels:
+            encounter.labels = labels_of(encounter.labels, [*encounter.labels, self.name])
         for name, changed in self.others.items():
             other = encounter.combatants[name]
             other.state = {**other.state, **changed}

@@ -86,6 +86,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     doc = ok(run("encounter", "status", "--json")).json()
     assert (doc["round"], doc["pass"], doc["passes"]) == (1, 1, 3)
     assert doc["combatants"]["Dvorak"] == {
+        "label": "D",
         "side": "party", "position": {"x": 0, "y": 3}, "facing": None, "moved": 0,
         "remaining": None, "gait": None, "rate": None, "pass_limit": None, "moved_turn": 0,
         "tn_modifier": 0, "quickness_bonus": 0, "intercepted": False}
@@ -97,6 +98,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
         4, "run", ["Ganger"], 4)
     assert moved["path"] == [{"x": x, "y": 0} for x in range(5)]
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 4, "y": 0}, "facing": None, "moved": 4,
         "remaining": 1, "gait": "run", "rate": 15, "pass_limit": 5, "moved_turn": 4,
         "tn_modifier": 4, "quickness_bonus": 0, "intercepted": False}
@@ -120,6 +122,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     recorded(run("encounter", "pass", "--json"), 12, "PassStarted")
     # Pass 2: Quickness 5 + 2 = 7; run 21; ⌈21 ÷ 3⌉ = 7; remaining min(7 − 0, 21 − 4) = 7.
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 4, "y": 0}, "facing": None, "moved": 0,
         "remaining": 7, "gait": "run", "rate": 21, "pass_limit": 7, "moved_turn": 4,
         "tn_modifier": 4, "quickness_bonus": 2, "intercepted": False}
@@ -131,6 +134,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     recorded(run("encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0", "--json"),
              14, "Intercepted")
     intercepted = {
+        "label": "K",
         "side": "party", "position": {"x": 6, "y": 0}, "facing": None, "moved": 3,
         "remaining": 0, "gait": "run", "rate": 21, "pass_limit": 7, "moved_turn": 7,
         "tn_modifier": 4, "quickness_bonus": 2, "intercepted": True}

@@ -525,6 +525,7 @@ def test_a_chase_persists_across_rounds() -> None:
 def test_status_fields() -> None:
     c = ready(None)
     assert status(c, "Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 0, "y": 0}, "facing": None, "moved": 0,
         "remaining": None, "action": None, "difficulty": None, "success": None,
         "drifting": None, "chase": None}

@@ -204,6 +204,7 @@ def test_mp_gained_add_up_and_what_is_left_is_lost_when_the_next_round_starts() 
     round_(c)
     # 16.5 are lost; the new round brings the free point only.
     assert status(c, "Kira") | {} == {
+        "label": "K",
         "side": "party", "position": {"x": 3, "y": 0}, "facing": None, "moved": 0,
         "remaining": 1, "mp": 1, "spent": {"land": 0, "swim": 0, "fly": 0},
         "free_point": True, "stepped": False, "in_transit": None, "condition": None}

@@ -208,6 +208,7 @@ def test_before_its_first_move_gait_rate_limit_and_remaining_are_null() -> None:
     join(c, "Kira", 0, 0)
     turn(c)
     assert status(c, "Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 0, "y": 0}, "facing": None, "moved": 0,
         "remaining": None, "gait": None, "rate": None, "pass_limit": None, "moved_turn": 0,
         "tn_modifier": 0, "quickness_bonus": 0, "intercepted": False}
