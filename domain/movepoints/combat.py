@@ -181,7 +181,16 @@ class MovePointsStepped(_LosesTransits):
 
 
 class MovePointsCondition(CombatantChanged):
-    """`encounter condition`: stunned or immobile loses every MP held; clear ends it."""
+    """`encounter condition`: stunned or immobile loses every MP held; clear ends it.
+
+    What it lost (`lost`, `transit_lost`) is worked out from the MP and transit held then: in
+    another history they may differ while the condition still stands, and it sets only the
+    MP, the free point, the condition and the transit."""
+
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"mp", "free_point", "condition", "in_transit"})
+    derived: ClassVar[frozenset[str]] = frozenset(
+        {"state", "lost", "transit_lost", "knockdown_risk"})
 
     change: str
     condition: str | None = None

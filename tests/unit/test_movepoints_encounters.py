@@ -560,3 +560,18 @@ def test_undoing_the_entry_brings_the_transit_back_and_undoing_the_transit_keeps
     assert cancel_cascade(c, moved.seq) == [moved.seq]
     assert c.is_live(entered.seq)
     assert (status(c, "Gob")["in_transit"], status(c, "Gob")["mp"]) == (None, 6)
+
+
+def test_undoing_an_action_keeps_the_stun_after_it_which_loses_what_is_held_then() -> None:
+    c = fight()
+    join(c, "Kira", 0, 0)
+    round_(c)
+    gained = act(c, "Kira", "move")                         # 6.5 MP
+    stunned = condition(c, "Kira", "stunned")
+    assert stunned.lost == 6.5
+
+    assert cancel_cascade(c, gained.seq) == [gained.seq]
+
+    assert c.is_live(stunned.seq)
+    doc = status(c, "Kira")
+    assert (doc["mp"], doc["free_point"], doc["condition"]) == (0, False, "stunned")
