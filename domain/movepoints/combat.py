@@ -578,9 +578,12 @@ class MoveRules:
         encounter = open_encounter(situation.game)
         kind = tile_type(encounter, goal, fly)
         if full_move_of(stats_of(situation, mover)).get(kind, 0) <= 0:
-            what = "--fly" if fly else f"{where(goal)} is {tile(encounter, goal)['terrain']}"
-            raise RuleViolation(f"{what} and {mover.name} has no {kind} Full Move, so no move "
-                                f"takes {mover.name} there")
+            name = mover.name
+            if fly:
+                raise RuleViolation(f"{name} has no fly Full Move, so no move with --fly takes "
+                                    f"{name} to {where(goal)}")
+            raise RuleViolation(f"{where(goal)} is {tile(encounter, goal)['terrain']} and {name} "
+                                f"has no {kind} Full Move, so no move takes {name} there")
 
     def _cheapest_route(self, situation: Situation, mover: Combatant, state: MoveState,
                         goal: Square, fly: bool) -> list[Square]:

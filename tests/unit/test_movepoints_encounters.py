@@ -575,3 +575,13 @@ def test_undoing_an_action_keeps_the_stun_after_it_which_loses_what_is_held_then
     assert c.is_live(stunned.seq)
     doc = status(c, "Kira")
     assert (doc["mp"], doc["free_point"], doc["condition"]) == (0, False, "stunned")
+
+
+def test_move_to_with_fly_and_no_fly_full_move_says_so_before_the_mp() -> None:
+    c = fight()
+    add(c, "Gob", 6, 0, land=6)
+    round_(c)
+    act(c, "Gob", "move")
+    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=Square(9, 3),
+                                                      options={"fly": True})),
+            "^Gob has no fly Full Move, so no move with --fly takes Gob to 9,3$")
