@@ -585,3 +585,17 @@ def test_move_to_with_fly_and_no_fly_full_move_says_so_before_the_mp() -> None:
     refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=Square(9, 3),
                                                       options={"fly": True})),
             "^Gob has no fly Full Move, so no move with --fly takes Gob to 9,3$")
+
+
+def test_undoing_the_entry_of_the_one_in_transit_cancels_the_entry_that_ended_its_transit(
+        ) -> None:
+    c = fight()
+    gob = add(c, "Gob", 8, 3, land=6)
+    round_(c)
+    act(c, "Gob", "full")
+    move(c, "Gob", "NW")
+    tam = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    # Without Gob, Tam's entry would record a loss nobody had: it no longer follows.
+    cancelled = cancel_cascade(c, gob.seq)
+    assert gob.seq in cancelled
+    assert tam.seq in cancelled
