@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
+from domain.labels import labels_of
 from domain.maps import NamedPath
 from tracker.registry import RULESETS
 
@@ -22,6 +23,13 @@ UNKNOWN_FILL = "#eeeeee"
 def text(value: object) -> str:
     """Anything a GM typed, as SVG/HTML text or attribute: `<script>` stays letters."""
     return escape(str(value), quote=True)
+
+
+def token_labels(combatants: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """Each combatant's token label, as `trek encounter status --json` gives it (a document
+    made without labels gets them from the same rule, `domain.labels`)."""
+    given = {name: str(c["label"]) for name, c in combatants.items() if c.get("label")}
+    return labels_of(given, list(combatants))
 
 
 def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:

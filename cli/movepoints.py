@@ -158,7 +158,12 @@ def _condition(d: dict[str, Any]) -> str:
     return f"{d['name']} is {d['condition']}{lost}" + _loss(d)
 
 
+def _entered(d: dict[str, Any]) -> str:
+    return f"{d['name']} ({d['side']}) enters at {square_text(d['at'])}" + _broken(d)
+
+
 SUMMARIES = {
+    "CombatantEntered": _entered,
     "MovePointsMoved": _moved,
     "MovePointsStepped": _stepped,
     "MovePointsGained": _gained,

@@ -19,7 +19,7 @@ from rich.style import Style
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from cli.drawing import named_paths
+from cli.drawing import named_paths, token_labels
 from cli.output import json_text as json_text
 from cli.paging import PipeConsole
 
@@ -563,16 +563,9 @@ _FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "
                  "NW": "↖"}
 
 
-def _initials(names: list[str]) -> dict[str, str]:
-    """One character per combatant: its initial, or the next free letter of its name."""
-    taken: set[str] = set()
-    marks: dict[str, str] = {}
-    for name in names:
-        mark = next((ch for ch in name if ch.isalnum() and ch.upper() not in taken), "?")
-        mark = mark.upper()
-        taken.add(mark)
-        marks[name] = mark
-    return marks
+def _cell_width(doc: dict[str, Any]) -> int:
+    """How many characters a cell of the terminal picture takes: the longest token label."""
+    return max([1, *(len(label) for label in token_labels(doc["combatants"]).values())])
 
 
 def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
@@ -583,7 +576,7 @@ def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
         return rows
     battle_map = doc["map"]
     first_x = 0 if battle_map is not None else _plain_extent(doc)[0].start
-    blank: tuple[str, str | None] = (" ", None)
+    blank: tuple[str, str | None] = (" " * _cell_width(doc), None)
     lines: list[list[tuple[str, str | None]]] = []
     for row in rows:
         for parity in (0, 1):
@@ -603,14 +596,16 @@ def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
         xs, ys = _plain_extent(doc)
     width = max(len(str(y)) for y in ys)
     pad = " " * (width + 1)
+    cell = _cell_width(doc)
     if all(0 <= x <= 9 for x in xs):
-        header = [pad + " ".join(str(x) for x in xs)]
+        header = [pad + " ".join(str(x).ljust(cell) for x in xs)]
     else:
         def tens(x: int) -> str:
             if x < 0:
                 return "-" if x > -10 else str(-x // 10)
             return str(x // 10) if x >= 10 else " "
-        header = [pad + " ".join(tens(x) for x in xs), pad + " ".join(str(abs(x) % 10) for x in xs)]
+        header = [pad + " ".join(tens(x).ljust(cell) for x in xs),
+                  pad + " ".join(str(abs(x) % 10).ljust(cell) for x in xs)]
     per_row = 2 if doc["grid"] == "hex" else 1
     labels = [f"{y:>{width}} " for y in ys for _ in range(per_row)]
     return [line.rstrip() for line in header], labels
@@ -626,7 +621,8 @@ def _plain_extent(doc: dict[str, Any]) -> tuple[range, range]:
 def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The cells to draw, row by row, each a character and a rich style (None: plain)."""
     combatants = doc["combatants"]
-    marks = _initials(list(combatants))
+    marks = token_labels(combatants)
+    cell = _cell_width(doc)
     at = {(c["position"]["x"], c["position"]["y"]): name for name, c in combatants.items()}
     battle_map = doc["map"]
     if battle_map is not None:
@@ -639,14 +635,15 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
         for x in xs:
             if (x, y) in at:
                 name = at[(x, y)]
-                row.append((marks[name], _SIDE_STYLE[combatants[name]["side"]]))
+                row.append((marks[name].ljust(cell), _SIDE_STYLE[combatants[name]["side"]]))
                 continue
             if battle_map is None:
-                row.append((".", "dim"))
+                row.append((".".ljust(cell), "dim"))
                 continue
             char = battle_map["rows"][y][x]
             terrain = battle_map["legend"][char]["terrain"]
-            row.append((_TERRAIN_MARK.get(terrain, char), "dim" if terrain == "open" else None))
+            row.append((_TERRAIN_MARK.get(terrain, char).ljust(cell),
+                        "dim" if terrain == "open" else None))
         grid.append(row)
     return grid
 
@@ -680,7 +677,7 @@ def print_encounter(doc: dict[str, Any]) -> None:
         for char, style in row:
             line.append(char + " ", style=style or "")
         console.print(line)
-    marks = _initials(list(doc["combatants"]))
+    marks = token_labels(doc["combatants"])
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")
         return
@@ -688,7 +685,7 @@ def print_encounter(doc: dict[str, Any]) -> None:
     nested = sorted({k for c in doc["combatants"].values() for k, v in c.items()
                      if isinstance(v, dict) and set(v) != {"x", "y"}})
     extra = sorted({k for c in doc["combatants"].values() for k in c}
-                   - {"side", "position", "facing", "moved", "remaining", *nested})
+                   - {"label", "side", "position", "facing", "moved", "remaining", *nested})
     headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
     core_headers = ["", "combatant", "side", "at", *(["facing"] if faces else []), "moved",

@@ -11,7 +11,7 @@ import math
 from typing import Any
 
 from cli import render
-from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL
+from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL, token_labels
 from cli.drawing import text as _t
 from domain.geometry import Square
 from domain.grid import GRIDS
@@ -178,15 +178,20 @@ def encounter_svg(doc: dict[str, Any]) -> str:
     for layer in render.battle_map_layers(doc.get("ruleset", "")):
         out.extend(layer(layout, doc))
     out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
+    marks = token_labels(doc["combatants"])
     for name, c in doc["combatants"].items():
         cx, cy = layout.centre(c["position"]["x"], c["position"]["y"])
         colour = SIDE_COLOURS.get(c["side"], "#555")
-        mark = next((ch for ch in name if ch.isalnum()), "?").upper()
-        out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}">'
+        mark = marks[name]
+        # Three characters still fit inside the token.
+        size = 12 if len(mark) < 3 else 10
+        out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}" '
+                   f'data-label="{_t(mark)}">'
                    f'{_facing_arrow(layout, doc["grid"], c, colour)}'
                    f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CELL * 0.36:.1f}" '
                    f'fill="{colour}" stroke="white" stroke-width="2"/>'
-                   f'<text x="{cx:.1f}" y="{cy + 4:.1f}" fill="white">{_t(mark)}</text>'
+                   f'<text class="label" x="{cx:.1f}" y="{cy + 4:.1f}" font-size="{size}" '
+                   f'fill="white">{_t(mark)}</text>'
                    f"<title>{_t(name)}</title></g>")
     out.append("</g>")
     top = board_h + 2 * MARGIN + 12
@@ -197,7 +202,8 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         line_y = top + row * LEGEND_ROW
         remaining = "-" if c.get("remaining") is None else c["remaining"]
         out.append(f'<g class="legend-row"><circle cx="{MARGIN + 6}" cy="{line_y - 4}" r="6" '
-                   f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">{_t(name)} '
+                   f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">'
+                   f'{_t(marks[name])}: {_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
                    f'moved {_t(c["moved"])}, {_t(remaining)} left</text></g>')
     if rounds:

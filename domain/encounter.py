@@ -16,6 +16,8 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Cell, Square
 from domain.grid import GRIDS
+from domain.labels import labels_of
+from domain.maps import extent
 from domain.ruleset import (
     Decision,
     EncounterRules,
@@ -66,6 +68,13 @@ class CombatantEntered(TrekEvent):
     from_roster: bool = False
     stats: dict[str, Any] = Field(default_factory=dict)
     state: dict[str, Any] = Field(default_factory=dict)
+    # What entering this cell ended for others, by the ruleset's rules (progress toward the
+    # cell, say), in its words, and the keys of each one's state it changed. Left out of the
+    # stored event when empty, so other entries read as before. Worked out from the state: in
+    # another history they may differ while the entry stays legal.
+    broken: list[dict[str, Any]] = Field(default_factory=list, exclude_if=lambda v: not v)
+    others: dict[str, dict[str, Any]] = Field(default_factory=dict, exclude_if=lambda v: not v)
+    derived: ClassVar[frozenset[str]] = frozenset({"broken", "others"})
 
     def apply_to(self, game: Game) -> None:
         encounter = game.encounter
@@ -73,6 +82,11 @@ class CombatantEntered(TrekEvent):
         encounter.combatants[self.name] = Combatant(
             name=self.name, side=self.side, at=self.at, facing=self.facing,
             from_roster=self.from_roster, stats=dict(self.stats), state=dict(self.state))
+        if self.name not in encounter.labels:
+            encounter.labels = labels_of(encounter.labels, [*encounter.labels, self.name])
+        for name, changed in self.others.items():
+            other = encounter.combatants[name]
+            other.state = {**other.state, **changed}
 
 
 class CombatantRemoved(TrekEvent):
@@ -129,6 +143,10 @@ class CombatantChanged(TrekEvent):
     state: dict[str, Any] = Field(default_factory=dict)
     # Whether this event moved the combatant (the audit counts moves).
     moves: ClassVar[bool] = False
+    # The keys of the combatant's state this event sets, the rest kept as they stand; None:
+    # the recorded state replaces the whole. An event that sets only its own keys may stand
+    # in a history where the others differ (`derived`).
+    state_keys: ClassVar[frozenset[str] | None] = None
 
     def apply_to(self, game: Game) -> None:
         encounter = game.encounter
@@ -138,7 +156,13 @@ class CombatantChanged(TrekEvent):
             combatant.at = self.path[-1]
         if self.facing is not None:
             combatant.facing = self.facing
-        combatant.state = dict(self.state)
+        keys = self.state_keys
+        if keys is None:
+            combatant.state = dict(self.state)
+        else:
+            combatant.state = {**combatant.state,
+                               **{key: value for key, value in self.state.items()
+                                  if key in keys}}
 
 
 ENCOUNTER_EVENTS: tuple[type[TrekEvent], ...] = (
@@ -194,6 +218,29 @@ def step_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | 
     return None
 
 
+def target_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+    """Why a move `--to` `cell` can never end there, whatever the budget: off the map, a wall
+    or someone standing on it (said before any sentence about the budget), or None."""
+    terrain = cell_terrain(encounter, cell)
+    if terrain is None:
+        rows: list[str] = encounter.map["rows"] if encounter.map else []
+        return (f"{where(cell)} is off the map ({extent(len(rows[0]), len(rows))}), so no "
+                f"move takes {mover.name} there")
+    if terrain["terrain"] == "wall":
+        return f"{where(cell)} is a wall, so no move takes {mover.name} there"
+    standing = encounter.at(cell)
+    if standing is not None and standing.name != mover.name:
+        return (f"{where(cell)} is occupied by {standing.name}, so no move takes {mover.name} "
+                "there (one combatant to a cell)")
+    return None
+
+
+def check_target(encounter: Encounter, mover: Combatant, cell: Square) -> None:
+    reason = target_refusal(encounter, mover, cell)
+    if reason is not None:
+        raise RuleViolation(reason)
+
+
 def end_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
     """Why `mover` may not stop on `cell` (a friend's cell is passed through, never stood on)."""
     standing = encounter.at(cell)
@@ -238,6 +285,7 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     if command.options is not None:
         check_character_options(rules, command.options)
     stats, state = recorded or rules.enter(situation, command, character)
+    broken, others = rules.entering(situation, command)
     return CombatantEntered(
         name=command.name,
         side=command.side,
@@ -246,6 +294,8 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
         from_roster=command.from_roster,
         stats=stats,
         state=state,
+        broken=broken,
+        others=others,
     )
 
 

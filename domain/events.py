@@ -138,6 +138,12 @@ class TrekEvent(BaseModel):
     # The words a GM names an undoable event by in `trek undo --last KIND` (the command that
     # records it, mostly); several classes may share one (every ruleset's encounter move).
     undo_kinds: ClassVar[tuple[str, ...]] = ()
+    # Payload fields that report figures worked out from the state the event was decided in
+    # (a bonus carried into the next pass, another combatant's state afterwards), not what
+    # makes it legal. Re-checked in another history, an event whose other fields are the same
+    # still stands when applying it does exactly what applying the new decision does (see
+    # `domain.history.replan`).
+    derived: ClassVar[frozenset[str]] = frozenset()
 
     # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
     # fills them in when it records the event.

@@ -68,6 +68,31 @@ def _payload_getter(kind: type[TrekEvent]) -> Callable[[dict[str, Any]], Any]:
 _payload_fields: dict[type[TrekEvent], Callable[[dict[str, Any]], Any]] = {}
 
 
+def stands_as_recorded(decision: Decision, event: TrekEvent, game: Game) -> bool:
+    """Whether an event whose `derived` figures differ from the new decision's still stands:
+    the question is whether it is still legal, not whether every figure it worked out from
+    the state is unchanged. It stands when everything else it recorded is the same and
+    applying it to `game` does exactly what applying the decision does, so folding the log
+    (which applies what was recorded) still gives the game the rules give."""
+    kind = type(event)
+    if not kind.derived or type(decision) is not kind:
+        return False
+    names = [name for name in kind.model_fields
+             if name not in _ENVELOPE and name not in kind.derived]
+    if any(getattr(decision, name) != getattr(event, name) for name in names):
+        mine = decision.model_dump(mode="json", include=set(names))
+        if mine != event.model_dump(mode="json", include=set(names)):
+            return False
+    recorded, decided = game.model_copy(deep=True), game.model_copy(deep=True)
+    try:
+        # What it recorded may name someone the new history does not have.
+        event.apply_to(recorded)
+    except (KeyError, ValueError, AssertionError):
+        return False
+    decision.apply_to(decided)
+    return recorded.dump() == decided.dump()
+
+
 def replan(
     situation: Situation,
     later: Iterable[TrekEvent],
@@ -78,8 +103,10 @@ def replan(
     """Fold the live events of `later` onto a copy of the situation's game, re-checking each.
 
     An event stands when deciding it again, from what it recorded (its path, its dice, its
-    options), gives the same outcome in the new history. One that does not is dropped, and the
-    events after it are checked without it, so `dropped` is exactly what a cascade cancels.
+    options), gives the same outcome in the new history, or differs only in figures it
+    worked out from the state while applying it still does the same (`stands_as_recorded`).
+    One that does not is dropped, and the events after it are checked without it, so
+    `dropped` is exactly what a cascade cancels.
 
     `later` is read once, in order, and nothing of it is kept but what was dropped: it may be a
     stream of a long campaign's events, and memory stays flat.
@@ -98,7 +125,7 @@ def replan(
             result.dropped.append((event.seq, str(refused)))
             result.types[event.seq] = type(event).__name__
             continue
-        if not same(decision, event):
+        if not same(decision, event) and not stands_as_recorded(decision, event, game):
             result.dropped.append((event.seq, "its recorded outcome would no longer follow"))
             result.types[event.seq] = type(event).__name__
             continue

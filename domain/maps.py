@@ -30,6 +30,11 @@ from domain.errors import MapError
 from domain.geometry import Square
 
 
+def extent(width: int, height: int) -> str:
+    """Where a map's squares run, as a refusal names them."""
+    return f"the map runs 0..{width - 1} × 0..{height - 1}"
+
+
 class Terrain(StrEnum):
     """Every terrain word a map may use: one vocabulary, so a stored cell is always a known word
     and map imports and pictures read the same words; each ruleset's `terrains` picks the words

@@ -122,6 +122,14 @@ class StartRound:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
+class NothingOnEntry:
+    """A ruleset in which a combatant entering a cell ends nothing for anyone else."""
+
+    def entering(self, situation: Situation, command: EnterCombatant
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        return [], {}
+
+
 class NoHouseRules(BaseModel):
     """The house rules of a ruleset that has none."""
 
@@ -192,6 +200,11 @@ class Ruleset(Protocol):
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The combatant's stats document (empty for a roster character) and its state."""
+
+    def entering(self, situation: Situation, command: EnterCombatant
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """What a combatant entering `command.at` ends for others (progress toward that cell,
+        say): the ruleset's account of each, and the keys of each one's state it changes."""
 
     def start_round(self, situation: Situation, command: StartRound) -> Decision: ...
 

@@ -167,6 +167,9 @@ class Encounter(_Mutable):
     combatants: dict[str, Combatant] = Field(default_factory=dict)
     # The ruleset's state of the encounter as a whole (e.g. the pass of a combat turn).
     clock: dict[str, Any] = Field(default_factory=dict)
+    # Each combatant's token label, given on entry and kept, removed combatants' included
+    # (`domain.labels`).
+    labels: dict[str, str] = Field(default_factory=dict)
 
     def at(self, cell: Square) -> Combatant | None:
         for combatant in self.combatants.values():

@@ -22,6 +22,7 @@ from domain.events import (
     TrekEvent,
 )
 from domain.geometry import Square
+from domain.labels import labels_of
 from domain.maps import GameMap
 from domain.patch import apply as apply_corrections
 from domain.ruleset import Ruleset, Situation
@@ -375,6 +376,7 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | Non
     encounter = situation.game.encounter
     if encounter is None:
         return None
+    labels = labels_of(encounter.labels, list(encounter.combatants))
     return {
         "name": encounter.name, "ruleset": ruleset.name, "grid": encounter.grid,
         "round": encounter.round,
@@ -383,7 +385,8 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | Non
                  "legend": encounter.map["legend"]} if encounter.map else None),
         **ruleset.encounter_fields(situation),
         "combatants": {
-            c.name: {"side": c.side.value, "position": c.at.as_dict(), "facing": c.facing,
+            c.name: {"label": labels[c.name], "side": c.side.value,
+                     "position": c.at.as_dict(), "facing": c.facing,
                      **ruleset.combatant_status(situation, c)}
             for c in encounter.combatants.values()
         },

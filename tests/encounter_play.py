@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from weakref import WeakKeyDictionary
 
 from domain.campaign import Campaign
 from domain.errors import RuleViolation
@@ -78,3 +79,21 @@ def undo_then_redo(result: Play, seq: int, *, check_undone: bool = True) -> None
                      reason=None)
     result.events.extend(campaign.collect_events())
     assert campaign.game.dump() == state
+
+
+def cancel_cascade(campaign: Campaign, seq: int) -> list[int]:
+    """`trek undo SEQ --cascade` on a campaign played in memory: the seqs the reversal
+    cancels. Folding the live events afterwards must still give the campaign's game."""
+    events = _LOGS.setdefault(campaign, [])
+    events.extend(campaign.collect_events())
+    before = fold_live(events[:seq - 1], campaign.is_live)
+    campaign.cancel([seq], before=before, later=events[seq - 1:], cascade=True, reason=None)
+    events.extend(campaign.collect_events())
+    reversal = events[-1]
+    assert isinstance(reversal, EventsCancelled)
+    assert fold_live(events, campaign.is_live).dump() == campaign.game.dump()
+    return list(reversal.cancels)
+
+
+# Each campaign's events collected so far (collecting takes them out of the campaign).
+_LOGS: WeakKeyDictionary[Campaign, list[TrekEvent]] = WeakKeyDictionary()

@@ -15,6 +15,7 @@ from domain.besm.state import stat
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -67,6 +68,12 @@ class CombatantMoved(CombatantChanged):
     undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
+    # What a move changes; the rest of the state it recorded (an action, say) is the state it
+    # was decided in, which may differ in another history while the move stays legal.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"speed", "stealthy", "moved", "moves", "began", "defense_penalty", "penalty_until",
+         "ranged_penalty"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     cost: int
     shift: bool = False
@@ -80,18 +87,24 @@ class CombatantMoved(CombatantChanged):
 
 class WentProne(CombatantChanged):
     undo_kinds: ClassVar[tuple[str, ...]] = ("prone",)
-
-    pass
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"prone", "speed"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
 
 class StoodUp(CombatantChanged):
     undo_kinds: ClassVar[tuple[str, ...]] = ("stand",)
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"prone", "speed", "moved",
+                                                             "began"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     cost: int = 1
 
 
 class Acted(CombatantChanged):
     undo_kinds: ClassVar[tuple[str, ...]] = ("act",)
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"acted", "ranged",
+                                                             "ranged_penalty"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     ranged: bool = False
     ranged_penalty: int = 0
@@ -236,6 +249,7 @@ class CombatRules:
         if command.to is not None:
             if command.to == mover.at:
                 raise RuleViolation(f"{name} already stands on {where(command.to)}")
+            check_target(encounter, mover, command.to)
             found = cheapest_path(encounter, mover, command.to, left,
                                   lambda cell: entry_cost(encounter, cell))
             if found is None:

@@ -63,7 +63,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import ByEventClass, TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.maps import MapSection, Terrain
+from domain.maps import MapSection, Terrain, extent
 from domain.ruleset import (
     Act,
     CharacterOptions,
@@ -72,6 +72,7 @@ from domain.ruleset import (
     Decision,
     EnterCombatant,
     MoveOptions,
+    NothingOnEntry,
     Situation,
     StartRound,
     not_offered,
@@ -147,6 +148,13 @@ def best_for(game: Game, target: Callable[[Character], int]) -> Character | None
         if best is None or target(character) > target(best):
             best = character
     return best
+
+
+def require_known(situation: Situation, by: str | None) -> None:
+    """A `--by` that names nobody on the roster is the first thing said, before the day's
+    state (no day open, no movement left) is."""
+    if by is not None:
+        roster.character(situation.game, by)
 
 
 def roller(situation: Situation, by: str | None, target: Callable[[Character], int],
@@ -268,6 +276,19 @@ def step_refusal(situation: Situation, square: Square, through_hazard: bool,
     return None
 
 
+def check_destination(situation: Situation, goal: Square, through_hazard: bool) -> None:
+    """`move --to` a square the party may never enter today is refused for that square, before
+    anything is said of the budget."""
+    game_map = situation.map
+    if game_map is not None and not game_map.contains(goal):
+        raise RuleViolation(f"{_sq(goal)} is off the map "
+                            f"({extent(game_map.width, game_map.height)})")
+    reason = step_refusal(situation, goal, through_hazard, group_flies(situation.game),
+                          today(situation.game).opened)
+    if reason is not None:
+        raise RuleViolation(reason)
+
+
 def _sq(square: Square) -> str:
     return f"{square.x},{square.y}"
 
@@ -348,7 +369,7 @@ def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelD
     return day
 
 
-class Besm(CombatRules):
+class Besm(CombatRules, NothingOnEntry):
     """The BESM ruleset: overland travel, and combat movement in encounters."""
 
     name = "besm"
@@ -451,6 +472,7 @@ class Besm(CombatRules):
         if options.to is not None:
             if options.to == game.position:
                 raise RuleViolation(f"the party already stands on {_sq(options.to)}")
+            check_destination(situation, options.to, options.through_hazard)
             left = remaining(game)
             path = cheapest_path(situation, options.to, False, left)
             if options.through_hazard:
@@ -691,6 +713,7 @@ class Besm(CombatRules):
         )
 
     def night_travel(self, situation: Situation, dice: Dice, *, by: str | None = None) -> Decision:
+        require_known(situation, by)
         require_open_day(situation)
         require_budget_unspent_on_repair(situation, "night travel")
         game = situation.game
@@ -711,6 +734,7 @@ class Besm(CombatRules):
 
     def forage(self, situation: Situation, dice: Dice, *, by: str | None = None,
                take: str = "provisions") -> Decision:
+        require_known(situation, by)
         require_open_day(situation)
         require_budget_unspent_on_repair(situation, "foraging")
         game = situation.game
@@ -726,12 +750,13 @@ class Besm(CombatRules):
 
     def repair(self, situation: Situation, dice: Dice, *, conveyance: str,
                by: str | None) -> Decision:
-        require_open_day(situation)
         game = situation.game
         target_conveyance = game.conveyances.get(conveyance)
         if target_conveyance is None:
             raise NotFound(f"there is no mount or vehicle called {conveyance!r}; "
                            f"{roster.known(game.conveyances, 'mounts or vehicles')}")
+        require_known(situation, by)
+        require_open_day(situation)
         day = today(game)
         if day.repaired:
             raise RuleViolation("today was already spent on a repair; one repair a day")

@@ -15,6 +15,7 @@ from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -179,6 +180,11 @@ class CypherMoved(RolledEvent):
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = MOVE_ROLL
+    # A move sets the round's move; a chase in the state it recorded may differ in another
+    # history while the move stays legal.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"action", "moved", "difficulty", "success", "drifting"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     action: str
     planned: list[Cell]
@@ -197,6 +203,9 @@ class PushedOff(RolledEvent):
 
     moves: ClassVar[bool] = True
     label: ClassVar[str] = PUSH_ROLL
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"action", "moved", "difficulty", "success", "drifting"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     action: str = "push"
     direction: str
@@ -213,6 +222,9 @@ class ChaseStarted(RolledEvent):
     undo_kinds: ClassVar[tuple[str, ...]] = ("chase",)
 
     label: ClassVar[str] = CHASE_ROLL
+    # A chase is not the round's move: it sets only the chase.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"chase"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     level: int
     role: str
@@ -227,6 +239,8 @@ class ChaseRolled(RolledEvent):
     undo_kinds: ClassVar[tuple[str, ...]] = ("chase-roll",)
 
     label: ClassVar[str] = CHASE_ROLL
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"chase"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     ease: int = 0
     hinder: int = 0
@@ -419,6 +433,11 @@ class CypherCombat:
             if command.to == mover.at:
                 raise RuleViolation(f"{mover.name} already stands on {where(command.to)}")
             self._check_may_move(encounter, mover)
+            check_target(encounter, mover, command.to)
+            if terrain_word(encounter, command.to) == "zero-gravity":
+                raise RuleViolation(f"{where(command.to)} is zero-gravity, so no ordinary move "
+                                    f"takes {mover.name} there (`trek encounter push` crosses "
+                                    "zero gravity)")
 
             def step_cost(_here: Square, there: Square) -> int | None:
                 if step_refusal(encounter, mover, there) is not None:

@@ -32,7 +32,7 @@ from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.maps import MapSection, Terrain
+from domain.maps import MapSection, Terrain, extent
 from domain.ruleset import (
     CharacterOptions,
     Command,
@@ -41,6 +41,7 @@ from domain.ruleset import (
     EnterCombatant,
     MoveOptions,
     NoHouseRules,
+    NothingOnEntry,
     Situation,
     StartRound,
     given_stat_flags,
@@ -152,6 +153,17 @@ def entry_refusal(situation: Situation, square: Square) -> str | None:
     return None
 
 
+def check_destination(situation: Situation, goal: Square) -> None:
+    """`move --to` a square the party can never enter is refused for that square."""
+    game_map = situation.map
+    if game_map is not None and not game_map.contains(goal):
+        raise RuleViolation(f"{goal.x},{goal.y} is off the map "
+                            f"({extent(game_map.width, game_map.height)})")
+    reason = entry_refusal(situation, goal)
+    if reason is not None:
+        raise RuleViolation(reason)
+
+
 def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
     """The squares from the party to `goal` taking the least time (Dijkstra, exact fractions)."""
     start = situation.game.position
@@ -172,7 +184,7 @@ def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
     return found[0][1:] if found is not None else None
 
 
-class Cypher(CypherCombat):
+class Cypher(CypherCombat, NothingOnEntry):
     """The Cypher System's long-term travel, and its rounds and chases in encounters."""
 
     name = "cypher"
@@ -263,6 +275,7 @@ class Cypher(CypherCombat):
         if options.to is not None:
             if options.to == game.position:
                 raise RuleViolation(f"the party already stands on {options.to.x},{options.to.y}")
+            check_destination(situation, options.to)
             route = cheapest_route(situation, options.to)
             if route is None:
                 raise RuleViolation(f"no passable route reaches {options.to.x},{options.to.y}")

@@ -97,7 +97,12 @@ class HexMoved(CombatantChanged):
 
 
 class PostureChanged(CombatantChanged):
+    """A change of posture; `previous` reports the posture it was decided from, which an
+    earlier change undone may alter while this one stays legal."""
+
     undo_kinds: ClassVar[tuple[str, ...]] = ("posture",)
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"posture"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state", "previous"})
 
     posture: str
     previous: str

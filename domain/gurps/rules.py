@@ -18,6 +18,7 @@ from domain.ruleset import (
     Command,
     Decision,
     EnterCombatant,
+    NothingOnEntry,
     Situation,
     StartRound,
     not_offered,
@@ -25,7 +26,7 @@ from domain.ruleset import (
 from domain.state import Character
 
 
-class Gurps(WithoutOverland, HexRules):
+class Gurps(WithoutOverland, HexRules, NothingOnEntry):
     name = "gurps"
     commands: frozenset[type[Command]] = frozenset({ChangePosture})
     events: tuple[type[TrekEvent], ...] = MOVEMENT_EVENTS

@@ -24,6 +24,7 @@ from domain.battlemap import LegendSpec, flag, whole_number
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -34,8 +35,8 @@ from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
 from domain.geometry import Cell, Square
 from domain.grid import SQUARES
-from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
-from domain.state import Combatant, Encounter, Game, friends
+from domain.ruleset import Decision, EnterCombatant, MoveCombatant, Situation, StartRound
+from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import MAX_LEVEL, check_number
 
 # The movement types a Full Move is given for, in the order documents list them.
@@ -183,8 +184,17 @@ class MovePointsStepped(_LosesTransits):
 
 
 class MovePointsCondition(CombatantChanged):
-    """`encounter condition`: stunned or immobile loses every MP held; clear ends it."""
+    """`encounter condition`: stunned or immobile loses every MP held; clear ends it.
+
+    What it lost (`lost`, `transit_lost`) is worked out from the MP and transit held then: in
+    another history they may differ while the condition still stands, and it sets only the
+    MP, the free point, the condition and the transit."""
+
     undo_kinds: ClassVar[tuple[str, ...]] = ("condition",)
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"mp", "free_point", "condition", "in_transit"})
+    derived: ClassVar[frozenset[str]] = frozenset(
+        {"state", "lost", "transit_lost", "knockdown_risk"})
 
     change: str
     condition: str | None = None
@@ -288,6 +298,24 @@ def poor_footing(encounter: Encounter, cell: Square) -> bool:
 
 def state_of(combatant: Combatant) -> MoveState:
     return MoveState.model_validate(combatant.state)
+
+
+def _transits_lost_to(encounter: Encounter, name: str, side: Side, cell: Square
+                      ) -> list[tuple[TransitLoss, MoveState]]:
+    """The transits toward `cell` that end when `name`, on `side`, stops there: each
+    opponent's loss and its state afterwards."""
+    lost: list[tuple[TransitLoss, MoveState]] = []
+    for other in encounter.combatants.values():
+        if other.name == name or friends(other.side, side):
+            continue
+        state = state_of(other)
+        if state.in_transit is None or state.in_transit.to != cell:
+            continue
+        loss = lose_transit(encounter, other.name, state,
+                            f"{name}, an enemy, occupies {where(cell)}")
+        assert loss is not None
+        lost.append((loss, state))
+    return lost
 
 
 def fresh_round(round_number: int, condition: str | None,
@@ -524,6 +552,8 @@ class MoveRules:
             if transit is not None and command.to == transit.to:
                 route = [mover.at, transit.to]
             else:
+                check_target(encounter, mover, command.to)
+                self._check_target_type(situation, mover, command.to, fly)
                 route = self._cheapest_route(situation, mover, state, command.to, fly)
         else:
             if not command.steps:
@@ -544,6 +574,20 @@ class MoveRules:
         if state.condition == "stunned":
             raise RuleViolation(f"{name} is stunned: it cannot take Move actions and its MP "
                                 f"are lost; `trek encounter condition {name} clear` ends it")
+
+    def _check_target_type(self, situation: Situation, mover: Combatant, goal: Square,
+                           fly: bool) -> None:
+        """A tile entered with a movement type the mover lacks is never reached (water with
+        no swim Full Move, say): said before the MP it holds."""
+        encounter = open_encounter(situation.game)
+        kind = tile_type(encounter, goal, fly)
+        if full_move_of(stats_of(situation, mover)).get(kind, 0) <= 0:
+            name = mover.name
+            if fly:
+                raise RuleViolation(f"{name} has no fly Full Move, so no move with --fly takes "
+                                    f"{name} to {where(goal)}")
+            raise RuleViolation(f"{where(goal)} is {tile(encounter, goal)['terrain']} and {name} "
+                                f"has no {kind} Full Move, so no move takes {name} there")
 
     def _cheapest_route(self, situation: Situation, mover: Combatant, state: MoveState,
                         goal: Square, fly: bool) -> list[Square]:
@@ -730,17 +774,22 @@ class MoveRules:
         """Enemies of `mover` paying toward `cell`, now that it stops there, lose progress."""
         broken: list[dict[str, Any]] = []
         others: dict[str, dict[str, Any]] = {}
-        for other in encounter.combatants.values():
-            if other.name == mover.name or friends(other.side, mover.side):
-                continue
-            state = state_of(other)
-            if state.in_transit is None or state.in_transit.to != cell:
-                continue
-            loss = lose_transit(encounter, other.name, state,
-                                f"{mover.name}, an enemy, occupies {where(cell)}")
-            assert loss is not None
+        for loss, state in _transits_lost_to(encounter, mover.name, mover.side, cell):
             broken.append(loss.model_dump(mode="json"))
-            others[other.name] = state.model_dump(mode="json")
+            others[loss.name] = state.model_dump(mode="json")
+        return broken, others
+
+    def entering(self, situation: Situation, command: EnterCombatant
+                 ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+        """An enemy put on a tile someone is paying toward ends that transit at once (RULES
+        §10: progress is lost when an enemy occupies the tile)."""
+        encounter = open_encounter(situation.game)
+        broken: list[dict[str, Any]] = []
+        others: dict[str, dict[str, Any]] = {}
+        for loss, _state in _transits_lost_to(encounter, command.name, command.side,
+                                              command.at):
+            broken.append(loss.model_dump(mode="json"))
+            others[loss.name] = {"in_transit": None}
         return broken, others
 
     # -- status -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from domain.encounter import (
     CombatantChanged,
     RoundStarted,
     cell_terrain,
+    check_target,
     end_refusal,
     open_encounter,
     require_round,
@@ -85,6 +86,11 @@ class MovedInPass(CombatantChanged):
     undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-move",)
 
     moves: ClassVar[bool] = True
+    # A move sets only what moving changes: a sprint's bonus or flag in the state it recorded
+    # is the state it was decided in, and may differ in another history.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset(
+        {"gait", "moved", "moved_turn", "rough", "last_path", "last_free_attacks"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     cost: int
     gait: str
@@ -97,8 +103,14 @@ class MovedInPass(CombatantChanged):
 
 class PassStarted(TrekEvent):
     """The Combat Turn's next Initiative Pass: the clock, and each combatant's sprint bonus for
-    it (everyone's metres this pass start again from 0)."""
+    it (everyone's metres this pass start again from 0).
+
+    Starting a pass does not depend on anyone's sprint: `bonuses` reports what the sprints
+    made in the pass before gave, and applying it carries each combatant's own `next_bonus`
+    over, so a pass still stands once a sprint before it is cancelled (RULES §4)."""
+
     undo_kinds: ClassVar[tuple[str, ...]] = ("pass",)
+    derived: ClassVar[frozenset[str]] = frozenset({"bonuses"})
 
     number: int
     clock: dict[str, Any] = Field(default_factory=dict)
@@ -108,15 +120,20 @@ class PassStarted(TrekEvent):
         encounter = game.encounter
         assert encounter is not None, "decided with an open encounter"
         encounter.clock = dict(self.clock)
-        for name, combatant in encounter.combatants.items():
+        for combatant in encounter.combatants.values():
+            carried = int(combatant.state.get("next_bonus", 0))
             combatant.state = {**combatant.state, "moved": 0, "sprinted": False,
-                               "next_bonus": 0, "quickness_bonus": self.bonuses.get(name, 0)}
+                               "next_bonus": 0, "quickness_bonus": carried}
 
 
 class Sprinted(CombatantChanged):
     """An Athletics (Running) test: its successes add to Quickness in the next pass (lost when
     made in the turn's last pass)."""
     undo_kinds: ClassVar[tuple[str, ...]] = ("sprint",)
+
+    # A sprint sets only its flag and the bonus it gives the next pass.
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"sprinted", "next_bonus"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     roll: Roll
     successes: int
@@ -130,6 +147,9 @@ class Intercepted(CombatantChanged):
     """An opponent's free attack hurt the mover: it stands at `at` and moves no more this
     turn."""
     undo_kinds: ClassVar[tuple[str, ...]] = ("intercept",)
+
+    state_keys: ClassVar[frozenset[str] | None] = frozenset({"intercepted"})
+    derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     by: str
     at: Cell
@@ -288,6 +308,7 @@ class PassRules:
         if command.to is not None:
             if command.to == mover.at:
                 raise RuleViolation(f"{mover.name} already stands on {where(command.to)}")
+            check_target(encounter, mover, command.to)
             path = self._path_to(situation, mover, command.to, asked)
         else:
             if not command.steps:

@@ -16,6 +16,7 @@ from domain.ruleset import (
     Command,
     Decision,
     EnterCombatant,
+    NothingOnEntry,
     Situation,
     given_stat_flags,
     not_offered,
@@ -40,7 +41,7 @@ def whole(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class Shadowrun(WithoutOverland, PassRules):
+class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
     name = "shadowrun"
     commands: frozenset[type[Command]] = COMMANDS
     events: tuple[type[TrekEvent], ...] = EVENTS

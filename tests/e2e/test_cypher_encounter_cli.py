@@ -91,6 +91,7 @@ def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_cli: Run, db: st
     assert (short["cost"], short["roll"], short["dice"], short["difficulty"],
             short["target"], short["success"]) == (20, None, None, 0, 0, True)
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 5, "y": 1}, "facing": None, "moved": 20,
         "remaining": None, "action": "short", "difficulty": 0, "success": True,
         "drifting": None, "chase": None}

@@ -78,6 +78,7 @@ def test_a_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db: str,
     assert (moved["cost"], moved["defense_penalty"]) == (4, 0)   # 4,0 is next to the bandit
     assert moved["path"] == [{"x": x, "y": 0} for x in range(5)]
     assert combatant(run, "Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 4, "y": 0}, "facing": None, "moved": 4,
         "remaining": 0, "speed": 8, "prone": False, "acted": False, "defense_penalty": 0,
         "ranged_penalty": 0}

@@ -94,6 +94,7 @@ def test_a_gurps_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db
                              {"x": 2, "y": 1}]
     assert moved["cost"] == 4
     assert fighter("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 2, "y": 1}, "facing": "N", "moved": 4,
         "remaining": 1, "move": 5, "posture": "standing", "ground_move": 5, "water_move": 2,
         "air_move": 0}

@@ -84,6 +84,7 @@ def test_move_point_rounds_with_transit_undo_redo_and_refusals(trek_cli: Run, db
     # -- round 1 ---------------------------------------------------------------------------
     recorded(run("encounter", "round", "--json"), 8, "RoundStarted")
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 0, "y": 0}, "facing": None, "moved": 0,
         "remaining": 1, "mp": 1, "spent": {"land": 0, "swim": 0, "fly": 0},
         "free_point": True, "stepped": False, "in_transit": None, "condition": None}

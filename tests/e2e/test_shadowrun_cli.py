@@ -86,6 +86,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     doc = ok(run("encounter", "status", "--json")).json()
     assert (doc["round"], doc["pass"], doc["passes"]) == (1, 1, 3)
     assert doc["combatants"]["Dvorak"] == {
+        "label": "D",
         "side": "party", "position": {"x": 0, "y": 3}, "facing": None, "moved": 0,
         "remaining": None, "gait": None, "rate": None, "pass_limit": None, "moved_turn": 0,
         "tn_modifier": 0, "quickness_bonus": 0, "intercepted": False}
@@ -97,6 +98,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
         4, "run", ["Ganger"], 4)
     assert moved["path"] == [{"x": x, "y": 0} for x in range(5)]
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 4, "y": 0}, "facing": None, "moved": 4,
         "remaining": 1, "gait": "run", "rate": 15, "pass_limit": 5, "moved_turn": 4,
         "tn_modifier": 4, "quickness_bonus": 0, "intercepted": False}
@@ -120,6 +122,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     recorded(run("encounter", "pass", "--json"), 12, "PassStarted")
     # Pass 2: Quickness 5 + 2 = 7; run 21; ⌈21 ÷ 3⌉ = 7; remaining min(7 − 0, 21 − 4) = 7.
     assert combatant("Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 4, "y": 0}, "facing": None, "moved": 0,
         "remaining": 7, "gait": "run", "rate": 21, "pass_limit": 7, "moved_turn": 4,
         "tn_modifier": 4, "quickness_bonus": 2, "intercepted": False}
@@ -131,6 +134,7 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     recorded(run("encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0", "--json"),
              14, "Intercepted")
     intercepted = {
+        "label": "K",
         "side": "party", "position": {"x": 6, "y": 0}, "facing": None, "moved": 3,
         "remaining": 0, "gait": "run", "rate": 21, "pass_limit": 7, "moved_turn": 7,
         "tn_modifier": 4, "quickness_bonus": 2, "intercepted": True}
@@ -143,13 +147,23 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     for fragment in ("Kira", "Dvorak", "Ganger", "run", "walk", "21"):
         assert fragment in text
 
-    # Undo the sprint: pass 2 gave its bonus, and the moves after depend on it.
-    refused(run("undo", "11"), "event 12 (PassStarted)", "--cascade")
-    cascade = recorded(run("undo", "11", "--cascade", "--json"), 15, "EventsCancelled")
-    assert cascade["cancels"] == [11, 12, 13, 14]
+    # Undo the sprint: starting pass 2 does not depend on it, and the run after it is legal
+    # at Quickness 5 too (run 15, ⌈15 ÷ 3⌉ = 5 a pass): only the sprint goes (RULES §4).
+    undone = recorded(run("undo", "11", "--json"), 15, "EventsCancelled")
+    assert undone["cancels"] == [11]
+    assert ok(run("encounter", "status", "--json")).json()["pass"] == 2
+    assert combatant("Kira") == {**intercepted, "rate": 15, "pass_limit": 5,
+                                 "quickness_bonus": 0}
+    recorded(run("redo", "11", "--json"), 16, "EventsRestored")
+    assert combatant("Kira") == intercepted
+    # Undo the pass: the run then falls in pass 1 (4 + 3 > 7 a pass), and the interception
+    # stops a move that is gone.
+    refused(run("undo", "12"), "event 13 (MovedInPass)", "--cascade")
+    cascade = recorded(run("undo", "12", "--cascade", "--json"), 17, "EventsCancelled")
+    assert cascade["cancels"] == [12, 13, 14]
     assert combatant("Kira")["position"] == {"x": 4, "y": 0}
     assert ok(run("encounter", "status", "--json")).json()["pass"] == 1
-    for seq, redo in ((11, 16), (12, 17), (13, 18), (14, 19)):
+    for seq, redo in ((12, 18), (13, 19), (14, 20)):
         recorded(run("redo", str(seq), "--json"), redo, "EventsRestored")
     assert combatant("Kira") == intercepted
     log = ok(run("log", "--json")).json()
@@ -157,11 +171,11 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
         (11, None), (14, None)]
 
     # A rolled sprint: the Ganger's Athletics 2 are two d6, successes those of 4 or more.
-    rolled = recorded(run("encounter", "sprint", "Ganger", "--json"), 20, "Sprinted")
+    rolled = recorded(run("encounter", "sprint", "Ganger", "--json"), 21, "Sprinted")
     assert (len(rolled["dice"]), rolled["target"]) == (2, 4)
     assert rolled["roll"] == sum(1 for face in rolled["dice"] if face >= 4)
     assert rolled["success"] is (rolled["roll"] > 0)
-    recorded(run("encounter", "pass", "--json"), 21, "PassStarted")
+    recorded(run("encounter", "pass", "--json"), 22, "PassStarted")
     refused_recording_nothing(("encounter", "pass",), "pass 3 is the last")
 
     # History tools see the turn.
@@ -172,10 +186,10 @@ def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
     svg = tmp_path / "turn.svg"
     assert ok(run("encounter", "show", "--svg", str(svg), "--json")).json()["paths"] == 4
 
-    recorded(run("encounter", "round", "--json"), 22, "RoundStarted")
+    recorded(run("encounter", "round", "--json"), 23, "RoundStarted")
     doc = ok(run("encounter", "status", "--json")).json()
     assert (doc["round"], doc["pass"], doc["passes"]) == (2, 1, 1)
     assert (doc["combatants"]["Kira"]["intercepted"], doc["combatants"]["Kira"]["gait"],
             doc["combatants"]["Ganger"]["quickness_bonus"]) == (False, None, 0)
-    recorded(run("encounter", "end", "--json"), 23, "EncounterEnded")
+    recorded(run("encounter", "end", "--json"), 24, "EncounterEnded")
     refused_recording_nothing(("day", "start"), "no overland rules")

@@ -18,6 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import trek
+from domain.labels import labels_of
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CAMPAIGNS = ("ashes-road", "road-to-qi", "what-if")
@@ -132,10 +133,22 @@ def store_0_2(tmp_path: Path) -> Path:
     return copy
 
 
+def labelled(status: dict[str, Any]) -> dict[str, Any]:
+    """Release 0.2's status, plus the one key added since: each combatant's token label (its
+    encounter's roster in order of entry, as RULES §13 gives them)."""
+    encounter = status.get("encounter")
+    if encounter is None:
+        return status
+    labels = labels_of({}, list(encounter["combatants"]))
+    combatants = {name: {"label": labels[name], **c}
+                  for name, c in encounter["combatants"].items()}
+    return {**status, "encounter": {**encounter, "combatants": combatants}}
+
+
 @pytest.mark.parametrize("slug", CAMPAIGNS_0_2)
 def test_a_release_0_2_store_shows_the_same_status_and_log(store_0_2: Path, slug: str) -> None:
     expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())[slug]
-    assert trek_json(store_0_2, "status", "--campaign", slug) == expected["status"]
+    assert trek_json(store_0_2, "status", "--campaign", slug) == labelled(expected["status"])
     assert trek_json(store_0_2, "log", "--campaign", slug) == [
         stats_gathered(entry) for entry in expected["log"]]
 
@@ -148,7 +161,8 @@ def test_a_release_0_2_store_verifies_rebuilds_and_records(store_0_2: Path) -> N
     assert trek_json(store_0_2, "replay", "--verify")["verified"] is True
     expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())
     for slug in CAMPAIGNS_0_2:
-        assert trek_json(store_0_2, "status", "--campaign", slug) == expected[slug]["status"]
+        assert trek_json(store_0_2, "status", "--campaign", slug) == labelled(
+            expected[slug]["status"])
     # 217 events with snapshots at 100 and 200: the 218th loads from the second snapshot.
     [event] = trek_json(store_0_2, "supplies", "add", "ammo=2", "--campaign", "ashes-road")
     assert event["seq"] == 218

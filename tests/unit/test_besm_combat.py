@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.besm.commands import Act, GoProne, StandUp
@@ -437,3 +438,39 @@ def test_a_hex_map_is_refused_for_besm() -> None:
     hexes = load_battle_map('[map]\ngrid = "hex"\nrows = ["."]\n[legend]\n'
                             '"." = { terrain = "open" }\n', BESM.battle_legend)
     refused(c, lambda: c.start_encounter("Hexes", hexes), "plays on squares")
+
+
+# -- undo: later events stand while they are still legal (RULES §4) ------------------------------
+
+
+def test_undoing_an_act_keeps_the_move_after_it() -> None:
+    c = fight()
+    join(c, "Oren", 0, 3)
+    c.start_round(StartRound())
+    acted = c.decide(Act(name="Oren"))
+    moved = move(c, "Oren", "E", "E")            # moving after acting, before any move: legal
+
+    assert cancel_cascade(c, acted.seq) == [acted.seq]
+
+    assert c.is_live(moved.seq)
+    doc = status(c, "Oren")
+    assert (doc["position"], doc["moved"], doc["acted"]) == ({"x": 2, "y": 3}, 2, False)
+
+
+def test_undoing_a_move_keeps_the_act_after_it_unless_its_ranged_penalty_came_from_the_move(
+        ) -> None:
+    c = fight()
+    join(c, "Kira", 0, 0)
+    join(c, "Oren", 0, 3)
+    c.start_round(StartRound())
+    kira_moved = move(c, "Kira", "E")
+    kira_acted = c.decide(Act(name="Kira"))
+    oren_moved = move(c, "Oren", "E")
+    oren_shot = c.decide(Act(name="Oren", options={"ranged": True}))   # ranged penalty 2
+
+    assert cancel_cascade(c, kira_moved.seq) == [kira_moved.seq]
+    assert c.is_live(kira_acted.seq)
+    assert (status(c, "Kira")["acted"], status(c, "Kira")["moved"]) == (True, 0)
+
+    # Oren's recorded ranged penalty followed from the move: it no longer would.
+    assert cancel_cascade(c, oren_moved.seq) == [oren_moved.seq, oren_shot.seq]

@@ -563,22 +563,30 @@ def test_move_to_goes_diagonally_on_open_ground() -> None:
     assert event.path == [Square(2, 0), Square(3, 1), Square(4, 2), Square(5, 3)]
 
 
-@pytest.mark.parametrize(
-    ("to", "speed", "through_hazard"),
-    [
-        (Square(4, 0), 3, False),  # the only way round the cliffs takes 4 steps, 3 remain
-        (Square(2, 0), 4, False),  # onto the cliffs themselves
-        (Square(9, 9), 4, False),  # off the map
-    ],
-)
-def test_move_to_is_refused_when_no_legal_path_fits_the_budget(to: Square, speed: int,
-                                                               through_hazard: bool) -> None:
+def test_move_to_is_refused_when_no_legal_path_fits_the_budget() -> None:
+    # the only way round the cliffs takes 4 steps, 3 remain
     campaign = campaign_at(0, 0, WALL)
-    campaign.add_character(hero("Kira", attributes={"speed": speed}))
+    campaign.add_character(hero("Kira", attributes={"speed": 3}))
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.move(MoveOptions(to=to, through_hazard=through_hazard)),
+    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(4, 0))),
             match="no legal path")
+
+
+@pytest.mark.parametrize(
+    ("to", "match"),
+    [
+        (Square(2, 0), r"^2,0 is cliffs, which the group can only cross flying"),
+        (Square(9, 9), r"^9,9 is off the map \(the map runs 0\.\.4 × 0\.\.2\)$"),
+    ],
+)
+def test_move_to_a_square_never_entered_names_the_square_not_the_budget(to: Square,
+                                                                         match: str) -> None:
+    campaign = campaign_at(0, 0, WALL)
+    campaign.add_character(hero("Kira", attributes={"speed": 4}))
+    campaign.start_day()
+
+    refused(campaign, lambda: campaign.move(MoveOptions(to=to)), match=match)
 
 
 def test_move_to_avoids_hazards_unless_allowed_through_them() -> None:
@@ -587,7 +595,8 @@ def test_move_to_avoids_hazards_unless_allowed_through_them() -> None:
     campaign.add_character(hero("Kira"))
     campaign.start_day()
 
-    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(1, 2))), match="no legal path")
+    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(1, 2))),
+            match="add --through-hazard to go through it")
     event = campaign.move(MoveOptions(to=Square(1, 2), through_hazard=True))
 
     assert isinstance(event, Moved)
@@ -1320,6 +1329,17 @@ def test_foraging_spends_one_square_of_the_days_budget() -> None:
     campaign.decide(Forage(roll=12))
 
     assert movement(campaign) == {"base": 3, "budget": 3, "used": 1, "remaining": 2}
+
+
+@pytest.mark.parametrize("command", [Forage(roll=2, by="Nobody"),
+                                     TravelByNight(roll=2, by="Nobody")])
+def test_an_unknown_roller_is_named_before_the_spent_day(command: Forage | TravelByNight
+                                                         ) -> None:
+    campaign = forager()
+    move(campaign, "N", "N", "N")  # all 3 squares
+
+    refused(campaign, lambda: campaign.decide(command),
+            match="^there is no character called 'Nobody'; the roster has Kira$")
 
 
 def test_foraging_is_refused_when_no_budget_remains() -> None:

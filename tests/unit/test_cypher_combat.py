@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -524,6 +525,7 @@ def test_a_chase_persists_across_rounds() -> None:
 def test_status_fields() -> None:
     c = ready(None)
     assert status(c, "Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 0, "y": 0}, "facing": None, "moved": 0,
         "remaining": None, "action": None, "difficulty": None, "success": None,
         "drifting": None, "chase": None}
@@ -660,3 +662,32 @@ def test_drifts_in_one_round_never_end_on_the_same_cell() -> None:
     assert status(c, "Kira")["position"] == {"x": 4, "y": 2}
     assert status(c, "Drone")["position"] == {"x": 5, "y": 2}
     assert (status(c, "Kira")["drifting"], status(c, "Drone")["drifting"]) == (None, None)
+
+
+# -- undo: later events stand while they are still legal (RULES §4) ------------------------------
+
+
+def test_undoing_a_chase_keeps_the_move_after_it() -> None:
+    c = ready()
+    chase = c.decide(StartChase(name="Kira", level=2, extended=True))
+    moved = move(c, "Kira", "E", "E")                     # a short move: no roll
+
+    assert cancel_cascade(c, chase.seq) == [chase.seq]
+
+    assert c.is_live(moved.seq)
+    doc = status(c, "Kira")
+    assert (doc["position"], doc["action"], doc["chase"]) == ({"x": 2, "y": 0}, "short", None)
+
+
+def test_undoing_a_move_keeps_the_chase_roll_after_it() -> None:
+    c = ready()
+    c.decide(StartChase(name="Kira", level=2, extended=True))
+    moved = move(c, "Kira", "E")
+    rolled = c.decide(RollChase(name="Kira", roll=19))
+
+    assert cancel_cascade(c, moved.seq) == [moved.seq]
+
+    assert c.is_live(rolled.seq)
+    doc = status(c, "Kira")
+    assert (doc["position"], doc["action"], doc["chase"]["successes"]) == ({"x": 0, "y": 0},
+                                                                            None, 1)

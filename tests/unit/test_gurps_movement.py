@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -605,3 +606,23 @@ def test_a_fallen_enemy_is_a_body_to_step_over_not_a_hex_to_refuse() -> None:
     # 2,2 holds the fallen orc: 1 + 1; 2,1 open: 1. Total 3.
     event = move(c, "Kira", "N", "N")
     assert (cells(event), event.cost) == ([(2, 3), (2, 2), (2, 1)], 3)
+
+
+# -- undo: later events stand while they are still legal (RULES §4) ------------------------------
+
+
+def test_undoing_a_posture_keeps_a_later_change_that_is_still_a_change() -> None:
+    c = kira_at(0, 0)
+    crouched = posture(c, "Kira", "crouching")
+    knelt = posture(c, "Kira", "kneeling")        # recorded "from crouching"
+
+    assert cancel_cascade(c, crouched.seq) == [crouched.seq]
+
+    assert c.is_live(knelt.seq)
+    assert status(c, "Kira")["posture"] == "kneeling"
+    # One that would change nothing in the new history is still cancelled.
+    c2 = kira_at(0, 0)
+    down = posture(c2, "Kira", "crouching")
+    posture(c2, "Kira", "standing")
+    up = posture(c2, "Kira", "crouching")
+    assert cancel_cascade(c2, down.seq) == [down.seq, up.seq - 1]

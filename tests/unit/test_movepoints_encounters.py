@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -74,8 +75,8 @@ def join(c: Campaign, name: str, x: int, y: int) -> None:
 
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY,
-        **full_move: int) -> None:
-    c.enter_combatant(EnterCombatant(
+        **full_move: int) -> Any:
+    return c.enter_combatant(EnterCombatant(
         name=name, at=Square(x, y), side=side, from_roster=False,
         options=CharacterOptions(name=name, extra={"full_move": list(full_move.items())})))
 
@@ -203,6 +204,7 @@ def test_mp_gained_add_up_and_what_is_left_is_lost_when_the_next_round_starts() 
     round_(c)
     # 16.5 are lost; the new round brings the free point only.
     assert status(c, "Kira") | {} == {
+        "label": "K",
         "side": "party", "position": {"x": 3, "y": 0}, "facing": None, "moved": 0,
         "remaining": 1, "mp": 1, "spent": {"land": 0, "swim": 0, "fly": 0},
         "free_point": True, "stepped": False, "in_transit": None, "condition": None}
@@ -345,6 +347,22 @@ def test_move_to_takes_the_cheapest_path_by_tile_cost() -> None:
     # Straight east costs 2 + 1 = 3; around the dear tile by 5,2 costs 1 + 1 = 2.
     event = c.move_combatant(MoveCombatant(name="Kira", to=Square(6, 3)))
     assert (event.path, event.cost) == ([Square(4, 3), Square(5, 2), Square(6, 3)], 2)
+
+
+@pytest.mark.parametrize(("to", "message"), [
+    (Square(5, 1), "^5,1 is a wall, so no move takes Gob there$"),
+    (Square(10, 0), r"^10,0 is off the map \(the map runs 0\.\.9 × 0\.\.3\), so no move"),
+    (Square(3, 0), "^3,0 is occupied by Kira, so no move takes Gob there"),
+    (Square(3, 2), "^3,2 is water and Gob has no swim Full Move, so no move takes Gob there$"),
+])
+def test_move_to_a_tile_never_reached_names_the_tile_before_the_mp(to: Square,
+                                                                    message: str) -> None:
+    c = fight()
+    join(c, "Kira", 3, 0)
+    add(c, "Gob", 6, 0, land=6)
+    round_(c)
+    act(c, "Gob", "move")                                   # 3 MP: none of these is in reach
+    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=to)), message)
 
 
 # -- in transit -------------------------------------------------------------------------------
@@ -493,3 +511,91 @@ def test_undoing_an_action_rechecks_the_moves_that_spent_its_mp() -> None:
     with pytest.raises(RuleViolation, match="holds 1 MP"):
         c.cancel([gained.seq], before=before, later=events[gained.seq - 1:], cascade=False,
                  reason=None)
+
+
+def gob_in_transit() -> tuple[Campaign, Any]:
+    """Gob (walks 6) pays all 6 MP toward the scree at 7,2 (cost 8, poor footing)."""
+    c = fight()
+    add(c, "Gob", 8, 3, land=6)
+    round_(c)
+    act(c, "Gob", "full")
+    moved = move(c, "Gob", "NW")
+    assert status(c, "Gob")["in_transit"] == {"to": {"x": 7, "y": 2}, "cost": 8, "paid": 6}
+    return c, moved
+
+
+def test_an_enemy_put_on_the_transit_tile_ends_the_transit_at_once() -> None:
+    c, _moved = gob_in_transit()
+
+    event = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+
+    # Lost at once, recorded in the entry that caused it.
+    assert event.broken == [{"name": "Gob", "to": {"x": 7, "y": 2}, "cost": 8, "paid": 6,
+                             "knockdown_risk": True,
+                             "reason": "Tam, an enemy, occupies 7,2"}]
+    assert status(c, "Gob")["in_transit"] is None
+    assert status(c, "Gob")["position"] == {"x": 8, "y": 3}
+    # The next round has nothing more to lose.
+    assert "transit_lost" not in round_(c).clock
+
+
+def test_a_friend_put_on_the_transit_tile_ends_nothing() -> None:
+    c, _moved = gob_in_transit()
+    event = add(c, "Orc", 7, 2, land=6)
+    assert event.broken == []
+    assert "broken" not in event.payload()
+    assert status(c, "Gob")["in_transit"] is not None
+
+
+def test_undoing_the_entry_brings_the_transit_back_and_undoing_the_transit_keeps_the_entry(
+        ) -> None:
+    c, _moved = gob_in_transit()
+    entered = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    assert cancel_cascade(c, entered.seq) == [entered.seq]
+    assert status(c, "Gob")["in_transit"] == {"to": {"x": 7, "y": 2}, "cost": 8, "paid": 6}
+
+    c, moved = gob_in_transit()
+    entered = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    # Putting Tam there does not depend on Gob's transit: it stands.
+    assert cancel_cascade(c, moved.seq) == [moved.seq]
+    assert c.is_live(entered.seq)
+    assert (status(c, "Gob")["in_transit"], status(c, "Gob")["mp"]) == (None, 6)
+
+
+def test_undoing_an_action_keeps_the_stun_after_it_which_loses_what_is_held_then() -> None:
+    c = fight()
+    join(c, "Kira", 0, 0)
+    round_(c)
+    gained = act(c, "Kira", "move")                         # 6.5 MP
+    stunned = condition(c, "Kira", "stunned")
+    assert stunned.lost == 6.5
+
+    assert cancel_cascade(c, gained.seq) == [gained.seq]
+
+    assert c.is_live(stunned.seq)
+    doc = status(c, "Kira")
+    assert (doc["mp"], doc["free_point"], doc["condition"]) == (0, False, "stunned")
+
+
+def test_move_to_with_fly_and_no_fly_full_move_says_so_before_the_mp() -> None:
+    c = fight()
+    add(c, "Gob", 6, 0, land=6)
+    round_(c)
+    act(c, "Gob", "move")
+    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=Square(9, 3),
+                                                      options={"fly": True})),
+            "^Gob has no fly Full Move, so no move with --fly takes Gob to 9,3$")
+
+
+def test_undoing_the_entry_of_the_one_in_transit_cancels_the_entry_that_ended_its_transit(
+        ) -> None:
+    c = fight()
+    gob = add(c, "Gob", 8, 3, land=6)
+    round_(c)
+    act(c, "Gob", "full")
+    move(c, "Gob", "NW")
+    tam = add(c, "Tam", 7, 2, side=Side.ALLY, land=6)
+    # Without Gob, Tam's entry would record a loss nobody had: it no longer follows.
+    cancelled = cancel_cascade(c, gob.seq)
+    assert gob.seq in cancelled
+    assert tam.seq in cancelled

@@ -37,6 +37,7 @@ from domain.ruleset import (
     EnterCombatant,
     MoveCombatant,
     NoHouseRules,
+    NothingOnEntry,
     Registry,
     Situation,
     StartRound,
@@ -103,7 +104,7 @@ class Strode(CombatantChanged):
     moves: ClassVar[bool] = True
 
 
-class Stride(WithoutOverland):
+class Stride(WithoutOverland, NothingOnEntry):
     """Each round a combatant walks up to its stride in squares, in as many moves as it likes."""
 
     name = "stride"

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -207,6 +208,7 @@ def test_before_its_first_move_gait_rate_limit_and_remaining_are_null() -> None:
     join(c, "Kira", 0, 0)
     turn(c)
     assert status(c, "Kira") == {
+        "label": "K",
         "side": "party", "position": {"x": 0, "y": 0}, "facing": None, "moved": 0,
         "remaining": None, "gait": None, "rate": None, "pass_limit": None, "moved_turn": 0,
         "tn_modifier": 0, "quickness_bonus": 0, "intercepted": False}
@@ -480,3 +482,63 @@ def test_intercept_stops_the_mover_at_a_cell_of_its_latest_move_for_the_turn() -
     turn(c)
     assert status(c, "Kira")["intercepted"] is False
     assert move(c, "Kira", "W").cost == 1
+
+
+# -- undo: a later event stands while it is still legal (RULES §4) ---------------------------------
+
+
+def sprint_then_pass(c: Campaign) -> tuple[int, int]:
+    """Kira (walk 5) in a turn of 2 passes sprints in pass 1 for 2 successes: in pass 2 her
+    Quickness is 7, so she walks 7 m a turn and ⌈7 ÷ 2⌉ = 4 m a pass (3 without the sprint)."""
+    join(c, "Kira", 0, 3)
+    turn(c, Kira=2)
+    sprinted = c.decide(Sprint(name="Kira", successes=2))
+    started = c.decide(NextPass())
+    assert status(c, "Kira")["quickness_bonus"] == 2
+    return sprinted.seq, started.seq
+
+
+def test_undoing_a_sprint_keeps_the_pass_it_did_not_decide_and_cancels_the_move_it_allowed(
+        ) -> None:
+    c = fight()
+    sprinted, started = sprint_then_pass(c)
+    moved = move(c, "Kira", "E", "E", "E", "E")             # 4 m: only with the sprint
+
+    assert cancel_cascade(c, sprinted) == [sprinted, moved.seq]
+
+    assert c.is_live(started)
+    assert clock(c) == (2, 2)
+    doc = status(c, "Kira")
+    assert (doc["position"], doc["quickness_bonus"], doc["moved"], doc["remaining"]) == (
+        {"x": 0, "y": 3}, 0, 0, None)
+
+
+def test_undoing_a_sprint_keeps_a_later_move_that_is_legal_without_it() -> None:
+    c = fight()
+    sprinted, started = sprint_then_pass(c)
+    moved = move(c, "Kira", "E", "E", "E")                  # 3 m: legal either way
+
+    assert cancel_cascade(c, sprinted) == [sprinted]
+
+    assert c.is_live(started)
+    assert c.is_live(moved.seq)
+    doc = status(c, "Kira")
+    # Walking 5 m a turn from Quickness 5: 3 a pass, all 3 moved.
+    assert (doc["position"], doc["quickness_bonus"], doc["rate"], doc["pass_limit"],
+            doc["remaining"]) == ({"x": 3, "y": 3}, 0, 5, 3, 0)
+
+
+def test_undoing_a_move_keeps_a_later_sprint_in_the_same_pass() -> None:
+    c = fight()
+    join(c, "Kira", 0, 3)
+    turn(c, Kira=2)
+    moved = move(c, "Kira", "E")
+    sprinted = c.decide(Sprint(name="Kira", successes=1))
+
+    assert cancel_cascade(c, moved.seq) == [moved.seq]
+
+    assert c.is_live(sprinted.seq)
+    doc = status(c, "Kira")
+    assert (doc["position"], doc["moved"], doc["gait"]) == ({"x": 0, "y": 3}, 0, None)
+    c.decide(NextPass())
+    assert status(c, "Kira")["quickness_bonus"] == 1
