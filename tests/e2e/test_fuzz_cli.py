@@ -73,8 +73,8 @@ def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tup
                                                                            click.Command]]:
     found: list[tuple[tuple[str, ...], click.Command]] = []
     for name, command in group.commands.items():
-        if name in ("demo", "watch"):
-            continue  # the demo makes its own store; watch waits on PostgreSQL
+        if name in ("demo", "watch", "serve"):
+            continue  # the demo makes its own store; watch and serve run until stopped
         if isinstance(command, click.Group):
             found += commands(command, (*prefix, name))
         else:
@@ -82,6 +82,7 @@ def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tup
     return found
 
 
+trek.list_commands(click.Context(trek))  # every command, as `trek --help` loads them
 COMMANDS = commands(trek)
 
 
