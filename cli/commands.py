@@ -543,10 +543,11 @@ def branch(name: str, at: int | None) -> None:
     with `trek diff SLUG@now NEW-SLUG@now`. Rolls Trek makes in the branch come from the same
     seed, so the branch meets the same luck at the same event numbers.
     """
-    trek_app = open_store()
+    previewing = settings().preview
+    trek_app = open_store(preview=previewing)
     docs = trek_app.branch(settings().campaign, name, at)
-    if settings().json:
-        render.emit_json(docs)
+    if settings().json or previewing:
+        recorded(docs, lambda: trek_app.ruleset_of(settings().campaign))
         return
     [started] = docs
     slug = started["slug"]

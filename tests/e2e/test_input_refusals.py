@@ -326,7 +326,8 @@ def test_encounter_move_help_lists_each_rulesets_options_under_its_name(
     sections = help_sections(run.stdout)
     assert list(sections) == ["Options", "BESM options", "Cypher options", "GURPS options",
                               "Shadowrun options", "Move-Points options"]
-    assert sections["Options"] == ["--to", "--db", "--campaign", "--gm", "--json", "--help"]
+    assert sections["Options"] == ["--to", "--db", "--campaign", "--gm", "--json", "--preview",
+                                   "--help"]
     titles = dict(zip([r.name for r in RULESETS], list(sections)[1:], strict=True))
     for ruleset in RULESETS:
         # Exactly the options the ruleset's own move takes, each once.
