@@ -26,12 +26,12 @@ from domain.state import SUPPLY_KINDS
 
 
 @click.command()
-@click.argument("name")
+@click.argument("route", metavar="NAME")  # the map's name for it, not one of the roster's
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @recording_options
-def shortcut(name: str, roll: int | None) -> None:
+def shortcut(route: str, roll: int | None) -> None:
     """Try a shortcut from the map (one attempt per shortcut per day)."""
-    record(lambda t, c: t.decide(c, TakeShortcut(name=name, roll=roll)))
+    record(lambda t, c: t.decide(c, TakeShortcut(name=route, roll=roll)))
 
 
 @click.command("forced-march")
@@ -85,6 +85,26 @@ CHARACTER_OPTIONS = [
     click.Option(["--mind"], type=int, help="BESM Mind (1-12)."),
     click.Option(["--soul"], type=int, help="BESM Soul (1-12)."),
 ]
+
+# `trek plan`'s policy (RULES §13): what the party tries each day, each off unless given, and
+# how the plan's first line names each one chosen.
+PLAN_OPTIONS = [
+    click.Option(["--forced-march", "forced_march"], type=int, default=0,
+                 help="Up to N forced marches a day while supplies last (BESM)."),
+    click.Option(["--night"], is_flag=True, default=False,
+                 help="Travel by night every day (BESM)."),
+    click.Option(["--shortcuts"], is_flag=True, default=False,
+                 help="Try every shortcut the path reaches, once a day each (BESM)."),
+    click.Option(["--forage"], is_flag=True, default=False,
+                 help="Forage once a day when provisions fall below the party's daily need "
+                      "(BESM)."),
+]
+PLAN_POLICY_WORDS: dict[str, Callable[[Any], str]] = {
+    "forced_march": lambda n: f"{n} forced march(es) a day",
+    "night": lambda _: "night travel",
+    "shortcuts": lambda _: "shortcuts",
+    "forage": lambda _: "foraging",
+}
 
 
 # -- encounters ----------------------------------------------------------------------------------

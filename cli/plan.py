@@ -7,6 +7,8 @@ figures as lines, JSON, or a route picture shaded by how often the trials passed
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,20 +19,16 @@ from cli.context import open_store, settings
 from cli.options import PointType, SquareType, store_options
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
-from domain.plan import (
-    MAX_DAYS,
-    MAX_TRIALS,
-    PLANNED,
-    Outcome,
-    Policy,
-    check_plan_request,
-    plan,
-)
+from domain.plan import MAX_DAYS, MAX_TRIALS, Outcome, Policy, check_plan_request, plan
 from domain.values import MAX_SEED
 from tracker.points import Point
+from tracker.registry import RULESETS
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_DAYS = 10
+# How the plan's first line names each policy option chosen, by option: each ruleset's own
+# (its command-line module's `PLAN_POLICY_WORDS`, mounted below with its `PLAN_OPTIONS`).
+POLICY_WORDS: dict[str, Callable[[Any], str]] = {}
 
 
 @click.command("plan")
@@ -45,21 +43,12 @@ DEFAULT_DAYS = 10
 @click.option("--seed", type=int, default=None,
               help="The plan's dice seed (default: the campaign's); the same seed gives the "
                    "same figures.")
-@click.option("--forced-march", "forced_march", type=int, default=0,
-              help="Up to N forced marches a day while supplies last (BESM).")
-@click.option("--night", is_flag=True, help="Travel by night every day (BESM).")
-@click.option("--shortcuts", is_flag=True,
-              help="Try every shortcut the path reaches, once a day each (BESM).")
-@click.option("--forage", is_flag=True,
-              help="Forage once a day when provisions fall below the party's daily need "
-                   "(BESM).")
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also draw the route picture, squares shaded by how often trials passed "
                    "them, to this file.")
 @store_options
 def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: int | None,
-                 forced_march: int, night: bool, shortcuts: bool, forage: bool,
-                 svg_file: Path | None) -> None:
+                 svg_file: Path | None, **choices: Any) -> None:
     """Play the journey to X,Y forward many times and show the odds of arriving by each day.
 
     The party follows the cheapest legal path each day, as `move --to` would, and does what
@@ -67,10 +56,11 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     from the plan's seed. Nothing is recorded. Shows the share of trials arrived by the end
     of each day, the most likely arrival day, the provisions, fuel and ammo left on arrival
     (expected and worst tenth), and the chance of losing each mount or vehicle. A journey
-    with no roll in it (Cypher long-term travel, or BESM without a rolling policy) is played
+    with no roll in it (travel that never rolls, or a policy that rolls nothing) is played
     once and said to be certain.
     """
-    policy = Policy(forced_march=forced_march, night=night, shortcuts=shortcuts, forage=forage)
+    # The rulesets' own policy options, each off unless given, in the order they are listed.
+    policy: Policy = {name: choices[name] for name in POLICY_WORDS}
     # Bounds first: a bad request opens no store.
     if not 1 <= trials <= MAX_TRIALS:
         raise RuleViolation(f"--trials is 1 to {MAX_TRIALS}, not {trials}")
@@ -84,17 +74,18 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
         view = trek_app.view(name)
     else:
         view = trek_app.view_as_of(name, trek_app.seq_of(name, as_of))
-    if view.ruleset not in PLANNED:
+    ruleset = trek_app.rulesets.named(view.ruleset)
+    if ruleset.plan_rules is None:
+        planned = [r.name for r in trek_app.rulesets if r.plan_rules is not None]
         raise RuleViolation(f"the {view.ruleset} ruleset has no overland travel to plan; "
-                            "`trek plan` plays besm and cypher journeys")
+                            f"`trek plan` plays {' and '.join(planned)} journeys")
     if svg_file is not None and view.map is None:
         raise RuleViolation(f"the campaign {name} has no map to draw the plan on; leave out "
                             "--svg")
-    check_plan_request(view.ruleset, view.game, view.map, to, policy, trials, days)
+    check_plan_request(ruleset, view.game, view.map, to, policy, trials, days)
     used_seed = view.seed if seed is None else seed
-    outcome = plan(trek_app.rulesets.named(view.ruleset), view.game, view.map, to,
-                   policy=policy, trials=trials, days=days, seed=used_seed,
-                   squares=True)
+    outcome = plan(ruleset, view.game, view.map, to, policy=policy, trials=trials, days=days,
+                   seed=used_seed, squares=True)
     doc = plan_document(name, view.ruleset, view.game.position, to, used_seed, policy, outcome)
     if svg_file is not None:
         seq = view.events
@@ -130,8 +121,7 @@ def plan_document(campaign: str, ruleset: str, start: Square, to: Square, seed: 
         "trials": outcome.trials,
         "seed": seed,
         "certain": outcome.certain,
-        "policy": {"forced_march": policy.forced_march, "night": policy.night,
-                   "shortcuts": policy.shortcuts, "forage": policy.forage},
+        "policy": dict(policy),
         "days": [{"day": day, "arrived": share} for day, share in outcome.days],
         "arrived": outcome.days[-1][1] if outcome.days else 0.0,
         "most_likely_day": outcome.most_likely,
@@ -147,11 +137,8 @@ def plan_document(campaign: str, ruleset: str, start: Square, to: Square, seed: 
 def _print(doc: dict[str, Any]) -> None:
     out = _Lines()
     to = f"{doc['to'][0]},{doc['to'][1]}"
-    policy = doc["policy"]
-    chosen = [f"{policy['forced_march']} forced march(es) a day" if policy["forced_march"]
-              else "", "night travel" if policy["night"] else "",
-              "shortcuts" if policy["shortcuts"] else "", "foraging" if policy["forage"] else ""]
-    words = ", ".join(w for w in chosen if w) or "none"
+    chosen = [POLICY_WORDS[name](value) for name, value in doc["policy"].items() if value]
+    words = ", ".join(chosen) or "none"
     trials = ("certain: nothing rolls, played once" if doc["certain"]
               else f"{doc['trials']} trials, seed {doc['seed']}")
     out.print(f"Plan for {doc['campaign']} from {doc['from'][0]},{doc['from'][1]} to {to} "
@@ -224,3 +211,27 @@ def _write_svg(route: dict[str, Any], doc: dict[str, Any], outcome: Outcome,
         target.write_text(picture, encoding="utf-8")
     except OSError as error:
         raise TrackerError(f"cannot write {target}: {error.strerror or error}") from None
+
+
+def _mount_policy_options() -> None:
+    """Each ruleset's policy options (its command-line module's `PLAN_OPTIONS`), before
+    `--svg` and the store's options, and the words that name them."""
+    at = next(i for i, p in enumerate(plan_command.params) if p.name == "svg_file")
+    for ruleset in RULESETS:
+        if ruleset.command_line is None:
+            continue
+        module = importlib.import_module(ruleset.command_line)
+        words = getattr(module, "PLAN_POLICY_WORDS", {})
+        for option in getattr(module, "PLAN_OPTIONS", []):
+            assert option.name is not None
+            if option.name not in POLICY_WORDS:
+                plan_command.params.insert(at, option)
+                at += 1
+                POLICY_WORDS[option.name] = words.get(option.name, _named(option.name))
+
+
+def _named(name: str) -> Callable[[Any], str]:
+    return lambda _: name.replace("_", " ")
+
+
+_mount_policy_options()

@@ -198,7 +198,7 @@ _ROSTER = {
     "conveyance": ("mount", "vehicle"), "name": ("character", "mount", "vehicle"),
 }
 # Commands whose NAME is a new name (or a map's path), not one of the campaign's.
-_NEW_NAME = frozenset({"init", "branch", "shortcut", "encounter start", "encounter add",
+_NEW_NAME = frozenset({"init", "branch", "encounter start", "encounter add",
                        "roster add-character", "roster add-mount", "roster add-vehicle"})
 _DIRECTIONS = {"square": ("N", "NE", "E", "SE", "S", "SW", "W", "NW"),
                "hex": ("N", "NE", "SE", "S", "SW", "NW")}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -21,6 +21,9 @@ from domain.ruleset import (
 )
 from domain.state import Conveyance
 
+if TYPE_CHECKING:
+    from domain.plan import PlanRules
+
 
 class WithoutOverland:
     """A ruleset whose seed gives no overland rules: days, travel, mounts and vehicles."""
@@ -29,6 +32,8 @@ class WithoutOverland:
     terrains: frozenset[Terrain] = frozenset({Terrain.OPEN})
     map_sections: Mapping[str, MapSection] = MappingProxyType({})
     house_rules: type[BaseModel] = NoHouseRules
+    # No overland travel, so no journey for `trek plan` to play.
+    plan_rules: PlanRules | None = None
 
     def _refuse(self, what: str) -> NotOffered:
         return NotOffered(f"the {self.name} ruleset has no overland rules, so no {what}; "

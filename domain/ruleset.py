@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel
 
@@ -16,6 +16,9 @@ from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game, Side
+
+if TYPE_CHECKING:
+    from domain.plan import PlanRules
 
 # A decision is the event to record, its outcome in full, built (and so checked) by the rule
 # that decided it; the campaign adds where it goes in the log (id, version, time, GM, session
@@ -184,6 +187,11 @@ class Ruleset(Protocol):
 
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
         """One of the ruleset's own `commands`, checked and decided with these dice."""
+
+    @property
+    def plan_rules(self) -> PlanRules | None:
+        """How `trek plan` plays its overland journeys forward (domain/plan.py); None when it
+        has none to plan."""
 
     # -- encounters: the ruleset decides; the core keeps the combatants and the log --------
 

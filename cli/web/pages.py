@@ -94,7 +94,7 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
 
 def day_actions(ruleset: str) -> list[dict[str, Any]]:
     """The buttons of the GM's page: the day's start and end, and between them each of the
-    ruleset's own commands that takes no word (forage, forced march, ...)."""
+    ruleset's own commands that takes no word."""
     import importlib
 
     import click

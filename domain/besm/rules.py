@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from functools import singledispatchmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -86,6 +86,9 @@ from domain.state import (
     Role,
 )
 from domain.values import MAX_LEVEL, check_number
+
+if TYPE_CHECKING:
+    from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
 MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")
@@ -381,6 +384,14 @@ class Besm(CombatRules, NothingOnEntry):
     character_options: frozenset[str] = frozenset(STATS)
     house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
+
+    @property
+    def plan_rules(self) -> PlanRules:
+        """How `trek plan` plays a Besm journey (domain/besm/plan.py, loaded by plans
+        only)."""
+        from domain.besm.plan import BesmPlanRules
+
+        return BesmPlanRules()
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:

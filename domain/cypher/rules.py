@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from fractions import Fraction
 from functools import singledispatchmethod
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
@@ -49,6 +49,9 @@ from domain.ruleset import (
 )
 from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
 from domain.values import MAX_LEVEL, check_number
+
+if TYPE_CHECKING:
+    from domain.plan import PlanRules
 
 ROAD_MILES = 20
 OVERLAND_MILES = 12
@@ -196,6 +199,14 @@ class Cypher(CypherCombat, NothingOnEntry):
     character_options: frozenset[str] = frozenset(POOLS)
     house_rules: type[BaseModel] = NoHouseRules
     audit_sections: tuple[str, ...] = ()
+
+    @property
+    def plan_rules(self) -> PlanRules:
+        """How `trek plan` plays a Cypher journey (domain/cypher/plan.py, loaded by plans
+        only)."""
+        from domain.cypher.plan import CypherPlanRules
+
+        return CypherPlanRules()
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -23,7 +23,7 @@ from domain.besm.commands import (
     TravelByNight,
 )
 from domain.geometry import Square
-from domain.plan import Planner, Policy, Step
+from domain.plan import Planner, Step
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 from tracker.opening import MemoryStores
@@ -113,7 +113,8 @@ def test_one_trial_with_given_dice_goes_as_recording_it_would(
     try:
         slug = campaign(trek, upkeep, provisions)
         view = trek.view(slug)
-        policy = Policy(forced_march=marches, night=night, shortcuts=shortcuts, forage=forage)
+        policy = {"forced_march": marches, "night": night, "shortcuts": shortcuts,
+                  "forage": forage}
         planner = Planner(RULESETS.named("besm"), view.game, view.map, target, policy)
         dice: Iterator[int] = itertools.chain(totals, itertools.repeat(7))
 

@@ -6,7 +6,7 @@ import random
 
 from domain.geometry import Square
 from domain.maps import load_map
-from domain.plan import Planner, Policy, copied, seeded_draw
+from domain.plan import Planner, copied, seeded_draw
 from domain.ruleset import CharacterOptions, DayEndOptions
 from tracker.app import Trek
 from tracker.opening import MemoryStores
@@ -35,7 +35,7 @@ bonus = 1
 penalty = 1
 """
 TARGET = Square(11, 1)
-POLICY = Policy(forced_march=1, night=True, shortcuts=True, forage=True)
+POLICY = {"forced_march": 1, "night": True, "shortcuts": True, "forage": True}
 
 
 def planner() -> Planner:
