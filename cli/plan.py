@@ -221,17 +221,13 @@ def _mount_policy_options() -> None:
         if ruleset.command_line is None:
             continue
         module = importlib.import_module(ruleset.command_line)
-        words = getattr(module, "PLAN_POLICY_WORDS", {})
+        words = getattr(module, "PLAN_POLICY_WORDS", {})  # one for each of its PLAN_OPTIONS
         for option in getattr(module, "PLAN_OPTIONS", []):
             assert option.name is not None
             if option.name not in POLICY_WORDS:
                 plan_command.params.insert(at, option)
                 at += 1
-                POLICY_WORDS[option.name] = words.get(option.name, _named(option.name))
-
-
-def _named(name: str) -> Callable[[Any], str]:
-    return lambda _: name.replace("_", " ")
+                POLICY_WORDS[option.name] = words[option.name]
 
 
 _mount_policy_options()

@@ -387,7 +387,7 @@ class Besm(CombatRules, NothingOnEntry):
 
     @property
     def plan_rules(self) -> PlanRules:
-        """How `trek plan` plays a Besm journey (domain/besm/plan.py, loaded by plans
+        """How `trek plan` plays a BESM journey (domain/besm/plan.py, loaded by plans
         only)."""
         from domain.besm.plan import BesmPlanRules
 
