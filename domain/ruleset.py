@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 from pydantic import BaseModel
 
 from domain.battlemap import LegendSpec
+from domain.deferred import Deferred
 from domain.dice import Dice
 from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
@@ -238,20 +239,43 @@ class UnknownRuleset(RuleViolation):
 
 
 class Registry:
-    """The rulesets Trek plays, by name; built once, in the composition root, and passed in."""
+    """The rulesets Trek plays, by name; built once, in the composition root, and passed in.
 
-    def __init__(self, rulesets: list[Ruleset],
+    An entry may be a ruleset or a `Deferred` one, loaded on first use: `named` loads one,
+    iterating loads them all (an audit's sections, the undo words), and the names, command-line
+    modules and event packages are known without loading any.
+    """
+
+    def __init__(self, rulesets: Iterable[Ruleset | Deferred],
                  shared: tuple[type[TrekEvent], ...] = CORE_EVENTS) -> None:
-        self._by_name = {ruleset.name: ruleset for ruleset in rulesets}
+        self._entries: dict[str, Ruleset | Deferred] = {r.name: r for r in rulesets}
         # The events every campaign may hold, whatever its ruleset.
         self.shared = shared
 
     @property
     def names(self) -> list[str]:
-        return list(self._by_name)
+        return list(self._entries)
 
     def __iter__(self) -> Iterator[Ruleset]:
-        return iter(self._by_name.values())
+        return iter([self.named(name) for name in self._entries])
+
+    def loaded(self) -> list[Ruleset]:
+        """The rulesets loaded so far (every one not deferred, and the deferred ones used)."""
+        return [entry for entry in self._entries.values() if not isinstance(entry, Deferred)]
+
+    def command_line(self, name: str) -> str | None:
+        """Ruleset `name`'s command-line module, without loading the ruleset."""
+        return self._entry(name).command_line
+
+    def command_lines(self) -> list[tuple[str, str]]:
+        """Every ruleset's name and command-line module (those that have one), in order."""
+        return [(name, entry.command_line) for name, entry in self._entries.items()
+                if entry.command_line is not None]
+
+    def holding(self, module: str) -> list[Ruleset]:
+        """The not yet loaded rulesets whose package holds `module`, loaded now."""
+        return [self.named(name) for name, entry in self._entries.items()
+                if isinstance(entry, Deferred) and entry.holds(module)]
 
     @property
     def audit_sections(self) -> tuple[str, ...]:
@@ -272,26 +296,33 @@ class Registry:
     def event_types(self, name: str) -> dict[str, type[TrekEvent]]:
         """Every event class a campaign of this ruleset may hold, by class name."""
         types = {cls.__name__: cls for cls in self.shared}
-        ruleset = self._by_name.get(name)
-        if ruleset is not None:
-            types.update((cls.__name__, cls) for cls in ruleset.events)
+        if name in self._entries:
+            types.update((cls.__name__, cls) for cls in self.named(name).events)
         return types
 
     def map_section(self, key: str) -> MapSection | None:
         """The section whose readings a map keeps under `key` in its extras, whichever
-        ruleset declares it (a map read back keeps the extras it was stored with)."""
-        for ruleset in self._by_name.values():
-            for section in ruleset.map_sections.values():
-                if section.key == key:
-                    return section
+        ruleset declares it (a map read back keeps the extras it was stored with). The loaded
+        rulesets are asked first: a campaign's own map needs no other ruleset."""
+        for rulesets in (self.loaded, lambda: list(self)):
+            for ruleset in rulesets():
+                for section in ruleset.map_sections.values():
+                    if section.key == key:
+                        return section
         return None
 
     def named(self, name: str) -> Ruleset:
+        entry = self._entry(name)
+        if isinstance(entry, Deferred):
+            entry = self._entries[name] = entry.load()
+        return entry
+
+    def _entry(self, name: str) -> Ruleset | Deferred:
         try:
-            return self._by_name[name]
+            return self._entries[name]
         except KeyError:
             raise UnknownRuleset(
-                f"{name!r} is not a ruleset; use {', '.join(self._by_name)}") from None
+                f"{name!r} is not a ruleset; use {', '.join(self._entries)}") from None
 
 
 # The stat options `roster add-character` offers every ruleset beside its own, by field.

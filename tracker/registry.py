@@ -1,21 +1,45 @@
-"""The rulesets this release plays, one line each: the only module that names them all."""
+"""The rulesets this release plays, one line each: the only module that names them all.
+
+Each is deferred: a command imports its campaign's ruleset and no other. `ENTRIES` is read
+without importing anything of Trek's (`trek --help` lists the rulesets' commands from it);
+`RULESETS`, the registry built from them, is made the first time it is imported.
+"""
 
 from __future__ import annotations
 
-from domain.besm import Besm
-from domain.cypher import Cypher
-from domain.encounter import ENCOUNTER_EVENTS
-from domain.events import CORE_EVENTS
-from domain.gurps import Gurps
-from domain.movepoints import Movepoints
-from domain.ruleset import Registry
-from domain.shadowrun import Shadowrun
+from typing import TYPE_CHECKING, Any
+
+from domain.deferred import Deferred
+
+if TYPE_CHECKING:
+    from domain.ruleset import Registry
+
+    RULESETS: Registry
 
 # The first is the default of `trek init --ruleset` and `trek map import --ruleset`.
-RULESETS = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=[
-    Besm(),
-    Cypher(),
-    Gurps(),
-    Shadowrun(),
-    Movepoints(),
-])
+ENTRIES = (
+    Deferred("besm", "domain.besm", "Besm", command_line="cli.besm", commands=(
+        ("forage", "Give up a square of today's movement to hunt and forage."),
+        ("forced-march", "Push on for the base movement again, at a cost in provisions and "
+                         "fuel."),
+        ("night-travel", "Travel on after dark (once a day)."),
+        ("repair", "Spend the day restoring the levels a mount or vehicle lost to strain."),
+        ("shortcut", "Try a shortcut from the map (one attempt per shortcut per day)."),
+    )),
+    Deferred("cypher", "domain.cypher", "Cypher", command_line="cli.cypher"),
+    Deferred("gurps", "domain.gurps", "Gurps", command_line="cli.gurps"),
+    Deferred("shadowrun", "domain.shadowrun", "Shadowrun", command_line="cli.shadowrun"),
+    Deferred("movepoints", "domain.movepoints", "Movepoints", command_line="cli.movepoints"),
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RULESETS":
+        from domain.encounter import ENCOUNTER_EVENTS
+        from domain.events import CORE_EVENTS
+        from domain.ruleset import Registry
+
+        registry = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=ENTRIES)
+        globals()["RULESETS"] = registry
+        return registry
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from domain.errors import TrackerError
 from domain.events import TrekEvent, topic_of
-from domain.ruleset import Registry
+from domain.ruleset import Registry, Ruleset
 
 LEGACY_MODULE = "domain.events"
 
@@ -30,21 +30,30 @@ class Topics:
     """Topic -> class for every event this release knows, and release 0.1's topics."""
 
     def __init__(self, rulesets: Registry, others: Iterable[type[BaseModel]] = ()) -> None:
+        self.rulesets = rulesets
         self.by_topic: dict[str, type[BaseModel]] = {}
         # Release 0.1 name -> {ruleset name or "" for every campaign: class}.
         self.legacy: dict[str, dict[str, type[TrekEvent]]] = {}
         for cls in rulesets.shared:
             self.by_topic[topic_of(cls)] = cls
             self.legacy.setdefault(cls.__name__, {})[""] = cls
-        for ruleset in rulesets:
-            for own in ruleset.events:
-                self.by_topic[topic_of(own)] = own
-                self.legacy.setdefault(own.__name__, {})[ruleset.name] = own
+        # A deferred ruleset's events are added when a topic inside its package is first met.
+        self.added: set[str] = set()
+        self._add(rulesets.loaded())
         for other in others:
             self.by_topic[topic_of(other)] = other
         # The top-level packages Trek's events live in: a topic elsewhere is no Trek event.
         self.packages = {t.partition(":")[0].partition(".")[0] for t in self.by_topic}
         self.packages.add(LEGACY_MODULE.partition(".")[0])
+
+    def _add(self, rulesets: Iterable[Ruleset]) -> None:
+        for ruleset in rulesets:
+            if ruleset.name in self.added:
+                continue
+            self.added.add(ruleset.name)
+            for own in ruleset.events:
+                self.by_topic[topic_of(own)] = own
+                self.legacy.setdefault(own.__name__, {})[ruleset.name] = own
 
     def resolve(self, topic: str, originator_id: UUID | str,
                 ruleset_of: Callable[[UUID], str | None]) -> type[BaseModel]:
@@ -55,6 +64,13 @@ class Topics:
         if cls is not None:
             return cls
         module, _, name = topic.partition(":")
+        # The campaign's ruleset, met for the first time (or, for a release 0.1 topic, every
+        # ruleset: that release stored them all under one module).
+        news = (list(self.rulesets) if module == LEGACY_MODULE
+                else self.rulesets.holding(module))
+        if any(ruleset.name not in self.added for ruleset in news):
+            self._add(news)
+            return self.resolve(topic, originator_id, ruleset_of)
         choices = self.legacy.get(name) if module == LEGACY_MODULE else None
         if choices:
             if "" in choices:

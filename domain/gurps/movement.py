@@ -25,13 +25,12 @@ from domain.encounter import (
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.grid import HEXES
-from domain.gurps.stats import air_move, exact, ground_move, number, water_move
+from domain.gurps.stats import POSTURES, air_move, exact, ground_move, number, water_move
 from domain.ruleset import Command, Decision, MoveCombatant, Situation, StartRound
 from domain.state import Combatant, Encounter, friends
 
 DIRECTIONS = HEXES.directions  # N NE SE S SW NW, clockwise
 TURNS = {"L": -1, "R": 1}
-POSTURES = ("standing", "crouching", "kneeling", "crawling", "lying", "sitting")
 # MP a posture adds to each hex; lying takes all the MP for one hex, sitting cannot move.
 POSTURE_COST = {"standing": Fraction(0), "crouching": Fraction(1, 2), "kneeling": Fraction(2),
                 "crawling": Fraction(2)}
