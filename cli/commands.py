@@ -13,21 +13,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli import mapimport, render, spreadsheet
+from cli import render
 from cli.context import open_store, record, recorded, settings
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
     SEQ,
+    TERRAIN_HELP,
     EventNumber,
     KeyChoice,
     KeyValue,
     PointType,
     SquareType,
+    WordTerrain,
     character_from,
     character_options,
     csv_or_json,
@@ -37,7 +39,6 @@ from cli.options import (
 from domain.campaign import Stamp
 from domain.errors import MapError, TrackerError
 from domain.geometry import DIRECTIONS, Square
-from domain.mapformats import Grid
 from domain.ruleset import DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS
 from domain.values import MAX_POINTS
@@ -46,6 +47,9 @@ from tracker.opening import NewFiles
 from tracker.points import Point
 from tracker.registry import RULESETS
 from tracker.stores import Location
+
+if TYPE_CHECKING:
+    from domain.mapformats import Grid
 
 # -- the campaign -----------------------------------------------------------------------------
 
@@ -57,8 +61,8 @@ from tracker.stores import Location
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
                    "or Text Mapper (.txt), imported for the ruleset.")
-@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
-              help=mapimport.TERRAIN_HELP)
+@click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
+              help=TERRAIN_HELP)
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed for the dice Trek rolls (default: random, recorded).")
@@ -73,6 +77,8 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
         raise TrackerError(INIT_HAS_NO_PREVIEW)
     map_text, note = None, None
     if map_file is not None:
+        from cli import mapimport
+
         map_text, note = mapimport.map_text(map_file, ruleset, battle=False, terrains=terrains)
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
@@ -86,7 +92,8 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
     recorded(docs, lambda: ruleset)
-    mapimport.show_note(note, as_json=settings().json)
+    if note is not None and not settings().json:
+        render.console.print(note, markup=False)
 
 
 @contextmanager
@@ -227,7 +234,7 @@ def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> 
                    "map (for `init --map`).")
 @click.option("--grid", type=click.Choice(["hex", "square"]),
               help="Text Mapper only: hexes (the default) or squares.")
-@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
+@click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help="What one of the file's words is in Trek, e.g. woods=difficult "
                    "(repeatable).")
 @click.option("--force", is_flag=True, help="Replace the --to file if it exists.")
@@ -240,6 +247,8 @@ def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | N
     Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
     the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.
     """
+    from cli import mapimport
+
     imported = mapimport.import_file(file, ruleset, battle=battle, terrains=terrains,
                                      grid=grid)
     mapimport.write_map(out, imported.toml, force=force)
@@ -463,8 +472,17 @@ def _kinds_listed() -> str:
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
 
+class _KindsListed(click.Command):
+    """`trek undo`, whose help ends with the words `--last` takes: read off every ruleset's
+    events, so worked out only when the help is shown."""
+
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.epilog = self.epilog or _kinds_listed()
+        super().format_epilog(ctx, formatter)
+
+
 # `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
-@trek.command(epilog=_kinds_listed(), context_settings={"ignore_unknown_options": True})
+@trek.command(cls=_KindsListed, context_settings={"ignore_unknown_options": True})
 @click.argument("seq", required=False, type=SEQ)
 @click.option("--last", "kind", metavar="KIND",
               help="Instead of SEQ, the newest live event of this kind (listed below).")
@@ -523,6 +541,8 @@ def audit(session: int | None, as_csv: bool) -> None:
     csv_or_json(as_csv)
     result = open_store(writes=False).audit(settings().campaign, session)
     if as_csv:
+        from cli import spreadsheet
+
         spreadsheet.write(spreadsheet.AUDIT_COLUMNS, spreadsheet.audit_rows(result))
     elif settings().json:
         render.emit_json(result)
@@ -634,22 +654,20 @@ def _mount_ruleset_commands() -> None:
     seen: set[str] = set()
     seen_options: set[str] = set()
     moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
-    for ruleset in RULESETS:
-        if ruleset.command_line is None:
-            continue
-        module = importlib.import_module(ruleset.command_line)
-        render.mount(ruleset.name, module)
+    for ruleset_name, command_line in RULESETS.command_lines():
+        module = importlib.import_module(command_line)
+        render.mount(ruleset_name, module)
         if hasattr(module, "DEMO"):
             _DEMOS.append(module.DEMO)
         OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
         for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
             if hasattr(module, attribute):
-                moves[command].append(f"{ruleset.name}: {getattr(module, attribute)}")
+                moves[command].append(f"{ruleset_name}: {getattr(module, attribute)}")
         for option in getattr(module, "CHARACTER_OPTIONS", []):
             if option.name not in seen_options:
                 seen_options.add(option.name)
                 add_character.params.append(option)
-        _add_rest_modes(ruleset.name, getattr(module, "REST_MODES", ()))
+        _add_rest_modes(ruleset_name, getattr(module, "REST_MODES", ()))
         for command in module.COMMANDS:
             if command.name not in seen:
                 seen.add(command.name)

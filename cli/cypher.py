@@ -12,7 +12,6 @@ from cli.context import record
 from cli.drawing import MarkStyle
 from cli.options import SquareType, recording_options
 from cli.render import square_text
-from domain.cypher.combat import Push, RollChase, StartChase
 
 # How help and screens name this ruleset.
 TITLE = "Cypher"
@@ -60,6 +59,8 @@ ENCOUNTER_MOVE_OPTIONS = [
 @recording_options
 def push(name: str, direction: str, feet: int, roll: int | None) -> None:
     """Cypher: push off a wall in zero gravity toward DIR (a Might task of feet ÷ 4)."""
+    from domain.cypher.combat import Push
+
     record(lambda t, c: t.decide(c, Push(name=name, direction=direction, feet=feet, roll=roll)))
 
 
@@ -77,6 +78,8 @@ def push(name: str, direction: str, feet: int, roll: int | None) -> None:
 def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role: str,
           extended: bool) -> None:
     """Cypher: a chase, one Speed task of the NPC's level (or --extended, many)."""
+    from domain.cypher.combat import StartChase
+
     command = StartChase(name=name, level=level, ease=ease, hinder=hinder, roll=roll, role=role,
                          extended=extended)
     record(lambda t, c: t.decide(c, command))
@@ -90,6 +93,8 @@ def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role:
 @recording_options
 def chase_roll(name: str, ease: int, hinder: int, roll: int | None) -> None:
     """Cypher: one roll of an extended chase."""
+    from domain.cypher.combat import RollChase
+
     record(lambda t, c: t.decide(c, RollChase(name=name, ease=ease, hinder=hinder, roll=roll)))
 
 

@@ -13,12 +13,14 @@ from typing import Any
 
 import click
 
-from cli import mapimport, render
+from cli import render
 from cli.context import open_store, record, settings
 from cli.options import (
+    TERRAIN_HELP,
     EventNumber,
     PointType,
     SquareType,
+    WordTerrain,
     character_from,
     character_options,
     given_extras,
@@ -71,13 +73,15 @@ def encounter() -> None:
               help="A TOML battle map (grid, rows, legend), or one from Tiled (.tmj, .json), "
                    "Text Mapper (.txt) or Universal VTT (.dd2vtt, .uvtt); without one, an "
                    "open plain.")
-@click.option("--terrain", "terrains", type=mapimport.WordTerrain(), multiple=True,
-              help=mapimport.TERRAIN_HELP)
+@click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
+              help=TERRAIN_HELP)
 @recording_options
 def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
     map_text, note = None, None
     if map_file is not None:
+        from cli import mapimport
+
         map_text, note = mapimport.map_text(map_file, _ruleset, battle=True, terrains=terrains)
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
@@ -85,7 +89,8 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
         record(lambda t, c: t.start_encounter(c, name, map_text))
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
-    mapimport.show_note(note, as_json=settings().json)
+    if note is not None and not settings().json:
+        render.console.print(note, markup=False)
 
 
 def _ruleset() -> str:
@@ -230,10 +235,8 @@ def _mount_ruleset_parts() -> None:
     a campaign under another ruleset refuses them with a sentence."""
     seen: set[str] = set()
     acts: list[str] = []
-    for ruleset in RULESETS:
-        if ruleset.command_line is None:
-            continue
-        module = importlib.import_module(ruleset.command_line)
+    for ruleset_name, command_line in RULESETS.command_lines():
+        module = importlib.import_module(command_line)
         for option in getattr(module, "ENCOUNTER_MOVE_OPTIONS", []):
             if option.name not in seen:
                 seen.add(option.name)
@@ -241,7 +244,7 @@ def _mount_ruleset_parts() -> None:
             # An option two rulesets share (--fly) is listed under each.
             assert isinstance(move, ByRulesetHelp)
             assert option.name is not None
-            move.ruleset_options.setdefault(getattr(module, "TITLE", ruleset.name),
+            move.ruleset_options.setdefault(getattr(module, "TITLE", ruleset_name),
                                             []).append(option.name)
         for option in getattr(module, "ENCOUNTER_ROUND_OPTIONS", []):
             if option.name not in seen:
@@ -256,7 +259,7 @@ def _mount_ruleset_parts() -> None:
                 seen.add(option.name)
                 act.params.append(option)
         if hasattr(module, "ACT_HELP"):
-            acts.append(f"{ruleset.name}: {module.ACT_HELP}")
+            acts.append(f"{ruleset_name}: {module.ACT_HELP}")
         for command in getattr(module, "ENCOUNTER_COMMANDS", []):
             if command.name not in encounter.commands:
                 encounter.add_command(command)

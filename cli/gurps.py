@@ -9,7 +9,7 @@ import click
 from cli.context import record
 from cli.options import recording_options
 from cli.render import square_text
-from domain.gurps.movement import POSTURES, ChangePosture
+from domain.gurps.stats import POSTURES
 
 # How help and screens name this ruleset.
 TITLE = "GURPS"
@@ -49,6 +49,8 @@ ENCOUNTER_MOVE_OPTIONS = [
 def posture(name: str, posture: str) -> None:
     """GURPS: change a fighter's posture (standing, crouching, kneeling, crawling, lying,
     sitting); no MP cost here."""
+    from domain.gurps.movement import ChangePosture
+
     record(lambda t, c: t.decide(c, ChangePosture(name=name, posture=posture)))
 
 

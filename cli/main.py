@@ -43,6 +43,60 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
 # Of those, the ones that need no ruleset's command-line module: loaded alone.
 SELF_CONTAINED = frozenset({"log", "replay", "shell"})
 
+# What `trek --help` lists for each command Trek itself has: the first paragraph of the
+# command's own help (a test checks they agree), so the listing loads no command's module. A
+# ruleset's own commands are listed from its registry entry (`Deferred.commands`).
+SUMMARIES: dict[str, str] = {
+    "audit": "Per play session: days, squares, every roll, supplies, the ruleset's own lines, "
+             "undos.",
+    "branch": "Start a what-if campaign in this store whose history is this one's up to SEQ.",
+    "campaigns": "List the campaigns in the store; the one commands use when they name none "
+                 "is marked.",
+    "day": "Open and close travel days.",
+    "demo": "Play a short sample campaign into a temporary store and show its status and log.",
+    "diff": "What changed between two points: position, supplies, levels, states, "
+            "Health/Energy.",
+    "encounter": "Fights and scenes round by round on a battle map: who moved how far, what "
+                 "is left.",
+    "harm": "Take Health and/or Energy from a character (never below 0).",
+    "init": "Create a campaign NAME in the store (creating the store if needed).",
+    "log": "Every recorded event in order, reversals included.",
+    "map": "The campaign's map.",
+    "move": "Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y.",
+    "plan": "Play the journey to X,Y forward many times and show the odds of arriving by each "
+            "day.",
+    "recap": "What to hand the players after a session: days, distance, supplies, mounts and "
+             "vehicles, rests, fights and the corrections made.",
+    "redo": "Restore cancelled event SEQ (or everything reversal SEQ cancelled).",
+    "replay": "Rebuild every read model from the event log, in one transaction (records no "
+              "event).",
+    "roster": "Characters, mounts and vehicles, and who travels on what.",
+    "rules": "House rules of the campaign.",
+    "serve": "Serve the campaign to the table: a live map, log and undo for the GM, and a view "
+             "for the players, updating by itself as events are recorded.",
+    "session": "Play sessions: every event is stamped with the open one.",
+    "shell": "A prompt for a session at the table: each line is a trek command without `trek`.",
+    "status": "Where the party is, its movement, supplies, roster and conveyances.",
+    "supplies": "Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth).",
+    "undo": "Cancel event SEQ (default: the newest live event) by recording a reversal.",
+    "verify": "Check each campaign's hash chain and name the first broken link, and compare "
+              "its read models with the log as loading it gives (changes nothing; `replay "
+              "--verify` compares every read model with a fold of the whole log).",
+    "watch": "Keep the read models of a PostgreSQL store live while other GMs record.",
+}
+
+
+def command_summaries() -> dict[str, str]:
+    """Every top-level command and the first paragraph of its help, by name: Trek's own and
+    each ruleset's (from the registry's entries, without loading any ruleset)."""
+    from tracker.registry import ENTRIES
+
+    summaries = dict(SUMMARIES)
+    for entry in ENTRIES:
+        for name, text in entry.commands:
+            summaries.setdefault(name, text)
+    return dict(sorted(summaries.items()))
+
 
 class TrekGroup(click.Group):
     """Loads a command's module when it is first asked for, turns every refusal into one
@@ -59,6 +113,16 @@ class TrekGroup(click.Group):
         for name in self.lazy:
             self.load(name)
         return sorted(self.commands)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """`trek --help`'s list of commands, as click writes it, from the summaries: no
+        command's module is loaded to list it."""
+        summaries = command_summaries()
+        limit = formatter.width - 6 - max(len(name) for name in summaries)
+        with formatter.section("Commands"):
+            # Shortened as click shortens a command's own help.
+            formatter.write_dl([(name, click.Command(name, help=text).get_short_help_str(limit))
+                                for name, text in summaries.items()])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:

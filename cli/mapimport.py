@@ -9,10 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import click
-
 from cli import render
-from cli.options import NamedValue
 from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
 from domain.mapformats import (
@@ -27,26 +24,6 @@ from domain.mapformats import (
 )
 from domain.maps import load_map
 from tracker.registry import RULESETS
-
-TERRAIN_HELP = ("For a map from another tool: what one of its words is in Trek, e.g. "
-                "woods=difficult (repeatable).")
-
-
-class WordTerrain(NamedValue):
-    """WORD=TERRAIN, as in --terrain woods=difficult (each word once)."""
-
-    name = "WORD=TERRAIN"
-
-    def __init__(self) -> None:
-        super().__init__("word")
-
-    def parse(self, value: str, param: click.Parameter | None,
-              ctx: click.Context | None) -> tuple[str, str]:
-        word, sep, terrain = value.partition("=")
-        if not sep or not word.strip() or not terrain.strip():
-            self.fail(f"{value!r} should be WORD=TERRAIN, for example woods=difficult",
-                      param, ctx)
-        return word.strip(), terrain.strip()
 
 
 def is_imported(path: Path) -> bool:

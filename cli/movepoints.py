@@ -4,7 +4,7 @@ Mounted on `trek` from the ruleset registry."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -12,8 +12,10 @@ from cli.context import record
 from cli.drawing import text as _t
 from cli.options import NamedValue, recording_options
 from cli.render import square_text
-from cli.svg import Layout
 from domain.movepoints.commands import SetCondition, Step
+
+if TYPE_CHECKING:
+    from cli.svg import Layout
 
 
 class FullMove(NamedValue):

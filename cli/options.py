@@ -309,3 +309,24 @@ class EventNumber(click.ParamType[int]):
 
 
 SEQ = EventNumber("SEQ", hint="event numbers start at 1")
+
+
+TERRAIN_HELP = ("For a map from another tool: what one of its words is in Trek, e.g. "
+                "woods=difficult (repeatable).")
+
+
+class WordTerrain(NamedValue):
+    """WORD=TERRAIN, as in --terrain woods=difficult (each word once)."""
+
+    name = "WORD=TERRAIN"
+
+    def __init__(self) -> None:
+        super().__init__("word")
+
+    def parse(self, value: str, param: click.Parameter | None,
+              ctx: click.Context | None) -> tuple[str, str]:
+        word, sep, terrain = value.partition("=")
+        if not sep or not word.strip() or not terrain.strip():
+            self.fail(f"{value!r} should be WORD=TERRAIN, for example woods=difficult",
+                      param, ctx)
+        return word.strip(), terrain.strip()

@@ -217,10 +217,8 @@ def _mount_policy_options() -> None:
     """Each ruleset's policy options (its command-line module's `PLAN_OPTIONS`), before
     `--svg` and the store's options, and the words that name them."""
     at = next(i for i, p in enumerate(plan_command.params) if p.name == "svg_file")
-    for ruleset in RULESETS:
-        if ruleset.command_line is None:
-            continue
-        module = importlib.import_module(ruleset.command_line)
+    for _, command_line in RULESETS.command_lines():
+        module = importlib.import_module(command_line)
         words = getattr(module, "PLAN_POLICY_WORDS", {})  # one for each of its PLAN_OPTIONS
         for option in getattr(module, "PLAN_OPTIONS", []):
             assert option.name is not None

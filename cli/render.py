@@ -207,7 +207,7 @@ def mount_one(ruleset: str) -> None:
 
     from tracker.registry import RULESETS
 
-    module = RULESETS.named(ruleset).command_line
+    module = RULESETS.command_line(ruleset)
     if module is not None:
         mount(ruleset, importlib.import_module(module))
 

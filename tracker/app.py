@@ -55,7 +55,6 @@ from projections.compare import changes
 from projections.db import Database, has_current_schema
 from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
-from projections.recap import Recapper
 from projections.stored_status import IN_USE_KEY
 from projections.views import CampaignView, LogEntry, event_document, status_of
 from tracker.application import TrekApplication
@@ -1038,6 +1037,8 @@ class Trek:
         whole = session is None and view.sessions == 0
         number = None if whole else session or view.sessions
         square_miles = view.map.square_miles if view.map is not None else None
+        from projections.recap import Recapper
+
         recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole,
                             sections=self.rulesets.audit_sections)
         recapper.fold(page_events(self.app.events, campaign_id(view.slug)))

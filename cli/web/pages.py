@@ -102,7 +102,7 @@ def day_actions(ruleset: str) -> list[dict[str, Any]]:
     from tracker.registry import RULESETS
 
     own: list[click.Command] = []
-    module = RULESETS.named(ruleset).command_line
+    module = RULESETS.command_line(ruleset)
     if module is not None:
         own = list(getattr(importlib.import_module(module), "COMMANDS", []))
     actions = [{"label": "Start day", "argv": ["day", "start"]}]

@@ -4,13 +4,15 @@ kept status document without the tracker: tests/integration/test_kept_status.py.
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import inspect
 from pathlib import Path
 
+import click
 import pytest
 from cliruns import heavy, play_all, run_traced
-from conftest import trek_command, trek_env
+
+from cli.main import command_summaries, trek
+from tracker.registry import RULESETS
 
 
 def _two_events(folder: Path, db: str) -> None:
@@ -35,15 +37,55 @@ def test_help_and_status_on_sqlite_load_no_postgresql_driver(
         assert not heavy(modules)
 
 
-def test_trek_help_is_what_the_commands_say(tmp_path: Path) -> None:
-    """The listing comes from the command table; the commands' own help must agree."""
-    listing = subprocess.run(trek_command("--help"), env=trek_env(), capture_output=True,
-                             text=True, check=True).stdout
-    loaded = subprocess.run(
-        [sys.executable, "-c", "from cli.main import main, trek\n"
-         "for name in trek.list_commands(None): trek.get_command(None, name)\n"
-         "assert set(trek.lazy) | {'status'} < set(trek.commands)\n"
-         "main()", "--help"],
-        env=trek_env(), capture_output=True, text=True, check=False)
-    assert loaded.returncode == 0, loaded.stderr
-    assert listing == loaded.stdout
+def test_trek_help_is_what_the_commands_say() -> None:
+    """The listing comes from the summaries; every command's own help must agree, and every
+    command is listed."""
+    ctx = click.Context(trek)
+    own = {}
+    for name in trek.list_commands(ctx):
+        command = trek.get_command(ctx, name)
+        assert command is not None
+        if not command.hidden:
+            first = inspect.cleandoc(command.short_help or command.help or "").split("\n\n")[0]
+            own[name] = " ".join(first.split())
+    assert len(own) > 25
+    assert command_summaries() == own
+
+
+def test_trek_help_loads_no_command(tmp_path: Path) -> None:
+    """`trek --help` lists every command, a ruleset's own too, without loading any of them,
+    the tracker or a ruleset."""
+    stdout, modules = run_traced(tmp_path, str(tmp_path / "store.db"), "--help")
+    assert "forced-march" in stdout
+    assert "  encounter " in stdout
+    assert not heavy(modules) - {"domain.deferred", "tracker.registry"}
+    assert not {m for m in modules if m.startswith("cli.") and m not in {
+        "cli.main", "cli.options", "cli.output"}}
+
+
+# A recording command of each ruleset (on a campaign of that ruleset, set up first) and what
+# it may not load: another ruleset's rules, the map readers, the pictures.
+RECORDING = {
+    "besm": [("roster", "add-character", "Kira", "--body", "4", "--mind", "3", "--soul", "3"),
+             ("day", "start")],
+    "gurps": [("encounter", "start", "Ambush")],
+    "cypher": [("roster", "add-character", "Kira", "--might", "10", "--speed", "10")],
+}
+PICTURES_AND_READERS = ("domain.mapformats", "cli.mapimport", "cli.svg", "cli.route",
+                        "cli.recap", "cli.web", "projections.recap")
+
+
+@pytest.mark.parametrize("ruleset", sorted(RECORDING))
+def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Road", "--ruleset", ruleset, "--seed", "3"),
+                            *RECORDING[ruleset]])
+    _, modules = run_traced(tmp_path, db, "supplies", "add", "provisions=2")
+    # Every ruleset's command-line module is mounted, and with it the package's entry and the
+    # plain data classes of its commands; nothing of another ruleset's rules, events or state.
+    others = {m for m in modules for name in RULESETS.names
+              if name != ruleset and m.startswith(f"domain.{name}.")
+              and m.rpartition(".")[2] not in {"commands", "stats"}}
+    assert others == set()
+    assert f"domain.{ruleset}.rules" in modules  # the campaign's own ruleset did load
+    assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}
