@@ -4,25 +4,18 @@ and repair. Mounted on `trek` from the ruleset registry."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli import besm_demo
 from cli.context import record
 from cli.drawing import PATH_COLOUR, MarkStyle
 from cli.options import ROLL, ROLL_HELP, KeyValue, recording_options
 from cli.render import AuditSection, square_text
-from domain.besm.commands import (
-    Forage,
-    ForcedMarch,
-    GoProne,
-    Repair,
-    StandUp,
-    TakeShortcut,
-    TravelByNight,
-)
-from domain.state import SUPPLY_KINDS
+from domain.supplies import SUPPLY_KINDS
+
+if TYPE_CHECKING:
+    from tracker.app import Trek
 
 
 @click.command()
@@ -31,6 +24,8 @@ from domain.state import SUPPLY_KINDS
 @recording_options
 def shortcut(route: str, roll: int | None) -> None:
     """Try a shortcut from the map (one attempt per shortcut per day)."""
+    from domain.besm.commands import TakeShortcut
+
     record(lambda t, c: t.decide(c, TakeShortcut(name=route, roll=roll)))
 
 
@@ -42,6 +37,8 @@ def shortcut(route: str, roll: int | None) -> None:
 def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     """Push on for the base movement again, at a cost in provisions and fuel."""
     given = dict(rolls)  # each name once: KeyValue refuses a name given twice
+    from domain.besm.commands import ForcedMarch
+
     record(lambda t, c: t.decide(c, ForcedMarch(rolls=given)))
 
 
@@ -51,6 +48,8 @@ def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
 @recording_options
 def night_travel(roll: int | None, by: str | None) -> None:
     """Travel on after dark (once a day)."""
+    from domain.besm.commands import TravelByNight
+
     record(lambda t, c: t.decide(c, TravelByNight(roll=roll, by=by)))
 
 
@@ -62,6 +61,8 @@ def night_travel(roll: int | None, by: str | None) -> None:
 @recording_options
 def forage(roll: int | None, by: str | None, take: str) -> None:
     """Give up a square of today's movement to hunt and forage."""
+    from domain.besm.commands import Forage
+
     record(lambda t, c: t.decide(c, Forage(roll=roll, by=by, take=take)))
 
 
@@ -72,6 +73,8 @@ def forage(roll: int | None, by: str | None, take: str) -> None:
 @recording_options
 def repair(conveyance: str, by: str, roll: int | None) -> None:
     """Spend the day restoring the levels a mount or vehicle lost to strain."""
+    from domain.besm.commands import Repair
+
     record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
 
 
@@ -122,6 +125,8 @@ ENCOUNTER_MOVE_OPTIONS = [
 @recording_options
 def prone(name: str) -> None:
     """BESM: drop prone (free); the round's Speed is halved while prone."""
+    from domain.besm.commands import GoProne
+
     record(lambda t, c: t.decide(c, GoProne(name=name)))
 
 
@@ -130,6 +135,8 @@ def prone(name: str) -> None:
 @recording_options
 def stand(name: str) -> None:
     """BESM: stand up from prone, spending 1 square of this round's full Speed."""
+    from domain.besm.commands import StandUp
+
     record(lambda t, c: t.decide(c, StandUp(name=name)))
 
 
@@ -235,8 +242,11 @@ STATUS_CONVEYANCE_COLUMNS = [("move", lambda c: str(c["attribute"])),
                              ("strain", lambda c: str(c["pending_strain"]))]
 
 
-# The sample campaign `trek demo` plays.
-DEMO = besm_demo.play
+def DEMO(trek: Trek) -> None:  # noqa: N802 (the name every ruleset's module uses)
+    """The sample campaign `trek demo` plays."""
+    from cli import besm_demo
+
+    besm_demo.play(trek)
 
 
 # How `roster add-mount` and `roster add-vehicle` take --move under this ruleset.

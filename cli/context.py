@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
 from cli.options import Settings
-from tracker.app import Documents, Trek, gm_from_env
-from tracker.opening import MemoryStores
-from tracker.registry import RULESETS
+
+if TYPE_CHECKING:
+    from tracker.app import Documents, Trek
+    from tracker.opening import MemoryStores
+
+# The tracker, the rulesets and the models load when a store is first opened: a command-line
+# module that imports this one (a ruleset's) stays light for what only reads a kept document.
 
 
 def settings() -> Settings:
@@ -25,13 +30,16 @@ class KeptStores:
 
     treks: dict[tuple[str, bool, str, bool], Trek] = field(default_factory=dict)
     # A `memory:` store lasts as long as the shell.
-    memory: MemoryStores = field(default_factory=MemoryStores)
+    memory: MemoryStores = field(default_factory=lambda: _memory_stores())
 
     def open(self, db: str, *, create: bool, writes: bool, gm: str,
              preview: bool = False) -> Trek:
         key = (db, writes, gm, preview)
         trek = self.treks.get(key)
         if trek is None:
+            from tracker.app import Trek
+            from tracker.registry import RULESETS
+
             trek = Trek.open(db, rulesets=RULESETS, create=create,
                              writable=writes and not preview, gm=gm, memory=self.memory,
                              preview=preview)
@@ -49,6 +57,9 @@ class KeptStores:
 
 def open_store(*, create: bool = False, writes: bool = True, preview: bool = False) -> Trek:
     """The store of the command; with `preview`, opened read-only to decide and store nothing."""
+    from tracker.app import Trek, gm_from_env
+    from tracker.registry import RULESETS
+
     ctx = click.get_current_context()
     s = settings()
     if isinstance(s.kept, KeptStores):
@@ -61,6 +72,12 @@ def open_store(*, create: bool = False, writes: bool = True, preview: bool = Fal
         ctx.call_on_close(trek.close)
     s.opened.append(trek)
     return trek
+
+
+def _memory_stores() -> MemoryStores:
+    from tracker.opening import MemoryStores
+
+    return MemoryStores()
 
 
 def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:

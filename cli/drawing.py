@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.labels import labels_of
-from domain.maps import NamedPath
-from tracker.registry import RULESETS
+
+if TYPE_CHECKING:
+    from domain.maps import NamedPath
 
 # One colour per terrain, for battle maps and travel maps alike.
 TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
@@ -35,6 +36,8 @@ def token_labels(combatants: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
 def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
     """What the rulesets' own map tables (their `map_sections`) show as named paths on this
     map (its `trek map show --json` document), in the order the map holds them."""
+    from tracker.registry import RULESETS
+
     found: list[NamedPath] = []
     for key, value in game_map.items():
         section = RULESETS.map_section(key)

@@ -9,7 +9,7 @@ import click
 from cli.context import record
 from cli.options import recording_options
 from cli.render import square_text
-from domain.gurps.stats import POSTURES
+from domain.gurps import POSTURES
 
 # How help and screens name this ruleset.
 TITLE = "GURPS"

@@ -291,6 +291,13 @@ def status(as_of: Point | None) -> None:
         if document is not None and settings.json:
             sys.stdout.write(json_text(document))
             return
+        if document is not None:
+            # The kept document in the words of its ruleset's command-line module alone.
+            from cli import render
+
+            render.mount_one(document["ruleset"])
+            render.print_status(document)
+            return
     commands = importlib.import_module(COMMANDS_MODULE)
     commands.show_status(as_of, document)
 

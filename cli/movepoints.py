@@ -12,7 +12,6 @@ from cli.context import record
 from cli.drawing import text as _t
 from cli.options import NamedValue, recording_options
 from cli.render import square_text
-from domain.movepoints.commands import SetCondition, Step
 
 if TYPE_CHECKING:
     from cli.svg import Layout
@@ -60,6 +59,8 @@ ENCOUNTER_MOVE_OPTIONS = [
 def step(name: str, direction: str) -> None:
     """Move-Points: one tile costing at most 1 for the free Move Point, provoking nothing;
     only before any action gains MP and any MP is spent this round."""
+    from domain.movepoints.commands import Step
+
     record(lambda t, c: t.decide(c, Step(name=name, direction=direction)))
 
 
@@ -70,6 +71,8 @@ def step(name: str, direction: str) -> None:
 def condition(name: str, condition: str) -> None:
     """Move-Points: stunned (no Move actions) or immobile (no spending MP) loses every MP held
     and any transit; clear ends it."""
+    from domain.movepoints.commands import SetCondition
+
     record(lambda t, c: t.decide(c, SetCondition(name=name, condition=condition)))
 
 

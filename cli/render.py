@@ -205,11 +205,11 @@ def mount_one(ruleset: str) -> None:
         return
     import importlib
 
-    from tracker.registry import RULESETS
+    from tracker.registry import ENTRIES
 
-    module = RULESETS.command_line(ruleset)
-    if module is not None:
-        mount(ruleset, importlib.import_module(module))
+    for entry in ENTRIES:
+        if entry.name == ruleset and entry.command_line is not None:
+            mount(ruleset, importlib.import_module(entry.command_line))
 
 
 def route_marks() -> Mapping[str, Any]:

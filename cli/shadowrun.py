@@ -3,15 +3,17 @@ and running, the next pass, sprints and interceptions. Mounted on `trek` from th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from cli.context import record
 from cli.options import KeyValue, SquareType, recording_options
 from cli.render import square_text
-from domain.geometry import Square
-from domain.shadowrun.commands import DEFAULT_SPRINT_TN, Intercept, NextPass, Sprint
+from domain.shadowrun import DEFAULT_SPRINT_TN
+
+if TYPE_CHECKING:
+    from domain.geometry import Square
 
 # How help and screens name this ruleset.
 TITLE = "Shadowrun"
@@ -44,6 +46,8 @@ ENCOUNTER_MOVE_OPTIONS = [
 @recording_options
 def next_pass() -> None:
     """Shadowrun: move on to the Combat Turn's next Initiative Pass."""
+    from domain.shadowrun.commands import NextPass
+
     record(lambda t, c: t.decide(c, NextPass()))
 
 
@@ -56,6 +60,8 @@ def next_pass() -> None:
 @recording_options
 def sprint(name: str, tn: int, roll: int | None) -> None:
     """Shadowrun: an Athletics (Running) test; each success adds 1 to Quickness next pass."""
+    from domain.shadowrun.commands import Sprint
+
     record(lambda t, c: t.decide(c, Sprint(name=name, tn=tn, successes=roll)))
 
 
@@ -67,6 +73,8 @@ def sprint(name: str, tn: int, roll: int | None) -> None:
 @recording_options
 def intercept(name: str, by: str, at: Square) -> None:
     """Shadowrun: a free attack hurt NAME passing ENEMY; it stops at X,Y for this turn."""
+    from domain.shadowrun.commands import Intercept
+
     record(lambda t, c: t.decide(c, Intercept(name=name, by=by, at=at)))
 
 

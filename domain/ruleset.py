@@ -249,6 +249,9 @@ class Registry:
     def __init__(self, rulesets: Iterable[Ruleset | Deferred],
                  shared: tuple[type[TrekEvent], ...] = CORE_EVENTS) -> None:
         self._entries: dict[str, Ruleset | Deferred] = {r.name: r for r in rulesets}
+        # Where each deferred one lives, kept once it is loaded.
+        self._packages = {name: entry for name, entry in self._entries.items()
+                          if isinstance(entry, Deferred)}
         # The events every campaign may hold, whatever its ruleset.
         self.shared = shared
 
@@ -273,9 +276,10 @@ class Registry:
                 if entry.command_line is not None]
 
     def holding(self, module: str) -> list[Ruleset]:
-        """The not yet loaded rulesets whose package holds `module`, loaded now."""
-        return [self.named(name) for name, entry in self._entries.items()
-                if isinstance(entry, Deferred) and entry.holds(module)]
+        """The deferred rulesets whose package holds `module` (an event's), loaded now if
+        they were not yet."""
+        return [self.named(name) for name, entry in self._packages.items()
+                if entry.holds(module)]
 
     @property
     def audit_sections(self) -> tuple[str, ...]:

@@ -9,8 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from domain.errors import NotFound
 from domain.geometry import Square
-
-SUPPLY_KINDS: tuple[str, ...] = ("provisions", "fuel", "ammo", "wealth")
+from domain.supplies import SUPPLY_KINDS as SUPPLY_KINDS
 
 
 class Role(StrEnum):

@@ -6,7 +6,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from domain.gurps.rules import Gurps
 
-__all__ = ["Gurps"]
+__all__ = ["POSTURES", "Gurps"]
+
+# The postures a fighter may take (RULES §8); here, where the command line reads them without
+# loading the rules.
+POSTURES = ("standing", "crouching", "kneeling", "crawling", "lying", "sitting")
 
 
 def __getattr__(name: str) -> Any:

@@ -25,7 +25,8 @@ from domain.encounter import (
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.grid import HEXES
-from domain.gurps.stats import POSTURES, air_move, exact, ground_move, number, water_move
+from domain.gurps import POSTURES
+from domain.gurps.stats import air_move, exact, ground_move, number, water_move
 from domain.ruleset import Command, Decision, MoveCombatant, Situation, StartRound
 from domain.state import Combatant, Encounter, friends
 

@@ -12,7 +12,6 @@ from domain.errors import NotOffered, RuleViolation
 from domain.ruleset import CharacterOptions, given_stat_flags
 
 TRAITS = ("amphibious", "aquatic", "flight", "walk-on-air")
-POSTURES = ("standing", "crouching", "kneeling", "crawling", "lying", "sitting")
 # The stat options a gurps character takes (CharacterOptions.extra keys).
 STAT_OPTIONS = frozenset({"basic_move", "basic_speed", "trait", "water_move_bonus",
                           "air_move_bonus"})

@@ -6,7 +6,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from domain.shadowrun.rules import Shadowrun
 
-__all__ = ["Shadowrun"]
+__all__ = ["DEFAULT_SPRINT_TN", "Shadowrun"]
+
+# The target number of a sprint test unless the GM gives one (RULES §9); here, where the
+# command line reads it without loading the rules.
+DEFAULT_SPRINT_TN = 4
 
 
 def __getattr__(name: str) -> Any:

@@ -8,10 +8,10 @@ from typing import ClassVar
 
 from domain.geometry import Square
 from domain.ruleset import Command
+from domain.shadowrun import DEFAULT_SPRINT_TN as DEFAULT_SPRINT_TN
 
 # The label a sprint's dice are rolled (and recorded) under.
 SPRINT_ROLL = "athletics (running)"
-DEFAULT_SPRINT_TN = 4
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,21 @@ def test_help_and_status_on_sqlite_load_no_postgresql_driver(
         assert not heavy(modules)
 
 
+def test_status_table_from_the_kept_document_loads_no_tracker_and_no_model(
+        tmp_path: Path) -> None:
+    """`trek status` on a current kept document: its ruleset's words and rich, nothing of the
+    tracker, the event store, pydantic or any ruleset's rules."""
+    db = str(tmp_path / "store.db")
+    _two_events(tmp_path, db)
+    stdout, modules = run_traced(tmp_path, db, "status")
+    assert "Kira" in stdout
+    assert "Ashes Road" in stdout
+    assert "Health" in stdout  # a measure its ruleset's command-line module words
+    assert not {m for m in modules
+                if m.split(".")[0] in {"eventsourcing", "pydantic", "psycopg"}
+                or m.startswith(("tracker.app", "domain.besm.", "cli.commands"))}
+
+
 def test_trek_help_is_what_the_commands_say() -> None:
     """The listing comes from the summaries; every command's own help must agree, and every
     command is listed."""

@@ -10,7 +10,8 @@ import pytest
 from domain.besm import events as besm_events
 from domain.cypher import events as cypher_events
 from domain.events import CharacterAdded
-from tracker.registry import RULESETS
+from domain.ruleset import Registry
+from tracker.registry import ENTRIES, RULESETS
 from tracker.topics import Topics, UnknownTopic
 
 CAMPAIGN = uuid.UUID(int=3)
@@ -58,3 +59,35 @@ def test_release_0_1_day_events_resolve_by_the_campaign_ruleset(ruleset: str,
 def test_a_release_0_1_day_event_of_an_unknown_campaign_is_refused() -> None:
     with pytest.raises(UnknownTopic):
         resolve("domain.events:DayEnded", None)
+
+
+def fresh_registry() -> Registry:
+    """The shipped rulesets, each deferred again (the global registry may have loaded some)."""
+    return Registry(shared=RULESETS.shared, rulesets=ENTRIES)
+
+
+def test_a_deferred_rulesets_topic_loads_that_ruleset_alone() -> None:
+    registry = fresh_registry()
+    topics = Topics(registry)
+    assert registry.loaded() == []
+    assert resolve_in(topics, "domain.cypher.events:Travelled") is cypher_events.Travelled
+    assert [ruleset.name for ruleset in registry.loaded()] == ["cypher"]
+
+
+def test_a_ruleset_loaded_after_the_topics_were_made_still_resolves() -> None:
+    """The campaign's ruleset is often loaded (to decide) before its first event is read."""
+    registry = fresh_registry()
+    topics = Topics(registry)
+    registry.named("besm")
+    assert resolve_in(topics, "domain.besm.events:DayStarted") is besm_events.DayStarted
+    assert resolve_in(topics, "domain.events:DayStarted", "besm") is besm_events.DayStarted
+
+
+def test_an_unknown_class_in_a_rulesets_package_is_still_refused() -> None:
+    topics = Topics(fresh_registry())
+    with pytest.raises(UnknownTopic, match="newer Trek"):
+        resolve_in(topics, "domain.gurps.events:Teleported")
+
+
+def resolve_in(topics: Topics, topic: str, ruleset: str | None = None) -> type[object]:
+    return topics.resolve(topic, CAMPAIGN, lambda _campaign: ruleset)
