@@ -36,27 +36,27 @@ from cli.options import (
     recording_options,
     store_options,
 )
-from domain.campaign import Stamp
+from domain.bounds import MAX_POINTS
+from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
-from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import DayEndOptions, MoveOptions
-from domain.state import SUPPLY_KINDS
-from domain.values import MAX_POINTS
-from tracker.app import INIT_HAS_NO_PREVIEW, Trek, gm_from_env, new_campaign
-from tracker.opening import NewFiles
+from domain.supplies import SUPPLY_KINDS
 from tracker.points import Point
-from tracker.registry import RULESETS
-from tracker.stores import Location
+from tracker.registry import ENTRIES, command_lines
 
 if TYPE_CHECKING:
+    from domain.geometry import Square
     from domain.mapformats import Grid
+    from tracker.app import Trek
+
+# The rulesets by name, the first the default: read off the registry's entries, which loads none.
+RULESET_NAMES = [entry.name for entry in ENTRIES]
 
 # -- the campaign -----------------------------------------------------------------------------
 
 
 @trek.command()
 @click.argument("name")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
+@click.option("--ruleset", type=click.Choice(RULESET_NAMES), default=RULESET_NAMES[0],
               show_default=True, help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
@@ -73,6 +73,10 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
 
     It has no preview: --preview is refused, and nothing is made.
     """
+    from domain.campaign import Stamp
+    from tracker.app import INIT_HAS_NO_PREVIEW, gm_from_env, new_campaign
+    from tracker.registry import RULESETS
+
     if settings().preview:
         raise TrackerError(INIT_HAS_NO_PREVIEW)
     map_text, note = None, None
@@ -100,6 +104,9 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
 def _made_by_this_init() -> Iterator[None]:
     """An init that fails before it records anything takes away the store files it made (an
     SQLite file and the files SQLite put beside it); a store that was there stays as it was."""
+    from tracker.opening import NewFiles
+    from tracker.stores import Location
+
     try:
         made = NewFiles.before_opening(Location.parse(settings().db))
     except TrackerError:
@@ -227,7 +234,7 @@ def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> 
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The Trek TOML map file to write.")
-@click.option("--ruleset", type=click.Choice(RULESETS.names), default=RULESETS.names[0],
+@click.option("--ruleset", type=click.Choice(RULESET_NAMES), default=RULESET_NAMES[0],
               show_default=True, help="The ruleset whose terrain words the map uses.")
 @click.option("--battle", is_flag=True,
               help="Write a battle map (for `encounter start --map`) instead of an overland "
@@ -423,6 +430,8 @@ def day_start() -> None:
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
+    from domain.ruleset import DayEndOptions
+
     options = DayEndOptions(rests=dict(rests), hours=hours)
     record(lambda t, c: t.end_day(c, options))
 
@@ -437,6 +446,8 @@ _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
 @recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
+    from domain.ruleset import MoveOptions
+
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
     if not directions and to is None:
@@ -468,6 +479,8 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
 def _kinds_listed() -> str:
     """The words `undo --last` takes, kept whole on their lines (click would break them at
     their hyphens)."""
+    from tracker.registry import RULESETS
+
     lines = textwrap.wrap(", ".join(RULESETS.undo_kinds) + ".", 76, break_on_hyphens=False)
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
@@ -625,6 +638,9 @@ def session_end() -> None:
 @store_options
 def demo(keep: Path | None) -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
+    from tracker.app import Trek
+    from tracker.registry import RULESETS
+
     if not _DEMOS:
         raise TrackerError("no ruleset of this release has a sample campaign")
     if keep is not None and (keep.exists() or keep.is_symlink()):
@@ -654,7 +670,7 @@ def _mount_ruleset_commands() -> None:
     seen: set[str] = set()
     seen_options: set[str] = set()
     moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
-    for ruleset_name, command_line in RULESETS.command_lines():
+    for ruleset_name, command_line in command_lines():
         module = importlib.import_module(command_line)
         render.mount(ruleset_name, module)
         if hasattr(module, "DEMO"):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -28,11 +28,10 @@ from cli.options import (
     store_options,
 )
 from domain.errors import MapError, TrackerError
-from domain.geometry import Square
-from domain.ruleset import Act, EnterCombatant, MoveCombatant, StartRound
-from domain.state import Side
 from tracker.points import Point
-from tracker.registry import RULESETS
+
+if TYPE_CHECKING:
+    from domain.geometry import Square
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 
@@ -109,6 +108,8 @@ def _facing(value: str | None) -> str | None:
 @recording_options
 def join(character: str, at: Square, facing: str | None) -> None:
     """Bring a roster character into the encounter, on the party's side."""
+    from domain.ruleset import EnterCombatant
+
     command = EnterCombatant(name=character, at=at, facing=_facing(facing))
     record(lambda t, c: t.enter_combatant(c, command))
 
@@ -123,6 +124,9 @@ def join(character: str, at: Square, facing: str | None) -> None:
 @recording_options
 def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> None:
     """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
+    from domain.ruleset import EnterCombatant
+    from domain.state import Side
+
     options = character_from(name, given)
     command = EnterCombatant(name=name, at=at, side=Side(side), facing=_facing(facing),
                              from_roster=False, options=options)
@@ -141,6 +145,8 @@ def remove(name: str) -> None:
 @recording_options
 def round_(**options: Any) -> None:
     """Start the next round: every combatant's movement is fresh."""
+    from domain.ruleset import StartRound
+
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
     record(lambda t, c: t.start_round(c, StartRound(options=given)))
 
@@ -155,6 +161,8 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 
     Each ruleset's own options are listed under its name; a campaign refuses another
     ruleset's."""
+    from domain.ruleset import MoveCombatant
+
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
     if not directions and to is None:
@@ -170,7 +178,12 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 def status() -> None:
     """The battle map with each combatant's initial, and who has moved, what remains and
     any penalties (`--json`: the document scripts read, null with no encounter)."""
-    doc = open_store(writes=False).encounter_status(settings().campaign)
+    from projections.stored_status import read_status
+
+    # The campaign's kept status document holds its encounter, when it is current.
+    kept = read_status(settings().db, settings().campaign)
+    doc = (kept["encounter"] if kept is not None
+           else open_store(writes=False).encounter_status(settings().campaign))
     if settings().json:
         render.emit_json(doc)
     elif doc is None:
@@ -218,6 +231,8 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 def act(name: str, kind: str | None, **given: Any) -> None:
     """Record a combatant's action, as the campaign's ruleset reads it; what each ruleset
     takes follows (a ruleset without actions refuses the command)."""
+    from domain.ruleset import Act
+
     command = Act(name=name, kind=kind.lower() if kind is not None else None,
                   options=given_extras(given))
     record(lambda t, c: t.decide(c, command))
@@ -233,9 +248,11 @@ def end() -> None:
 def _mount_ruleset_parts() -> None:
     """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
     a campaign under another ruleset refuses them with a sentence."""
+    from tracker.registry import command_lines
+
     seen: set[str] = set()
     acts: list[str] = []
-    for ruleset_name, command_line in RULESETS.command_lines():
+    for ruleset_name, command_line in command_lines():
         module = importlib.import_module(command_line)
         for option in getattr(module, "ENCOUNTER_MOVE_OPTIONS", []):
             if option.name not in seen:

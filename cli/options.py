@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from domain.bounds import MAX_SEQ
 from tracker.points import Point
 
 if TYPE_CHECKING:  # imported where used, so `trek --help` and `trek status` start quickly
@@ -271,8 +272,6 @@ class AtLeastOne(click.ParamType[int]):
             except ValueError:
                 self.fail(f"{self.what} is a whole number of 1 or more, not {value!r}.",
                           param, ctx)
-        from domain.values import MAX_SEQ  # pydantic, only once a command parses a count
-
         if not 1 <= number <= MAX_SEQ:
             self.fail(f"{self.what} is a whole number of 1 or more, not {number}.", param, ctx)
         return number
@@ -298,8 +297,6 @@ class EventNumber(click.ParamType[int]):
                 number = int(str(value).strip())
             except ValueError:
                 self.fail(f"{self.what} must be a whole number, not {value!r}", param, ctx)
-        from domain.values import MAX_SEQ  # pydantic, only once a command parses a number
-
         hint = f"; {self.hint}" if self.hint else ""
         if number < self.low:
             self.fail(f"{self.what} must be {self.low} or more, not {number}{hint}", param, ctx)

@@ -17,12 +17,12 @@ import click
 from cli import render
 from cli.context import open_store, settings
 from cli.options import PointType, SquareType, store_options
+from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
 from domain.plan import MAX_DAYS, MAX_TRIALS, Outcome, Policy, check_plan_request, plan
-from domain.values import MAX_SEED
 from tracker.points import Point
-from tracker.registry import RULESETS
+from tracker.registry import command_lines
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_DAYS = 10
@@ -217,7 +217,7 @@ def _mount_policy_options() -> None:
     """Each ruleset's policy options (its command-line module's `PLAN_OPTIONS`), before
     `--svg` and the store's options, and the words that name them."""
     at = next(i for i, p in enumerate(plan_command.params) if p.name == "svg_file")
-    for _, command_line in RULESETS.command_lines():
+    for _, command_line in command_lines():
         module = importlib.import_module(command_line)
         words = getattr(module, "PLAN_POLICY_WORDS", {})  # one for each of its PLAN_OPTIONS
         for option in getattr(module, "PLAN_OPTIONS", []):

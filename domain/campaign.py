@@ -16,6 +16,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain import encounter, roster
+from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.dice import KeyedDice
 from domain.errors import NotFound, NotOffered, RuleViolation, TamperedLog
 from domain.events import (
@@ -47,16 +48,7 @@ from domain.ruleset import (
     option_flag,
 )
 from domain.state import Game, Role
-from domain.values import (
-    MAX_CAMPAIGN_NAME,
-    MAX_NAME,
-    MAX_SEED,
-    check_name,
-    check_number,
-    check_square,
-    check_text,
-    refusal,
-)
+from domain.values import check_name, check_number, check_square, check_text, refusal
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")

@@ -12,6 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.bounds import MAX_NAME
 from domain.dice import Roll
 from domain.geometry import Square
 from domain.maps import GameMap
@@ -24,18 +25,7 @@ from domain.state import (
     Role,
     flat_stats,
 )
-from domain.values import (
-    MAX_NAME,
-    Amount,
-    CampaignName,
-    Level,
-    Miles,
-    Name,
-    Points,
-    Seed,
-    SignedAmount,
-    Text,
-)
+from domain.values import Amount, CampaignName, Level, Miles, Name, Points, Seed, SignedAmount, Text
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign

@@ -6,7 +6,8 @@ from typing import Annotated, Any, NamedTuple
 
 from pydantic import BeforeValidator, PlainSerializer
 
-from domain.values import MAX_COORDINATE
+from domain.bounds import MAX_COORDINATE
+from domain.compass import DIRECTIONS as DIRECTIONS
 
 
 class Square(NamedTuple):
@@ -26,17 +27,6 @@ class Square(NamedTuple):
         return {"x": self.x, "y": self.y}
 
 
-# N is y-1 and E is x+1 (rows count from the top).
-DIRECTIONS: dict[str, tuple[int, int]] = {
-    "N": (0, -1),
-    "NE": (1, -1),
-    "E": (1, 0),
-    "SE": (1, 1),
-    "S": (0, 1),
-    "SW": (-1, 1),
-    "W": (-1, 0),
-    "NW": (-1, -1),
-}
 
 
 def _cell_in(value: Any) -> Any:

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
+from domain.bounds import MAX_AMOUNT, MAX_LEVEL, MAX_MILES, MAX_POINTS
 from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
     ByEventClass,
@@ -32,15 +33,7 @@ from domain.ruleset import (
     check_character_options,
 )
 from domain.state import SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
-from domain.values import (
-    MAX_AMOUNT,
-    MAX_LEVEL,
-    MAX_MILES,
-    MAX_POINTS,
-    check_name,
-    check_number,
-    check_text,
-)
+from domain.values import check_name, check_number, check_text
 
 
 def known(names: Mapping[str, Any], what: str) -> str:

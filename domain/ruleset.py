@@ -270,11 +270,6 @@ class Registry:
         """Ruleset `name`'s command-line module, without loading the ruleset."""
         return self._entry(name).command_line
 
-    def command_lines(self) -> list[tuple[str, str]]:
-        """Every ruleset's name and command-line module (those that have one), in order."""
-        return [(name, entry.command_line) for name, entry in self._entries.items()
-                if entry.command_line is not None]
-
     def holding(self, module: str) -> list[Ruleset]:
         """The deferred rulesets whose package holds `module` (an event's), loaded now if
         they were not yet."""

@@ -11,25 +11,18 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, ValidationError
 
+from domain.bounds import (
+    MAX_AMOUNT,
+    MAX_CAMPAIGN_NAME,
+    MAX_COORDINATE,
+    MAX_LEVEL,
+    MAX_MILES,
+    MAX_NAME,
+    MAX_POINTS,
+    MAX_SEED,
+    MAX_TEXT,
+)
 from domain.errors import RuleViolation
-
-# Supplies and house-rule amounts: far beyond any campaign, far inside every store's integers.
-MAX_AMOUNT = 10**9
-# Skill, attribute and movement levels, and a ruleset's own stats.
-MAX_LEVEL = 100
-# Health and Energy maxima and harm.
-MAX_POINTS = 10**6
-# Miles a vehicle travels in a day.
-MAX_MILES = 10_000
-# Squares: an open plain is edgeless, but not endless.
-MAX_COORDINATE = 10**6
-# Names of characters, mounts, vehicles, campaigns and GMs; reasons and titles.
-MAX_NAME = 40
-MAX_CAMPAIGN_NAME = 80
-MAX_TEXT = 200
-MAX_SEED = 2**63 - 1
-# Event numbers: a log never gets near this, and every store's integers hold it.
-MAX_SEQ = 2**62
 
 
 def _shown(text: str) -> str:

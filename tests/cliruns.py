@@ -72,7 +72,7 @@ def run_traced(folder: Path, db: str, *args: str) -> tuple[str, set[str]]:
 # What `trek status --json` reads a kept document with: click, the shared options, the standard
 # library (and, for a PostgreSQL store, its driver). Everything else here is the tracker's and
 # the rulesets' (or rich's) to load.
-LIGHT = {"domain", "domain.errors", "tracker", "tracker.points"}
+LIGHT = {"domain", "domain.bounds", "domain.errors", "tracker", "tracker.points"}
 
 
 def heavy(modules: set[str], *, driver: bool = False) -> set[str]:

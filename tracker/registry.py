@@ -33,6 +33,13 @@ ENTRIES = (
 )
 
 
+def command_lines() -> list[tuple[str, str]]:
+    """Each ruleset's name and command-line module (those that have one), in order, read off
+    the entries: no ruleset is loaded."""
+    return [(entry.name, entry.command_line) for entry in ENTRIES
+            if entry.command_line is not None]
+
+
 def __getattr__(name: str) -> Any:
     if name == "RULESETS":
         from domain.encounter import ENCOUNTER_EVENTS

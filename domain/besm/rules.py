@@ -57,6 +57,7 @@ from domain.besm.state import (
     stat,
     today,
 )
+from domain.bounds import MAX_LEVEL
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
@@ -85,7 +86,7 @@ from domain.state import (
     Game,
     Role,
 )
-from domain.values import MAX_LEVEL, check_number
+from domain.values import check_number
 
 if TYPE_CHECKING:
     from domain.plan import PlanRules

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.bounds import MAX_AMOUNT, MAX_LEVEL
 from domain.geometry import Square
 from domain.state import Character, Conveyance, Game, Slice
-from domain.values import MAX_AMOUNT, MAX_LEVEL
 
 
 class TravelDay(Slice):

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel
 
 from domain import pathfinding
+from domain.bounds import MAX_LEVEL
 from domain.cypher.combat import (
     COMBAT_EVENTS,
     COMMANDS,
@@ -48,7 +49,7 @@ from domain.ruleset import (
     not_offered,
 )
 from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
-from domain.values import MAX_LEVEL, check_number
+from domain.values import check_number
 
 if TYPE_CHECKING:
     from domain.plan import PlanRules

@@ -21,6 +21,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, flag, whole_number
+from domain.bounds import MAX_LEVEL
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -37,7 +38,7 @@ from domain.geometry import Cell, Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, EnterCombatant, MoveCombatant, Situation, StartRound
 from domain.state import Combatant, Encounter, Game, Side, friends
-from domain.values import MAX_LEVEL, check_number
+from domain.values import check_number
 
 # The movement types a Full Move is given for, in the order documents list them.
 TYPES = ("land", "swim", "fly")

@@ -235,7 +235,8 @@ def test_a_name_given_twice_to_any_name_value_parameter_is_refused(
 @given(gm=HOSTILE_TEXT)
 def test_the_gm_name_is_recorded_only_when_it_is_a_name(
         gm: str, template: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
-    from domain.values import MAX_NAME, text_problem
+    from domain.bounds import MAX_NAME
+    from domain.values import text_problem
 
     db = tmp_path_factory.mktemp("gm") / "trek.db"
     shutil.copyfile(template, db)

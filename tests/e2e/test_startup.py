@@ -104,3 +104,29 @@ def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path
     assert others == set()
     assert f"domain.{ruleset}.rules" in modules  # the campaign's own ruleset did load
     assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}
+
+
+def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Ford", "--ruleset", "gurps", "--seed", "3"),
+                            ("encounter", "start", "Ambush"),
+                            ("encounter", "add", "Bandit", "--side", "enemy", "--at", "2,2")])
+    stdout, modules = run_traced(tmp_path, db, "encounter", "status")
+    assert "Ambush (gurps, hexes)" in stdout
+    assert "Bandit" in stdout
+    assert not {m for m in modules
+                if m.split(".")[0] in {"eventsourcing", "pydantic", "psycopg"}
+                or m.startswith(("tracker.app", "domain.gurps.", "domain.ruleset"))}
+
+
+@pytest.mark.parametrize("group", ["roster", "encounter", "day", "supplies"])
+def test_a_groups_help_loads_no_tracker_and_no_model(group: str, tmp_path: Path) -> None:
+    """`trek GROUP --help` lists its commands from the command-line modules alone."""
+    stdout, modules = run_traced(tmp_path, str(tmp_path / "store.db"), group, "--help")
+    assert f"Usage: trek {group}" in stdout
+    assert not {m for m in modules
+                if m.split(".")[0] in {"eventsourcing", "pydantic", "psycopg"}
+                or m.startswith(("tracker.app", "domain.ruleset", "domain.events"))
+                or any(m.startswith(f"domain.{name}.") and not m.endswith(".commands")
+                       for name in RULESETS.names)}

@@ -1,0 +1,86 @@
+"""The everyday-commands benchmark at its smallest, as CI runs it: it must finish, and say true
+things.
+
+Nothing here times anything; the numbers are only checked to be there and to make sense.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+COMMANDS = {"status", "move", "undo", "log --last 10", "supplies add provisions=1",
+            "encounter status", "day start", "--help"}
+SMOKE_RULESETS = ("besm", "gurps")
+# The rulesets of the smoke run that travel overland; the others have no `trek day start`.
+OVERLAND = {"besm"}
+
+
+def test_the_smoke_run_measures_every_everyday_command_on_each_of_its_rulesets(
+        tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "everyday.py"), "--smoke", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+
+    # Exactly one JSON object on stdout.
+    result = json.loads(run.stdout)
+    assert isinstance(result, dict)
+    assert (result["pairs"], result["target"], result["smoke"]) == (1, 3.0, True)
+    assert result["rulesets"] == list(SMOKE_RULESETS)
+    # Trek's modules were byte-compiled before anything was timed.
+    sources = [path for package in ("cli", "domain", "projections", "tracker")
+               for path in (ROOT / package).rglob("*.py")]
+    assert result["modules_compiled"] == len(sources) > 50
+    assert all(Path(importlib.util.cache_from_source(str(path))).exists() for path in sources)
+
+    # Every command on every ruleset: measured, or skipped where the ruleset has no days.
+    rows = {(row["command"], row["ruleset"]): row for row in result["rows"]}
+    assert len(rows) == len(result["rows"])
+    skipped = {(row["command"], row["ruleset"]): row["reason"] for row in result["skipped"]}
+    expected_skips = {("day start", ruleset) for ruleset in SMOKE_RULESETS
+                      if ruleset not in OVERLAND}
+    assert set(skipped) == expected_skips
+    for reason in skipped.values():
+        assert "no overland rules" in reason
+        assert "day" in reason
+    assert set(rows) == {(command, ruleset) for command in COMMANDS
+                         for ruleset in SMOKE_RULESETS} - expected_skips
+
+    for key, row in rows.items():
+        for name in ("a_s", "b_s", "ratio"):
+            assert isinstance(row[name], int | float), (key, name)
+            assert row[name] > 0, (key, name)
+        assert row["target"] == result["target"], key
+        # The mark agrees with the figure and its target.
+        assert row["met"] is (row["ratio"] <= row["target"]), key
+        # One pair: its ratio is its two times' (rounded); with more pairs, a median of ratios
+        # is not the ratio of medians, but never far from it.
+        assert 0.5 < row["ratio"] / (row["a_s"] / row["b_s"]) < 2, key
+        assert row["line"].startswith("trek "), key
+    # What each row runs: the round-by-round move is an encounter move, undone untimed.
+    assert rows[("move", "besm")]["line"] == "trek move E"
+    assert rows[("move", "gurps")]["line"] == "trek encounter move Kira N N"
+    for ruleset in SMOKE_RULESETS:
+        assert rows[("move", ruleset)]["untimed"]["after_each"] == ["trek undo"]
+        assert rows[("undo", ruleset)]["untimed"]["before_each"] == [
+            rows[("move", ruleset)]["line"]]
+    assert rows[("day start", "besm")]["untimed"] == {
+        "before_row": ["trek day end"], "after_each": ["trek undo"],
+        "after_row": ["trek day start"]}
+
+    libraries = result["libraries"]
+    for name in ("a_s", "b_s", "ratio"):
+        assert libraries[name] > 0, name
+    assert 0.5 < libraries["ratio"] / (libraries["a_s"] / libraries["b_s"]) < 2
+    assert "eventsourcing" in libraries["line"]
+
+    # Nothing was left where the benchmark ran.
+    assert list(tmp_path.iterdir()) == []
