@@ -84,3 +84,25 @@ def test_the_smoke_run_measures_every_everyday_command_on_each_of_its_rulesets(
 
     # Nothing was left where the benchmark ran.
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_start_up_profile_names_each_stage_and_adds_up(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "startup_profile.py"), "--smoke", "--json",
+         "--ruleset", "gurps"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    result = json.loads(run.stdout)
+    assert (result["ruleset"], result["runs"]) == ("gurps", 1)
+    stages = result["stages_s"]
+    assert list(stages) == ["libraries", "trek models", "ruleset", "command line",
+                            "the command"]
+    assert all(seconds > 0 for seconds in stages.values())
+    assert result["total_s"] == sum(stages.values()) + result["yardstick_s"]
+    # Trek's own classes were counted (its events alone are dozens of models), and took time.
+    assert result["made"]["model_count"] > 20
+    assert result["made"]["dataclass_count"] > 10
+    assert 0 < result["made"]["models"] < result["total_s"]
+    assert list(tmp_path.iterdir()) == []
