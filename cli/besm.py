@@ -36,9 +36,9 @@ def shortcut(route: str, roll: int | None) -> None:
 @recording_options
 def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     """Push on for the base movement again, at a cost in provisions and fuel."""
-    given = dict(rolls)  # each name once: KeyValue refuses a name given twice
     from domain.besm.commands import ForcedMarch
 
+    given = dict(rolls)  # each name once: KeyValue refuses a name given twice
     record(lambda t, c: t.decide(c, ForcedMarch(rolls=given)))
 
 

@@ -92,11 +92,6 @@ def map_text(path: Path, ruleset: str | Callable[[], str], *, battle: bool,
     return imported.toml, note
 
 
-def show_note(note: str | None, *, as_json: bool) -> None:
-    if note is not None and not as_json:
-        render.console.print(note, markup=False)
-
-
 def write_map(path: Path, text: str, *, force: bool) -> None:
     """Write the TOML beside its final place and move it there, so a failure leaves nothing
     half-written; an existing file is kept unless --force."""
