@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 # One colour per terrain, for battle maps and travel maps alike.
 TERRAIN_FILL = {"open": "#f6f2e6", "wall": "#4a4a4a", "difficult": "#d9c48f",
-                "rough": "#d9c48f", "water": "#8fb8de", "deep-water": "#5b8fc4",
+                "rough": "#c5cf94", "water": "#8fb8de", "deep-water": "#5b8fc4",
                 "shallow-water": "#a9cce8", "treacherous": "#c9a27a", "stairs": "#bdb3a0",
                 "high-gravity": "#b39ddb", "low-gravity": "#e1d5f5", "zero-gravity": "#cfe8e4",
                 "feature": "#a1887f", "hazard": "#ef9a9a"}

@@ -556,9 +556,13 @@ def print_chain(result: dict[str, Any]) -> None:
 # -- encounters ----------------------------------------------------------------------------------
 
 _SIDE_STYLE = {"party": "bold green", "ally": "bold cyan", "enemy": "bold red"}
-_TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":", "rough": ":", "water": "~",
-                 "deep-water": "~", "shallow-water": "-", "treacherous": ";", "stairs": "=",
+# One mark per kind of ground, each its own. A legend entry that says more than its terrain
+# (a name, a cost, a footing) is a kind of its own: it keeps the map's own character when that
+# is free and reads as no label or other mark, else takes the first free of _SPARE_MARKS.
+_TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":", "rough": ",", "water": "~",
+                 "deep-water": "≈", "shallow-water": "-", "treacherous": ";", "stairs": "=",
                  "high-gravity": "+", "low-gravity": "o", "zero-gravity": "0"}
+_SPARE_MARKS = "^*%&$!?@'\"|/<>"
 _FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "SW": "↙", "W": "←",
                  "NW": "↖"}
 
@@ -627,6 +631,7 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     battle_map = doc["map"]
     if battle_map is not None:
         xs, ys = range(battle_map["width"]), range(battle_map["height"])
+        marks_of = map_marks(battle_map)
     else:
         xs, ys = _plain_extent(doc)
     grid: list[list[tuple[str, str | None]]] = []
@@ -641,11 +646,55 @@ def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
                 row.append((".".ljust(cell), "dim"))
                 continue
             char = battle_map["rows"][y][x]
-            terrain = battle_map["legend"][char]["terrain"]
-            row.append((_TERRAIN_MARK.get(terrain, char).ljust(cell),
-                        "dim" if terrain == "open" else None))
+            row.append((marks_of[char].ljust(cell),
+                        "dim" if marks_of[char] == _TERRAIN_MARK["open"] else None))
         grid.append(row)
     return grid
+
+
+def map_marks(battle_map: dict[str, Any]) -> dict[str, str]:
+    """The mark the terminal picture draws for each legend character the map's rows use."""
+    used = list(dict.fromkeys(char for row in battle_map["rows"] for char in row))
+    legend = battle_map["legend"]
+    plain_kinds = {char: legend[char]["terrain"] for char in used
+                   if set(legend[char]) == {"terrain"}}
+    taken = {_TERRAIN_MARK.get(terrain, char) for char, terrain in plain_kinds.items()}
+    marks: dict[str, str] = {}
+    for char in used:
+        if char in plain_kinds:
+            marks[char] = _TERRAIN_MARK.get(plain_kinds[char], char)
+            continue
+        mine = char if _drawable(char) and char not in taken else next(
+            (spare for spare in _SPARE_MARKS if spare not in taken), char)
+        taken.add(mine)
+        marks[char] = mine
+    return marks
+
+
+def _drawable(char: str) -> bool:
+    """A map character the picture can show as itself: one column wide, not a letter or digit
+    (those read as token labels), not a control or combining character."""
+    import unicodedata
+
+    return (len(char) == 1 and char.isprintable() and not char.isalnum() and not char.isspace()
+            and unicodedata.east_asian_width(char) not in ("W", "F")
+            and not unicodedata.combining(char))
+
+
+def map_key(battle_map: dict[str, Any]) -> list[tuple[str, str]]:
+    """The terminal picture's key: each mark drawn, once, with what it stands for (a named or
+    costed entry in full: `scree (open, cost 8, poor footing)`), in the order the rows use them."""
+    legend = battle_map["legend"]
+    key: dict[str, str] = {}
+    for char, mark in map_marks(battle_map).items():
+        entry = legend[char]
+        extras = [field.replace("_", " ") + ("" if value is True else f" {value}")
+                  for field, value in sorted(entry.items())
+                  if field not in ("terrain", "name") and value is not False]
+        words = (f"{entry['name']} ({', '.join([entry['terrain'], *extras])})"
+                 if "name" in entry else ", ".join([entry["terrain"], *extras]))
+        key.setdefault(mark, words)
+    return list(key.items())
 
 
 # The keys every encounter document has; any other plain value is the ruleset's (e.g. a pass).
@@ -677,6 +726,11 @@ def print_encounter(doc: dict[str, Any]) -> None:
         for char, style in row:
             line.append(char + " ", style=style or "")
         console.print(line)
+    if battle_map is not None:
+        key = Text("key: ", style="dim")
+        for i, (mark, words) in enumerate(map_key(battle_map)):
+            key.append(("  " if i else "") + f"{mark} {words}")
+        console.print(key)
     marks = token_labels(doc["combatants"])
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")

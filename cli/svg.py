@@ -126,6 +126,35 @@ def _facing_arrow(layout: Layout, grid: str, combatant: dict[str, Any], colour: 
             f'fill="{colour}" stroke="white" stroke-width="1"/>')
 
 
+def _ink_on(fill: str) -> str:
+    """Black or white, whichever reads on `fill` (a #rrggbb colour)."""
+    red, green, blue = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
+    return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 128 else "black"
+
+
+def _ground_key_rows(doc: dict[str, Any], width: float
+                     ) -> list[list[tuple[float, str, str, str]]]:
+    """The ground's key laid out in rows that fit `width`: each entry's left edge, mark, words
+    and fill (none for an open plain)."""
+    battle_map = doc["map"]
+    if battle_map is None:
+        return []
+    terrain_of = {mark: TERRAIN_FILL.get(str(battle_map["legend"][char]["terrain"]),
+                                         UNKNOWN_FILL)
+                  for char, mark in render.map_marks(battle_map).items()}
+    rows: list[list[tuple[float, str, str, str]]] = [[]]
+    left = float(MARGIN)
+    for mark, words in render.map_key(battle_map):
+        # About 7 pixels a character at 12 pixels, after the swatch.
+        span = 20 + 7 * len(words) + 16
+        if rows[-1] and left + span > MARGIN + width:
+            rows.append([])
+            left = float(MARGIN)
+        rows[-1].append((left, mark, words, terrain_of[mark]))
+        left += span
+    return rows
+
+
 def encounter_svg(doc: dict[str, Any]) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
     as SVG."""
@@ -135,7 +164,12 @@ def encounter_svg(doc: dict[str, Any]) -> str:
     names = list(doc["combatants"])
     width = max(board_w + 2 * MARGIN, 360)
     rounds = sorted({move.get("round", doc["round"]) for move in doc.get("paths", [])})
-    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1 + (1 if rounds else 0))
+    # The ground's key: each mark the terminal picture draws, once, with what it stands for.
+    battle_map = doc["map"]
+    marks = render.map_marks(battle_map) if battle_map is not None else {}
+    ground = _ground_key_rows(doc, max(board_w + 2 * MARGIN, 360) - 2 * MARGIN)
+    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1 + (1 if rounds else 0)
+                                                       + len(ground))
     title = f"{doc['name']}, round {doc['round']}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -151,6 +185,16 @@ def encounter_svg(doc: dict[str, Any]) -> str:
             out.append(f'<polygon class="cell {_t(terrain)}" data-x="{x}" data-y="{y}" '
                        f'points="{layout.outline(x, y)}" '
                        f'fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}"/>')
+    out.append("</g>")
+    # A legend entry that is more than its terrain (a named scree costing 8) shows its mark.
+    out.append('<g class="ground-marks" fill="#5d4037" text-anchor="middle" font-size="14">')
+    for y in ys:
+        for x in xs:
+            char = battle_map["rows"][y][x] if battle_map is not None else ""
+            if char and set(battle_map["legend"][char]) != {"terrain"}:
+                cx, cy = layout.centre(x, y)
+                out.append(f'<text class="ground-mark" x="{cx:.1f}" y="{cy + 5:.1f}">'
+                           f"{_t(marks[char])}</text>")
     out.append("</g>")
     out.append('<g class="coordinates" fill="#555" text-anchor="middle">')
     for x in xs:
@@ -206,8 +250,18 @@ def encounter_svg(doc: dict[str, Any]) -> str:
                    f'{_t(marks[name])}: {_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
                    f'moved {_t(c["moved"])}, {_t(remaining)} left</text></g>')
+    for row, items in enumerate(ground, start=len(names) + 1):
+        line_y = top + row * LEGEND_ROW
+        out.append('<g class="legend-ground">')
+        for left, mark, words, fill in items:
+            out.append(f'<rect x="{left:.0f}" y="{line_y - 11}" width="14" height="14" '
+                       f'fill="{fill}" stroke="#999"/>'
+                       f'<text x="{left + 7:.0f}" y="{line_y}" text-anchor="middle" '
+                       f'fill="{_ink_on(fill)}">{_t(mark)}</text>'
+                       f'<text x="{left + 20:.0f}" y="{line_y}">{_t(words)}</text>')
+        out.append("</g>")
     if rounds:
-        line_y = top + (len(names) + 1) * LEGEND_ROW
+        line_y = top + (len(names) + 1 + len(ground)) * LEGEND_ROW
         out.append(f'<g class="legend-rounds"><text x="{MARGIN}" y="{line_y}">paths:</text>')
         left = MARGIN + 44
         for number in rounds:
