@@ -558,11 +558,11 @@ def print_chain(result: dict[str, Any]) -> None:
 _SIDE_STYLE = {"party": "bold green", "ally": "bold cyan", "enemy": "bold red"}
 # One mark per kind of ground, each its own. A legend entry that says more than its terrain
 # (a name, a cost, a footing) is a kind of its own: it keeps the map's own character when that
-# is free and reads as no label or other mark, else takes the first free of _SPARE_MARKS.
+# is free and reads as no label or other mark, else takes the first free of SPARE_MARKS.
 _TERRAIN_MARK = {"open": ".", "wall": "#", "difficult": ":", "rough": ",", "water": "~",
                  "deep-water": "≈", "shallow-water": "-", "treacherous": ";", "stairs": "=",
                  "high-gravity": "+", "low-gravity": "o", "zero-gravity": "0"}
-_SPARE_MARKS = "^*%&$!?@'\"|/<>"
+SPARE_MARKS = "^*%&$!?@'\"|/<>"
 _FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "SW": "↙", "W": "←",
                  "NW": "↖"}
 
@@ -657,21 +657,28 @@ def map_marks(battle_map: dict[str, Any]) -> dict[str, str]:
     used = list(dict.fromkeys(char for row in battle_map["rows"] for char in row))
     legend = battle_map["legend"]
     plain_kinds = {char: legend[char]["terrain"] for char in used
-                   if set(legend[char]) == {"terrain"}}
+                   if not says_more(legend[char])}
     taken = {_TERRAIN_MARK.get(terrain, char) for char, terrain in plain_kinds.items()}
     marks: dict[str, str] = {}
     for char in used:
         if char in plain_kinds:
             marks[char] = _TERRAIN_MARK.get(plain_kinds[char], char)
             continue
-        mine = char if _drawable(char) and char not in taken else next(
-            (spare for spare in _SPARE_MARKS if spare not in taken), char)
+        mine = char if drawable(char) and char not in taken else next(
+            (spare for spare in SPARE_MARKS if spare not in taken), char)
         taken.add(mine)
         marks[char] = mine
     return marks
 
 
-def _drawable(char: str) -> bool:
+def says_more(entry: dict[str, Any], *, besides: tuple[str, ...] = ()) -> bool:
+    """Whether a legend entry says more than its terrain (a name, a cost, a footing, a road;
+    a key left at nothing, false or 0 says nothing), `besides` those keys."""
+    return any(key != "terrain" and key not in besides and value not in (None, False)
+               for key, value in entry.items())
+
+
+def drawable(char: str) -> bool:
     """A map character the picture can show as itself: one column wide, not a letter or digit
     (those read as token labels), not a control or combining character."""
     import unicodedata
@@ -690,9 +697,9 @@ def map_key(battle_map: dict[str, Any]) -> list[tuple[str, str]]:
         entry = legend[char]
         extras = [field.replace("_", " ") + ("" if value is True else f" {value}")
                   for field, value in sorted(entry.items())
-                  if field not in ("terrain", "name") and value is not False]
+                  if field not in ("terrain", "name") and value not in (None, False)]
         words = (f"{entry['name']} ({', '.join([entry['terrain'], *extras])})"
-                 if "name" in entry else ", ".join([entry["terrain"], *extras]))
+                 if entry.get("name") else ", ".join([entry["terrain"], *extras]))
         key.setdefault(mark, words)
     return list(key.items())
 

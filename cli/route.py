@@ -22,7 +22,7 @@ from typing import Any
 
 from cli.drawing import PATH_COLOUR, TERRAIN_FILL, UNKNOWN_FILL, MarkStyle, named_paths
 from cli.drawing import text as esc
-from cli.render import route_marks
+from cli.render import SPARE_MARKS, drawable, route_marks, says_more
 from domain.maps import NamedPath
 
 CELL = 40
@@ -86,14 +86,38 @@ class _Board:
 def _terrain_name(cell: dict[str, Any]) -> str:
     terrain = str(cell["terrain"])
     name = cell.get("name")
-    words = f"{name} ({terrain})" if name else terrain
+    # What else the entry says, in words: a road, a cost (a ruleset's own keys).
+    more = [key.replace("_", " ") + ("" if value is True else f" {value}")
+            for key, value in sorted(cell.items())
+            if key not in ("terrain", "name", "penalty") and value not in (None, False)]
+    words = f"{name} ({', '.join([terrain, *more])})" if name else ", ".join([terrain, *more])
     if cell.get("penalty"):
         words += f", rolls -{cell['penalty']}"
     return words
 
 
+def _glyphs(game_map: dict[str, Any]) -> dict[str, str]:
+    """The character drawn in every square of a legend entry its colour alone would not tell
+    apart: a feature (a lake is not a mountain) or an entry that says more than its terrain (a
+    road on open ground). Its own character when that can be drawn and is free, else a spare;
+    a hazard keeps its "!"."""
+    glyphs: dict[str, str] = {}
+    taken = {"!"}
+    for key in dict.fromkeys(key for row in game_map["rows"] for key in row):
+        cell = game_map["legend"][key]
+        if cell["terrain"] == "hazard" or not (
+                cell["terrain"] == "feature" or says_more(cell, besides=("penalty",))):
+            continue
+        glyph = key if drawable(key) and key not in taken else next(
+            (spare for spare in SPARE_MARKS if spare not in taken), "?")
+        taken.add(glyph)
+        glyphs[key] = glyph
+    return glyphs
+
+
 def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
     out = ['<g class="cells" stroke="#bbb" stroke-width="1">']
+    glyphs = _glyphs(game_map)
     for y, row in enumerate(game_map["rows"]):
         for x, key in enumerate(row):
             cell = game_map["legend"][key]
@@ -107,10 +131,10 @@ def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
                 out.append(f'<rect class="penalty" x="{cx - CELL / 2:.0f}" '
                            f'y="{cy - CELL / 2:.0f}" width="{CELL}" height="{CELL}" '
                            'fill="url(#penalty)" stroke="none"/>')
-            if terrain == "feature":
-                out.append(f'<polygon class="glyph" points="{cx - 9:.0f},{cy + 7:.0f} '
-                           f'{cx:.0f},{cy - 9:.0f} {cx + 9:.0f},{cy + 7:.0f}" fill="#6d4c41" '
-                           'stroke="none" opacity="0.55"/>')
+            if key in glyphs:
+                out.append(f'<text class="glyph" x="{cx:.0f}" y="{cy + 6:.0f}" stroke="none" '
+                           'fill="#4e342e" opacity="0.7" font-size="17" font-weight="bold" '
+                           f'text-anchor="middle">{esc(glyphs[key])}</text>')
             elif terrain == "hazard":
                 out.append(f'<text class="glyph" x="{cx:.0f}" y="{cy + 6:.0f}" stroke="none" '
                            'fill="#b71c1c" opacity="0.6" font-size="18" font-weight="bold" '
@@ -268,13 +292,25 @@ def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
     """One entry for every colour and marker the picture actually uses."""
     game_map = doc["map"]
     entries: list[_KeyEntry] = []
-    # Terrains in the order they first appear on the map, reading it row by row.
+    # Terrains in the order they first appear on the map, reading it row by row; two legend
+    # entries drawn alike and worded alike are one kind, keyed once.
+    glyphs = _glyphs(game_map)
+    keyed: set[tuple[str, str]] = set()
     for key in dict.fromkeys(key for row in game_map["rows"] for key in row):
         cell = game_map["legend"][key]
         fill = TERRAIN_FILL.get(str(cell["terrain"]), UNKNOWN_FILL)
         swatch = f'<rect x="0" y="-10" width="14" height="12" fill="{fill}" stroke="#999"/>'
         if cell.get("penalty") and cell["terrain"] != "hazard":
             swatch += '<rect x="0" y="-10" width="14" height="12" fill="url(#penalty)"/>'
+        if key in glyphs:
+            swatch += (f'<text x="7" y="0" fill="#4e342e" font-size="11" font-weight="bold" '
+                       f'text-anchor="middle">{esc(glyphs[key])}</text>')
+        elif cell["terrain"] == "hazard":
+            swatch += ('<text x="7" y="0" fill="#b71c1c" font-size="11" font-weight="bold" '
+                       'text-anchor="middle">!</text>')
+        if (swatch, _terrain_name(cell)) in keyed:
+            continue
+        keyed.add((swatch, _terrain_name(cell)))
         entries.append(_KeyEntry(f"terrain:{key}", swatch, _terrain_name(cell)))
     for path in named_paths(game_map):
         entries.append(_KeyEntry(

@@ -191,7 +191,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
     for y in ys:
         for x in xs:
             char = battle_map["rows"][y][x] if battle_map is not None else ""
-            if char and set(battle_map["legend"][char]) != {"terrain"}:
+            if char and render.says_more(battle_map["legend"][char]):
                 cx, cy = layout.centre(x, y)
                 out.append(f'<text class="ground-mark" x="{cx:.1f}" y="{cy + 5:.1f}">'
                            f"{_t(marks[char])}</text>")

@@ -283,3 +283,43 @@ def test_typed_map_and_shortcut_names_are_text_in_the_svg_and_the_page() -> None
     root = ET.fromstring(route_svg(doc))
     [line] = [e for e in root.iter(f"{SVG}polyline") if e.get("class") == "shortcut"]
     assert line.get("data-name") == "<img src=x onerror=alert(1)>"
+
+
+LAKES_AND_ROADS = """\
+[map]
+name = "Lakes and Roads"
+rows = [
+  ".,^~",
+  "==.K",
+]
+
+[legend]
+"." = { terrain = "open" }
+"," = { terrain = "open" }
+"^" = { terrain = "feature", name = "mountains" }
+"~" = { terrain = "feature", name = "a lake" }
+"=" = { terrain = "open", road = true }
+"K" = { terrain = "open", name = "Kessel" }
+"""
+
+
+def test_each_kind_of_ground_is_drawn_apart_and_keyed_once() -> None:
+    """A lake is not drawn as mountains, a road not as open ground, and two legend entries
+    that are the same open ground are keyed once (RULES §2's legend, drawn)."""
+    trek = Trek.open(f"memory:route-{uuid.uuid4().hex}", rulesets=RULESETS, create=True,
+                     gm="gm")
+    trek.init("Qi", ruleset="cypher", map_text=LAKES_AND_ROADS, seed=3)
+    root = ET.fromstring(route_svg(trek.route(None)))
+    glyphs = {(t.get("x"), t.get("y")): t.text for t in root.iter(f"{SVG}text")
+              if t.get("class") == "glyph"}
+    # Square x,y is drawn centred at (28 + 40x + 20, 48 + 40y + 20), the glyph 6 below.
+    at = {(str(48 + 40 * x), str(74 + 40 * y)): mark for (x, y), mark in {
+        (2, 0): "^", (3, 0): "~", (0, 1): "=", (1, 1): "="}.items()}
+    # The Kessel "K" would read as a label: it takes the first spare mark the mountains left.
+    at[("168", "114")] = "*"
+    assert glyphs == at
+    words = ["".join(g.itertext()).strip() for g in root.iter(f"{SVG}g")
+             if g.get("class") == "legend-entry"
+             and (g.get("data-key") or "").startswith("terrain:")]
+    assert words == ["open", "^mountains (feature)", "~a lake (feature)", "=open, road",
+                     "*Kessel (open)"]
