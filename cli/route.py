@@ -226,18 +226,74 @@ def _route(doc: dict[str, Any], board: _Board) -> list[str]:
 
 
 def _day_labels(doc: dict[str, Any], board: _Board) -> list[str]:
-    """"day N" at the first square of each day's route (its first live path, if it has one)."""
+    """"day N" by the first square of each day's route (its first live path, if it has one),
+    at the first place around that square that covers no other label, marker or ring."""
     out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
            'stroke-width="3" paint-order="stroke">']
+    taken = _occupied(doc, board)
     for day in doc["days"]:
         segments = [s for s in doc["segments"] if s["day"] == day]
         first = next((s for s in segments if s["cancelled_by"] is None), segments[0])
         cx, cy = board.centre(first["path"][0])
-        out.append(f'<text class="day-label" data-day="{day}" x="{cx - CELL / 2 + 3:.1f}" '
-                   f'y="{cy - CELL / 2 + 12 + 11 * (day % 2):.1f}" '
+        width = DAY_CHAR * len(f"day {day}")
+        half = CELL / 2
+        # Inside the square's top edge, then above it, below it, to its right and its left
+        # (each a left edge and a baseline); the first that is free and on the board.
+        places = [(cx - half + 3, cy - half + 12 + 11 * (day % 2)),
+                  (cx - width / 2, cy - half - 3), (cx - width / 2, cy + half + 12),
+                  (cx + half + 3, cy + 4), (cx - half - 3 - width, cy + 4)]
+        left, base = next(
+            (place for place in places
+             if _on_board(board, _box(place, width)) and not any(
+                 _overlap(_box(place, width), other) for other in taken)), places[0])
+        taken.append(_box((left, base), width))
+        out.append(f'<text class="day-label" data-day="{day}" x="{left:.1f}" y="{base:.1f}" '
                    f'fill="{day_colour(day)}">day {day}</text>')
     out.append("</g>")
     return out
+
+
+# A generous width of one bold character at 11px, and of an italic one at 10px.
+DAY_CHAR = 6.8
+NAME_CHAR = 5.6
+Box = tuple[float, float, float, float]  # left, top, right, bottom
+
+
+def _box(place: tuple[float, float], width: float, height: float = 11.0) -> Box:
+    left, base = place
+    return left, base - height + 2, left + width, base + 3
+
+
+def _overlap(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _on_board(board: _Board, box: Box) -> bool:
+    return (box[0] >= MARGIN and box[2] <= MARGIN + board.width * CELL
+            and box[1] >= TOP and box[3] <= TOP + board.height * CELL)
+
+
+def _occupied(doc: dict[str, Any], board: _Board) -> list[Box]:
+    """What a day label must not cover: the named paths' names, the markers and the start and
+    party rings, where `_path`, `_marks` and `_ends` draw them."""
+    boxes: list[Box] = []
+    for path in named_paths(doc["map"]):
+        x, y = board.centre(path.squares[0].as_dict())
+        boxes.append(_box((x - CELL / 2 + 2, y - CELL / 2 + 11),
+                          NAME_CHAR * len(path.name), 10.0))
+    placed: dict[tuple[int, int], int] = {}
+    for mark in doc["marks"]:
+        at = (mark["at"]["x"], mark["at"]["y"])
+        index = placed.get(at, 0)
+        placed[at] = index + 1
+        cx, cy = board.centre(mark["at"])
+        mx, my = cx - 12 + 12 * (index % 3), cy + 11 - 12 * (index // 3 % 3)
+        boxes.append((mx - 6.5, my - 6.5, mx + 6.5, my + 6.5))
+    for square, share in ((doc["start"], 0.42), (doc["position"], 0.46)):
+        cx, cy = board.centre(square)
+        radius = CELL * share + 1.5
+        boxes.append((cx - radius, cy - radius, cx + radius, cy + radius))
+    return boxes
 
 
 def _marks(doc: dict[str, Any], board: _Board) -> list[str]:

@@ -274,3 +274,22 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Browser:
             pytest.fail(f"CI is set, so not skipping: {reason}", pytrace=False)
         pytest.skip(reason)
     return Browser(binary, tmp_path_factory.mktemp("chromium"))
+
+
+@pytest.fixture
+def chromium_page() -> Iterator[Any]:
+    """A page of Debian's chromium (nothing downloaded), to measure what an SVG draws."""
+    import shutil
+
+    binary = shutil.which("chromium") or shutil.which("chromium-browser")
+    if binary is None:
+        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
+            pytest.fail("CI is set, so not skipping: no chromium on PATH", pytrace=False)
+        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=binary,
+                                             args=["--no-sandbox", "--disable-gpu"])
+        yield browser.new_page()
+        browser.close()

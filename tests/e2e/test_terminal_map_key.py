@@ -5,11 +5,10 @@ ground, and a map's own letter never passes for a fighter's label."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from cliruns import ok
 from conftest import TrekRun
 
@@ -19,24 +18,6 @@ Run = Callable[..., TrekRun]
 NS = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture
-def chromium_page() -> Iterator[Any]:
-    """A page of Debian's chromium (nothing downloaded), to measure what an SVG draws."""
-    import os
-    import shutil
-
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail("CI is set, so not skipping: no chromium on PATH", pytrace=False)
-        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=binary,
-                                             args=["--no-sandbox", "--disable-gpu"])
-        yield browser.new_page()
-        browser.close()
 
 # Rough (",") and difficult (":") ground side by side on a Cypher deck; zero gravity below.
 DECK = """[map]

@@ -323,3 +323,29 @@ def test_each_kind_of_ground_is_drawn_apart_and_keyed_once() -> None:
              and (g.get("data-key") or "").startswith("terrain:")]
     assert words == ["open", "^mountains (feature)", "~a lake (feature)", "=open, road",
                      "*Kessel (open)"]
+
+
+def test_day_labels_cover_no_path_name_marker_ring_or_other_label(
+        tmp_path: Path, chromium_page: Any) -> None:
+    """Measured in Chromium: the demo's day 1 starts on the start ring, beside the shortcut's
+    name; each day label is placed clear of both (and of every marker and the party ring)."""
+    trek = _trek()
+    play(trek)
+    picture = tmp_path / "route.svg"
+    picture.write_text(route_svg(trek.route(None)), encoding="utf-8")
+    chromium_page.goto(picture.as_uri())
+    boxes = chromium_page.eval_on_selector_all(
+        ".day-label, [class$='-name'], .marks circle, circle.start, circle.party",
+        "nodes => nodes.map(n => { const b = n.getBBox(); "
+        "return [n.getAttribute('class') || n.parentNode.getAttribute('class'), "
+        "b.x, b.y, b.x + b.width, b.y + b.height]; })")
+    labels = [box for box in boxes if box[0] == "day-label"]
+    assert len(labels) == 2
+    assert any(box[0] == "shortcut-name" for box in boxes)
+    for label in labels:
+        for other in boxes:
+            if other is label:
+                continue
+            across = min(label[3], other[3]) - max(label[1], other[1])
+            down = min(label[4], other[4]) - max(label[2], other[2])
+            assert across <= 0.5 or down <= 0.5, (label, other)
