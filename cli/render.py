@@ -148,8 +148,9 @@ class RulesetText:
     its own to a battle map, given the map's layout and the encounter document),
     `STATUS_CHARACTER_COLUMNS` (header and cell of each measure it keeps for a character, such
     as Health), `STATUS_OVERLAND` (False: the ruleset has no overland travel, so `trek status`
-    shows no day, square, movement or mount). Each is optional: a ruleset shows only the
-    measures it names. Its `AUDIT_SECTIONS` (how each
+    shows no day, square, movement or mount), `PHASE_WORD` (what a battle map's key calls a
+    phase of a round, such as a pass) and `STOP_WORD` (what it calls a move cut short). Each is
+    optional: a ruleset shows only the measures it names. Its `AUDIT_SECTIONS` (how each
     audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
 
@@ -159,6 +160,8 @@ class RulesetText:
     character_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
     overland: bool = True
     battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
+    phase_word: str = "phase"
+    stop_word: str = "stopped"
 
 
 @dataclass(frozen=True)
@@ -191,6 +194,8 @@ def mount(ruleset: str, module: ModuleType) -> None:
         character_columns=getattr(module, "STATUS_CHARACTER_COLUMNS", ()),
         overland=getattr(module, "STATUS_OVERLAND", True),
         battle_map_layers=getattr(module, "BATTLE_MAP_LAYERS", ()),
+        phase_word=getattr(module, "PHASE_WORD", "phase"),
+        stop_word=getattr(module, "STOP_WORD", "stopped"),
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
         _AUDIT_SECTIONS.setdefault(name, section)
@@ -219,6 +224,12 @@ def route_marks() -> Mapping[str, Any]:
 
 def _text(ruleset: str) -> RulesetText:
     return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+
+
+def battle_map_words(ruleset: str) -> tuple[str, str]:
+    """What a battle map's key calls a phase of a round and a move cut short, in `ruleset`."""
+    own = _text(ruleset)
+    return own.phase_word, own.stop_word
 
 
 def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, dict[str, Any]], list[str]]]:

@@ -80,6 +80,10 @@ def intercept(name: str, by: str, at: Square) -> None:
 
 ENCOUNTER_COMMANDS = [next_pass, sprint, intercept]
 
+# What a battle map's key calls a phase of a Combat Turn, and a move an opponent cut short.
+PHASE_WORD = "pass"
+STOP_WORD = "intercepted"
+
 
 def _moved(d: dict[str, Any]) -> str:
     path = d["path"]

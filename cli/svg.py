@@ -25,6 +25,10 @@ SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
 # these, fainter the older they are.
 ROUND_COLOURS = ("#6a1b9a", "#ef6c00", "#00838f", "#ad1457", "#558b2f", "#4527a0")
 LATEST_ROUND = "#222222"
+# A round's later phases (a ruleset's own, such as a pass) drawn apart: the first solid, then
+# these dashes.
+PHASE_DASHES = ("", "9 4", "2 4", "12 4 2 4")
+STOPPED = "#c62828"
 
 
 def _round_slot(number: int, rounds: list[int]) -> str:
@@ -126,6 +130,25 @@ def _facing_arrow(layout: Layout, grid: str, combatant: dict[str, Any], colour: 
             f'fill="{colour}" stroke="white" stroke-width="1"/>')
 
 
+def _phased(move: dict[str, Any], paths: list[dict[str, Any]]) -> bool:
+    """Whether `move`'s round has a second phase (so its phases are drawn apart)."""
+    return any(other.get("phase") and other["round"] == move["round"] for other in paths)
+
+
+def _stop(layout: Layout, move: dict[str, Any], word: str) -> list[str]:
+    """Where a move was cut short: a dashed red line from where it got to back to where the
+    mover stands, and a cross there, never an arrow of a move of its own."""
+    centres = [layout.centre(cell["x"], cell["y"]) for cell in move["path"]]
+    points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
+    sx, sy = centres[-1]
+    return [f'<g class="stop" data-name="{_t(move["name"])}" data-round="{move["round"]}">'
+            f'<polyline points="{points}" stroke="{STOPPED}" stroke-dasharray="4 3" '
+            'stroke-width="2" fill="none"/>'
+            f'<text x="{sx:.1f}" y="{sy - CELL * 0.42:.1f}" fill="{STOPPED}" font-size="14" '
+            f'font-weight="bold" text-anchor="middle">✕</text>'
+            f"<title>{_t(move['name'])}: {_t(word)} here</title></g>"]
+
+
 def _ink_on(fill: str) -> str:
     """Black or white, whichever reads on `fill` (a #rrggbb colour)."""
     red, green, blue = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
@@ -168,8 +191,13 @@ def encounter_svg(doc: dict[str, Any]) -> str:
     battle_map = doc["map"]
     marks = render.map_marks(battle_map) if battle_map is not None else {}
     ground = _ground_key_rows(doc, max(board_w + 2 * MARGIN, 360) - 2 * MARGIN)
-    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (len(names) + 1 + (1 if rounds else 0)
-                                                       + len(ground))
+    paths = doc.get("paths", [])
+    phases = sorted({move.get("phase") or 1 for move in paths
+                     if not move.get("stopped") and _phased(move, paths)})
+    stops = [move for move in paths if move.get("stopped")]
+    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (
+        len(names) + 1 + (1 if rounds else 0) + len(ground) + (1 if len(phases) > 1 else 0)
+        + (1 if stops else 0))
     title = f"{doc['name']}, round {doc['round']}"
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
@@ -205,7 +233,11 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         out.append(f'<text x="{MARGIN / 2:.1f}" y="{cy + 4:.1f}">{y}</text>')
     out.append("</g>")
     out.append('<g class="paths" fill="none" stroke-width="3" stroke-linejoin="round">')
-    for move in doc.get("paths", []):
+    phase_word, stop_word = render.battle_map_words(doc.get("ruleset", ""))
+    for move in paths:
+        if move.get("stopped"):
+            out.extend(_stop(layout, move, stop_word))
+            continue
         centres = [layout.centre(cell["x"], cell["y"]) for cell in move["path"]]
         # The arrow stops at the edge of the token it leads to, so its head shows.
         (px, py), (ex, ey) = centres[-2], centres[-1]
@@ -215,8 +247,12 @@ def encounter_svg(doc: dict[str, Any]) -> str:
         points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
         number = move.get("round", doc["round"])
         colour, opacity = _round_style(number, rounds)
+        phase = (move.get("phase") or 1) if _phased(move, paths) else None
+        dash = (f' data-phase="{phase}" stroke-dasharray="{PHASE_DASHES[(phase - 1) % 4]}"'
+                if phase is not None and phase > 1 else
+                f' data-phase="{phase}"' if phase is not None else "")
         out.append(f'<polyline class="path" data-name="{_t(move["name"])}" '
-                   f'data-round="{number}" points="{points}" stroke="{colour}" '
+                   f'data-round="{number}"{dash} points="{points}" stroke="{colour}" '
                    f'opacity="{opacity}" marker-end="url(#arrow-{_round_slot(number, rounds)})"/>')
     out.append("</g>")
     for layer in render.battle_map_layers(doc.get("ruleset", "")):
@@ -260,6 +296,25 @@ def encounter_svg(doc: dict[str, Any]) -> str:
                        f'fill="{_ink_on(fill)}">{_t(mark)}</text>'
                        f'<text x="{left + 20:.0f}" y="{line_y}">{_t(words)}</text>')
         out.append("</g>")
+    row = len(names) + 1 + len(ground) + (1 if rounds else 0)
+    if len(phases) > 1:
+        line_y = top + row * LEGEND_ROW
+        out.append('<g class="legend-phases">')
+        left = MARGIN
+        for phase in phases:
+            out.append(f'<line x1="{left}" y1="{line_y - 4}" x2="{left + 22}" y2="{line_y - 4}" '
+                       f'stroke="{LATEST_ROUND}" stroke-width="3" '
+                       f'stroke-dasharray="{PHASE_DASHES[(phase - 1) % 4]}"/>'
+                       f'<text x="{left + 26}" y="{line_y}">{_t(phase_word)} {phase}</text>')
+            left += 40 + 7 * len(f"{phase_word} {phase}")
+        out.append("</g>")
+        row += 1
+    if stops:
+        line_y = top + row * LEGEND_ROW
+        who = ", ".join(dict.fromkeys(str(move["name"]) for move in stops))
+        out.append(f'<g class="legend-stops"><text x="{MARGIN + 6}" y="{line_y}" '
+                   f'fill="{STOPPED}" text-anchor="middle" font-weight="bold">✕</text>'
+                   f'<text x="{MARGIN + 18}" y="{line_y}">{_t(stop_word)}: {_t(who)}</text></g>')
     if rounds:
         line_y = top + (len(names) + 1 + len(ground)) * LEGEND_ROW
         out.append(f'<g class="legend-rounds"><text x="{MARGIN}" y="{line_y}">paths:</text>')

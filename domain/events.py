@@ -134,6 +134,11 @@ class TrekEvent(BaseModel):
     # still stands when applying it does exactly what applying the new decision does (see
     # `domain.history.replan`).
     derived: ClassVar[frozenset[str]] = frozenset()
+    # How a battle map tells the event's part in a round: an `opens_phase` event starts the
+    # round's next phase (its `number`), so the moves after it are told apart from those
+    # before; a `stops_mover` event's path is where a move was cut short, not a move.
+    opens_phase: ClassVar[bool] = False
+    stops_mover: ClassVar[bool] = False
 
     # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
     # fills them in when it records the event.

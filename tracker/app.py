@@ -590,19 +590,27 @@ class Trek:
                     if e["type"] == "EncounterStarted" and e["seq"] not in view.cancelled)
         paths: list[dict[str, Any]] = []
         current = 0
+        # A round's phase (its later moves told apart), once an event opens its second.
+        phase: int | None = None
+        types = self.rulesets.event_types(view.ruleset)
         for entry in entries:
             if entry["seq"] <= start or entry["seq"] in view.cancelled:
                 continue
+            kind = types.get(entry["type"], TrekEvent)
             moved: list[tuple[str, list[Any]]] = []
             if entry["type"] == "RoundStarted":
-                current = entry["number"]
+                current, phase = entry["number"], None
                 moved = list((entry.get("paths") or {}).items())
+            elif kind.opens_phase:
+                phase = int(entry["number"])
             elif len(entry.get("path") or ()) > 1:
                 moved = [(entry["name"], entry["path"])]
             for name, path in moved:
                 cells = [{"x": cell[0], "y": cell[1]} if isinstance(cell, list) else cell
                          for cell in path]
-                paths.append({"name": name, "round": current, "path": cells})
+                paths.append({"name": name, "round": current, "path": cells,
+                              "seq": entry["seq"], "phase": phase,
+                              "stopped": kind.stops_mover})
         doc["paths"] = [p for p in paths
                         if round_number is None or p["round"] == round_number]
         return doc

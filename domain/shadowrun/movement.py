@@ -111,6 +111,7 @@ class PassStarted(TrekEvent):
 
     undo_kinds: ClassVar[tuple[str, ...]] = ("pass",)
     derived: ClassVar[frozenset[str]] = frozenset({"bonuses"})
+    opens_phase: ClassVar[bool] = True
 
     number: int
     clock: dict[str, Any] = Field(default_factory=dict)
@@ -147,6 +148,7 @@ class Intercepted(CombatantChanged):
     """An opponent's free attack hurt the mover: it stands at `at` and moves no more this
     turn."""
     undo_kinds: ClassVar[tuple[str, ...]] = ("intercept",)
+    stops_mover: ClassVar[bool] = True
 
     state_keys: ClassVar[frozenset[str] | None] = frozenset({"intercepted"})
     derived: ClassVar[frozenset[str]] = frozenset({"state"})

@@ -155,3 +155,50 @@ def test_the_svg_marks_a_costed_square_and_its_key_reads_in_chromium(
         for _, x2, y2, w2, h2 in boxes[i + 1:]:
             overlap = min(x1 + w1, x2 + w2) - max(x1, x2), min(y1 + h1, y2 + h2) - max(y1, y2)
             assert overlap[0] <= 0.5 or overlap[1] <= 0.5, boxes
+
+
+def test_passes_are_drawn_apart_and_an_interception_is_a_cross_not_a_move(
+        trek_run: Run, tmp_path: Path) -> None:
+    """docs/fights-shadowrun.md's turn: Kira runs 0,0 → 4,0 in pass 1, 4,0 → 7,0 in pass 2,
+    and the Ganger's free attack stops her at 6,0."""
+    ok(trek_run("init", "Seattle", "--ruleset", "shadowrun", "--seed", "7"))
+    ok(trek_run("roster", "add-character", "Kira", "--quickness", "5", "--metatype", "elf",
+                "--skill", "athletics=3"))
+    ok(trek_run("encounter", "start", "Alley"))
+    ok(trek_run("encounter", "join", "Kira", "--at", "0,0"))
+    ok(trek_run("encounter", "add", "Ganger", "--side", "enemy", "--at", "5,1",
+                "--quickness", "4", "--metatype", "ork"))
+    ok(trek_run("encounter", "round", "--passes", "Kira=2", "--passes", "Ganger=3"))
+    ok(trek_run("encounter", "move", "Kira", "--run", "E", "E", "E", "E"))
+    ok(trek_run("encounter", "pass"))
+    ok(trek_run("encounter", "move", "Kira", "E", "E", "E"))
+    ok(trek_run("encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0"))
+    ok(trek_run("encounter", "show", "--svg", "alley.svg"))
+    svg = ET.parse(tmp_path / "alley.svg").getroot()
+    moves = [(line.get("data-phase"), line.get("stroke-dasharray"), line.get("marker-end"))
+             for line in svg.iter(f"{NS}polyline") if line.get("class") == "path"]
+    assert moves == [("1", None, "url(#arrow-latest)"), ("2", "9 4", "url(#arrow-latest)")]
+    [stop] = [group for group in svg.iter(f"{NS}g") if group.get("class") == "stop"]
+    assert stop.get("data-name") == "Kira"
+    assert [t.text for t in stop.iter(f"{NS}text")] == ["✕"]
+    assert [t.text for t in stop.iter(f"{NS}title")] == ["Kira: intercepted here"]
+    assert all(line.get("marker-end") is None for line in stop.iter(f"{NS}polyline"))
+    key = {group.get("class"): " ".join("".join(group.itertext()).split())
+           for group in svg.iter(f"{NS}g")
+           if group.get("class") in ("legend-phases", "legend-stops")}
+    assert key == {"legend-phases": "pass 1 pass 2", "legend-stops": "✕intercepted: Kira"}
+
+
+def test_a_round_without_phases_draws_no_phase(trek_run: Run, tmp_path: Path) -> None:
+    ok(trek_run("init", "Reef", "--ruleset", "movepoints"))
+    ok(trek_run("roster", "add-character", "Sam", "--full-move", "6"))
+    ok(trek_run("encounter", "start", "Ford"))
+    ok(trek_run("encounter", "join", "Sam", "--at", "0,0"))
+    ok(trek_run("encounter", "round"))
+    ok(trek_run("encounter", "act", "Sam", "move"))
+    ok(trek_run("encounter", "move", "Sam", "E", "E"))
+    ok(trek_run("encounter", "show", "--svg", "ford.svg"))
+    svg = ET.parse(tmp_path / "ford.svg").getroot()
+    [move] = [line for line in svg.iter(f"{NS}polyline") if line.get("class") == "path"]
+    assert (move.get("data-phase"), move.get("stroke-dasharray")) == (None, None)
+    assert not [g for g in svg.iter(f"{NS}g") if g.get("class") in ("legend-phases", "stop")]
