@@ -702,17 +702,20 @@ def drawable(char: str) -> bool:
 def map_key(battle_map: dict[str, Any]) -> list[tuple[str, str]]:
     """The terminal picture's key: each mark drawn, once, with what it stands for (a named or
     costed entry in full: `scree (open, cost 8, poor footing)`), in the order the rows use them."""
-    legend = battle_map["legend"]
     key: dict[str, str] = {}
     for char, mark in map_marks(battle_map).items():
-        entry = legend[char]
-        extras = [field.replace("_", " ") + ("" if value is True else f" {value}")
-                  for field, value in sorted(entry.items())
-                  if field not in ("terrain", "name") and value not in (None, False)]
-        words = (f"{entry['name']} ({', '.join([entry['terrain'], *extras])})"
-                 if entry.get("name") else ", ".join([entry["terrain"], *extras]))
-        key.setdefault(mark, words)
+        key.setdefault(mark, legend_words(battle_map["legend"][char]))
     return list(key.items())
+
+
+def legend_words(entry: dict[str, Any], *, besides: tuple[str, ...] = ()) -> str:
+    """A legend entry in words: its terrain and what else it says (`besides` those keys), after
+    its name when it has one: `scree (open, cost 8, poor footing)`, `open, road`."""
+    extras = [field.replace("_", " ") + ("" if value is True else f" {value}")
+              for field, value in sorted(entry.items())
+              if field not in ("terrain", "name", *besides) and value not in (None, False)]
+    terrain = ", ".join([str(entry["terrain"]), *extras])
+    return f"{entry['name']} ({terrain})" if entry.get("name") else terrain
 
 
 # The keys every encounter document has; any other plain value is the ruleset's (e.g. a pass).

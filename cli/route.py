@@ -22,7 +22,7 @@ from typing import Any
 
 from cli.drawing import PATH_COLOUR, TERRAIN_FILL, UNKNOWN_FILL, MarkStyle, named_paths
 from cli.drawing import text as esc
-from cli.render import SPARE_MARKS, drawable, route_marks, says_more
+from cli.render import SPARE_MARKS, drawable, legend_words, route_marks, says_more
 from domain.maps import NamedPath
 
 CELL = 40
@@ -84,13 +84,7 @@ class _Board:
 
 
 def _terrain_name(cell: dict[str, Any]) -> str:
-    terrain = str(cell["terrain"])
-    name = cell.get("name")
-    # What else the entry says, in words: a road, a cost (a ruleset's own keys).
-    more = [key.replace("_", " ") + ("" if value is True else f" {value}")
-            for key, value in sorted(cell.items())
-            if key not in ("terrain", "name", "penalty") and value not in (None, False)]
-    words = f"{name} ({', '.join([terrain, *more])})" if name else ", ".join([terrain, *more])
+    words = legend_words(cell, besides=("penalty",))
     if cell.get("penalty"):
         words += f", rolls -{cell['penalty']}"
     return words

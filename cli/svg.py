@@ -189,7 +189,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
     rounds = sorted({move.get("round", doc["round"]) for move in doc.get("paths", [])})
     # The ground's key: each mark the terminal picture draws, once, with what it stands for.
     battle_map = doc["map"]
-    marks = render.map_marks(battle_map) if battle_map is not None else {}
+    ground_marks = render.map_marks(battle_map) if battle_map is not None else {}
     ground = _ground_key_rows(doc, max(board_w + 2 * MARGIN, 360) - 2 * MARGIN)
     paths = doc.get("paths", [])
     phases = sorted({move.get("phase") or 1 for move in paths
@@ -222,7 +222,7 @@ def encounter_svg(doc: dict[str, Any]) -> str:
             if char and render.says_more(battle_map["legend"][char]):
                 cx, cy = layout.centre(x, y)
                 out.append(f'<text class="ground-mark" x="{cx:.1f}" y="{cy + 5:.1f}">'
-                           f"{_t(marks[char])}</text>")
+                           f"{_t(ground_marks[char])}</text>")
     out.append("</g>")
     out.append('<g class="coordinates" fill="#555" text-anchor="middle">')
     for x in xs:
