@@ -429,6 +429,30 @@ def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_s
     return (seq, day, event, what, note)
 
 
+def encounter_clock(doc: dict[str, Any]) -> list[str]:
+    """The ruleset's own plain values of an encounter (`pass 2`, `passes 3`), in words."""
+    return [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
+            if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
+
+
+def combatant_state(combatant: dict[str, Any]) -> list[str]:
+    """What a combatant's ruleset keeps besides where it is and what it moved and has left,
+    in words, only what is set (`defense penalty 2`, `prone`, `posture lying`)."""
+    shown = []
+    for key, value in combatant.items():
+        if key in ("label", "side", "position", "facing", "moved", "remaining") or value in (
+                None, False, 0, "", {}):
+            continue
+        words = key.replace("_", " ")
+        shown.append(words if value is True else f"{words} {_value(value)}")
+    return shown
+
+
+def encounter_value(value: Any) -> str:
+    """A combatant's figure as the encounter table shows it (`-` for none)."""
+    return _value(value)
+
+
 def _value(value: Any) -> str:
     if value is None:
         return "-"
@@ -734,8 +758,7 @@ def print_encounter(doc: dict[str, Any]) -> None:
 
     battle_map = doc["map"]
     where = plain(battle_map["name"]) if battle_map else "an open plain"
-    own = [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
-           if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
+    own = encounter_clock(doc)
     grids = "hexes" if doc["grid"] == "hex" else f"{doc['grid']}s"
     console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {grids}) on "
                   f"{where}, round {doc['round']}" + "".join(f", {plain(o)}" for o in own))

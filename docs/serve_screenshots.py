@@ -1,5 +1,6 @@
-"""Draw docs/images/serve-gm.png and docs/images/serve-players.png: `trek serve` on the demo's
-campaign, the GM's page with the ruler out, and the players' page with its fog.
+"""Draw docs/images/serve-gm.png, serve-players.png and serve-fight.png: `trek serve` on the
+demo's campaign, the GM's page with the ruler out and the players' page with its fog, and the
+GM's page of a Shadowrun fight (docs/fights-shadowrun.md's alley) with its round panel.
 
     .venv/bin/python docs/serve_screenshots.py
 
@@ -68,7 +69,58 @@ def main() -> None:
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=20)
-    print(f"wrote {images / 'serve-gm.png'} and {images / 'serve-players.png'}")
+    fight(images)
+    print(f"wrote {images / 'serve-gm.png'}, {images / 'serve-players.png'} and "
+          f"{images / 'serve-fight.png'}")
+
+
+# docs/fights-shadowrun.md's turn, up to the interception.
+FIGHT = (["init", "Seattle", "--ruleset", "shadowrun", "--seed", "7"],
+         ["roster", "add-character", "Kira", "--quickness", "5", "--metatype", "elf",
+          "--skill", "athletics=3"],
+         ["roster", "add-character", "Dvorak", "--quickness", "4", "--metatype", "dwarf"],
+         ["encounter", "start", "Redmond Alley", "--map",
+          str(ROOT / "docs" / "examples" / "redmond-alley.toml")],
+         ["encounter", "join", "Kira", "--at", "0,0"],
+         ["encounter", "join", "Dvorak", "--at", "0,3"],
+         ["encounter", "add", "Ganger", "--side", "enemy", "--at", "5,1", "--quickness", "4",
+          "--metatype", "ork", "--skill", "athletics=2"],
+         ["encounter", "round", "--passes", "Kira=2", "--passes", "Ganger=3"],
+         ["encounter", "move", "Kira", "--run", "E", "E", "E", "E"],
+         ["encounter", "move", "Dvorak", "NE", "E"],
+         ["encounter", "sprint", "Kira", "--roll", "2"],
+         ["encounter", "pass"],
+         ["encounter", "move", "Kira", "E", "E", "E"],
+         ["encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0"])
+
+
+def fight(images: Path) -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
+        env.update(TREK_DB=str(Path(folder) / "fight.db"), TREK_GM_KEY=GM_KEY,
+                   TREK_PLAYER_KEY=PLAYER_KEY, PYTHONPATH=str(ROOT))
+        for words in FIGHT:
+            subprocess.run([sys.executable, "-m", "cli", *words], env=env, check=True,
+                           capture_output=True, cwd=folder)
+        server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
+                                   "--no-open"], env=env, cwd=folder, text=True,
+                                  stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        try:
+            assert server.stdout is not None
+            gm_url = server.stdout.readline().split(" ", 1)[1].strip()
+            binary = shutil.which("chromium") or "/usr/bin/chromium"
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
+                page = browser.new_page(viewport={"width": 1360, "height": 1040})
+                page.goto(gm_url)
+                page.wait_for_selector("#live.on")
+                page.screenshot(path=str(images / "serve-fight.png"))
+                browser.close()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=20)
 
 
 if __name__ == "__main__":

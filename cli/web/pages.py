@@ -116,6 +116,56 @@ def day_actions(ruleset: str) -> list[dict[str, Any]]:
     return actions
 
 
+def fight_actions(ruleset: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The GM's buttons while an encounter runs: the next round, each of the ruleset's own
+    encounter commands that takes no word (a pass), and the end; and the acts offered on each
+    combatant's row (its commands whose one word is the combatant's name: stand up, sprint)."""
+    import importlib
+
+    import click
+
+    from tracker.registry import RULESETS
+
+    own: list[click.Command] = []
+    module = RULESETS.command_line(ruleset)
+    if module is not None:
+        own = list(getattr(importlib.import_module(module), "ENCOUNTER_COMMANDS", []))
+    actions = [{"label": "Next round", "argv": ["encounter", "round"]}]
+    acts: list[dict[str, Any]] = []
+    for command in own:
+        if not command.name:
+            continue
+        required = [p for p in command.params if p.required]
+        label = command.name.replace("-", " ").capitalize()
+        if not required:
+            actions.append({"label": label, "argv": ["encounter", command.name]})
+        elif [p.name for p in required] == ["name"]:
+            acts.append({"label": label, "argv": ["encounter", command.name]})
+    actions.append({"label": "End encounter", "argv": ["encounter", "end"]})
+    for action in actions:
+        action["json"] = json.dumps(action["argv"])
+    return actions, acts
+
+
+def round_panel(encounter: dict[str, Any], acts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A row for each combatant: its label, name, side, square, what it moved and has left,
+    what its ruleset keeps of it, and the GM's acts on it (each its command as JSON)."""
+    from cli import render as words
+
+    rows = []
+    for name, c in encounter["combatants"].items():
+        rows.append({
+            "label": c.get("label", ""), "name": name, "side": c["side"],
+            "at": f"{c['position']['x']},{c['position']['y']}",
+            "moved": words.encounter_value(c["moved"]),
+            "left": words.encounter_value(c["remaining"]),
+            "state": ", ".join(words.combatant_state(c)),
+            "acts": [{"label": act["label"], "json": json.dumps([*act["argv"], name])}
+                     for act in acts],
+        })
+    return rows
+
+
 def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
     """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
     from cli import render as words
@@ -148,10 +198,14 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
 
         # encounter_svg escapes every name it draws.
         fight = Markup(encounter_svg(battle))
-    context = {"view": view, "fight": fight, "encounter": status.get("encounter"), "gm": gm,
+    encounter = status.get("encounter")
+    actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
+    context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,
                "status": status, "rows": rows, "picture": picture,
                "slug": slug, "fog": fog, "ruleset": ruleset,
-               "actions": day_actions(ruleset) if gm else [],
+               "actions": actions if gm else [],
+               "clock": words.encounter_clock(encounter) if encounter else [],
+               "panel": round_panel(encounter, acts if gm else []) if encounter else [],
                "characters": status.get("characters", {}),
                "conveyances": status.get("conveyances", {})}
     return render("part.html" if part else "page.html", **context)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from cliruns import ok
 from conftest import TrekRun
@@ -183,3 +184,53 @@ def test_the_rulesets_day_actions_and_any_command_from_the_form(
     gm.press("#command-words", "Enter")
     gm.locator("#toast.bad").wait_for(timeout=WITHIN)
     assert served.get("status").json()["events"] == 22
+
+
+def test_the_round_panel_runs_a_fight_and_the_players_follow(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    """A Shadowrun fight on the table: the GM's page offers the next round, the next pass and
+    a sprint on each fighter's row; the players' page shows the same panel without them, and
+    both follow each click within the 2 s the issue allows."""
+    db = str(tmp_path / "fight.db")
+    for words in (("init", "Seattle", "--ruleset", "shadowrun", "--seed", "7"),
+                  ("roster", "add-character", "Kira", "--quickness", "5", "--metatype", "elf",
+                   "--skill", "athletics=3"),
+                  ("encounter", "start", "Alley"),
+                  ("encounter", "join", "Kira", "--at", "0,0"),
+                  ("encounter", "add", "Ganger", "--side", "enemy", "--at", "5,1",
+                   "--quickness", "4", "--metatype", "ork"),
+                  ("encounter", "round", "--passes", "Kira=2")):
+        ok(trek_run(*words, db=db))
+    with serve(tmp_path, db) as server:
+        pages = []
+        for url in (f"{server.base}/?key={GM_KEY}", f"{server.base}/players?key={PLAYER_KEY}"):
+            context = browser.new_context(viewport={"width": 1300, "height": 900})
+            page = context.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda error, errors=errors: errors.append(str(error)))
+            page.goto(url)
+            page.wait_for_selector("#live.on", timeout=5000)
+            pages.append((page, errors))
+        (gm, gm_errors), (players, player_errors) = pages
+        rows = gm.locator(".round-panel tbody tr")
+        assert rows.count() == 2
+        assert [rows.nth(i).locator("td.label").inner_text() for i in range(2)] == ["K", "G"]
+        assert gm.locator(".round-panel .row-actions button", has_text="Sprint").count() == 2
+        assert players.locator(".round-panel tbody tr").count() == 2
+        assert players.locator(".round-panel button, nav.actions").count() == 0
+        # No overland buttons while the fight runs.
+        assert gm.locator("nav.actions button", has_text="Start day").count() == 0
+        gm.click("nav.actions button:text-is('Pass')")
+        for page in (gm, players):
+            page.locator("#round", has_text="pass 2").wait_for(timeout=WITHIN)
+        gm.click("nav.actions button:text-is('Next round')")
+        for page in (gm, players):
+            page.locator("#round", has_text="round 2").wait_for(timeout=WITHIN)
+        gm.locator('.round-panel tr[data-name="Kira"] button', has_text="Sprint").click()
+        gm.locator(".entries .entry").first.filter(has_text="Kira sprints").wait_for(
+            timeout=WITHIN)
+        [sprint] = httpx.get(f"{server.base}/api/campaigns/seattle/log", params={"last": "1"},
+                             headers={"Authorization": f"Bearer {GM_KEY}"}, timeout=30).json()
+        assert (sprint["type"], sprint["name"]) == ("Sprinted", "Kira")
+        assert gm_errors == []
+        assert player_errors == []
