@@ -16,6 +16,8 @@ import signal
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,45 +33,67 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--no-first-run"]
 
 
+@contextmanager
+def serving(folder: str, db: str) -> Iterator[tuple[str, str]]:
+    """`trek serve` on `db` with the fixed secrets: the GM's and the players' addresses, the
+    server stopped by SIGTERM at the end."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
+    env.update(TREK_DB=db, TREK_GM_KEY=GM_KEY, TREK_PLAYER_KEY=PLAYER_KEY, PYTHONPATH=str(ROOT))
+    server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
+                               "--no-open"], env=env, cwd=folder, text=True,
+                              stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        gm_url = server.stdout.readline().split(" ", 1)[1].strip()
+        players_url = server.stdout.readline().split(" ", 1)[1].strip()
+        yield gm_url, players_url
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=20)
+
+
+def trek(folder: str, db: str, *words: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
+    env.update(TREK_DB=db, PYTHONPATH=str(ROOT))
+    subprocess.run([sys.executable, "-m", "cli", *words], env=env, check=True,
+                   capture_output=True, cwd=folder)
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     images = ROOT / "docs" / "images"
+    binary = shutil.which("chromium") or "/usr/bin/chromium"
     with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
         db = str(Path(folder) / "table.db")
-        with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as trek:
-            play(trek)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
-        env.update(TREK_DB=db, TREK_GM_KEY=GM_KEY, TREK_PLAYER_KEY=PLAYER_KEY,
-                   PYTHONPATH=str(ROOT))
-        for words in (["day", "start"], ["session", "start", "The road north"]):
-            subprocess.run([sys.executable, "-m", "cli", *words], env=env, check=True,
-                           capture_output=True, cwd=folder)
-        server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                   "--no-open"], env=env, cwd=folder, text=True,
-                                  stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        try:
-            assert server.stdout is not None
-            gm_url = server.stdout.readline().split(" ", 1)[1].strip()
-            players_url = server.stdout.readline().split(" ", 1)[1].strip()
-            binary = shutil.which("chromium") or "/usr/bin/chromium"
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
-                page = browser.new_page(viewport={"width": 1360, "height": 860})
-                page.goto(gm_url)
-                page.wait_for_selector("#live.on")
-                page.click('#map rect.cell[data-x="9"][data-y="3"]')
-                page.locator("#ruler-text", has_text="cost").wait_for()
-                page.screenshot(path=str(images / "serve-gm.png"))
-                players = browser.new_page(viewport={"width": 1360, "height": 860})
-                players.goto(players_url)
-                players.wait_for_selector("#live.on")
-                players.screenshot(path=str(images / "serve-players.png"))
-                browser.close()
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=20)
-    fight(images)
+        with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as made:
+            play(made)
+        trek(folder, db, "day", "start")
+        trek(folder, db, "session", "start", "The road north")
+        with serving(folder, db) as (gm_url, players_url), sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
+            page = browser.new_page(viewport={"width": 1360, "height": 860})
+            page.goto(gm_url)
+            page.wait_for_selector("#live.on")
+            page.click('#map rect.cell[data-x="9"][data-y="3"]')
+            page.locator("#ruler-text", has_text="cost").wait_for()
+            page.screenshot(path=str(images / "serve-gm.png"))
+            players = browser.new_page(viewport={"width": 1360, "height": 860})
+            players.goto(players_url)
+            players.wait_for_selector("#live.on")
+            players.screenshot(path=str(images / "serve-players.png"))
+            browser.close()
+    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+        db = str(Path(folder) / "fight.db")
+        for words in FIGHT:
+            trek(folder, db, *words)
+        with serving(folder, db) as (gm_url, _), sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
+            page = browser.new_page(viewport={"width": 1360, "height": 1040})
+            page.goto(gm_url)
+            page.wait_for_selector("#live.on")
+            page.screenshot(path=str(images / "serve-fight.png"))
+            browser.close()
     print(f"wrote {images / 'serve-gm.png'}, {images / 'serve-players.png'} and "
           f"{images / 'serve-fight.png'}")
 
@@ -92,35 +116,6 @@ FIGHT = (["init", "Seattle", "--ruleset", "shadowrun", "--seed", "7"],
          ["encounter", "pass"],
          ["encounter", "move", "Kira", "E", "E", "E"],
          ["encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0"])
-
-
-def fight(images: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TREK_")}
-        env.update(TREK_DB=str(Path(folder) / "fight.db"), TREK_GM_KEY=GM_KEY,
-                   TREK_PLAYER_KEY=PLAYER_KEY, PYTHONPATH=str(ROOT))
-        for words in FIGHT:
-            subprocess.run([sys.executable, "-m", "cli", *words], env=env, check=True,
-                           capture_output=True, cwd=folder)
-        server = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", "0",
-                                   "--no-open"], env=env, cwd=folder, text=True,
-                                  stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
-        try:
-            assert server.stdout is not None
-            gm_url = server.stdout.readline().split(" ", 1)[1].strip()
-            binary = shutil.which("chromium") or "/usr/bin/chromium"
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
-                page = browser.new_page(viewport={"width": 1360, "height": 1040})
-                page.goto(gm_url)
-                page.wait_for_selector("#live.on")
-                page.screenshot(path=str(images / "serve-fight.png"))
-                browser.close()
-        finally:
-            server.send_signal(signal.SIGTERM)
-            server.wait(timeout=20)
 
 
 if __name__ == "__main__":
