@@ -437,7 +437,7 @@ def encounter_clock(doc: dict[str, Any]) -> list[str]:
 
 def combatant_state(combatant: dict[str, Any]) -> list[str]:
     """What a combatant's ruleset keeps besides where it is and what it moved and has left,
-    in words, only what is set (`defense penalty 2`, `prone`, `posture lying`)."""
+    in words, only what is set (`defense penalty 2`, `gait run`, `tn modifier 4`)."""
     shown = []
     for key, value in combatant.items():
         if key in ("label", "side", "position", "facing", "moved", "remaining") or value in (
