@@ -52,6 +52,26 @@ rows = [
 """
 
 
+def _deck(trek_run: Run, tmp_path: Path, *, joined: bool) -> None:
+    """A Cypher campaign fighting on DECK (Kira at 1,1 when `joined`)."""
+    (tmp_path / "deck.toml").write_text(DECK, encoding="utf-8")
+    ok(trek_run("init", "Boarding", "--ruleset", "cypher"))
+    if joined:
+        ok(trek_run("roster", "add-character", "Kira", "--might", "10", "--speed", "10"))
+    ok(trek_run("encounter", "start", "Hold", "--map", "deck.toml"))
+    if joined:
+        ok(trek_run("encounter", "join", "Kira", "--at", "1,1"))
+
+
+def _ford(trek_run: Run, tmp_path: Path) -> None:
+    """A Move-Point campaign fighting on FORD, Sam at 0,0."""
+    (tmp_path / "ford.toml").write_text(FORD, encoding="utf-8")
+    ok(trek_run("init", "Reef", "--ruleset", "movepoints"))
+    ok(trek_run("roster", "add-character", "Sam", "--full-move", "6"))
+    ok(trek_run("encounter", "start", "Ford", "--map", "ford.toml"))
+    ok(trek_run("encounter", "join", "Sam", "--at", "0,0"))
+
+
 def _map_lines(run: TrekRun) -> list[str]:
     """The picture's lines and its key: what comes after the heading, before the table."""
     lines = ok(run).stdout.splitlines()
@@ -61,11 +81,7 @@ def _map_lines(run: TrekRun) -> list[str]:
 
 def test_rough_and_difficult_ground_are_told_apart_and_keyed_once(
         trek_run: Run, tmp_path: Path) -> None:
-    (tmp_path / "deck.toml").write_text(DECK, encoding="utf-8")
-    ok(trek_run("init", "Boarding", "--ruleset", "cypher"))
-    ok(trek_run("roster", "add-character", "Kira", "--might", "10", "--speed", "10"))
-    ok(trek_run("encounter", "start", "Hold", "--map", "deck.toml"))
-    ok(trek_run("encounter", "join", "Kira", "--at", "1,1"))
+    _deck(trek_run, tmp_path, joined=True)
     assert _map_lines(trek_run("encounter", "status")) == [
         "  0 1 2 3 4",
         "0 # # # # #",
@@ -78,11 +94,7 @@ def test_rough_and_difficult_ground_are_told_apart_and_keyed_once(
 
 def test_a_costed_named_entry_gets_a_mark_that_is_no_label(trek_run: Run,
                                                            tmp_path: Path) -> None:
-    (tmp_path / "ford.toml").write_text(FORD, encoding="utf-8")
-    ok(trek_run("init", "Reef", "--ruleset", "movepoints"))
-    ok(trek_run("roster", "add-character", "Sam", "--full-move", "6"))
-    ok(trek_run("encounter", "start", "Ford", "--map", "ford.toml"))
-    ok(trek_run("encounter", "join", "Sam", "--at", "0,0"))
+    _ford(trek_run, tmp_path)
     # The map's "S" would read as Sam's label: the scree takes the first spare mark.
     assert _map_lines(trek_run("encounter", "status")) == [
         "  0 1 2 3",
@@ -111,9 +123,7 @@ def test_an_entry_whose_own_character_is_another_kinds_mark_takes_a_spare() -> N
 
 def test_the_svg_fills_rough_and_difficult_apart_and_keys_each_kind_once(
         trek_run: Run, tmp_path: Path) -> None:
-    (tmp_path / "deck.toml").write_text(DECK, encoding="utf-8")
-    ok(trek_run("init", "Boarding", "--ruleset", "cypher"))
-    ok(trek_run("encounter", "start", "Hold", "--map", "deck.toml"))
+    _deck(trek_run, tmp_path, joined=False)
     ok(trek_run("encounter", "show", "--svg", "hold.svg"))
     svg = ET.parse(tmp_path / "hold.svg").getroot()
     fills = {cell.get("class"): cell.get("fill") for cell in svg.iter(f"{NS}polygon")
@@ -129,11 +139,7 @@ def test_the_svg_fills_rough_and_difficult_apart_and_keys_each_kind_once(
 
 def test_the_svg_marks_a_costed_square_and_its_key_reads_in_chromium(
         trek_run: Run, tmp_path: Path, chromium_page: Any) -> None:
-    (tmp_path / "ford.toml").write_text(FORD, encoding="utf-8")
-    ok(trek_run("init", "Reef", "--ruleset", "movepoints"))
-    ok(trek_run("roster", "add-character", "Sam", "--full-move", "6"))
-    ok(trek_run("encounter", "start", "Ford", "--map", "ford.toml"))
-    ok(trek_run("encounter", "join", "Sam", "--at", "0,0"))
+    _ford(trek_run, tmp_path)
     ok(trek_run("encounter", "show", "--svg", "ford.svg"))
     svg = ET.parse(tmp_path / "ford.svg").getroot()
     [mark] = [t for t in svg.iter(f"{NS}text") if t.get("class") == "ground-mark"]
