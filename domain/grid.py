@@ -20,6 +20,8 @@ class Grid(Protocol):
 
     def distance(self, a: Square, b: Square) -> int: ...
 
+    def steps_toward(self, a: Square, b: Square) -> list[str]: ...
+
 
 class SquareGrid:
     name = "square"
@@ -31,6 +33,18 @@ class SquareGrid:
 
     def distance(self, a: Square, b: Square) -> int:
         return max(abs(a.x - b.x), abs(a.y - b.y))
+
+    def steps_toward(self, a: Square, b: Square) -> list[str]:
+        """The directions of a straight line from `a` to `b`: diagonals first, then straight."""
+        steps: list[str] = []
+        here = a
+        while here != b:
+            dx = (b.x > here.x) - (b.x < here.x)
+            dy = (b.y > here.y) - (b.y < here.y)
+            direction = next(d for d, step in DIRECTIONS.items() if step == (dx, dy))
+            steps.append(direction)
+            here = self.step(here, direction)
+        return steps
 
 
 # (dx, dy) for an even column and for an odd one.
@@ -57,6 +71,35 @@ class HexGrid:
         q = cell.x
         r = cell.y - (cell.x - (cell.x & 1)) // 2
         return q, r, -q - r
+
+    @staticmethod
+    def _from_cube(q: int, r: int) -> Square:
+        return Square(q, r + (q - (q & 1)) // 2)
+
+    def steps_toward(self, a: Square, b: Square) -> list[str]:
+        """The directions of the straight line of hexes from `a` to `b` (as few as the
+        distance; a line along a hex edge leans the same way every time)."""
+        n = self.distance(a, b)
+        aq, ar, _ = self._cube(a)
+        bq, br, _ = self._cube(b)
+        steps: list[str] = []
+        here = a
+        for i in range(1, n + 1):
+            # A nudge off the edge between two hexes keeps the rounding from wavering.
+            q = aq + (bq - aq) * i / n + 1e-6
+            r = ar + (br - ar) * i / n + 2e-6
+            s = -q - r
+            rq, rr, rs = round(q), round(r), round(s)
+            dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+            if dq > dr and dq > ds:
+                rq = -rr - rs
+            elif dr > ds:
+                rr = -rq - rs
+            there = self._from_cube(rq, rr)
+            direction = next(d for d in self.directions if self.step(here, d) == there)
+            steps.append(direction)
+            here = there
+        return steps
 
     def distance(self, a: Square, b: Square) -> int:
         aq, ar, as_ = self._cube(a)
