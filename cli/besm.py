@@ -12,6 +12,7 @@ from cli.context import record
 from cli.drawing import PATH_COLOUR, MarkStyle
 from cli.options import ROLL, ROLL_HELP, KeyValue, recording_options
 from cli.render import AuditSection, square_text
+from cli.ruler import Band, Ruler
 from domain.supplies import SUPPLY_KINDS
 
 if TYPE_CHECKING:
@@ -316,3 +317,15 @@ AUDIT_SECTIONS = {
                    "success": r["success"], "detail": f"by {r['by']}"},
         heading=FLEET, recap=_repair_recap),
 }
+
+
+def _ruler_notes(event: dict[str, Any]) -> list[str]:
+    notes = ["a shift"] if event.get("shift") else []
+    if event.get("defense_penalty"):
+        notes.append(f"defence -{event['defense_penalty']}")
+    return notes
+
+
+# The fight ruler: one move a round, within this round's Speed.
+RULER = Ruler(bands=(Band("within Speed"),), budget=lambda event: event["state"]["speed"],
+              leaves=False, notes=_ruler_notes)

@@ -12,6 +12,7 @@ from cli.context import record
 from cli.drawing import MarkStyle
 from cli.options import SquareType, recording_options
 from cli.render import square_text
+from cli.ruler import Band, Ruler
 
 # How help and screens name this ruleset.
 TITLE = "Cypher"
@@ -177,3 +178,24 @@ STATUS_CONVEYANCE_COLUMNS = [
 
 # How `roster add-vehicle` takes --move under this ruleset (a mount takes none).
 VEHICLE_MOVE = "miles=N, its miles a day"
+
+
+def _ruler_notes(event: dict[str, Any]) -> list[str]:
+    if not event.get("difficulty"):
+        return ["no roll"]
+    outcome = "succeeds" if event.get("success") else "fails"
+    return [f"Speed task {event['difficulty']}: roll {event.get('roll')} {outcome}"]
+
+
+def _reach(event: dict[str, Any]) -> int | None:
+    from domain.cypher.combat import KINDS
+
+    kind = KINDS.get(event["action"])
+    return kind[0] if kind else None
+
+
+# The fight ruler: the nearest kind of move that reaches (immediate 10 ft, short 50, long 100).
+RULER = Ruler(bands=(Band("immediate", ("--immediate",)), Band("short", ("--short",)),
+                     Band("long", ("--long",))), unit=("ft", "ft"),
+              budget=_reach, leaves=False,
+              notes=_ruler_notes)

@@ -4,11 +4,14 @@ ruleset registry."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from cli.context import record
 from cli.options import recording_options
 from cli.render import square_text
+from cli.ruler import Band, Ruler
 from domain.gurps import POSTURES
 
 # How help and screens name this ruleset.
@@ -78,3 +81,19 @@ SUMMARIES = {
 
 # No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
 STATUS_OVERLAND = False
+
+
+def _ruler_notes(event: dict[str, Any]) -> list[str]:
+    notes = ["the turn's move"] if event.get("step") else []
+    if event.get("single"):
+        notes.append("one hex, whatever it costs")
+    if event.get("facing"):
+        notes.append(f"facing {event['facing']}")
+    return notes
+
+
+# The fight ruler: a Move within the turn's MP, else a step of the other maneuvers; hexes
+# take directions, not `--to`, so the straight line's steps are given.
+RULER = Ruler(bands=(Band("within Move"), Band("step", ("--step",))), unit=("MP", "MP"),
+              budget=lambda event: None if event["step"] else event["mp"], leaves=False,
+              takes_to=False, refusal_from=0, notes=_ruler_notes)

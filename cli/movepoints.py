@@ -12,6 +12,7 @@ from cli.context import record
 from cli.drawing import text as _t
 from cli.options import NamedValue, recording_options
 from cli.render import square_text
+from cli.ruler import Band, Ruler
 
 if TYPE_CHECKING:
     from cli.svg import Layout
@@ -178,3 +179,14 @@ SUMMARIES = {
 
 # No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
 STATUS_OVERLAND = False
+
+
+def _ruler_notes(event: dict[str, Any]) -> list[str]:
+    notes = ["provokes"] if event.get("provokes") else []
+    if event.get("knockdown_risk"):
+        notes.append("risks a knockdown")
+    return notes
+
+
+# The fight ruler: a move paid from the MP held (an act gains them).
+RULER = Ruler(bands=(Band("within MP"),), unit=("MP", "MP"), period="", notes=_ruler_notes)

@@ -149,7 +149,8 @@ class RulesetText:
     `STATUS_CHARACTER_COLUMNS` (header and cell of each measure it keeps for a character, such
     as Health), `STATUS_OVERLAND` (False: the ruleset has no overland travel, so `trek status`
     shows no day, square, movement or mount), `PHASE_WORD` (what a battle map's key calls a
-    phase of a round, such as a pass) and `STOP_WORD` (what it calls a move cut short). Each is
+    phase of a round, such as a pass), `STOP_WORD` (what it calls a move cut short) and
+    `RULER` (how the GM's page measures a move). Each is
     optional: a ruleset shows only the measures it names. Its `AUDIT_SECTIONS` (how each
     audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
@@ -162,6 +163,8 @@ class RulesetText:
     battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
     phase_word: str = "phase"
     stop_word: str = "stopped"
+    # Its `RULER` (cli/ruler.py): how the GM's page measures a move on the battle map.
+    ruler: Any = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,7 @@ def mount(ruleset: str, module: ModuleType) -> None:
         battle_map_layers=getattr(module, "BATTLE_MAP_LAYERS", ()),
         phase_word=getattr(module, "PHASE_WORD", "phase"),
         stop_word=getattr(module, "STOP_WORD", "stopped"),
+        ruler=getattr(module, "RULER", None),
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
         _AUDIT_SECTIONS.setdefault(name, section)
@@ -224,6 +228,16 @@ def route_marks() -> Mapping[str, Any]:
 
 def _text(ruleset: str) -> RulesetText:
     return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+
+
+def has_overland(ruleset: str) -> bool:
+    """Whether `ruleset` travels overland (a day's movement, mounts), or only fights."""
+    return _text(ruleset).overland
+
+
+def declared_ruler(ruleset: str) -> Any:
+    """The `RULER` the ruleset's command-line module declares, or None."""
+    return _text(ruleset).ruler
 
 
 def battle_map_words(ruleset: str) -> tuple[str, str]:

@@ -10,6 +10,7 @@ import click
 from cli.context import record
 from cli.options import KeyValue, SquareType, recording_options
 from cli.render import square_text
+from cli.ruler import Band, Ruler
 from domain.shadowrun import DEFAULT_SPRINT_TN
 
 if TYPE_CHECKING:
@@ -113,3 +114,15 @@ SUMMARIES = {
 
 # No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
 STATUS_OVERLAND = False
+
+
+def _ruler_notes(event: dict[str, Any]) -> list[str]:
+    notes = [f"TN +{event.get('tn_modifier', 0)}"]
+    if event.get("free_attacks"):
+        notes.append("free attack for " + ", ".join(event["free_attacks"]))
+    return notes
+
+
+# The fight ruler: walking, else running; what is left is left of this pass.
+RULER = Ruler(bands=(Band("walk", ("--walk",)), Band("run", ("--run",))), unit=("m", "m"),
+              period="this pass", notes=_ruler_notes)

@@ -53,7 +53,7 @@ def _arrow_markers() -> str:
         f'fill="{colour}"/></marker>' for slot, colour in slots)
 
 
-def _extent(doc: dict[str, Any]) -> tuple[range, range]:
+def _extent(doc: dict[str, Any], margin: int = 1) -> tuple[range, range]:
     battle_map = doc["map"]
     if battle_map is not None:
         return range(battle_map["width"]), range(battle_map["height"])
@@ -61,8 +61,8 @@ def _extent(doc: dict[str, Any]) -> tuple[range, range]:
     for path in doc.get("paths", []):
         points += [(cell["x"], cell["y"]) for cell in path["path"]]
     points = points or [(0, 0)]
-    xs = range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2)
-    ys = range(min(y for _, y in points) - 1, max(y for _, y in points) + 2)
+    xs = range(min(x for x, _ in points) - margin, max(x for x, _ in points) + margin + 1)
+    ys = range(min(y for _, y in points) - margin, max(y for _, y in points) + margin + 1)
     return xs, ys
 
 
@@ -178,10 +178,10 @@ def _ground_key_rows(doc: dict[str, Any], width: float
     return rows
 
 
-def encounter_svg(doc: dict[str, Any]) -> str:
+def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
-    as SVG."""
-    xs, ys = _extent(doc)
+    as SVG; an open plain is drawn `margin` cells beyond everyone and every path."""
+    xs, ys = _extent(doc, margin)
     layout = Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
     names = list(doc["combatants"])

@@ -276,6 +276,20 @@ def chromium(tmp_path_factory: pytest.TempPathFactory) -> Browser:
     return Browser(binary, tmp_path_factory.mktemp("chromium"))
 
 
+@pytest.fixture(scope="module")
+def browser(chromium: Browser) -> Iterator[Any]:
+    """A Playwright browser of that Chromium (nothing downloaded), for a module's page tests."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=chromium.binary,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--no-first-run"])
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def chromium_page(chromium: Browser) -> Iterator[Any]:
     """A Playwright page of that Chromium (nothing downloaded), to measure what a picture

@@ -56,7 +56,7 @@ from projections.db import Database, has_current_schema
 from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
-from projections.views import CampaignView, LogEntry, event_document, status_of
+from projections.views import CampaignView, LogEntry, encounter_of, event_document, status_of
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain import damaged, short
@@ -161,6 +161,8 @@ class Trek:
         # What a command that succeeded should still say on stderr, a sentence each.
         self.warnings: list[str] = []
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
+        # A previewing Trek's campaign as the last previewed event left it (never saved).
+        self.previewed: Campaign | None = None
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -419,6 +421,7 @@ class Trek:
         """
         self._require_writable()
         name = self.resolve(slug)
+        self.previewed = None
         for attempt in range(SAVE_ATTEMPTS):
             # The head is read before the log: events are only ever added, so the log read
             # after it reaches at least as far unless some were deleted.
@@ -428,6 +431,7 @@ class Trek:
             campaign.stamp = self._stamp()
             event = action(campaign)
             if self.preview:
+                self.previewed = campaign
                 return [event_document(event)]
             try:
                 with self._store_errors():
@@ -567,6 +571,14 @@ class Trek:
         """The open encounter as `encounter status --json` shows it, or None."""
         status: dict[str, Any] | None = self.status(slug)["encounter"]
         return status
+
+    def previewed_encounter(self) -> dict[str, Any] | None:
+        """After a preview, the open encounter as it would stand had the previewed event been
+        recorded (None with none open, or before any preview): what a move would leave."""
+        if self.previewed is None:
+            return None
+        campaign = self.previewed
+        return encounter_of(campaign.situation(), campaign.ruleset)
 
     def encounter_picture(self, slug: str | None, *, as_of: int | None = None,
                           round_number: int | None = None) -> dict[str, Any] | None:

@@ -17,20 +17,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
-from cli.web.commands import Outcome, Refused, Runner, check_words
+from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words
 from cli.web.live import Live
 
 HERE = Path(__file__).parent
@@ -41,6 +41,9 @@ KEEPALIVE = 15.0
 WAKE = 0.5
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+# The farthest a ruler may point: a battle map is never this wide.
+MAX_CELL = 100_000
 
 Role = Literal["gm", "player"]
 
@@ -64,6 +67,18 @@ class CommandRequest(BaseModel):
 
     argv: list[str]
     preview: bool = False
+
+
+class RulerRequest(BaseModel):
+    """A combatant and the cell the GM points at: what the ruler measures."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=MAX_WORD)
+    to: tuple[Annotated[int, Field(ge=-MAX_CELL, le=MAX_CELL)],
+              Annotated[int, Field(ge=-MAX_CELL, le=MAX_CELL)]]
+    # One kind of move (a band of the ruleset's ruler); left out, the nearest the rules allow.
+    band: str | None = Field(default=None, max_length=40)
 
 
 class ApiError(Exception):
@@ -232,6 +247,47 @@ def create_app(config: ServeConfig) -> FastAPI:
             raise ApiError(400, str(refusal)) from None
         known(slug)
         return await run(slug, given.argv, preview=given.preview)
+
+    @app.post("/api/campaigns/{slug}/ruler", tags=["writes"],
+              summary="Measure a combatant's move to a cell before recording it",
+              description="`{\"name\": \"Kira\", \"to\": [3, 2]}` (and `\"band\"` for "
+                          "one kind of move): 200 with the words a click records (`argv`), "
+                          "the band, the cost, what would remain and the previewed event; "
+                          "422 `{\"error\": SENTENCE}` when no band of the ruleset allows "
+                          "it. Records nothing. The GM's secret only.",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": RulerRequest.model_json_schema()}}}})
+    async def ruler(slug: str, request: Request) -> Response:
+        from cli.ruler import RulerRefused, measure
+
+        if role_of(request, header_only=True) != "gm":
+            raise ApiError(403, "Only the GM's secret measures moves; the players' secret reads")
+        body = await _bounded_body(request)
+        try:
+            given = RulerRequest.model_validate_json(body)
+        except ValidationError as error:
+            raise ApiError(400, _validation_sentence(error.errors())) from None
+        if any(ord(ch) < 32 or ord(ch) == 127 for ch in given.name):
+            raise ApiError(400, "A combatant's name may not hold control characters")
+        known(slug)
+
+        def measured() -> dict[str, Any]:
+            status = runner.run(slug, ["encounter", "status"])
+            if status.exit_code != 0:
+                raise RulerRefused(_sentence(status.sentence()))
+
+            def preview(argv: list[str]) -> tuple[int, Any, str, Any]:
+                outcome, after = runner.preview_after(slug, argv)
+                if outcome.exit_code != 0:
+                    return outcome.exit_code, None, _sentence(outcome.sentence()), None
+                return 0, outcome.document(), "", after
+
+            return measure(preview, status.document(), given.name, given.to, given.band)
+
+        try:
+            return JSONResponse(await run_in_threadpool(measured))
+        except RulerRefused as refusal:
+            raise ApiError(422, str(refusal)) from None
 
     @app.get("/api/campaigns/{slug}/events", tags=["reads"],
              summary="Server-Sent Events: one `trek log --json` entry per event recorded "

@@ -108,6 +108,21 @@ class Runner:
 
     def run(self, campaign: str, argv: list[str], *, preview: bool = False) -> Outcome:
         """`trek --db DB --campaign CAMPAIGN --json ARGV [--preview]`."""
+        with self.lock:
+            return self._run(campaign, argv, preview=preview)
+
+    def preview_after(self, campaign: str, argv: list[str]) -> tuple[Outcome, Any]:
+        """Preview ARGV; with it, the open encounter as the previewed event would leave it
+        (None when the command was refused or is not an encounter's)."""
+        with self.lock:
+            outcome = self._run(campaign, argv, preview=True)
+            if outcome.exit_code != 0:
+                return outcome, None
+            previewing = [trek for (_db, _writes, _gm, preview), trek in self.kept.treks.items()
+                          if preview]
+            return outcome, (previewing[0].previewed_encounter() if previewing else None)
+
+    def _run(self, campaign: str, argv: list[str], *, preview: bool) -> Outcome:
         from click.testing import CliRunner
 
         from cli.main import trek
@@ -119,13 +134,12 @@ class Runner:
             at = words.index("--") if "--" in words else len(words)
             words[at:at] = ["--preview"]
         args = ["--db", self.db, "--campaign", campaign, "--json", *words]
-        with self.lock:
-            result = CliRunner().invoke(trek, args, prog_name="trek", catch_exceptions=True,
-                                        obj=Settings(kept=self.kept))
-            crashed = (result.exception is not None
-                       and not isinstance(result.exception, SystemExit))
-            if crashed or "Trek could not finish" in result.stderr:
-                self._drop()
+        result = CliRunner().invoke(trek, args, prog_name="trek", catch_exceptions=True,
+                                    obj=Settings(kept=self.kept))
+        crashed = (result.exception is not None
+                   and not isinstance(result.exception, SystemExit))
+        if crashed or "Trek could not finish" in result.stderr:
+            self._drop()
         if crashed:
             assert result.exception is not None
             return Outcome(70, "", f"Error: Trek could not finish "

@@ -18,6 +18,8 @@ from markupsafe import Markup
 
 HERE = Path(__file__).parent
 LOG_ROWS = 200
+# How many cells of an open plain the fight shows beyond its combatants and their paths.
+PLAIN_MARGIN = 6
 FOG_TERRAIN = "unexplored"
 # What only the GM sees of a log entry: the notes given with an undo or a redo.
 GM_NOTES = ("reason",)
@@ -197,7 +199,8 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
         from cli.svg import encounter_svg
 
         # encounter_svg escapes every name it draws.
-        fight = Markup(encounter_svg(battle))
+        # An open plain has room around everyone for the ruler to point at.
+        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN))
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
     context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,
@@ -206,6 +209,7 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
                "actions": actions if gm else [],
                "clock": words.encounter_clock(encounter) if encounter else [],
                "panel": round_panel(encounter, acts if gm else []) if encounter else [],
+               "overland": words.has_overland(ruleset),
                "characters": status.get("characters", {}),
                "conveyances": status.get("conveyances", {})}
     return render("part.html" if part else "page.html", **context)

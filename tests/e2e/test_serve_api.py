@@ -227,7 +227,8 @@ def test_the_api_is_described_at_api_docs(served: Served) -> None:
     assert "/api/campaigns/{slug}/commands" in page.text
     described = httpx.get(f"{served.base}/api/openapi.json").json()
     assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
-                                       ("status", "log", "encounter", "commands", "events")}
+                                       ("status", "log", "encounter", "commands", "ruler",
+                                        "events")}
     assert SLUG not in page.text
 
 
@@ -337,3 +338,49 @@ def test_a_store_of_several_campaigns_is_served_whole(tmp_path: Path,
         assert server.get("status").json()["events"] == 21
         nowhere = httpx.get(f"{server.base}/", params={"key": GM_KEY, "campaign": "nowhere"})
         assert nowhere.status_code == 404
+
+
+def test_the_ruler_measures_a_move_its_argv_records_and_it_records_nothing(
+        served: Served) -> None:
+    """BESM §7: Wolf's Speed is its Body, 3; 3,2 to 5,2 is two open squares. Its argv,
+    sent as a command, records that very cost."""
+    for argv in (["encounter", "start", "Ridge"],
+                 ["encounter", "add", "Wolf", "--side", "enemy", "--at", "3,2",
+                  "--body", "3", "--mind", "2", "--soul", "2"],
+                 ["encounter", "add", "Bear", "--side", "enemy", "--at", "4,2",
+                  "--body", "5", "--mind", "2", "--soul", "2"],
+                 ["encounter", "round"]):
+        assert served.command(argv).status_code == 200, argv
+    before = len(served.get("log").json())
+
+    def ruler(body: object, key: str = GM_KEY) -> httpx.Response:
+        return httpx.post(served.api("ruler"), json=body, timeout=30,
+                          headers={"Authorization": f"Bearer {key}"})
+
+    measured = ruler({"name": "Wolf", "to": [5, 3]})
+    assert measured.status_code == 200, measured.text
+    answer = measured.json()
+    assert answer["argv"] == ["encounter", "move", "--to", "5,3", "Wolf"]
+    assert (answer["cost"], answer["band"], answer["tone"]) == (2, "within Speed", 0)
+    assert answer["words"] == "within Speed · 2 of 3 squares"
+    assert answer["path"][-1] == {"x": 5, "y": 3}
+    # Out of reach, or onto another's cell: the command's own sentence, 422, nothing recorded.
+    far = ruler({"name": "Wolf", "to": [9, 9]})
+    assert far.status_code == 422
+    assert far.json()["error"] == served.command(
+        ["encounter", "move", "Wolf", "--to", "9,9"], preview=True).json()["error"]
+    taken = ruler({"name": "Wolf", "to": [4, 2]})
+    assert taken.status_code == 422
+    assert "Bear" in taken.json()["error"]
+    assert ruler({"name": "Nobody", "to": [1, 1]}).status_code == 422
+    assert ruler({"name": "Wolf", "to": [1, 1]}, key=PLAYER_KEY).status_code == 403
+    for bad in ({"name": "Wolf"}, {"name": "Wolf", "to": [1]}, {"name": "", "to": [1, 1]},
+                {"name": "Wolf", "to": [1, 1], "extra": 1}, {"name": "W\x1bolf", "to": [1, 1]},
+                {"name": "Wolf", "to": [10**9, 0]}):
+        refused = ruler(bad)
+        assert refused.status_code == 400, bad
+        assert refused.json()["error"].endswith(".")
+    assert len(served.get("log").json()) == before
+    recorded = served.command(answer["argv"])
+    assert recorded.status_code == 200
+    assert recorded.json()[0]["cost"] == 2

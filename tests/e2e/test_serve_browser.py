@@ -4,8 +4,6 @@ events, day 3 ended, the party at 7,1 with a movement base of 2."""
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,24 +16,7 @@ from served import GM_KEY, PLAYER_KEY, Served, sample_campaign, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
 WITHIN = 2000  # ms: what the issue allows a page to take to show an event
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    binary = shutil.which("chromium") or shutil.which("chromium-browser")
-    if binary is None:
-        if os.environ.get("CI", "").lower() in {"true", "1", "yes"}:
-            pytest.fail("CI is set, so not skipping: no chromium on PATH", pytrace=False)
-        pytest.skip("no chromium on PATH (Debian: apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=binary, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture

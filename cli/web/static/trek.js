@@ -21,9 +21,11 @@
     if (live) { live.textContent = text; live.className = "live " + (on ? "on" : "off"); }
   }
   var connected = false;
+  var afterSwap = [];
   document.body.addEventListener("htmx:afterSwap", function () {
     setLive(connected ? "live" : "reconnecting…", connected);
     meters();
+    afterSwap.forEach(function (then) { then(); });
   });
 
   function meters() {
@@ -90,56 +92,97 @@
     });
   }
 
-  // -- the ruler: click a square, see the path and its cost, confirm to record ---------------
+  // -- the ruler: click a square (overland) or pick a combatant and point at a cell (a fight),
+  // see the path, its cost and what would remain; click again or confirm to record ------------
   var ruler = document.getElementById("ruler");
-  var target = null;
+  var target = null;      // "x,y" the ruler measures to
+  var pinned = false;     // a clicked cell: hovering no longer moves the ruler
+  var measured = null;    // the fight ruler's last answer (its argv is what a click records)
+  var mover = null;       // the combatant the fight ruler measures for
+  var band = null;        // the kind of move the GM chose (null: the nearest the rules allow)
+  var bands = [];         // the ruleset's kinds of move, as the last answer named them
+  var hoverTimer = null;
 
   function clearPath() {
     document.querySelectorAll(".ruler-path, .ruler-target").forEach(function (n) { n.remove(); });
   }
 
-  function centre(x, y) {
-    var cell = document.querySelector('#map rect.cell[data-x="' + x + '"][data-y="' + y + '"]');
-    if (!cell) { return null; }
-    return [Number(cell.getAttribute("x")) + Number(cell.getAttribute("width")) / 2,
-            Number(cell.getAttribute("y")) + Number(cell.getAttribute("height")) / 2];
+  function centreOf(cell) {
+    if (cell.tagName.toLowerCase() === "rect") {
+      return [Number(cell.getAttribute("x")) + Number(cell.getAttribute("width")) / 2,
+              Number(cell.getAttribute("y")) + Number(cell.getAttribute("height")) / 2];
+    }
+    var box = cell.getBBox();
+    return [box.x + box.width / 2, box.y + box.height / 2];
   }
 
-  function drawPath(path) {
-    var svg = document.querySelector("#map svg");
+  function centre(where, x, y) {
+    var cell = document.querySelector(where + ' .cell[data-x="' + x + '"][data-y="' + y + '"]');
+    return cell ? centreOf(cell) : null;
+  }
+
+  function drawPath(where, path, tone) {
+    var svg = document.querySelector(where + " svg");
     if (!svg || !path || !path.length) { return; }
     var points = path.map(function (sq) {
-      return Array.isArray(sq) ? centre(sq[0], sq[1]) : centre(sq.x, sq.y);
+      return Array.isArray(sq) ? centre(where, sq[0], sq[1]) : centre(where, sq.x, sq.y);
     }).filter(Boolean);
     var line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    line.setAttribute("class", "ruler-path");
+    line.setAttribute("class", "ruler-path" + (tone === undefined ? "" : " " + tone));
     line.setAttribute("points", points.map(function (p) { return p.join(","); }).join(" "));
     svg.appendChild(line);
   }
 
-  function markTarget(x, y) {
-    var svg = document.querySelector("#map svg");
-    var c = centre(x, y);
+  function markTarget(where, x, y, tone) {
+    var svg = document.querySelector(where + " svg");
+    var c = centre(where, x, y);
     if (!svg || !c) { return; }
     var ring = document.createElementNS("http://www.w3.org/2000/svg", "circle");
-    ring.setAttribute("class", "ruler-target");
+    ring.setAttribute("class", "ruler-target" + (tone === undefined ? "" : " " + tone));
     ring.setAttribute("cx", c[0]); ring.setAttribute("cy", c[1]); ring.setAttribute("r", 15);
     svg.appendChild(ring);
   }
 
-  function closeRuler() { ruler.hidden = true; target = null; clearPath(); }
+  function closeRuler() {
+    ruler.hidden = true; target = null; pinned = false; measured = null; band = null;
+    clearPath();
+    ruler.className = "ruler";
+    document.getElementById("ruler-bands").hidden = true;
+  }
+
+  // A chip for each kind of move of the ruleset: the one measured is pressed; another
+  // measures that kind instead.
+  function showBands(chosen) {
+    var box = document.getElementById("ruler-bands");
+    box.replaceChildren();
+    box.hidden = bands.length < 2;
+    bands.forEach(function (label, tone) {
+      var chip = document.createElement("button");
+      chip.type = "button";
+      chip.className = "chip band-" + tone + (label === chosen ? " on" : "");
+      chip.dataset.band = label;
+      chip.textContent = label;
+      chip.setAttribute("aria-pressed", label === chosen ? "true" : "false");
+      box.appendChild(chip);
+    });
+  }
+
+  function showRuler(title, words, bad) {
+    document.getElementById("ruler-target").textContent = title;
+    var text = document.getElementById("ruler-text");
+    text.textContent = words;
+    text.className = "ruler-text" + (bad ? " bad" : "");
+    document.getElementById("ruler-confirm").disabled = true;
+    ruler.hidden = false;
+  }
 
   function preview(x, y) {
     target = x + "," + y;
     clearPath();
-    markTarget(x, y);
-    document.getElementById("ruler-target").textContent = target;
+    markTarget("#map", x, y);
+    showRuler(target, "Working out the path…", false);
     var text = document.getElementById("ruler-text");
     var confirm = document.getElementById("ruler-confirm");
-    text.textContent = "Working out the path…";
-    text.className = "ruler-text";
-    confirm.disabled = true;
-    ruler.hidden = false;
     var asked = target;
     command(["move", "--to", target], true).then(function (result) {
       if (asked !== target) { return; }
@@ -159,18 +202,118 @@
         if (!isNaN(left)) { words.push((left - event.cost) + " left today after it"); }
       }
       text.textContent = words.length ? words.join(" · ") : (event ? event.type : "");
-      drawPath(event && event.path);
+      drawPath("#map", event && event.path);
       confirm.disabled = false;
     });
   }
 
+  // The fight ruler asks the server, which previews the ruleset's kinds of move nearest first.
+  function pickMover(name) {
+    mover = mover === name ? null : name;
+    bands = [];
+    closeRuler();
+    markMover();
+  }
+
+  function markMover() {
+    document.querySelectorAll("#fight g.combatant, .round-panel tr[data-name]").forEach(
+      function (node) { node.classList.toggle("selected", mover !== null && node.dataset.name === mover); });
+    var hint = document.getElementById("fight-hint");
+    if (hint) {
+      hint.textContent = mover === null
+        ? "Pick a combatant (its token or its row) to measure a move."
+        : "Moving " + mover + ": point at a cell to measure, click it to hold the ruler, " +
+          "click it again to record. Esc lets go.";
+    }
+  }
+  afterSwap.push(function () {
+    if (mover !== null && !document.querySelector('.round-panel tr[data-name]')) { mover = null; }
+    markMover();
+    if (target && measured) { redrawFight(); }
+  });
+
+  function redrawFight() {
+    clearPath();
+    var xy = target.split(",");
+    var tone = measured.ok ? "band-" + measured.body.tone : "refused";
+    if (measured.ok) { drawPath("#fight", measured.body.path, tone); }
+    markTarget("#fight", xy[0], xy[1], tone);
+  }
+
+  function measure(x, y, pin) {
+    if (mover === null) { return; }
+    target = x + "," + y;
+    pinned = pin;
+    measured = null;
+    clearPath();
+    markTarget("#fight", x, y);
+    showRuler(mover + " to " + target, "Measuring…", false);
+    var asked = target, who = mover;
+    fetch(api + "/ruler", {
+      method: "POST",
+      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
+      body: JSON.stringify({name: who, to: [Number(x), Number(y)], band: band})
+    }).then(function (response) {
+      return response.json().catch(function () { return {error: "The server gave no answer."}; })
+        .then(function (body) { return {ok: response.ok, body: body}; });
+    }, function () { return {ok: false, body: {error: "The server cannot be reached."}}; })
+      .then(function (result) {
+        if (asked !== target || who !== mover) { return; }
+        measured = result;
+        ruler.className = "ruler " + (result.ok ? "band-" + result.body.tone : "refused");
+        var text = document.getElementById("ruler-text");
+        text.textContent = result.ok ? result.body.words : (result.body.error || "Refused.");
+        text.className = "ruler-text" + (result.ok ? "" : " bad");
+        document.getElementById("ruler-confirm").disabled = !result.ok;
+        if (result.ok) { bands = result.body.bands; }
+        showBands(result.ok ? result.body.band : band);
+        redrawFight();
+      });
+  }
+
+  function recordMeasured() {
+    if (!measured || !measured.ok) { return; }
+    var argv = measured.body.argv;
+    document.getElementById("ruler-confirm").disabled = true;
+    record(argv).then(closeRuler);
+  }
+
+  function fightCell(cell) {
+    var xy = cell.dataset.x + "," + cell.dataset.y;
+    // A cell already measured (pointed at or clicked) records on a click; else it is measured
+    // and the ruler held there.
+    if (target === xy && measured && measured.ok) { recordMeasured(); return; }
+    measure(cell.dataset.x, cell.dataset.y, true);
+  }
+
+  app.addEventListener("mouseover", function (event) {
+    if (mover === null || pinned) { return; }
+    var cell = event.target.closest("#fight .cell");
+    if (!cell) { return; }
+    clearTimeout(hoverTimer);
+    hoverTimer = setTimeout(function () {
+      if (!pinned && (cell.dataset.x + "," + cell.dataset.y) !== target) {
+        measure(cell.dataset.x, cell.dataset.y, false);
+      }
+    }, 120);
+  });
+
+  document.getElementById("ruler-bands").addEventListener("click", function (event) {
+    var chip = event.target.closest("[data-band]");
+    if (!chip || !target) { return; }
+    band = chip.dataset.band;
+    var xy = target.split(",");
+    measure(xy[0], xy[1], true);
+  });
   document.getElementById("ruler-cancel").addEventListener("click", closeRuler);
   document.getElementById("ruler-confirm").addEventListener("click", function () {
+    if (measured) { recordMeasured(); return; }
     if (!target) { return; }
     var to = target;
     document.getElementById("ruler-confirm").disabled = true;
     record(["move", "--to", to]).then(closeRuler);
   });
+  markMover();
 
   function undo(seq) {
     var reason = window.prompt("Undo #" + seq + ": why? (kept in the log for the audit)", "");
@@ -183,6 +326,12 @@
   function undoLatest() { record(["undo"]); }
 
   app.addEventListener("click", function (event) {
+    var token = event.target.closest("#fight g.combatant");
+    if (token) { pickMover(token.dataset.name); return; }
+    var row = event.target.closest(".round-panel tr[data-name] td.label, .round-panel tr[data-name] td.name");
+    if (row) { pickMover(row.closest("tr").dataset.name); return; }
+    var fight = event.target.closest("#fight .cell");
+    if (fight) { fightCell(fight); return; }
     var cell = event.target.closest("#map rect.cell");
     if (cell) { preview(cell.dataset.x, cell.dataset.y); return; }
     var button = event.target.closest("[data-argv]");
@@ -230,6 +379,8 @@
       event.preventDefault();
       undoLatest();
     }
-    if (event.key === "Escape" && !ruler.hidden) { closeRuler(); }
+    if (event.key === "Escape") {
+      if (!ruler.hidden) { closeRuler(); } else if (mover !== null) { pickMover(mover); }
+    }
   });
 })();
