@@ -329,3 +329,11 @@ def _ruler_notes(event: dict[str, Any]) -> list[str]:
 # The fight ruler: one move a round, within this round's Speed.
 RULER = Ruler(bands=(Band("within Speed"),), budget=lambda event: event["state"]["speed"],
               leaves=False, notes=_ruler_notes)
+
+
+def token_marks(combatant: dict[str, Any]) -> list[str]:
+    """What a token on the battle map wears besides its label."""
+    return ["prone"] if combatant.get("prone") else []
+
+
+TOKEN_MARKS = token_marks

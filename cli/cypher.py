@@ -199,3 +199,11 @@ RULER = Ruler(bands=(Band("immediate", ("--immediate",)), Band("short", ("--shor
                      Band("long", ("--long",))), unit=("ft", "ft"),
               budget=_reach, leaves=False,
               notes=_ruler_notes)
+
+
+def token_marks(combatant: dict[str, Any]) -> list[str]:
+    """What a token on the battle map wears besides its label."""
+    return ["drifting"] if combatant.get("drifting") else []
+
+
+TOKEN_MARKS = token_marks

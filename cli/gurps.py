@@ -97,3 +97,12 @@ def _ruler_notes(event: dict[str, Any]) -> list[str]:
 RULER = Ruler(bands=(Band("within Move"), Band("step", ("--step",))), unit=("MP", "MP"),
               budget=lambda event: None if event["step"] else event["mp"], leaves=False,
               takes_to=False, refusal_from=0, notes=_ruler_notes)
+
+
+def token_marks(combatant: dict[str, Any]) -> list[str]:
+    """What a token on the battle map wears besides its label: a posture but standing."""
+    posture = combatant.get("posture")
+    return [str(posture)] if posture and posture != "standing" else []
+
+
+TOKEN_MARKS = token_marks

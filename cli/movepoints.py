@@ -190,3 +190,14 @@ def _ruler_notes(event: dict[str, Any]) -> list[str]:
 
 # The fight ruler: a move paid from the MP held (an act gains them).
 RULER = Ruler(bands=(Band("within MP"),), unit=("MP", "MP"), period="", notes=_ruler_notes)
+
+
+def token_marks(combatant: dict[str, Any]) -> list[str]:
+    """What a token on the battle map wears besides its label."""
+    marks = ["in transit"] if combatant.get("in_transit") else []
+    if combatant.get("condition"):
+        marks.append(str(combatant["condition"]))
+    return marks
+
+
+TOKEN_MARKS = token_marks

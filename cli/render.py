@@ -149,8 +149,9 @@ class RulesetText:
     `STATUS_CHARACTER_COLUMNS` (header and cell of each measure it keeps for a character, such
     as Health), `STATUS_OVERLAND` (False: the ruleset has no overland travel, so `trek status`
     shows no day, square, movement or mount), `PHASE_WORD` (what a battle map's key calls a
-    phase of a round, such as a pass), `STOP_WORD` (what it calls a move cut short) and
-    `RULER` (how the GM's page measures a move). Each is
+    phase of a round, such as a pass), `STOP_WORD` (what it calls a move cut short),
+    `TOKEN_MARKS` (the words a token wears) and `RULER` (how the GM's page measures a move).
+    Each is
     optional: a ruleset shows only the measures it names. Its `AUDIT_SECTIONS` (how each
     audit section it names is shown) are kept apart, by section: an audit names its sections.
     """
@@ -165,6 +166,8 @@ class RulesetText:
     stop_word: str = "stopped"
     # Its `RULER` (cli/ruler.py): how the GM's page measures a move on the battle map.
     ruler: Any = None
+    # Its `TOKEN_MARKS`: the words a combatant's token wears besides its label.
+    token_marks: Callable[[dict[str, Any]], list[str]] | None = None
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,7 @@ def mount(ruleset: str, module: ModuleType) -> None:
         phase_word=getattr(module, "PHASE_WORD", "phase"),
         stop_word=getattr(module, "STOP_WORD", "stopped"),
         ruler=getattr(module, "RULER", None),
+        token_marks=getattr(module, "TOKEN_MARKS", None),
     )
     for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
         _AUDIT_SECTIONS.setdefault(name, section)
@@ -233,6 +237,12 @@ def _text(ruleset: str) -> RulesetText:
 def has_overland(ruleset: str) -> bool:
     """Whether `ruleset` travels overland (a day's movement, mounts), or only fights."""
     return _text(ruleset).overland
+
+
+def token_marks(ruleset: str, combatant: dict[str, Any]) -> list[str]:
+    """The words `ruleset` has a combatant's token wear on a battle map (none by default)."""
+    marks = _text(ruleset).token_marks
+    return marks(combatant) if marks is not None else []
 
 
 def declared_ruler(ruleset: str) -> Any:

@@ -126,3 +126,14 @@ def _ruler_notes(event: dict[str, Any]) -> list[str]:
 # The fight ruler: walking, else running; what is left is left of this pass.
 RULER = Ruler(bands=(Band("walk", ("--walk",)), Band("run", ("--run",))), unit=("m", "m"),
               period="this pass", notes=_ruler_notes)
+
+
+def token_marks(combatant: dict[str, Any]) -> list[str]:
+    """What a token on the battle map wears besides its label."""
+    marks = ["intercepted"] if combatant.get("intercepted") else []
+    if combatant.get("quickness_bonus"):
+        marks.append(f"sprint +{combatant['quickness_bonus']}")
+    return marks
+
+
+TOKEN_MARKS = token_marks

@@ -109,6 +109,21 @@ class Layout:
                 rows * height + (height / 2 if cols > 1 else 0))
 
 
+def _token_marks(cx: float, cy: float, colour: str, words: list[str]) -> str:
+    """The words a token wears (the states its ruleset names), each a small tag across the
+    foot of its token, the next one below."""
+    out = []
+    for row, word in enumerate(words):
+        width = 4.8 * len(word) + 8
+        top = cy + CELL * 0.2 + row * 12
+        out.append(f'<g class="token-mark" data-mark="{_t(word)}">'
+                   f'<rect x="{cx - width / 2:.1f}" y="{top:.1f}" width="{width:.1f}" '
+                   f'height="11" rx="5.5" fill="#fff8e1" stroke="{colour}" stroke-width="1"/>'
+                   f'<text x="{cx:.1f}" y="{top + 8.5:.1f}" font-size="8" font-weight="normal" '
+                   f'fill="#222">{_t(word)}</text></g>')
+    return "".join(out)
+
+
 def _facing_arrow(layout: Layout, grid: str, combatant: dict[str, Any], colour: str) -> str:
     """A wedge from the token toward the neighbour it faces (nothing without a facing)."""
     facing = combatant.get("facing")
@@ -259,6 +274,8 @@ def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
         out.extend(layer(layout, doc))
     out.append('<g class="combatants" text-anchor="middle" font-weight="bold">')
     marks = token_labels(doc["combatants"])
+    worn = {name: render.token_marks(doc.get("ruleset", ""), c)
+            for name, c in doc["combatants"].items()}
     for name, c in doc["combatants"].items():
         cx, cy = layout.centre(c["position"]["x"], c["position"]["y"])
         colour = SIDE_COLOURS.get(c["side"], "#555")
@@ -272,7 +289,8 @@ def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
                    f'fill="{colour}" stroke="white" stroke-width="2"/>'
                    f'<text class="label" x="{cx:.1f}" y="{cy + 4:.1f}" font-size="{size}" '
                    f'fill="white">{_t(mark)}</text>'
-                   f"<title>{_t(name)}</title></g>")
+                   f'{_token_marks(cx, cy, colour, worn[name])}'
+                   f"<title>{_t(', '.join([name, *worn[name]]))}</title></g>")
     out.append("</g>")
     top = board_h + 2 * MARGIN + 12
     out.append(f'<text class="caption" x="{MARGIN}" y="{top:.0f}" font-weight="bold">'
@@ -285,7 +303,8 @@ def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
                    f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">'
                    f'{_t(marks[name])}: {_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
-                   f'moved {_t(c["moved"])}, {_t(remaining)} left</text></g>')
+                   f'moved {_t(c["moved"])}, {_t(remaining)} left'
+                   f'{_t("".join(" · " + word for word in worn[name]))}</text></g>')
     for row, items in enumerate(ground, start=len(names) + 1):
         line_y = top + row * LEGEND_ROW
         out.append('<g class="legend-ground">')
