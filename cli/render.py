@@ -234,6 +234,17 @@ def _text(ruleset: str) -> RulesetText:
     return _RULESET_TEXT.get(ruleset, _NO_TEXT)
 
 
+def movement_text(status: dict[str, Any]) -> str:
+    """The party's movement as `trek status` words it: the plain fields as "name value", then
+    those the ruleset words itself."""
+    own = _text(status["ruleset"])
+    movement = status["movement"]
+    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
+    parts += [text for key, describe in own.movement.items()
+              if (text := describe(movement.get(key)))]
+    return ", ".join(parts)
+
+
 def has_overland(ruleset: str) -> bool:
     """Whether `ruleset` travels overland (a day's movement, mounts), or only fights."""
     return _text(ruleset).overland
@@ -291,12 +302,7 @@ def print_status(status: dict[str, Any]) -> None:
     console.print(f"[bold]{plain(status['name'])}[/bold] ({plain(status['campaign'])}, "
                   f"{status['ruleset']}){where}, {status['events']} events")
     if own.overland:
-        movement = status["movement"]
-        # The plain fields as "name value", then those the ruleset words itself.
-        parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
-        parts += [text for key, describe in own.movement.items()
-                  if (text := describe(movement.get(key)))]
-        console.print("movement: " + ", ".join(parts), markup=False)
+        console.print("movement: " + movement_text(status), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
         measures = own.character_columns

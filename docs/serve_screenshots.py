@@ -1,6 +1,7 @@
 """Draw docs/images/serve-gm.png, serve-players.png and serve-fight.png: `trek serve` on the
 demo's campaign, the GM's page with the ruler out and the players' page with its fog, and the
-GM's page of a Shadowrun fight (docs/fights-shadowrun.md's alley) with its round panel.
+GM's page of a Shadowrun fight (docs/fights-shadowrun.md's alley) with its round panel; then
+docs/images/fight-RULESET.png, a fight in each ruleset with the fight ruler out.
 
     .venv/bin/python docs/serve_screenshots.py
 
@@ -94,8 +95,26 @@ def main() -> None:
             page.wait_for_selector("#live.on")
             page.screenshot(path=str(images / "serve-fight.png"))
             browser.close()
-    print(f"wrote {images / 'serve-gm.png'}, {images / 'serve-players.png'} and "
-          f"{images / 'serve-fight.png'}")
+    for ruleset, (setup, mover, cell) in RULERS.items():
+        with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+            for name, text in MAPS.items():
+                (Path(folder) / name).write_text(text)
+            db = str(Path(folder) / "fight.db")
+            for words in setup:
+                trek(folder, db, *words)
+            with serving(folder, db) as (gm_url, _), sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
+                page = browser.new_page(viewport={"width": 1360, "height": 1000})
+                page.goto(gm_url)
+                page.wait_for_selector("#live.on")
+                page.locator(f'#fight g.combatant[data-name="{mover}"]').click()
+                x, y = cell
+                page.locator(f'#fight .cell[data-x="{x}"][data-y="{y}"]').click()
+                page.wait_for_selector("#ruler.band-0, #ruler.band-1, #ruler.band-2")
+                page.screenshot(path=str(images / f"fight-{ruleset}.png"))
+                browser.close()
+    print(f"wrote {images / 'serve-gm.png'}, {images / 'serve-players.png'}, "
+          f"{images / 'serve-fight.png'} and a fight-RULESET.png for each ruleset")
 
 
 # docs/fights-shadowrun.md's turn, up to the interception.
@@ -116,6 +135,90 @@ FIGHT = (["init", "Seattle", "--ruleset", "shadowrun", "--seed", "7"],
          ["encounter", "pass"],
          ["encounter", "move", "Kira", "E", "E", "E"],
          ["encounter", "intercept", "Kira", "--by", "Ganger", "--at", "6,0"])
+
+# Battle maps of docs/fights-movepoints.md and docs/fights-cypher-rounds.md.
+MAPS = {
+    "ford.toml": """\
+[map]
+name = "The Ford"
+rows = ["..........", "..~~~#....", "..~~~..^..", ".........."]
+
+[legend]
+"." = { terrain = "open" }
+"#" = { terrain = "wall" }
+"~" = { terrain = "water" }
+"^" = { terrain = "open", name = "scree", cost = 8, poor_footing = true }
+""",
+    "hold.toml": """\
+[map]
+name = "Derelict hold"
+rows = ["##########", "#........#", "#..::,,..#", "#..ww^^..#", "#zzzzzz..#", "#zzzzzz..#",
+        "##########"]
+
+[legend]
+"#" = { terrain = "wall" }
+"." = { terrain = "open" }
+":" = { terrain = "difficult" }
+"," = { terrain = "rough" }
+"w" = { terrain = "water" }
+"^" = { terrain = "high-gravity" }
+"z" = { terrain = "zero-gravity" }
+""",
+}
+
+# A fight in each ruleset: its commands, whom the ruler measures for, and the cell it points at.
+RULERS: dict[str, tuple[list[list[str]], str, tuple[int, int]]] = {
+    "besm": ([["init", "Kessel", "--ruleset", "besm", "--seed", "2"],
+              ["roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"],
+              ["roster", "add-character", "Bram", "--body", "4", "--mind", "4", "--soul", "4"],
+              ["encounter", "start", "Kessel Pass", "--map",
+               str(ROOT / "docs" / "examples" / "kessel-pass-battle.toml")],
+              ["encounter", "join", "Kira", "--at", "0,0"],
+              ["encounter", "join", "Bram", "--at", "0,3"],
+              ["encounter", "add", "Bandit", "--side", "enemy", "--at", "6,1", "--body", "4",
+               "--mind", "3", "--soul", "3"],
+              ["encounter", "add", "Bandit 2", "--side", "enemy", "--at", "7,3", "--body", "4",
+               "--mind", "3", "--soul", "3"],
+              ["encounter", "round"],
+              ["encounter", "move", "Bram", "E", "E", "E"],
+              ["encounter", "prone", "Bandit 2"]],
+             "Kira", (5, 0)),
+    "gurps": ([["init", "Mill Road", "--ruleset", "gurps", "--seed", "3"],
+               ["roster", "add-character", "Kira", "--basic-move", "5", "--basic-speed",
+                "5.75"],
+               ["encounter", "start", "Brawl at the mill"],
+               ["encounter", "join", "Kira", "--at", "1,3"],
+               ["encounter", "add", "Orc", "--side", "enemy", "--at", "4,0", "--facing", "S",
+                "--basic-move", "6", "--basic-speed", "6"],
+               ["encounter", "round"],
+               ["encounter", "move", "Kira", "N", "N", "R", "SE", "--end-facing", "NE"],
+               ["encounter", "posture", "Orc", "crouching"],
+               ["encounter", "move", "Orc", "S"],
+               ["encounter", "round"]],
+              "Kira", (4, 3)),
+    "shadowrun": ([*FIGHT[:-1]], "Dvorak", (3, 3)),
+    "movepoints": ([["init", "Reef", "--ruleset", "movepoints"],
+                    ["roster", "add-character", "Kira", "--full-move", "13"],
+                    ["roster", "add-character", "Pia", "--full-move", "6"],
+                    ["encounter", "start", "The Ford", "--map", "ford.toml"],
+                    ["encounter", "join", "Kira", "--at", "0,0"],
+                    ["encounter", "join", "Pia", "--at", "6,2"],
+                    ["encounter", "add", "Goblin", "--side", "enemy", "--at", "9,3",
+                     "--full-move", "6"],
+                    ["encounter", "round"],
+                    ["encounter", "act", "Pia", "full"],
+                    ["encounter", "move", "Pia", "E"],
+                    ["encounter", "act", "Kira", "move"]],
+                   "Kira", (5, 0)),
+    "cypher": ([["init", "Derelict", "--ruleset", "cypher", "--seed", "4"],
+                ["roster", "add-character", "Kira", "--might", "12", "--speed", "14"],
+                ["encounter", "start", "Boarding", "--map", "hold.toml"],
+                ["encounter", "join", "Kira", "--at", "1,1"],
+                ["encounter", "add", "Drone", "--side", "enemy", "--at", "1,4", "--might", "8"],
+                ["encounter", "round"],
+                ["encounter", "push", "Drone", "E", "--feet", "10", "--roll", "9"]],
+               "Kira", (7, 2)),
+}
 
 
 if __name__ == "__main__":

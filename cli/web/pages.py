@@ -210,6 +210,11 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
                "clock": words.encounter_clock(encounter) if encounter else [],
                "panel": round_panel(encounter, acts if gm else []) if encounter else [],
                "overland": words.has_overland(ruleset),
+               "movement_text": (words.movement_text(status) if status.get("movement")
+                                 else ""),
+               # Health and Energy only where the ruleset keeps them for someone.
+               "vitals": any(c.get("health_max") or c.get("energy_max")
+                             for c in status.get("characters", {}).values()),
                "characters": status.get("characters", {}),
                "conveyances": status.get("conveyances", {})}
     return render("part.html" if part else "page.html", **context)

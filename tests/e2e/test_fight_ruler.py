@@ -108,6 +108,10 @@ def test_the_ruler_shows_what_a_click_records(
         for page in (gm, players):
             assert page.locator(".party .movement").count() == (1 if overland else 0)
             assert ("No day yet" in page.locator("header .sub").inner_text()) == overland
+            # Health and Energy where someone has them (BESM works them out from the stats;
+            # the others' characters here have none).
+            vitals = page.locator(".roster th", has_text="Health").count()
+            assert vitals == (1 if fight.ruleset == "besm" else 0)
         gm.locator(f'#fight g.combatant[data-name="{fight.mover}"]').click()
         assert gm.locator(f'.round-panel tr.selected[data-name="{fight.mover}"]').count() == 1
         cell = gm.locator(f'#fight .cell[data-x="{x}"][data-y="{y}"]')
