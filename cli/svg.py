@@ -109,6 +109,28 @@ class Layout:
                 rows * height + (height / 2 if cols > 1 else 0))
 
 
+def _around_tokens(centres: list[tuple[float, float]], move: dict[str, Any],
+                   standing: dict[tuple[int, int], str]) -> tuple[list[tuple[float, float]], bool]:
+    """A path's points, each one on a cell where someone else now stands moved aside, past the
+    edge of that token: an earlier move never runs through another's token as if it were its
+    own path. Also whether any point moved."""
+    moved = list(centres)
+    detoured = False
+    for i, cell in enumerate(move["path"]):
+        occupant = standing.get((cell["x"], cell["y"]))
+        if occupant is None or occupant == move["name"]:
+            continue
+        (ax, ay) = centres[max(i - 1, 0)]
+        (bx, by) = centres[min(i + 1, len(centres) - 1)]
+        dx, dy = bx - ax, by - ay
+        length = math.hypot(dx, dy) or 1.0
+        # Sideways to the way the path runs there, clear of the token's ring.
+        cx, cy = centres[i]
+        moved[i] = (cx - dy / length * CELL * 0.45, cy + dx / length * CELL * 0.45)
+        detoured = True
+    return moved, detoured
+
+
 def _token_marks(cx: float, cy: float, colour: str, words: list[str]) -> str:
     """The words a token wears (the states its ruleset names), each a small tag across the
     foot of its token, the next one below."""
@@ -248,12 +270,15 @@ def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
         out.append(f'<text x="{MARGIN / 2:.1f}" y="{cy + 4:.1f}">{y}</text>')
     out.append("</g>")
     out.append('<g class="paths" fill="none" stroke-width="3" stroke-linejoin="round">')
+    standing = {(c["position"]["x"], c["position"]["y"]): name
+                for name, c in doc["combatants"].items()}
     phase_word, stop_word = render.battle_map_words(doc.get("ruleset", ""))
     for move in paths:
         if move.get("stopped"):
             out.extend(_stop(layout, move, stop_word))
             continue
         centres = [layout.centre(cell["x"], cell["y"]) for cell in move["path"]]
+        centres, detoured = _around_tokens(centres, move, standing)
         # The arrow stops at the edge of the token it leads to, so its head shows.
         (px, py), (ex, ey) = centres[-2], centres[-1]
         span = math.hypot(ex - px, ey - py) or 1.0
@@ -266,8 +291,10 @@ def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
         dash = (f' data-phase="{phase}" stroke-dasharray="{PHASE_DASHES[(phase - 1) % 4]}"'
                 if phase is not None and phase > 1 else
                 f' data-phase="{phase}"' if phase is not None else "")
+        aside = ' data-detour="1"' if detoured else ""
         out.append(f'<polyline class="path" data-name="{_t(move["name"])}" '
-                   f'data-round="{number}"{dash} points="{points}" stroke="{colour}" '
+                   f'data-round="{number}"{dash}{aside} '
+                   f'points="{points}" stroke="{colour}" '
                    f'opacity="{opacity}" marker-end="url(#arrow-{_round_slot(number, rounds)})"/>')
     out.append("</g>")
     for layer in render.battle_map_layers(doc.get("ruleset", "")):
