@@ -320,15 +320,17 @@ AUDIT_SECTIONS = {
 
 
 def _ruler_notes(event: dict[str, Any]) -> list[str]:
-    notes = ["a shift"] if event.get("shift") else []
+    notes = []
     if event.get("defense_penalty"):
         notes.append(f"defence -{event['defense_penalty']}")
     return notes
 
 
-# The fight ruler: one move a round, within this round's Speed.
-RULER = Ruler(bands=(Band("within Speed"),), budget=lambda event: event["state"]["speed"],
-              leaves=False, notes=_ruler_notes)
+# The fight ruler: one move a round, within this round's Speed; or a shift of one square,
+# which gives no defence penalty (chosen on the ruler, or where a move is refused).
+RULER = Ruler(bands=(Band("within Speed"), Band("shift", ("--shift",), by_steps=True)),
+              budget=lambda event: event["state"]["speed"], leaves=False, refusal_from=0,
+              notes=_ruler_notes)
 
 
 def token_marks(combatant: dict[str, Any]) -> list[str]:

@@ -32,6 +32,8 @@ class Band:
 
     label: str
     options: tuple[str, ...] = ()
+    # Whether this kind of move takes directions rather than `--to` (a shift of one square).
+    by_steps: bool = False
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ def move_words(ruler: Ruler, band: Band, grid: str, name: str, at: tuple[int, in
     """`encounter move NAME` to `to` in `band`: with `--to`, or the straight line's steps from
     `at`. A name that looks like an option comes after `--`."""
     named = ["--", name] if name.startswith("-") else [name]
-    if ruler.takes_to:
+    if ruler.takes_to and not band.by_steps:
         return ["encounter", "move", "--to", f"{to[0]},{to[1]}", *band.options, *named]
     from domain.geometry import Square
     from domain.grid import GRIDS

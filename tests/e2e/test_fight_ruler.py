@@ -133,9 +133,12 @@ def test_the_ruler_shows_what_a_click_records(
         kind = {"shadowrun": "gait", "cypher": "action"}.get(fight.ruleset)
         if kind is not None:
             assert event[kind] == fight.band
-        # The players' page shows the token on its new cell within the time allowed.
-        players.locator(f'.round-panel tr[data-name="{fight.mover}"] td',
-                        has_text=re.compile(rf"^{x},{y}$")).wait_for(timeout=WITHIN)
+        # Both round panels show the fighter on its new cell, having moved the cost, within
+        # the time allowed.
+        for page in (gm, players):
+            row = page.locator(f'.round-panel tr[data-name="{fight.mover}"]')
+            row.locator("td", has_text=re.compile(rf"^{x},{y}$")).wait_for(timeout=WITHIN)
+            assert row.locator("td").nth(4).inner_text() == f"{fight.cost:g}"
         assert gm_errors == []
         assert player_errors == []
 

@@ -364,6 +364,13 @@ def test_the_ruler_measures_a_move_its_argv_records_and_it_records_nothing(
     assert (answer["cost"], answer["band"], answer["tone"]) == (2, "within Speed", 0)
     assert answer["words"] == "within Speed · 2 of 3 squares"
     assert answer["path"][-1] == {"x": 5, "y": 3}
+    assert answer["bands"] == ["within Speed", "shift"]
+    # The GM may name the kind: a shift is one square costing 1 (§7).
+    shifted = ruler({"name": "Wolf", "to": [3, 3], "band": "shift"}).json()
+    assert shifted["argv"] == ["encounter", "move", "--shift", "Wolf", "S"]
+    assert (shifted["cost"], shifted["tone"], shifted["words"]) == (
+        1, 1, "shift · 1 of 3 squares")
+    assert ruler({"name": "Wolf", "to": [5, 3], "band": "shift"}).status_code == 422
     # Out of reach, or onto another's cell: the command's own sentence, 422, nothing recorded.
     far = ruler({"name": "Wolf", "to": [9, 9]})
     assert far.status_code == 422
