@@ -132,17 +132,22 @@ def _around_tokens(centres: list[tuple[float, float]], move: dict[str, Any],
 
 
 def _token_marks(cx: float, cy: float, colour: str, words: list[str]) -> str:
-    """The words a token wears (the states its ruleset names), each a small tag across the
-    foot of its token, the next one below."""
+    """The words a token wears (the states its ruleset names) as tags inside its cell: the
+    first across the foot of the token, any more joined in one across its head. A tag never
+    runs past its cell, so it never covers a neighbour's token or tags."""
+    rows = [words[0], ", ".join(words[1:])] if len(words) > 1 else words
     out = []
-    for row, word in enumerate(words):
-        width = 4.8 * len(word) + 8
-        top = cy + CELL * 0.2 + row * 12
+    for row, word in enumerate(rows):
+        natural = 4.8 * len(word)
+        width = min(natural + 8, CELL - 2)
+        top = cy + CELL * 0.2 if row == 0 else cy - CELL * 0.48
+        squeeze = (f' textLength="{width - 6:.1f}" lengthAdjust="spacingAndGlyphs"'
+                   if natural > width - 6 else "")
         out.append(f'<g class="token-mark" data-mark="{_t(word)}">'
                    f'<rect x="{cx - width / 2:.1f}" y="{top:.1f}" width="{width:.1f}" '
-                   f'height="11" rx="5.5" fill="#fff8e1" stroke="{colour}" stroke-width="1"/>'
-                   f'<text x="{cx:.1f}" y="{top + 8.5:.1f}" font-size="8" font-weight="normal" '
-                   f'fill="#222">{_t(word)}</text></g>')
+                   f'height="10.5" rx="5" fill="#fff8e1" stroke="{colour}" stroke-width="1"/>'
+                   f'<text x="{cx:.1f}" y="{top + 8:.1f}" font-size="8" font-weight="normal" '
+                   f'fill="#222"{squeeze}>{_t(word)}</text></g>')
     return "".join(out)
 
 
