@@ -222,8 +222,8 @@
     if (hint) {
       hint.textContent = mover === null
         ? "Pick a combatant (its token or its row) to measure a move."
-        : "Moving " + mover + ": point at a cell to measure, click it to hold the ruler, " +
-          "click it again to record. Esc lets go.";
+        : "Moving " + mover + ": point at a cell to measure; click to record what the ruler " +
+          "shows (a click on a cell not yet measured measures it first). Esc lets go.";
     }
   }
   afterSwap.push(function () {
