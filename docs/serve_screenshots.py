@@ -17,9 +17,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,59 +61,59 @@ def trek(folder: str, db: str, *words: str) -> None:
                    capture_output=True, cwd=folder)
 
 
+def live_page(browser: Any, url: str, height: int) -> Any:
+    """A page of `url`, once its live stream is connected."""
+    page = browser.new_page(viewport={"width": 1360, "height": height})
+    page.goto(url)
+    page.wait_for_selector("#live.on")
+    return page
+
+
+def played(folder: str, commands: Iterable[list[str]]) -> str:
+    """A store in `folder` (with the fights' maps beside it) after `commands`."""
+    for name, text in MAPS.items():
+        (Path(folder) / name).write_text(text)
+    db = str(Path(folder) / "fight.db")
+    for words in commands:
+        trek(folder, db, *words)
+    return db
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     images = ROOT / "docs" / "images"
     binary = shutil.which("chromium") or "/usr/bin/chromium"
-    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
-        db = str(Path(folder) / "table.db")
-        with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as made:
-            play(made)
-        trek(folder, db, "day", "start")
-        trek(folder, db, "session", "start", "The road north")
-        with serving(folder, db) as (gm_url, players_url), sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
-            page = browser.new_page(viewport={"width": 1360, "height": 860})
-            page.goto(gm_url)
-            page.wait_for_selector("#live.on")
-            page.click('#map rect.cell[data-x="9"][data-y="3"]')
-            page.locator("#ruler-text", has_text="cost").wait_for()
-            page.screenshot(path=str(images / "serve-gm.png"))
-            players = browser.new_page(viewport={"width": 1360, "height": 860})
-            players.goto(players_url)
-            players.wait_for_selector("#live.on")
-            players.screenshot(path=str(images / "serve-players.png"))
-            browser.close()
-    with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
-        db = str(Path(folder) / "fight.db")
-        for words in FIGHT:
-            trek(folder, db, *words)
-        with serving(folder, db) as (gm_url, _), sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
-            page = browser.new_page(viewport={"width": 1360, "height": 1040})
-            page.goto(gm_url)
-            page.wait_for_selector("#live.on")
-            page.screenshot(path=str(images / "serve-fight.png"))
-            browser.close()
-    for ruleset, (setup, mover, cell) in RULERS.items():
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
         with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
-            for name, text in MAPS.items():
-                (Path(folder) / name).write_text(text)
-            db = str(Path(folder) / "fight.db")
-            for words in setup:
-                trek(folder, db, *words)
-            with serving(folder, db) as (gm_url, _), sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=binary, args=ARGS)
-                page = browser.new_page(viewport={"width": 1360, "height": 1000})
-                page.goto(gm_url)
-                page.wait_for_selector("#live.on")
-                page.locator(f'#fight g.combatant[data-name="{mover}"]').click()
-                x, y = cell
-                page.locator(f'#fight .cell[data-x="{x}"][data-y="{y}"]').click()
-                page.wait_for_selector("#ruler.band-0, #ruler.band-1, #ruler.band-2")
-                page.screenshot(path=str(images / f"fight-{ruleset}.png"))
-                browser.close()
+            db = str(Path(folder) / "table.db")
+            with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as made:
+                play(made)
+            trek(folder, db, "day", "start")
+            trek(folder, db, "session", "start", "The road north")
+            with serving(folder, db) as (gm_url, players_url):
+                page = live_page(browser, gm_url, 860)
+                page.click('#map rect.cell[data-x="9"][data-y="3"]')
+                page.locator("#ruler-text", has_text="cost").wait_for()
+                page.screenshot(path=str(images / "serve-gm.png"))
+                live_page(browser, players_url, 860).screenshot(
+                    path=str(images / "serve-players.png"))
+        with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+            db = played(folder, FIGHT)
+            with serving(folder, db) as (gm_url, _):
+                live_page(browser, gm_url, 1040).screenshot(
+                    path=str(images / "serve-fight.png"))
+        for ruleset, (setup, mover, (x, y)) in RULERS.items():
+            with tempfile.TemporaryDirectory(prefix="trek-shots-") as folder:
+                db = played(folder, setup)
+                with serving(folder, db) as (gm_url, _):
+                    page = live_page(browser, gm_url, 1000)
+                    page.locator(f'#fight g.combatant[data-name="{mover}"]').click()
+                    page.locator(f'#fight .cell[data-x="{x}"][data-y="{y}"]').click()
+                    page.wait_for_selector("#ruler.band-0, #ruler.band-1, #ruler.band-2")
+                    page.screenshot(path=str(images / f"fight-{ruleset}.png"))
+        browser.close()
     print(f"wrote {images / 'serve-gm.png'}, {images / 'serve-players.png'}, "
           f"{images / 'serve-fight.png'} and a fight-RULESET.png for each ruleset")
 

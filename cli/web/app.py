@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
-from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words
+from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words, has_control
 from cli.web.live import Live
 
 HERE = Path(__file__).parent
@@ -46,6 +46,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 MAX_CELL = 100_000
 
 Role = Literal["gm", "player"]
+Body = TypeVar("Body", bound=BaseModel)
 
 
 @dataclass(frozen=True)
@@ -171,6 +172,16 @@ def create_app(config: ServeConfig) -> FastAPI:
             return "player"
         raise ApiError(401, "That secret is not this server's")
 
+    async def gm_request(request: Request, shape: type[Body], refusal: str) -> Body:
+        """A write's body, from the GM (the header's secret only), bounded and of `shape`."""
+        if role_of(request, header_only=True) != "gm":
+            raise ApiError(403, refusal)
+        body = await _bounded_body(request)
+        try:
+            return shape.model_validate_json(body)
+        except ValidationError as error:
+            raise ApiError(400, _validation_sentence(error.errors())) from None
+
     # Campaigns are never taken out of a store: one seen stays known.
     campaigns: set[str] = set()
 
@@ -234,13 +245,8 @@ def create_app(config: ServeConfig) -> FastAPI:
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": CommandRequest.model_json_schema()}}}})
     async def command(slug: str, request: Request) -> Response:
-        if role_of(request, header_only=True) != "gm":
-            raise ApiError(403, "Only the GM's secret records; the players' secret reads")
-        body = await _bounded_body(request)
-        try:
-            given = CommandRequest.model_validate_json(body)
-        except ValidationError as error:
-            raise ApiError(400, _validation_sentence(error.errors())) from None
+        given = await gm_request(request, CommandRequest,
+                                 "Only the GM's secret records; the players' secret reads")
         try:
             check_words(given.argv)
         except Refused as refusal:
@@ -260,14 +266,9 @@ def create_app(config: ServeConfig) -> FastAPI:
     async def ruler(slug: str, request: Request) -> Response:
         from cli.ruler import RulerRefused, measure
 
-        if role_of(request, header_only=True) != "gm":
-            raise ApiError(403, "Only the GM's secret measures moves; the players' secret reads")
-        body = await _bounded_body(request)
-        try:
-            given = RulerRequest.model_validate_json(body)
-        except ValidationError as error:
-            raise ApiError(400, _validation_sentence(error.errors())) from None
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in given.name):
+        given = await gm_request(request, RulerRequest, "Only the GM's secret measures moves; "
+                                                        "the players' secret reads")
+        if has_control(given.name):
             raise ApiError(400, "A combatant's name may not hold control characters")
         known(slug)
 

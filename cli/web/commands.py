@@ -63,6 +63,11 @@ class Outcome:
         return lines[-1].strip() if lines else "The command failed."
 
 
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character (a terminal escape, a newline, DEL)."""
+    return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
+
+
 def check_words(argv: list[str]) -> None:
     """Refuse, with a sentence, the words no request may carry."""
     if not argv:
@@ -72,7 +77,7 @@ def check_words(argv: list[str]) -> None:
     for word in argv:
         if len(word) > MAX_WORD:
             raise Refused(f"A word of a command is at most {MAX_WORD} characters long.")
-        if any(ord(ch) < 32 or ord(ch) == 127 for ch in word):
+        if has_control(word):
             raise Refused("A command's words may not hold control characters.")
         option = word.split("=", 1)[0]
         if option in FIXED_OPTIONS:

@@ -64,15 +64,20 @@
     toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 8000 : 4000);
   }
 
-  function command(argv, preview) {
-    return fetch(api + "/commands", {
+  // A GM's write (a command, a measure): its answer as {ok, body}, a sentence when it fails.
+  function post(path, payload) {
+    return fetch(api + path, {
       method: "POST",
       headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
-      body: JSON.stringify({argv: argv, preview: !!preview})
+      body: JSON.stringify(payload)
     }).then(function (response) {
       return response.json().catch(function () { return {error: "The server gave no answer."}; })
         .then(function (body) { return {ok: response.ok, body: body}; });
     }, function () { return {ok: false, body: {error: "The server cannot be reached."}}; });
+  }
+
+  function command(argv, preview) {
+    return post("/commands", {argv: argv, preview: !!preview});
   }
 
   function told(body) {
@@ -249,14 +254,7 @@
     markTarget("#fight", x, y);
     showRuler(mover + " to " + target, "Measuring…", false);
     var asked = target, who = mover;
-    fetch(api + "/ruler", {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
-      body: JSON.stringify({name: who, to: [Number(x), Number(y)], band: band})
-    }).then(function (response) {
-      return response.json().catch(function () { return {error: "The server gave no answer."}; })
-        .then(function (body) { return {ok: response.ok, body: body}; });
-    }, function () { return {ok: false, body: {error: "The server cannot be reached."}}; })
+    post("/ruler", {name: who, to: [Number(x), Number(y)], band: band})
       .then(function (result) {
         if (asked !== target || who !== mover) { return; }
         measured = result;
