@@ -31,6 +31,23 @@ from domain.battlemap import load_battle_map
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    EndDay,
+    EndEncounter,
+    EndSession,
+    Harm,
+    Move,
+    Redo,
+    RemoveCombatant,
+    SetSupplies,
+    StartDay,
+    StartEncounter,
+    StartSession,
+    Undo,
+)
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.ruleset import (
@@ -86,17 +103,17 @@ class Command:
 def setup(trek: Trek) -> None:
     """Events 1 to 8: the campaign, two riders on two mounts, supplies and a session."""
     trek.init(NAME, map_text=MAP_TEXT, at=Square(1, 0), seed=42)
-    trek.add_character(None, CharacterOptions(
+    trek.handle(None, AddCharacter(CharacterOptions(
         name="Kira", extra={"body": 6, "mind": 5, "soul": 4},
-        skills={"ride": 2, "navigation": 2, "survival": 1}))
-    trek.add_character(None, CharacterOptions(
+        skills={"ride": 2, "navigation": 2, "survival": 1})))
+    trek.handle(None, AddCharacter(CharacterOptions(
         name="Oren", extra={"body": 5, "mind": 6, "soul": 5},
-        skills={"medicine": 2, "survival": 2}))
-    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
-    trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
-    trek.supplies(None, "set", {"provisions": 6, "ammo": 2})
-    trek.supplies(None, "add", {"wealth": 1})  # event 7: UNDO_OLD_TARGET
-    trek.start_session(None, "session 1")
+        skills={"medicine": 2, "survival": 2})))
+    trek.handle(None, AddMount("Dusty", ("ground-speed", 1), "Kira"))
+    trek.handle(None, AddMount("Bramble", ("ground-speed", 1), "Oren"))
+    trek.handle(None, SetSupplies({"provisions": 6, "ammo": 2}))
+    trek.handle(None, AddSupplies({"wealth": 1}))  # event 7: UNDO_OLD_TARGET
+    trek.handle(None, StartSession("session 1"))
 
 
 def plan(rng: random.Random, game: Callable[[], Game]) -> Iterator[Command]:
@@ -203,9 +220,9 @@ class AppPlayer:
     def play(self, command: Command) -> None:
         t, a = self.trek, command.args
         if command.kind == "undo":
-            self.undone = int(t.undo(None, reason=a.get("reason"))[0]["cancels"][0])
+            self.undone = int(t.handle(None, Undo(reason=a.get("reason")))[0]["cancels"][0])
         elif command.kind == "redo":
-            t.redo(None, self.undone)
+            t.handle(None, Redo(self.undone))
         else:
             ACTIONS[command.kind](_AppTarget(t), a)
 
@@ -214,82 +231,45 @@ class AppPlayer:
 
 
 class _AppTarget:
+    """The application as `ACTIONS` addresses a campaign: one `handle`, the current campaign."""
+
     def __init__(self, trek: Trek) -> None:
         self.trek = trek
 
-    def start_day(self) -> Any:
-        return self.trek.start_day(None)
-
-    def end_day(self, options: DayEndOptions) -> Any:
-        return self.trek.end_day(None, options)
-
-    def move(self, options: MoveOptions) -> Any:
-        return self.trek.move(None, options)
-
-    def decide(self, command: RulesetCommand) -> Any:
-        return self.trek.decide(None, command)
-
-    def harm(self, character: str, health: int, energy: int, reason: str | None) -> Any:
-        return self.trek.harm(None, character, health, energy, reason)
-
-    def add_supplies(self, amounts: dict[str, int]) -> Any:
-        return self.trek.supplies(None, "add", amounts)
-
-    def start_session(self, title: str | None) -> Any:
-        return self.trek.start_session(None, title)
-
-    def end_session(self) -> Any:
-        return self.trek.end_session(None)
-
-    def start_encounter(self, name: str, battle_map: dict[str, Any] | None) -> Any:
-        return self.trek.start_encounter(None, name, ARENA)
-
-    def enter_combatant(self, command: EnterCombatant) -> Any:
-        return self.trek.enter_combatant(None, command)
-
-    def start_round(self, command: StartRound) -> Any:
-        return self.trek.start_round(None, command)
-
-    def move_combatant(self, command: MoveCombatant) -> Any:
-        return self.trek.move_combatant(None, command)
-
-    def remove_combatant(self, name: str) -> Any:
-        return self.trek.remove_combatant(None, name)
-
-    def end_encounter(self) -> Any:
-        return self.trek.end_encounter(None)
+    def handle(self, command: RulesetCommand) -> Any:
+        return self.trek.handle(None, command)
 
 
 def _enter(target: Any, a: dict[str, Any]) -> Any:
     """`encounter join` for a rider, `encounter add` for a raider."""
     at = Square(a["x"], a["y"])
     if a["name"] in ("Kira", "Oren"):
-        return target.enter_combatant(EnterCombatant(name=a["name"], at=at))
-    return target.enter_combatant(EnterCombatant(
+        return target.handle(EnterCombatant(name=a["name"], at=at))
+    return target.handle(EnterCombatant(
         name=a["name"], at=at, side=Side.ENEMY, from_roster=False,
         options=CharacterOptions(name=a["name"], extra={"body": 5, "mind": 3, "soul": 3})))
 
 
-# One table for both players: the aggregate and the use-case facade share these method names.
+# One table for both players: the aggregate and the application both take commands.
 ACTIONS: dict[str, Callable[[Any, dict[str, Any]], Any]] = {
-    "day start": lambda c, a: c.start_day(),
-    "day end": lambda c, a: c.end_day(DayEndOptions(hours=a["hours"])),
-    "move": lambda c, a: c.move(MoveOptions(steps=a["steps"])),
-    "forage": lambda c, a: c.decide(Forage(roll=a["roll"])),
-    "forced march": lambda c, a: c.decide(ForcedMarch(rolls=a["rolls"])),
-    "night travel": lambda c, a: c.decide(TravelByNight(roll=a["roll"])),
-    "repair": lambda c, a: c.decide(Repair(conveyance=a["conveyance"], by="Oren", roll=a["roll"])),
-    "harm": lambda c, a: c.harm("Kira", a["health"], a["energy"], "bandits"),
-    "supplies add": lambda c, a: c.add_supplies(a["amounts"]),
-    "session start": lambda c, a: c.start_session(a["title"]),
-    "session end": lambda c, a: c.end_session(),
-    "encounter start": lambda c, a: c.start_encounter(a["name"], ARENA_MAP),
+    "day start": lambda c, a: c.handle(StartDay()),
+    "day end": lambda c, a: c.handle(EndDay(DayEndOptions(hours=a["hours"]))),
+    "move": lambda c, a: c.handle(Move(MoveOptions(steps=a["steps"]))),
+    "forage": lambda c, a: c.handle(Forage(roll=a["roll"])),
+    "forced march": lambda c, a: c.handle(ForcedMarch(rolls=a["rolls"])),
+    "night travel": lambda c, a: c.handle(TravelByNight(roll=a["roll"])),
+    "repair": lambda c, a: c.handle(Repair(conveyance=a["conveyance"], by="Oren", roll=a["roll"])),
+    "harm": lambda c, a: c.handle(Harm("Kira", a["health"], a["energy"], "bandits")),
+    "supplies add": lambda c, a: c.handle(AddSupplies(a["amounts"])),
+    "session start": lambda c, a: c.handle(StartSession(a["title"])),
+    "session end": lambda c, a: c.handle(EndSession()),
+    "encounter start": lambda c, a: c.handle(StartEncounter(a["name"], ARENA_MAP)),
     "encounter enter": _enter,
-    "encounter round": lambda c, a: c.start_round(StartRound()),
-    "encounter move": lambda c, a: c.move_combatant(MoveCombatant(name=a["name"],
+    "encounter round": lambda c, a: c.handle(StartRound()),
+    "encounter move": lambda c, a: c.handle(MoveCombatant(name=a["name"],
                                                                   steps=a["steps"])),
-    "encounter remove": lambda c, a: c.remove_combatant(a["name"]),
-    "encounter end": lambda c, a: c.end_encounter(),
+    "encounter remove": lambda c, a: c.handle(RemoveCombatant(a["name"])),
+    "encounter end": lambda c, a: c.handle(EndEncounter()),
 }
 
 

@@ -27,6 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
@@ -79,15 +81,15 @@ def build(store: str) -> None:
         [started] = trek_app.init("Long Road", ruleset="besm", map_text=MAP_TEXT, at=START,
                                   seed=2024)
         slug = str(started["slug"])
-        trek_app.add_character(slug, CharacterOptions(
+        trek_app.handle(slug, AddCharacter(CharacterOptions(
             name="Kira", skills={"ride": 2, "navigation": 2, "survival": 1},
-            extra={"body": 6, "mind": 5, "soul": 4}))
-        trek_app.add_character(slug, CharacterOptions(
+            extra={"body": 6, "mind": 5, "soul": 4})))
+        trek_app.handle(slug, AddCharacter(CharacterOptions(
             name="Oren", skills={"survival": 2}, attributes={"ground-speed": 1},
-            extra={"body": 5, "mind": 6, "soul": 5}))
-        trek_app.add_mount(slug, "Dusty", ("ground-speed", 1), "Kira")
-        trek_app.supplies(slug, "set", {"provisions": 8, "ammo": 4})
-        trek_app.set_rule(slug, "upkeep-provisions", 1)
+            extra={"body": 5, "mind": 6, "soul": 5})))
+        trek_app.handle(slug, AddMount("Dusty", ("ground-speed", 1), "Kira"))
+        trek_app.handle(slug, SetSupplies({"provisions": 8, "ammo": 4}))
+        trek_app.handle(slug, SetRule("upkeep-provisions", 1))
     finally:
         trek_app.close()
 

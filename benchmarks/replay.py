@@ -43,6 +43,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from domain.commands import AddCharacter, AddMount
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
@@ -218,12 +220,12 @@ def tiny(store: str) -> None:
     """A 5-event campaign: init, two characters, two mounts."""
     with Trek.open(store, rulesets=RULESETS, create=True, gm=GM) as app:
         app.init(NAME, map_text=MAP_TEXT, at=Square(1, 0), seed=42)
-        app.add_character(None, CharacterOptions(
-            name="Kira", extra={"body": 6, "mind": 5, "soul": 4}))
-        app.add_character(None, CharacterOptions(
-            name="Oren", extra={"body": 5, "mind": 6, "soul": 5}))
-        app.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
-        app.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")
+        app.handle(None, AddCharacter(CharacterOptions(
+            name="Kira", extra={"body": 6, "mind": 5, "soul": 4})))
+        app.handle(None, AddCharacter(CharacterOptions(
+            name="Oren", extra={"body": 5, "mind": 6, "soul": 5})))
+        app.handle(None, AddMount("Dusty", ("ground-speed", 1), "Kira"))
+        app.handle(None, AddMount("Bramble", ("ground-speed", 1), "Oren"))
 
 
 def stored_events(store: str) -> int:

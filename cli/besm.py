@@ -27,7 +27,7 @@ def shortcut(route: str, roll: int | None) -> None:
     """Try a shortcut from the map (one attempt per shortcut per day)."""
     from domain.besm.commands import TakeShortcut
 
-    record(lambda t, c: t.decide(c, TakeShortcut(name=route, roll=roll)))
+    record(TakeShortcut(name=route, roll=roll))
 
 
 @click.command("forced-march")
@@ -40,7 +40,7 @@ def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     from domain.besm.commands import ForcedMarch
 
     given = dict(rolls)  # each name once: KeyValue refuses a name given twice
-    record(lambda t, c: t.decide(c, ForcedMarch(rolls=given)))
+    record(ForcedMarch(rolls=given))
 
 
 @click.command("night-travel")
@@ -51,7 +51,7 @@ def night_travel(roll: int | None, by: str | None) -> None:
     """Travel on after dark (once a day)."""
     from domain.besm.commands import TravelByNight
 
-    record(lambda t, c: t.decide(c, TravelByNight(roll=roll, by=by)))
+    record(TravelByNight(roll=roll, by=by))
 
 
 @click.command()
@@ -64,7 +64,7 @@ def forage(roll: int | None, by: str | None, take: str) -> None:
     """Give up a square of today's movement to hunt and forage."""
     from domain.besm.commands import Forage
 
-    record(lambda t, c: t.decide(c, Forage(roll=roll, by=by, take=take)))
+    record(Forage(roll=roll, by=by, take=take))
 
 
 @click.command()
@@ -76,7 +76,7 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
     """Spend the day restoring the levels a mount or vehicle lost to strain."""
     from domain.besm.commands import Repair
 
-    record(lambda t, c: t.decide(c, Repair(conveyance=conveyance, by=by, roll=roll)))
+    record(Repair(conveyance=conveyance, by=by, roll=roll))
 
 
 # How help and screens name this ruleset.
@@ -128,7 +128,7 @@ def prone(name: str) -> None:
     """BESM: drop prone (free); the round's Speed is halved while prone."""
     from domain.besm.commands import GoProne
 
-    record(lambda t, c: t.decide(c, GoProne(name=name)))
+    record(GoProne(name=name))
 
 
 @click.command("stand")
@@ -138,7 +138,7 @@ def stand(name: str) -> None:
     """BESM: stand up from prone, spending 1 square of this round's full Speed."""
     from domain.besm.commands import StandUp
 
-    record(lambda t, c: t.decide(c, StandUp(name=name)))
+    record(StandUp(name=name))
 
 
 ENCOUNTER_COMMANDS = [prone, stand]

@@ -285,7 +285,9 @@ def roster() -> None:
 def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
     options = character_from(name, given)
-    record(lambda t, c: t.add_character(c, options))
+    from domain.commands import AddCharacter
+
+    record(AddCharacter(options))
 
 
 # The --move help of a mount and a vehicle; each ruleset's way of giving it is added on mounting.
@@ -299,7 +301,9 @@ MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
 @recording_options
 def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
     """Add a mount to the party."""
-    record(lambda t, c: t.add_mount(c, name, move, rider))
+    from domain.commands import AddMount
+
+    record(AddMount(name, move, rider))
 
 
 @roster.command("add-vehicle")
@@ -311,7 +315,9 @@ def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> Non
 def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
                 passengers: tuple[str, ...]) -> None:
     """Add a vehicle to the party."""
-    record(lambda t, c: t.add_vehicle(c, name, move, driver, list(passengers)))
+    from domain.commands import AddVehicle
+
+    record(AddVehicle(name, move, driver, tuple(passengers)))
 
 
 @roster.command()
@@ -322,7 +328,10 @@ def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
 @recording_options
 def assign(character: str, conveyance: str, role: str) -> None:
     """Put a character on a mount or in a vehicle."""
-    record(lambda t, c: t.assign(c, character, conveyance, role))
+    from domain.commands import Assign
+    from domain.state import Role
+
+    record(Assign(character, conveyance, Role(role)))
 
 
 @roster.command()
@@ -330,7 +339,9 @@ def assign(character: str, conveyance: str, role: str) -> None:
 @recording_options
 def dismount(character: str) -> None:
     """Take a character off its mount or vehicle; it goes on foot."""
-    record(lambda t, c: t.dismount(c, character))
+    from domain.commands import Dismount
+
+    record(Dismount(character))
 
 
 @roster.command()
@@ -338,7 +349,9 @@ def dismount(character: str) -> None:
 @recording_options
 def leave(name: str) -> None:
     """Leave a character, mount or vehicle behind where the party stands now."""
-    record(lambda t, c: t.leave(c, name))
+    from domain.commands import Leave
+
+    record(Leave(name))
 
 
 @roster.command()
@@ -346,7 +359,9 @@ def leave(name: str) -> None:
 @recording_options
 def rejoin(name: str) -> None:
     """Take a member back into the party; only on the square it was left on."""
-    record(lambda t, c: t.rejoin(c, name))
+    from domain.commands import Rejoin
+
+    record(Rejoin(name))
 
 
 # -- supplies and harm ------------------------------------------------------------------------
@@ -365,7 +380,10 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
             raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
                                      param_hint="KIND=N")
         values[kind] = amount
-    record(lambda t, c: t.supplies(c, mode, values))
+    from domain.commands import AddSupplies, SetSupplies, SpendSupplies
+
+    kinds = {"set": SetSupplies, "add": AddSupplies, "spend": SpendSupplies}
+    record(kinds[mode](values))
 
 
 @trek.command()
@@ -378,7 +396,9 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
 @recording_options
 def harm(character: str, health: int, energy: int, reason: str | None) -> None:
     """Take Health and/or Energy from a character (never below 0)."""
-    record(lambda t, c: t.harm(c, character, health, energy, reason))
+    from domain.commands import Harm
+
+    record(Harm(character, health, energy, reason))
 
 
 @trek.group()
@@ -404,7 +424,9 @@ def rules_show() -> None:
 def rules_set(setting: tuple[str, int]) -> None:
     """Change a house rule, KEY=VALUE (recorded as an event)."""
     key, value = setting
-    record(lambda t, c: t.set_rule(c, key, value))
+    from domain.commands import SetRule
+
+    record(SetRule(key, value))
 
 
 # -- the day ----------------------------------------------------------------------------------
@@ -419,7 +441,9 @@ def day() -> None:
 @recording_options
 def day_start() -> None:
     """Open the next day with a budget of the group's base movement."""
-    record(lambda t, c: t.start_day(c))
+    from domain.commands import StartDay
+
+    record(StartDay())
 
 
 @day.command("end")
@@ -433,7 +457,9 @@ def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
     from domain.ruleset import DayEndOptions
 
     options = DayEndOptions(rests=dict(rests), hours=hours)
-    record(lambda t, c: t.end_day(c, options))
+    from domain.commands import EndDay
+
+    record(EndDay(options))
 
 
 _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
@@ -454,7 +480,9 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
         raise click.UsageError("give directions (N NE E SE S SW W NW) or --to X,Y")
     options = MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
                           through_hazard=through_hazard)
-    record(lambda t, c: t.move(c, options))
+    from domain.commands import Move
+
+    record(Move(options))
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -510,7 +538,9 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
     """
     if seq is not None and kind is not None:
         raise click.UsageError("give SEQ or --last KIND, not both")
-    record(lambda t, c: t.undo(c, seq, cascade=cascade, reason=reason, last=kind))
+    from domain.commands import Undo
+
+    record(Undo(seq, cascade=cascade, reason=reason, last=kind))
 
 
 @trek.command(context_settings={"ignore_unknown_options": True})
@@ -519,7 +549,9 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
 @recording_options
 def redo(seq: int, reason: str | None) -> None:
     """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
-    record(lambda t, c: t.redo(c, seq, reason=reason))
+    from domain.commands import Redo
+
+    record(Redo(seq, reason=reason))
 
 
 @trek.command()
@@ -621,14 +653,18 @@ def session() -> None:
 @recording_options
 def session_start(title: str | None) -> None:
     """Open a play session."""
-    record(lambda t, c: t.start_session(c, title))
+    from domain.commands import StartSession
+
+    record(StartSession(title))
 
 
 @session.command("end")
 @recording_options
 def session_end() -> None:
     """Close the open play session."""
-    record(lambda t, c: t.end_session(c))
+    from domain.commands import EndSession
+
+    record(EndSession())
 
 
 @trek.command()

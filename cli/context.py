@@ -11,6 +11,7 @@ import click
 from cli.options import Settings
 
 if TYPE_CHECKING:
+    from domain.ruleset import Command
     from tracker.app import Documents, Trek
     from tracker.opening import MemoryStores
 
@@ -91,11 +92,15 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
         render.print_events(docs, ruleset(), preview=settings().preview)
 
 
-def record(action: Callable[[Trek, str | None], Documents]) -> None:
-    """Record the event `action` decides, or with --preview only show it."""
+def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
+    """Hand `command` to the one door (`Trek.handle`), or with --preview only show the event
+    it would record. A command that needs the campaign to be built (a battle map read with
+    its ruleset's legend) comes as a function of the store and the campaign."""
     trek = open_store(preview=settings().preview)
     campaign = settings().campaign
-    docs = action(trek, campaign)
+    if callable(command):
+        command = command(trek, campaign)
+    docs = trek.handle(campaign, command)
     recorded(docs, lambda: _ruleset(trek, campaign, docs))
 
 

@@ -62,7 +62,7 @@ def push(name: str, direction: str, feet: int, roll: int | None) -> None:
     """Cypher: push off a wall in zero gravity toward DIR (a Might task of feet ÷ 4)."""
     from domain.cypher.combat import Push
 
-    record(lambda t, c: t.decide(c, Push(name=name, direction=direction, feet=feet, roll=roll)))
+    record(Push(name=name, direction=direction, feet=feet, roll=roll))
 
 
 @click.command("chase")
@@ -83,7 +83,7 @@ def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role:
 
     command = StartChase(name=name, level=level, ease=ease, hinder=hinder, roll=roll, role=role,
                          extended=extended)
-    record(lambda t, c: t.decide(c, command))
+    record(command)
 
 
 @click.command("chase-roll")
@@ -96,7 +96,7 @@ def chase_roll(name: str, ease: int, hinder: int, roll: int | None) -> None:
     """Cypher: one roll of an extended chase."""
     from domain.cypher.combat import RollChase
 
-    record(lambda t, c: t.decide(c, RollChase(name=name, ease=ease, hinder=hinder, roll=roll)))
+    record(RollChase(name=name, ease=ease, hinder=hinder, roll=roll))
 
 
 ENCOUNTER_COMMANDS = [push, chase, chase_roll]

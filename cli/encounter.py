@@ -77,6 +77,9 @@ def encounter() -> None:
 @recording_options
 def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
+    from domain.battlemap import load_battle_map
+    from domain.commands import StartEncounter
+
     map_text, note = None, None
     if map_file is not None:
         from cli import mapimport
@@ -85,7 +88,8 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
-        record(lambda t, c: t.start_encounter(c, name, map_text))
+        record(lambda t, c: StartEncounter(name, None if map_text is None else load_battle_map(
+            map_text, t.rulesets.named(t.ruleset_of(c)).battle_legend)))
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
     if note is not None and not settings().json:
@@ -111,7 +115,7 @@ def join(character: str, at: Square, facing: str | None) -> None:
     from domain.ruleset import EnterCombatant
 
     command = EnterCombatant(name=character, at=at, facing=_facing(facing))
-    record(lambda t, c: t.enter_combatant(c, command))
+    record(command)
 
 
 @encounter.command("add")
@@ -130,7 +134,7 @@ def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> N
     options = character_from(name, given)
     command = EnterCombatant(name=name, at=at, side=Side(side), facing=_facing(facing),
                              from_roster=False, options=options)
-    record(lambda t, c: t.enter_combatant(c, command))
+    record(command)
 
 
 @encounter.command("remove")
@@ -138,7 +142,9 @@ def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> N
 @recording_options
 def remove(name: str) -> None:
     """Take a combatant out of the fight (fled, fallen); its cell is free again."""
-    record(lambda t, c: t.remove_combatant(c, name))
+    from domain.commands import RemoveCombatant
+
+    record(RemoveCombatant(name))
 
 
 @encounter.command("round")
@@ -148,7 +154,7 @@ def round_(**options: Any) -> None:
     from domain.ruleset import StartRound
 
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
-    record(lambda t, c: t.start_round(c, StartRound(options=given)))
+    record(StartRound(options=given))
 
 
 @encounter.command("move", cls=ByRulesetHelp)
@@ -170,7 +176,7 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
     command = MoveCombatant(name=name, steps=tuple(d.upper() for d in directions), to=to,
                             options=given)
-    record(lambda t, c: t.move_combatant(c, command))
+    record(command)
 
 
 @encounter.command("status")
@@ -235,14 +241,16 @@ def act(name: str, kind: str | None, **given: Any) -> None:
 
     command = Act(name=name, kind=kind.lower() if kind is not None else None,
                   options=given_extras(given))
-    record(lambda t, c: t.decide(c, command))
+    record(command)
 
 
 @encounter.command("end")
 @recording_options
 def end() -> None:
     """Close the encounter; overland travel may go on."""
-    record(lambda t, c: t.end_encounter(c))
+    from domain.commands import EndEncounter
+
+    record(EndEncounter())
 
 
 def _mount_ruleset_parts() -> None:

@@ -54,7 +54,7 @@ def posture(name: str, posture: str) -> None:
     sitting); no MP cost here."""
     from domain.gurps.movement import ChangePosture
 
-    record(lambda t, c: t.decide(c, ChangePosture(name=name, posture=posture)))
+    record(ChangePosture(name=name, posture=posture))
 
 
 ENCOUNTER_COMMANDS = [posture]

@@ -62,7 +62,7 @@ def step(name: str, direction: str) -> None:
     only before any action gains MP and any MP is spent this round."""
     from domain.movepoints.commands import Step
 
-    record(lambda t, c: t.decide(c, Step(name=name, direction=direction)))
+    record(Step(name=name, direction=direction))
 
 
 @click.command("condition")
@@ -74,7 +74,7 @@ def condition(name: str, condition: str) -> None:
     and any transit; clear ends it."""
     from domain.movepoints.commands import SetCondition
 
-    record(lambda t, c: t.decide(c, SetCondition(name=name, condition=condition)))
+    record(SetCondition(name=name, condition=condition))
 
 
 ENCOUNTER_COMMANDS = [step, condition]

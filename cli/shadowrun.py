@@ -49,7 +49,7 @@ def next_pass() -> None:
     """Shadowrun: move on to the Combat Turn's next Initiative Pass."""
     from domain.shadowrun.commands import NextPass
 
-    record(lambda t, c: t.decide(c, NextPass()))
+    record(NextPass())
 
 
 @click.command("sprint")
@@ -63,7 +63,7 @@ def sprint(name: str, tn: int, roll: int | None) -> None:
     """Shadowrun: an Athletics (Running) test; each success adds 1 to Quickness next pass."""
     from domain.shadowrun.commands import Sprint
 
-    record(lambda t, c: t.decide(c, Sprint(name=name, tn=tn, successes=roll)))
+    record(Sprint(name=name, tn=tn, successes=roll))
 
 
 @click.command("intercept")
@@ -76,7 +76,7 @@ def intercept(name: str, by: str, at: Square) -> None:
     """Shadowrun: a free attack hurt NAME passing ENEMY; it stops at X,Y for this turn."""
     from domain.shadowrun.commands import Intercept
 
-    record(lambda t, c: t.decide(c, Intercept(name=name, by=by, at=at)))
+    record(Intercept(name=name, by=by, at=at))
 
 
 ENCOUNTER_COMMANDS = [next_pass, sprint, intercept]

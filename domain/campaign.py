@@ -9,7 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
+from functools import partial, singledispatchmethod
 from typing import Any, ClassVar, Protocol, Self
 from uuid import UUID
 
@@ -17,6 +17,28 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain import encounter, roster
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    AddVehicle,
+    Assign,
+    Dismount,
+    EndDay,
+    EndEncounter,
+    EndSession,
+    Harm,
+    Leave,
+    Move,
+    Rejoin,
+    RemoveCombatant,
+    SetRule,
+    SetSupplies,
+    SpendSupplies,
+    StartDay,
+    StartEncounter,
+    StartSession,
+)
 from domain.dice import KeyedDice
 from domain.errors import NotFound, NotOffered, RuleViolation, TamperedLog
 from domain.events import (
@@ -34,20 +56,17 @@ from domain.history import Replan, describe_dropped, replan
 from domain.maps import GameMap, Terrain
 from domain.patch import diff
 from domain.ruleset import (
-    CharacterOptions,
     Command,
-    DayEndOptions,
     Decision,
     EnterCombatant,
     MoveCombatant,
-    MoveOptions,
     Registry,
     Ruleset,
     Situation,
     StartRound,
     option_flag,
 )
-from domain.state import Game, Role
+from domain.state import Game
 from domain.values import check_name, check_number, check_square, check_text, refusal
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
@@ -346,114 +365,17 @@ class Campaign:
         self._pending.append(copy)
         return copy
 
-    # -- commands shared by every ruleset ----------------------------------------------------
+    # -- the one door: every command is decided here ----------------------------------------
 
-    def add_character(self, options: CharacterOptions) -> TrekEvent:
-        return self._record(lambda: roster.add_character(self.ruleset, self.situation(), options))
+    @singledispatchmethod
+    def handle(self, command: Command) -> TrekEvent:
+        """Decide `command` by the rules and record its event (a refusal records nothing).
 
-    def add_mount(self, name: str, move: tuple[str, int] | None, rider: str | None) -> TrekEvent:
-        return self._record(
-            lambda: roster.add_mount(self.ruleset, self.situation(), name, move, rider))
-
-    def add_vehicle(self, name: str, move: tuple[str, int] | None, driver: str | None,
-                    passengers: list[str]) -> TrekEvent:
-        return self._record(lambda:
-            roster.add_vehicle(self.ruleset, self.situation(), name, move, driver, passengers)
-        )
-
-    def assign(self, character: str, conveyance: str, role: Role) -> TrekEvent:
-        return self._record(lambda: roster.assign(self.situation(), character, conveyance, role))
-
-    def dismount(self, character: str) -> TrekEvent:
-        return self._record(lambda: roster.dismount(self.situation(), character))
-
-    def leave(self, name: str) -> TrekEvent:
-        return self._record(lambda: roster.leave(self.situation(), name))
-
-    def rejoin(self, name: str) -> TrekEvent:
-        return self._record(lambda: roster.rejoin(self.situation(), name))
-
-    def set_supplies(self, values: Mapping[str, int]) -> TrekEvent:
-        return self._record(lambda: roster.set_supplies(self.situation(), values))
-
-    def add_supplies(self, amounts: Mapping[str, int]) -> TrekEvent:
-        return self._record(lambda: roster.add_supplies(self.situation(), amounts))
-
-    def spend_supplies(self, amounts: Mapping[str, int]) -> TrekEvent:
-        return self._record(lambda: roster.spend_supplies(self.situation(), amounts))
-
-    def harm(self, character: str, health: int, energy: int, reason: str | None) -> TrekEvent:
-        return self._record(
-            lambda: roster.harm(self.situation(), character, health, energy, reason))
-
-    def set_rule(self, key: str, value: int) -> TrekEvent:
-        return self._record(lambda: roster.set_rule(self.ruleset, self.situation(), key, value))
-
-    def start_day(self) -> TrekEvent:
-        self._check_no_encounter("day start")
-        return self._record(lambda: self.ruleset.start_day(self.situation()))
-
-    def move(self, options: MoveOptions) -> TrekEvent:
-        self._check_no_encounter("overland move")
-        return self._record(lambda: self.ruleset.move(self.situation(), options))
-
-    def end_day(self, options: DayEndOptions) -> TrekEvent:
-        self._check_no_encounter("day end")
-        return self._record(lambda: self.ruleset.end_day(self.situation(), options))
-
-    def _check_no_encounter(self, what: str) -> None:
-        if self.game.encounter is not None:
-            raise encounter.EncounterOpen(
-                f"no {what} while the encounter {self.game.encounter.name} is open; "
-                "`trek encounter end` closes it (roster, supplies and harm still work)")
-
-    # -- encounters ----------------------------------------------------------------------------
-
-    def start_encounter(self, name: str, battle_map: dict[str, Any] | None) -> TrekEvent:
-        check_text(name, "encounter name", limit=MAX_CAMPAIGN_NAME)
-        if not self.ruleset.encounters:
-            raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
-                             "release; nothing was recorded")
-        grid = self.ruleset.grid
-        if battle_map is not None and battle_map.get("grid", "square") != grid:
-            raise RuleViolation(
-                f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
-                f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
-                f"grid = \"{grid}\"")
-        return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
-
-    def enter_combatant(self, command: EnterCombatant) -> TrekEvent:
-        if command.from_roster is False:
-            check_name(command.name)
-        return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
-
-    def remove_combatant(self, name: str) -> TrekEvent:
-        return self._record(lambda: encounter.remove(self.situation(), name))
-
-    def start_round(self, command: StartRound) -> TrekEvent:
-        encounter.open_encounter(self.game)
-        return self._record(lambda: self.ruleset.start_round(self.situation(), command))
-
-    def move_combatant(self, command: MoveCombatant) -> TrekEvent:
-        encounter.open_encounter(self.game)
-        allowed = self.ruleset.move_options
-        foreign = sorted(set(command.options) - allowed)
-        if foreign:
-            offered = ", ".join(option_flag(o) for o in sorted(allowed)) or "none"
-            raise NotOffered(
-                f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
-                f"(its options: {offered}); nothing was recorded")
-        situation = replace(self.situation(), dice=self._dice())
-        return self._record(lambda: self.ruleset.move_combatant(situation, command))
-
-    def end_encounter(self) -> TrekEvent:
-        return self._record(lambda: encounter.end(self.situation()))
-
-    def decide(self, command: Command) -> TrekEvent:
-        """A command only some rulesets offer, checked and decided by the campaign's ruleset."""
+        The shared commands (domain.commands) are decided below; any other goes to the
+        campaign's ruleset, which offers it or refuses it.
+        """
         ruleset = self.ruleset
-        if command.overland:
-            self._check_no_encounter(command.what)
+        self._check_overland(command)
         if type(command) not in ruleset.commands:
             raise NotOffered(
                 f"the {ruleset.name} ruleset has no {command.what}; nothing was recorded"
@@ -467,9 +389,138 @@ class Campaign:
 
         return self._record(decide)
 
+    @handle.register
+    def _(self, command: AddCharacter) -> TrekEvent:
+        return self._record(
+            lambda: roster.add_character(self.ruleset, self.situation(), command.options))
+
+    @handle.register
+    def _(self, command: AddMount) -> TrekEvent:
+        return self._record(lambda: roster.add_mount(
+            self.ruleset, self.situation(), command.name, command.move, command.rider))
+
+    @handle.register
+    def _(self, command: AddVehicle) -> TrekEvent:
+        return self._record(lambda: roster.add_vehicle(
+            self.ruleset, self.situation(), command.name, command.move, command.driver,
+            list(command.passengers)))
+
+    @handle.register
+    def _(self, command: Assign) -> TrekEvent:
+        return self._record(lambda: roster.assign(
+            self.situation(), command.character, command.conveyance, command.role))
+
+    @handle.register
+    def _(self, command: Dismount) -> TrekEvent:
+        return self._record(lambda: roster.dismount(self.situation(), command.character))
+
+    @handle.register
+    def _(self, command: Leave) -> TrekEvent:
+        return self._record(lambda: roster.leave(self.situation(), command.name))
+
+    @handle.register
+    def _(self, command: Rejoin) -> TrekEvent:
+        return self._record(lambda: roster.rejoin(self.situation(), command.name))
+
+    @handle.register
+    def _(self, command: SetSupplies) -> TrekEvent:
+        return self._record(lambda: roster.set_supplies(self.situation(), command.amounts))
+
+    @handle.register
+    def _(self, command: AddSupplies) -> TrekEvent:
+        return self._record(lambda: roster.add_supplies(self.situation(), command.amounts))
+
+    @handle.register
+    def _(self, command: SpendSupplies) -> TrekEvent:
+        return self._record(lambda: roster.spend_supplies(self.situation(), command.amounts))
+
+    @handle.register
+    def _(self, command: Harm) -> TrekEvent:
+        return self._record(lambda: roster.harm(
+            self.situation(), command.character, command.health, command.energy,
+            command.reason))
+
+    @handle.register
+    def _(self, command: SetRule) -> TrekEvent:
+        return self._record(
+            lambda: roster.set_rule(self.ruleset, self.situation(), command.key, command.value))
+
+    @handle.register
+    def _(self, command: StartDay) -> TrekEvent:
+        self._check_overland(command)
+        return self._record(lambda: self.ruleset.start_day(self.situation()))
+
+    @handle.register
+    def _(self, command: Move) -> TrekEvent:
+        self._check_overland(command)
+        return self._record(lambda: self.ruleset.move(self.situation(), command.options))
+
+    @handle.register
+    def _(self, command: EndDay) -> TrekEvent:
+        self._check_overland(command)
+        return self._record(lambda: self.ruleset.end_day(self.situation(), command.options))
+
+    def _check_overland(self, command: Command) -> None:
+        if command.overland and self.game.encounter is not None:
+            raise encounter.EncounterOpen(
+                f"no {command.what} while the encounter {self.game.encounter.name} is open; "
+                "`trek encounter end` closes it (roster, supplies and harm still work)")
+
+    # -- encounters ----------------------------------------------------------------------------
+
+    @handle.register
+    def _(self, command: StartEncounter) -> TrekEvent:
+        name = command.name
+        check_text(name, "encounter name", limit=MAX_CAMPAIGN_NAME)
+        if not self.ruleset.encounters:
+            raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
+                             "release; nothing was recorded")
+        grid = self.ruleset.grid
+        battle_map = None if command.battle_map is None else dict(command.battle_map)
+        if battle_map is not None and battle_map.get("grid", "square") != grid:
+            raise RuleViolation(
+                f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
+                f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
+                f"grid = \"{grid}\"")
+        return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
+
+    @handle.register
+    def _(self, command: EnterCombatant) -> TrekEvent:
+        if command.from_roster is False:
+            check_name(command.name)
+        return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
+
+    @handle.register
+    def _(self, command: RemoveCombatant) -> TrekEvent:
+        return self._record(lambda: encounter.remove(self.situation(), command.name))
+
+    @handle.register
+    def _(self, command: StartRound) -> TrekEvent:
+        encounter.open_encounter(self.game)
+        return self._record(lambda: self.ruleset.start_round(self.situation(), command))
+
+    @handle.register
+    def _(self, command: MoveCombatant) -> TrekEvent:
+        encounter.open_encounter(self.game)
+        allowed = self.ruleset.move_options
+        foreign = sorted(set(command.options) - allowed)
+        if foreign:
+            offered = ", ".join(option_flag(o) for o in sorted(allowed)) or "none"
+            raise NotOffered(
+                f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
+                f"(its options: {offered}); nothing was recorded")
+        situation = replace(self.situation(), dice=self._dice())
+        return self._record(lambda: self.ruleset.move_combatant(situation, command))
+
+    @handle.register
+    def _(self, command: EndEncounter) -> TrekEvent:
+        return self._record(lambda: encounter.end(self.situation()))
+
     # -- sessions ------------------------------------------------------------------------------
 
-    def start_session(self, title: str | None) -> TrekEvent:
+    @handle.register
+    def _(self, command: StartSession) -> TrekEvent:
+        title = command.title
         if title is not None:
             check_text(title, "session title")
         if self.session is not None:
@@ -478,7 +529,8 @@ class Campaign:
             )
         return self._record(lambda: SessionStarted(number=self.sessions + 1, title=title))
 
-    def end_session(self) -> TrekEvent:
+    @handle.register
+    def _(self, command: EndSession) -> TrekEvent:
         if self.session is None:
             raise RuleViolation("no session is open; `trek session start` begins one")
         return self._record(lambda: SessionEnded(number=self.session))

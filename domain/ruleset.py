@@ -97,8 +97,10 @@ class Act(Command):
 
 
 @dataclass(frozen=True)
-class EnterCombatant:
+class EnterCombatant(Command):
     """`encounter join` (a roster character, side party) or `encounter add` (anyone else)."""
+
+    what: ClassVar[str] = "encounter join"
 
     name: str
     at: Square
@@ -110,8 +112,10 @@ class EnterCombatant:
 
 
 @dataclass(frozen=True)
-class MoveCombatant:
+class MoveCombatant(Command):
     """`encounter move NAME DIR... | --to X,Y` with the ruleset's own options."""
+
+    what: ClassVar[str] = "encounter move"
 
     name: str
     steps: tuple[str, ...] = ()
@@ -120,8 +124,10 @@ class MoveCombatant:
 
 
 @dataclass(frozen=True)
-class StartRound:
+class StartRound(Command):
     """`encounter round` with the ruleset's own options (e.g. how the round is split)."""
+
+    what: ClassVar[str] = "encounter round"
 
     options: Mapping[str, Any] = field(default_factory=dict)
 

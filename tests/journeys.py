@@ -6,6 +6,7 @@ from typing import Any
 
 from cli.besm_demo import DEMO_MAP
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
+from domain.commands import AddCharacter, AddMount, EndDay, Harm, Move, SetSupplies, StartDay
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
 from tracker.app import Trek
@@ -36,24 +37,24 @@ rows = ["==.r...", "......."]
 def record_full_day(trek: Trek) -> None:
     """Day 1 of the README journey, with the dice given, then one harm; events 1 to 14."""
     trek.init("Ashes Road", map_text=MAP, at=Square(1, 1), seed=42)             # 1
-    trek.add_character(None, CharacterOptions(                                   # 2
+    trek.handle(None, AddCharacter(CharacterOptions(                                   # 2
         name="Kira",
         skills={"ride": 2, "navigation": 2, "survival": 1},
-            extra={"body": 6, "mind": 5, "soul": 4}))
-    trek.add_character(None, CharacterOptions(                                   # 3
+            extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(None, AddCharacter(CharacterOptions(                                   # 3
         name="Oren", skills={"medicine": 2, "survival": 2},
-            extra={"body": 5, "mind": 6, "soul": 5}))
-    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")                   # 4
-    trek.add_mount(None, "Bramble", ("ground-speed", 1), "Oren")                 # 5
-    trek.supplies(None, "set", {"provisions": 4, "ammo": 2})                     # 6
-    trek.start_day(None)                                                         # 7
-    trek.decide(None, TakeShortcut(name="Kessel Pass", roll=6))           # 8
-    trek.move(None, MoveOptions(steps=("E", "E", "E")))                          # 9
-    trek.decide(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))                    # 10
-    trek.move(None, MoveOptions(to=Square(6, 1)))                                # 11
-    trek.decide(None, Forage(roll=5))                                   # 12
-    trek.harm(None, "Kira", 12, 20, "ambush")                                    # 13
-    trek.end_day(None, DayEndOptions())                                          # 14
+            extra={"body": 5, "mind": 6, "soul": 5})))
+    trek.handle(None, AddMount("Dusty", ("ground-speed", 1), "Kira"))                   # 4
+    trek.handle(None, AddMount("Bramble", ("ground-speed", 1), "Oren"))                 # 5
+    trek.handle(None, SetSupplies({"provisions": 4, "ammo": 2}))                     # 6
+    trek.handle(None, StartDay())                                                         # 7
+    trek.handle(None, TakeShortcut(name="Kessel Pass", roll=6))           # 8
+    trek.handle(None, Move(MoveOptions(steps=("E", "E", "E"))))                          # 9
+    trek.handle(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))                    # 10
+    trek.handle(None, Move(MoveOptions(to=Square(6, 1))))                                # 11
+    trek.handle(None, Forage(roll=5))                                   # 12
+    trek.handle(None, Harm("Kira", 12, 20, "ambush"))                                    # 13
+    trek.handle(None, EndDay(DayEndOptions()))                                          # 14
 
 
 def besm_command(what: str, rolls: dict[str, int] | None = None, **options: Any) -> Command:

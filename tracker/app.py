@@ -6,10 +6,11 @@ import getpass
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import singledispatchmethod
 from itertools import chain
 from typing import Any
 from uuid import UUID
@@ -21,8 +22,8 @@ from eventsourcing.persistence import (
 )
 
 from domain import roster
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
+from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     CampaignStarted,
@@ -38,16 +39,10 @@ from domain.history import fold_live
 from domain.maps import load_map
 from domain.route import build_route
 from domain.ruleset import (
-    CharacterOptions,
     Command,
-    DayEndOptions,
-    EnterCombatant,
-    MoveCombatant,
-    MoveOptions,
     Registry,
-    StartRound,
 )
-from domain.state import Game, Role
+from domain.state import Game
 from domain.values import check_name
 from projections.audit import Auditor
 from projections.cancellations import KeptCancellations, Unfolded, unfolded
@@ -412,14 +407,17 @@ class Trek:
     def _store_errors(self) -> AbstractContextManager[None]:
         return store_errors(self.location)
 
-    def record(self, slug: str | None, action: Callable[[Campaign], TrekEvent]) -> Documents:
+    def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
+               preview: bool = False) -> Documents:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
         again and decides afresh, so no event is lost or recorded twice. A previewing Trek
         returns the decided event (its seq the one it would get) and saves nothing.
         """
-        self._require_writable()
+        preview = preview or self.preview
+        if not (self.writable or preview):
+            raise RuntimeError("a read command tried to record")
         name = self.resolve(slug)
         self.previewed = None
         for attempt in range(SAVE_ATTEMPTS):
@@ -430,7 +428,7 @@ class Trek:
             self._check_head(campaign, head)
             campaign.stamp = self._stamp()
             event = action(campaign)
-            if self.preview:
+            if preview:
                 self.previewed = campaign
                 return [event_document(event)]
             try:
@@ -488,84 +486,9 @@ class Trek:
         return [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
                 if isinstance(e, TrekEvent)]
 
-    def add_character(self, slug: str | None, options: CharacterOptions) -> Documents:
-        return self.record(slug, lambda c: c.add_character(options))
-
-    def add_mount(self, slug: str | None, name: str, move: tuple[str, int] | None,
-                  rider: str | None) -> Documents:
-        return self.record(slug, lambda c: c.add_mount(name, move, rider))
-
-    def add_vehicle(self, slug: str | None, name: str, move: tuple[str, int] | None,
-                    driver: str | None, passengers: list[str]) -> Documents:
-        return self.record(slug, lambda c: c.add_vehicle(name, move, driver, passengers))
-
-    def assign(self, slug: str | None, character: str, conveyance: str, role: str) -> Documents:
-        return self.record(slug, lambda c: c.assign(character, conveyance, Role(role)))
-
-    def dismount(self, slug: str | None, character: str) -> Documents:
-        return self.record(slug, lambda c: c.dismount(character))
-
-    def leave(self, slug: str | None, name: str) -> Documents:
-        return self.record(slug, lambda c: c.leave(name))
-
-    def rejoin(self, slug: str | None, name: str) -> Documents:
-        return self.record(slug, lambda c: c.rejoin(name))
-
-    def supplies(self, slug: str | None, mode: str, amounts: Mapping[str, int]) -> Documents:
-        actions: dict[str, Callable[[Campaign], TrekEvent]] = {
-            "set": lambda c: c.set_supplies(amounts),
-            "add": lambda c: c.add_supplies(amounts),
-            "spend": lambda c: c.spend_supplies(amounts),
-        }
-        return self.record(slug, actions[mode])
-
-    def harm(self, slug: str | None, character: str, health: int, energy: int,
-             reason: str | None) -> Documents:
-        return self.record(slug, lambda c: c.harm(character, health, energy, reason))
-
-    def set_rule(self, slug: str | None, key: str, value: int) -> Documents:
-        return self.record(slug, lambda c: c.set_rule(key, value))
-
     def rules(self, slug: str | None) -> dict[str, Any]:
         view = self.view(slug)
         return roster.house_rules(self.rulesets.named(view.ruleset), view.game)
-
-    def start_day(self, slug: str | None) -> Documents:
-        return self.record(slug, lambda c: c.start_day())
-
-    def move(self, slug: str | None, options: MoveOptions) -> Documents:
-        return self.record(slug, lambda c: c.move(options))
-
-    def end_day(self, slug: str | None, options: DayEndOptions) -> Documents:
-        return self.record(slug, lambda c: c.end_day(options))
-
-    def decide(self, slug: str | None, command: Command) -> Documents:
-        """A command only some rulesets offer (see each ruleset's commands module)."""
-        return self.record(slug, lambda c: c.decide(command))
-
-    # -- use cases: encounters -------------------------------------------------------------------
-
-    def start_encounter(self, slug: str | None, name: str, map_text: str | None) -> Documents:
-        def action(campaign: Campaign) -> TrekEvent:
-            battle_map = (load_battle_map(map_text, campaign.ruleset.battle_legend)
-                          if map_text is not None else None)
-            return campaign.start_encounter(name, battle_map)
-        return self.record(slug, action)
-
-    def enter_combatant(self, slug: str | None, command: EnterCombatant) -> Documents:
-        return self.record(slug, lambda c: c.enter_combatant(command))
-
-    def remove_combatant(self, slug: str | None, name: str) -> Documents:
-        return self.record(slug, lambda c: c.remove_combatant(name))
-
-    def start_round(self, slug: str | None, command: StartRound) -> Documents:
-        return self.record(slug, lambda c: c.start_round(command))
-
-    def move_combatant(self, slug: str | None, command: MoveCombatant) -> Documents:
-        return self.record(slug, lambda c: c.move_combatant(command))
-
-    def end_encounter(self, slug: str | None) -> Documents:
-        return self.record(slug, lambda c: c.end_encounter())
 
     def encounter_status(self, slug: str | None) -> dict[str, Any] | None:
         """The open encounter as `encounter status --json` shows it, or None."""
@@ -627,11 +550,69 @@ class Trek:
                         if round_number is None or p["round"] == round_number]
         return doc
 
-    def start_session(self, slug: str | None, title: str | None) -> Documents:
-        return self.record(slug, lambda c: c.start_session(title))
+    # -- the one door for every write ---------------------------------------------------------
 
-    def end_session(self, slug: str | None) -> Documents:
-        return self.record(slug, lambda c: c.end_session())
+    def handle(self, slug: str | None, command: Command, *, preview: bool = False
+               ) -> Documents:
+        """Load the campaign, decide `command`, save its event and catch up the read models;
+        the event's document (a reversal's with `targets`, what it cancelled or restored).
+
+        With `preview` (or on a previewing Trek) the event is decided as recording would
+        decide it and returned unsaved, its seq the one it would get.
+        """
+        docs = self._record(slug, self._action(command), preview=preview)
+        return list(self._with_targets(self.resolve(slug), docs))
+
+    @singledispatchmethod
+    def _action(self, command: Command) -> Callable[[Campaign], TrekEvent]:
+        """What recording `command` does to the loaded campaign: most commands the campaign
+        decides alone; a reversal first reads the log around its target."""
+        return lambda campaign: campaign.handle(command)
+
+    @_action.register
+    def _(self, command: Undo) -> Callable[[Campaign], TrekEvent]:
+        seq, last = command.seq, command.last
+        if last is not None:
+            if seq is not None:
+                raise RuleViolation("give SEQ or --last KIND, not both")
+            self._check_kind(last)
+
+        def action(campaign: Campaign) -> TrekEvent:
+            target = seq if seq is not None else self._latest_live(campaign, last)
+            if target < 1 or target > campaign.version:
+                raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
+            campaign.check_cancellable([target])
+            before = self._game_before(campaign, target)
+            # Streamed: the later events are read once, a page at a time, as they are checked.
+            later = page_events(self.app.events, campaign.id, gt=target - 1,
+                                lte=campaign.version)
+            return campaign.cancel([target], before=before, later=later,
+                                   cascade=command.cascade, reason=command.reason)
+        return action
+
+    @_action.register
+    def _(self, command: Redo) -> Callable[[Campaign], TrekEvent]:
+        seq = command.seq
+
+        def action(campaign: Campaign) -> TrekEvent:
+            if seq < 1 or seq > campaign.version:
+                raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
+            named = self._event(campaign.slug, seq)
+            if isinstance(named, EventsCancelled):
+                cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
+                             if named.cancels else {})
+                targets = [s for s in named.cancels if cancelled.get(s) == seq]
+                if not targets:
+                    raise RuleViolation(f"everything event {seq} cancelled is already restored")
+            else:
+                targets = [seq]
+            campaign.check_restorable(targets)
+            first = min(targets)
+            before = self._game_before(campaign, first)
+            later = page_events(self.app.events, campaign.id, gt=first - 1,
+                                lte=campaign.version)
+            return campaign.restore(targets, before=before, later=later, reason=command.reason)
+        return action
 
     # -- history --------------------------------------------------------------------------------
 
@@ -700,52 +681,6 @@ class Trek:
                 break
         return fold_live(page_events(self.app.events, campaign.id, lte=first - 1),
                          campaign.live_in_order())
-
-    def undo(self, slug: str | None, seq: int | None = None, *, cascade: bool = False,
-             reason: str | None = None, last: str | None = None) -> Documents:
-        """Cancel event `seq`, else the newest live event (of kind `last`, a word of
-        `Registry.undo_kinds`); the reversal's document names what it cancelled (`targets`)."""
-        if last is not None:
-            if seq is not None:
-                raise RuleViolation("give SEQ or --last KIND, not both")
-            self._check_kind(last)
-
-        def action(campaign: Campaign) -> TrekEvent:
-            target = seq if seq is not None else self._latest_live(campaign, last)
-            if target < 1 or target > campaign.version:
-                raise NotFound(f"there is no event {target}; the log runs 1 to {campaign.version}")
-            campaign.check_cancellable([target])
-            before = self._game_before(campaign, target)
-            # Streamed: the later events are read once, a page at a time, as they are checked.
-            later = page_events(self.app.events, campaign.id, gt=target - 1,
-                                lte=campaign.version)
-            return campaign.cancel([target], before=before, later=later, cascade=cascade,
-                                   reason=reason)
-        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
-
-    def redo(self, slug: str | None, seq: int, *, reason: str | None = None) -> Documents:
-        """Restore event `seq` (or what reversal `seq` cancelled); the document names what it
-        restored (`targets`)."""
-
-        def action(campaign: Campaign) -> TrekEvent:
-            if seq < 1 or seq > campaign.version:
-                raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
-            named = self._event(campaign.slug, seq)
-            if isinstance(named, EventsCancelled):
-                cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
-                             if named.cancels else {})
-                targets = [s for s in named.cancels if cancelled.get(s) == seq]
-                if not targets:
-                    raise RuleViolation(f"everything event {seq} cancelled is already restored")
-            else:
-                targets = [seq]
-            campaign.check_restorable(targets)
-            first = min(targets)
-            before = self._game_before(campaign, first)
-            later = page_events(self.app.events, campaign.id, gt=first - 1,
-                                lte=campaign.version)
-            return campaign.restore(targets, before=before, later=later, reason=reason)
-        return list(self._with_targets(self.resolve(slug), self.record(slug, action)))
 
     # -- reading ----------------------------------------------------------------------------------
 

@@ -15,6 +15,18 @@ from journeys import MAP, record_full_day
 
 from domain.besm.commands import ForcedMarch, Repair, TakeShortcut
 from domain.campaign import Campaign, campaign_id
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    EndDay,
+    Move,
+    Redo,
+    SetSupplies,
+    SpendSupplies,
+    StartDay,
+    Undo,
+)
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -107,18 +119,19 @@ def test_full_besm_day_matches_the_rules_worked_by_hand(store: str, open_trek: O
 def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     trek.init("Ashes Road", map_text=MAP, at=Square(1, 1), seed=42)
-    trek.add_character(None, CharacterOptions(name="Kira", extra={"body": 6, "mind": 5, "soul": 4}))
-    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")
+    trek.handle(None, AddCharacter(CharacterOptions(
+        name="Kira", extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(None, AddMount("Dusty", ("ground-speed", 1), "Kira"))
 
     refusals: list[Callable[[], object]] = [
-        lambda: trek.move(None, MoveOptions(steps=("E",))),                 # no day open
-        lambda: trek.end_day(None, DayEndOptions()),                        # no day open
-        lambda: trek.undo(None, 1),                                         # keeps the books
-        lambda: trek.redo(None, 2),                                         # not cancelled
-        lambda: trek.undo(None, 99),                                        # no such event
-        lambda: trek.supplies(None, "spend", {"provisions": 1}),            # has none
-        lambda: trek.add_character(None, CharacterOptions(name="Kira",
-            extra={"body": 1, "mind": 1, "soul": 1})),
+        lambda: trek.handle(None, Move(MoveOptions(steps=("E",)))),                 # no day open
+        lambda: trek.handle(None, EndDay(DayEndOptions())),                        # no day open
+        lambda: trek.handle(None, Undo(1)),  # keeps the books
+        lambda: trek.handle(None, Redo(2)),                                         # not cancelled
+        lambda: trek.handle(None, Undo(99)),                                        # no such event
+        lambda: trek.handle(None, SpendSupplies({"provisions": 1})),            # has none
+        lambda: trek.handle(None, AddCharacter(CharacterOptions(name="Kira",
+            extra={"body": 1, "mind": 1, "soul": 1}))),
         lambda: trek.init("Ashes Road"),                                    # same name
     ]
     for refuse in refusals:
@@ -127,16 +140,16 @@ def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> N
             refuse()
         assert snapshot_of(trek) == before
 
-    trek.start_day(None)  # budget 2: Dusty's ground-speed 1
+    trek.handle(None, StartDay())  # budget 2: Dusty's ground-speed 1
     day_refusals: list[Callable[[], object]] = [
-        lambda: trek.move(None, MoveOptions(steps=("E",))),                 # mountains at 2,1
-        lambda: trek.move(None, MoveOptions(steps=("S", "S", "S"))),        # 3 > 2, all or none
-        lambda: trek.move(None, MoveOptions(steps=("N", "N"))),             # off the map
-        lambda: trek.move(None, MoveOptions(to=Square(9, 3))),              # too far today
-        lambda: trek.decide(None, ForcedMarch(rolls={"Kira": 5})),             # no provisions
-        lambda: trek.decide(None, TakeShortcut(name="Nowhere", roll=5)),
-        lambda: trek.decide(None, Repair(conveyance="Dusty", by="Kira", roll=5)),
-        lambda: trek.start_day(None),                                       # day 1 is open
+        lambda: trek.handle(None, Move(MoveOptions(steps=("E",)))),  # mountains at 2,1
+        lambda: trek.handle(None, Move(MoveOptions(steps=("S", "S", "S")))),  # 3 > 2, all or none
+        lambda: trek.handle(None, Move(MoveOptions(steps=("N", "N")))),             # off the map
+        lambda: trek.handle(None, Move(MoveOptions(to=Square(9, 3)))),              # too far today
+        lambda: trek.handle(None, ForcedMarch(rolls={"Kira": 5})),             # no provisions
+        lambda: trek.handle(None, TakeShortcut(name="Nowhere", roll=5)),
+        lambda: trek.handle(None, Repair(conveyance="Dusty", by="Kira", roll=5)),
+        lambda: trek.handle(None, StartDay()),                                       # day 1 is open
     ]
     for refuse in day_refusals:
         before = snapshot_of(trek)
@@ -152,7 +165,7 @@ def test_undo_the_latest_event_then_redo_it(store: str, open_trek: OpenTrek) -> 
     record_full_day(trek)
     after_day = trek.status(None)
 
-    [undone] = trek.undo(None, reason="too early")
+    [undone] = trek.handle(None, Undo(reason="too early"))
     assert (undone["seq"], undone["type"], undone["cancels"]) == (15, "EventsCancelled", [14])
     status = trek.status(None)
     # The day is open again: budget 2 + 2 (shortcut) + 2 (march) = 6, all of it used.
@@ -168,14 +181,14 @@ def test_undo_the_latest_event_then_redo_it(store: str, open_trek: OpenTrek) -> 
 
     # A reversal is not itself undone: the next undo takes the harm (13) back.
     before_second = trek.status(None)
-    [second] = trek.undo(None)
+    [second] = trek.handle(None, Undo())
     assert second["cancels"] == [13]
     assert trek.status(None)["characters"]["Kira"]["health"] == 50
-    [back13] = trek.redo(None, 13)
+    [back13] = trek.handle(None, Redo(13))
     assert (back13["seq"], back13["type"], back13["restores"]) == (17, "EventsRestored", [13])
     assert trek.status(None) == {**before_second, "events": 17}
 
-    [redone] = trek.redo(None, 14)
+    [redone] = trek.handle(None, Redo(14))
     assert (redone["seq"], redone["type"], redone["restores"]) == (18, "EventsRestored", [14])
     assert trek.status(None) == {**after_day, "events": 18}
     assert seqs_cancelled(trek) == {}
@@ -195,7 +208,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
     # second move would start at 4,1 where the party no longer stands. The march, the forage,
     # the harm and the day's end still stand as recorded.
     with pytest.raises(RuleViolation) as refused:
-        trek.undo(None, 8)
+        trek.handle(None, Undo(8))
     message = str(refused.value)
     assert "event 9 (Moved)" in message
     assert "event 11 (Moved)" in message
@@ -204,7 +217,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
         assert f"event {standing} " not in message
     assert snapshot_of(trek) == before
 
-    [reversal] = trek.undo(None, 8, cascade=True, reason="the pass was snowed in")
+    [reversal] = trek.handle(None, Undo(8, cascade=True, reason="the pass was snowed in"))
     assert (reversal["seq"], reversal["cancels"]) == (15, [8, 9, 11])
     assert seqs_cancelled(trek) == {8: 15, 9: 15, 11: 15}
     status = trek.status(None)
@@ -215,7 +228,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
     assert status["day_open"] is False
 
     # Redoing the reversal brings back everything it cancelled, under the same check.
-    [restored] = trek.redo(None, 15)
+    [restored] = trek.handle(None, Redo(15))
     assert restored["restores"] == [8, 9, 11]
     assert trek.status(None) == {**after_day, "events": 16}
     assert trek.verify_views()["verified"] is True
@@ -225,7 +238,7 @@ def test_replay_then_verify_and_verify_notices_a_tampered_view(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    trek.undo(None)
+    trek.handle(None, Undo())
     status, log = trek.status(None), trek.log(None)
 
     result = trek.replay()
@@ -255,7 +268,7 @@ def test_status_as_of_is_the_state_right_after_that_event(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    trek.undo(None, 13)  # 15: the harm is taken back
+    trek.handle(None, Undo(13))  # 15: the harm is taken back
 
     first = trek.status(None, as_of=1)
     assert (first["day"], first["position"], first["characters"], first["events"]) == (
@@ -287,14 +300,14 @@ def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
     assert [c["slug"] for c in trek.campaigns()] == ["ashes-road", "iron-coast"]
 
     for needs_one in (lambda: trek.resolve(None), lambda: trek.status(None),
-                      lambda: trek.supplies(None, "add", {"provisions": 1})):
+                      lambda: trek.handle(None, AddSupplies({"provisions": 1}))):
         with pytest.raises(RuleViolation) as refused:
             needs_one()
         assert "ashes-road, iron-coast" in str(refused.value)
         assert "--campaign" in str(refused.value)
 
-    trek.supplies("iron-coast", "add", {"ammo": 3})
-    trek.start_day("ashes-road")
+    trek.handle("iron-coast", AddSupplies({"ammo": 3}))
+    trek.handle("ashes-road", StartDay())
     ashes, iron = trek.status("ashes-road"), trek.status("iron-coast")
     assert (ashes["events"], ashes["day_open"], ashes["supplies"]["ammo"]) == (2, True, 0)
     assert (iron["events"], iron["day_open"], iron["supplies"]["ammo"]) == (2, False, 3)
@@ -305,7 +318,7 @@ def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
     with pytest.raises(NotFound, match="no campaign called 'nowhere'"):
         trek.status("nowhere")
     with pytest.raises(NotFound, match="ashes-road, iron-coast"):
-        trek.supplies("nowhere", "add", {"ammo": 1})
+        trek.handle("nowhere", AddSupplies({"ammo": 1}))
     trek.replay()
     assert trek.verify_views()["verified"] is True
 
@@ -313,7 +326,7 @@ def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
 def test_reopening_the_store_sees_the_same_state(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    trek.undo(None)
+    trek.handle(None, Undo())
     status, log = trek.status(None), trek.log(None)
     trek.close()
 
@@ -321,7 +334,7 @@ def test_reopening_the_store_sees_the_same_state(store: str, open_trek: OpenTrek
     assert again.status(None) == status
     assert again.log(None) == log
     assert again.verify_views()["verified"] is True
-    [added] = again.supplies(None, "add", {"fuel": 1})
+    [added] = again.handle(None, AddSupplies({"fuel": 1}))
     assert (added["seq"], added["type"]) == (16, "SuppliesAdded")
     again.close()
 
@@ -334,15 +347,15 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
         store: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
     trek = open_trek(store, create=True)
     trek.init("Long Road", seed=5)                                               # 1
-    trek.add_character(None, CharacterOptions(name="Kira",
-        extra={"body": 6, "mind": 5, "soul": 4}))  # 2
-    trek.add_mount(None, "Dusty", ("ground-speed", 1), "Kira")                   # 3
-    trek.supplies(None, "set", {"provisions": 10})                               # 4
+    trek.handle(None, AddCharacter(CharacterOptions(name="Kira",
+        extra={"body": 6, "mind": 5, "soul": 4})))  # 2
+    trek.handle(None, AddMount("Dusty", ("ground-speed", 1), "Kira"))                   # 3
+    trek.handle(None, SetSupplies({"provisions": 10}))                               # 4
     days = 67
     for _ in range(days):                                   # 3 events a day: 5 .. 205
-        trek.start_day(None)
-        trek.move(None, MoveOptions(steps=("E", "E")))      # Dusty: ground-speed 1 = 2 squares
-        trek.end_day(None, DayEndOptions())
+        trek.handle(None, StartDay())
+        trek.handle(None, Move(MoveOptions(steps=("E", "E"))))  # Dusty: ground-speed 1 = 2 squares
+        trek.handle(None, EndDay(DayEndOptions()))
     last = 4 + 3 * days
     assert last == 205 > SNAPSHOT_EVERY
 
@@ -385,7 +398,7 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
     assert status["events"] == last
 
     # Recording on top of the snapshot, and undoing an event from before it, still work.
-    [undo] = trek.undo(None, 4)
+    [undo] = trek.handle(None, Undo(4))
     assert undo["cancels"] == [4]
     assert trek.status(None)["supplies"]["provisions"] == 0
     assert trek.verify_views()["verified"] is True

@@ -15,6 +15,7 @@ import pytest
 from cliruns import ok, recorded, refused
 from conftest import OpenTrek, TrekRun
 
+from domain.commands import AddSupplies
 from domain.errors import NotFound, RuleViolation
 
 Run = Callable[..., TrekRun]
@@ -28,7 +29,7 @@ def test_the_campaign_in_use_is_a_store_setting_and_no_event(store: str,
                                                              open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     trek.init("Ashes Road", seed=1)
-    trek.supplies(None, "add", {"provisions": 2})
+    trek.handle(None, AddSupplies({"provisions": 2}))
     trek.branch(None, "what-if", at=1)
     with pytest.raises(RuleViolation, match=r"2 campaigns \(ashes-road, what-if\).*"
                                             r"--campaign SLUG.*trek campaigns use SLUG"):
@@ -156,7 +157,7 @@ def test_the_kept_status_is_read_for_the_campaign_in_use(db: str, open_trek: Ope
 
     trek = open_trek(db, create=True)
     trek.init("Ashes Road", seed=1)
-    trek.supplies(None, "add", {"provisions": 2})
+    trek.handle(None, AddSupplies({"provisions": 2}))
     assert read_status(db, None) == trek.status(None)
     trek.branch(None, "what-if", at=1)
     assert read_status(db, None) is None

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import tracker.app
 from domain.campaign import campaign_id
+from domain.commands import AddCharacter, Harm, Redo, Undo
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, Harmed, TrekEvent
 from domain.history import fold_live
@@ -31,13 +32,13 @@ SLUG = "ashes-road"
 
 def started(trek: Trek) -> None:
     trek.init("Ashes Road", seed=3)
-    trek.add_character(None, CharacterOptions(
-        name="Kira", extra={"body": 6, "mind": 5, "soul": 4}))
+    trek.handle(None, AddCharacter(CharacterOptions(
+        name="Kira", extra={"body": 6, "mind": 5, "soul": 4})))
 
 
 def harm(trek: Trek, times: int) -> None:
     for _ in range(times):
-        trek.harm(None, "Kira", 1, 0, None)
+        trek.handle(None, Harm("Kira", 1, 0, None))
 
 
 def folded_map(trek: Trek, slug: str = SLUG, upto: int | None = None) -> dict[int, int]:
@@ -68,7 +69,7 @@ def test_a_new_snapshot_holds_no_map_of_cancellations(
     trek = open_trek(store, create=True)
     started(trek)                                            # 1, 2
     harm(trek, 3)                                            # 3, 4, 5
-    trek.undo(None, 4)                                       # 6 cancels 4
+    trek.handle(None, Undo(4))                                       # 6 cancels 4
     harm(trek, 6)                                            # 7 .. 12
 
     states = snapshot_states(trek)
@@ -81,8 +82,8 @@ def test_a_new_snapshot_holds_no_map_of_cancellations(
     assert campaign.cancelled_by(4) == 6
     assert campaign.cancelled_in(1, 12) == {4: 6}
     with pytest.raises(RuleViolation, match="event 4 was already cancelled by event 6"):
-        trek.undo(None, 4)
-    [redo] = trek.redo(None, 6)
+        trek.handle(None, Undo(4))
+    [redo] = trek.handle(None, Redo(6))
     assert redo["restores"] == [4]
     assert trek.status(None)["characters"]["Kira"]["health"] == 50 - 9
     assert trek.verify_views()["verified"] is True
@@ -98,7 +99,7 @@ def test_a_command_after_a_stop_between_append_and_update_decides_on_todays_map(
     # the read models fold it.
     with monkeypatch.context() as patch:
         patch.setattr(Trek, "_finish", lambda self, events: None)
-        [undo] = trek.undo(None, 5)
+        [undo] = trek.handle(None, Undo(5))
     assert undo["seq"] == 10
     assert [version for version, _ in snapshot_states(trek)] == [10]
     assert trek.views.query("SELECT events FROM trek_view_campaigns")[0][0] == 9
@@ -113,9 +114,9 @@ def test_a_command_after_a_stop_between_append_and_update_decides_on_todays_map(
     # ... and the next command catches them up before it decides: event 5 stays cancelled once.
     again = open_trek(store)
     with pytest.raises(RuleViolation, match="event 5 was already cancelled by event 10"):
-        again.undo(None, 5)
+        again.handle(None, Undo(5))
     assert again.views.query("SELECT events FROM trek_view_campaigns")[0][0] == 10
-    [redo] = again.redo(None, 10)
+    [redo] = again.handle(None, Redo(10))
     assert redo["restores"] == [5]
     assert folded_map(again) == {}
     assert again.status(None)["characters"]["Kira"]["health"] == 50 - 7
@@ -139,23 +140,23 @@ def test_cancellations_read_by_key_agree_with_the_map_folded_from_the_events(
     number = next(_examples)
     trek = open_trek(store, create=True)
     slug = trek.init(f"Road {number}", seed=number)[0]["slug"]
-    trek.add_character(slug, CharacterOptions(
-        name="Kira", extra={"body": 6, "mind": 5, "soul": 4}))
+    trek.handle(slug, AddCharacter(CharacterOptions(
+        name="Kira", extra={"body": 6, "mind": 5, "soul": 4})))
     cid = campaign_id(slug)
     for step in steps:
         folded = folded_map(trek, slug)
         harms = [e.seq for e in trek.app.events.get(cid) if isinstance(e, Harmed)]
         try:
             if step[0] == "harm":
-                trek.harm(slug, "Kira", step[1], 0, None)
+                trek.handle(slug, Harm("Kira", step[1], 0, None))
             elif step[0] == "undo":
                 live = [s for s in harms if s not in folded]
                 if live:
-                    trek.undo(slug, live[step[1] % len(live)], cascade=step[2])
+                    trek.handle(slug, Undo(live[step[1] % len(live)], cascade=step[2]))
             else:
                 gone = sorted(folded)
                 if gone:
-                    trek.redo(slug, gone[step[1] % len(gone)])
+                    trek.handle(slug, Redo(gone[step[1] % len(gone)]))
         except RuleViolation:
             pass
         campaign = trek._load(slug)
@@ -182,7 +183,7 @@ def test_verify_names_a_damaged_table_of_cancellations_and_replay_mends_it(
     trek = open_trek(store, create=True)
     started(trek)                                            # 1, 2
     harm(trek, 2)                                            # 3, 4
-    trek.undo(None, 3)                                       # 5 cancels 3
+    trek.handle(None, Undo(3))                                       # 5 cancels 3
     assert trek.verify_views()["verified"] is True
     with trek.views.transaction() as cursor:
         cursor.execute("DELETE FROM trek_view_cancellations")
@@ -202,12 +203,12 @@ def test_the_game_before_any_event_is_the_fold_of_the_events_live_today(
     trek = open_trek(store, create=True)
     started(trek)                                            # 1, 2
     harm(trek, 12)                                           # 3 .. 14
-    trek.undo(None, 6)                                       # 15
+    trek.handle(None, Undo(6))                                       # 15
     harm(trek, 3)                                            # 16 .. 18
-    trek.undo(None, 12)                                      # 19
-    trek.undo(None, 17)                                      # 20
-    trek.redo(None, 15)                                      # 21 restores 6
-    trek.undo(None, 4)                                       # 22
+    trek.handle(None, Undo(12))                                      # 19
+    trek.handle(None, Undo(17))                                      # 20
+    trek.handle(None, Redo(15))                                      # 21 restores 6
+    trek.handle(None, Undo(4))                                       # 22
     harm(trek, 5)                                            # 23 .. 27
     campaign = trek._load(SLUG)
     events = [e for e in trek.app.events.get(campaign_id(SLUG)) if isinstance(e, TrekEvent)]
@@ -216,4 +217,4 @@ def test_the_game_before_any_event_is_the_fold_of_the_events_live_today(
         assert trek._game_before(campaign, first).dump() == expected.dump(), first
     # An undo refused for a target already cancelled says so before anything is folded.
     with pytest.raises(RuleViolation, match="event 17 was already cancelled by event 20"):
-        trek.undo(None, 17)
+        trek.handle(None, Undo(17))

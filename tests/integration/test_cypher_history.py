@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from domain.commands import AddCharacter, EndDay, Move, Redo, StartDay, Undo
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
@@ -39,13 +40,13 @@ ARRIVED_DAY_2 = {"unit": "day", "used": "1/2", "remaining": "1/2", "miles_today"
 def two_days(trek: Trek) -> None:
     """Events 1 to 8: two days of walking east, the second ending a transit."""
     trek.init("Qi", ruleset="cypher", map_text=MAP, seed=3)      # 1
-    trek.add_character(None, CharacterOptions(name="Ana"))       # 2
-    trek.start_day(None)                                         # 3
-    trek.move(None, EAST)                                        # 4: 1,0 for 1/2 day
-    trek.move(None, EAST)                                        # 5: toward 2,0, 1/2 left
-    trek.end_day(None, DayEndOptions())                          # 6
-    trek.start_day(None)                                         # 7
-    trek.move(None, EAST)                                        # 8: arrives at 2,0
+    trek.handle(None, AddCharacter(CharacterOptions(name="Ana")))       # 2
+    trek.handle(None, StartDay())                                         # 3
+    trek.handle(None, Move(EAST))                                        # 4: 1,0 for 1/2 day
+    trek.handle(None, Move(EAST))                                        # 5: toward 2,0, 1/2 left
+    trek.handle(None, EndDay(DayEndOptions()))                          # 6
+    trek.handle(None, StartDay())                                         # 7
+    trek.handle(None, Move(EAST))                                        # 8: arrives at 2,0
 
 
 def cancelled(trek: Trek) -> dict[int, int]:
@@ -76,14 +77,14 @@ def test_undoing_the_first_move_is_refused_then_cascades_and_redo_brings_it_back
 
     # Without the move to 1,0 the party stands on 0,0, where neither later move starts.
     with pytest.raises(RuleViolation) as refused:
-        trek.undo(None, 4)
+        trek.handle(None, Undo(4))
     message = str(refused.value)
     assert "event 5 (Travelled)" in message
     assert "event 8 (Travelled)" in message
     assert "--cascade" in message
     assert trek.status(None) == before  # nothing recorded
 
-    [reversal] = trek.undo(None, 4, cascade=True, reason="we never left the road")
+    [reversal] = trek.handle(None, Undo(4, cascade=True, reason="we never left the road"))
     assert (reversal["seq"], reversal["type"], reversal["cancels"]) == (
         9, "EventsCancelled", [4, 5, 8])
     after = trek.status(None)
@@ -93,7 +94,7 @@ def test_undoing_the_first_move_is_refused_then_cascades_and_redo_brings_it_back
     assert after["events"] == 9
     assert cancelled(trek) == {4: 9, 5: 9, 8: 9}
 
-    [restored] = trek.redo(None, 9)
+    [restored] = trek.handle(None, Redo(9))
     assert (restored["seq"], restored["restores"]) == (10, [4, 5, 8])
     assert {k: v for k, v in trek.status(None).items() if k != "events"} == {
         k: v for k, v in before.items() if k != "events"}
@@ -104,20 +105,20 @@ def test_undoing_the_arrival_puts_the_party_back_in_transit(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_days(trek)
-    trek.undo(None)  # the latest live event: 8, the arrival
+    trek.handle(None, Undo())  # the latest live event: 8, the arrival
     now = trek.status(None)
     assert now["position"] == {"x": 1, "y": 0}
     assert now["movement"] == {"unit": "day", "used": "0", "remaining": "1", "miles_today": 0,
                                "in_transit": {"to": {"x": 2, "y": 0}, "remaining": "1/2"}}
     # The cost still to pay was fixed when the transit started: walking on pays the same half.
-    trek.move(None, EAST)
+    trek.handle(None, Move(EAST))
     assert trek.status(None)["movement"] == ARRIVED_DAY_2
 
 
 def test_replay_rebuilds_the_same_cypher_read_models(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_days(trek)
-    trek.undo(None, 4, cascade=True)
+    trek.handle(None, Undo(4, cascade=True))
     status, log = trek.status(None), trek.log(None)
     result = trek.replay()
     assert (result["rebuilt"], result["notifications"]) == (True, 9)

@@ -8,6 +8,7 @@ from pathlib import Path
 import psycopg
 import pytest
 
+from domain.commands import AddSupplies
 from domain.errors import RuleViolation
 from tracker.app import Trek
 from tracker.opening import MemoryStores
@@ -48,7 +49,7 @@ def test_events_carry_the_gm_name_given_and_a_bad_one_records_nothing(
     trek = open_as(store, "Ines Ü", memory_stores, create=True)
     try:
         trek.init("Ashes Road")
-        trek.supplies(None, "add", {"provisions": 1})
+        trek.handle(None, AddSupplies({"provisions": 1}))
         assert [e["gm"] for e in trek.log(None)] == ["Ines Ü", "Ines Ü"]
     finally:
         trek.close()

@@ -16,6 +16,16 @@ from journeys import record_full_day
 
 from domain.besm.commands import Forage, Repair
 from domain.campaign import campaign_id
+from domain.commands import (
+    AddSupplies,
+    EndDay,
+    EndSession,
+    Harm,
+    Move,
+    StartDay,
+    StartSession,
+    Undo,
+)
 from domain.errors import NotFound, RuleViolation
 from domain.ruleset import DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
@@ -28,16 +38,16 @@ NOW = Point("now")
 
 def two_sessions(trek: Trek) -> None:
     record_full_day(trek)                                          # 1-14: day 1, no session
-    trek.start_session(None, "Into the Reach")                     # 15
-    trek.start_day(None)                                           # 16: day 2, base 1
-    trek.move(None, MoveOptions(steps=("E",)))                     # 17: 6,1 -> 7,1
-    trek.harm(None, "Oren", 30, 0, "rockfall")                     # 18: Oren 50 -> 20
-    trek.end_day(None, DayEndOptions())                            # 19
-    trek.end_session(None)                                         # 20
+    trek.handle(None, StartSession("Into the Reach"))                     # 15
+    trek.handle(None, StartDay())                                           # 16: day 2, base 1
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                     # 17: 6,1 -> 7,1
+    trek.handle(None, Harm("Oren", 30, 0, "rockfall"))                     # 18: Oren 50 -> 20
+    trek.handle(None, EndDay(DayEndOptions()))                            # 19
+    trek.handle(None, EndSession())                                         # 20
     trek.gm = "gm-2"
-    trek.start_session(None, "Second thoughts")                    # 21
-    trek.undo(None, 17, reason="the bridge was out")               # 22
-    trek.end_session(None)                                         # 23
+    trek.handle(None, StartSession("Second thoughts"))                    # 21
+    trek.handle(None, Undo(17, reason="the bridge was out"))               # 22
+    trek.handle(None, EndSession())                                         # 23
 
 
 def without(status: dict[str, Any], *keys: str) -> dict[str, Any]:
@@ -70,7 +80,7 @@ def test_as_of_reads_the_same_state_on_either_side_of_a_snapshot(
     trek = open_trek(store, create=True)
     trek.init("Counting", seed=1)
     for _ in range(SNAPSHOT_EVERY + 3):
-        trek.supplies(None, "add", {"wealth": 1})
+        trek.handle(None, AddSupplies({"wealth": 1}))
     # Event 1 starts the campaign and each later event adds one wealth: wealth = seq - 1.
     for seq in (SNAPSHOT_EVERY - 1, SNAPSHOT_EVERY, SNAPSHOT_EVERY + 1, SNAPSHOT_EVERY + 4):
         status = trek.status(None, as_of=seq)
@@ -151,11 +161,11 @@ def test_audit_lists_a_cancelled_roll_and_counts_a_repair(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)                                   # Dusty at 0 of 1 after day 1
-    trek.start_session(None, "Mending")                     # 15
-    trek.start_day(None)                                    # 16
-    trek.decide(None, Forage(roll=5))              # 17: +2 provisions
-    trek.undo(None, 17, reason="no game here")              # 18
-    trek.decide(None, Repair(conveyance="Dusty", by="Oren", roll=6))   # 19
+    trek.handle(None, StartSession("Mending"))                     # 15
+    trek.handle(None, StartDay())                                    # 16
+    trek.handle(None, Forage(roll=5))              # 17: +2 provisions
+    trek.handle(None, Undo(17, reason="no game here"))              # 18
+    trek.handle(None, Repair(conveyance="Dusty", by="Oren", roll=6))   # 19
     [session] = trek.audit(None, 1)["sessions"]
     assert [(r["seq"], r["type"], r["cancelled_by"]) for r in session["rolls"]] == [
         (17, "Foraged", 18), (19, "Repaired", None)]
@@ -190,8 +200,8 @@ def test_a_branch_starts_with_the_original_history_and_goes_its_own_way(
     assert trek.log("ashes-road") == original_log  # the original is untouched
 
     # In the branch the party starts day 2 and walks east instead.
-    trek.start_day("plan-b")
-    trek.move("plan-b", MoveOptions(steps=("E",)))
+    trek.handle("plan-b", StartDay())
+    trek.handle("plan-b", Move(MoveOptions(steps=("E",))))
     changes = trek.diff(None, Point("now", 0, "ashes-road"), Point("now", 0, "plan-b"))
     assert changes["changes"] == [
         {"field": "day_open", "a": False, "b": True},

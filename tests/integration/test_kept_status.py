@@ -18,6 +18,7 @@ from cliruns import heavy, play_all, refused, run_traced
 from conftest import TrekRun, trek_command, trek_env
 
 from cli.output import json_text
+from domain.commands import Harm
 from tracker.app import Trek
 from tracker.registry import RULESETS
 
@@ -145,7 +146,7 @@ def test_read_models_behind_the_log_are_not_served_stale(db: str, tmp_path: Path
 
         trek.projector.catch_up = fail  # type: ignore[method-assign]
         trek.projector.rebuild = fail  # type: ignore[method-assign]
-        trek.harm(None, "Kira", 5, 0, "a fall")
+        trek.handle(None, Harm("Kira", 5, 0, "a fall"))
         assert "event 9 (Harmed) was recorded, but" in trek.warnings[0]
     assert behind_trek(db, "SELECT events FROM trek_view_status") == [(8,)]
     printed, modules = run_traced(tmp_path, db, "status", "--json")

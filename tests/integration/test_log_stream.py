@@ -15,6 +15,16 @@ from hypothesis import strategies as st
 from journeys import record_full_day
 
 import tracker.app
+from domain.commands import (
+    AddSupplies,
+    EndDay,
+    EndSession,
+    Harm,
+    Redo,
+    StartDay,
+    StartSession,
+    Undo,
+)
 from domain.ruleset import DayEndOptions
 from projections.logread import LogFilter
 from tracker.app import Trek
@@ -23,19 +33,19 @@ from tracker.app import Trek
 def play(trek: Trek) -> None:
     """Events 1-14 of the README's day 1, then two sessions, an undo and a redo (15-27)."""
     record_full_day(trek)                                        # 1-14, day 1, no session
-    trek.start_session(None, "One")                              # 15 opens session 1
-    trek.start_day(None)                                         # 16 day 2
-    trek.supplies(None, "add", {"ammo": 1})                      # 17
-    trek.undo(None, None)                                        # 18 cancels 17
-    trek.harm(None, "Kira", 1, 0, None)                          # 19
-    trek.end_session(None)                                       # 20
-    trek.supplies(None, "add", {"wealth": 2})                    # 21 day 2, no session
-    trek.start_session(None, "Two")                              # 22 opens session 2
-    trek.redo(None, 17)                                          # 23 restores 17
-    trek.end_day(None, DayEndOptions())                          # 24
-    trek.start_day(None)                                         # 25 day 3
-    trek.harm(None, "Oren", 2, 0, None)                          # 26
-    trek.undo(None, None)                                        # 27 cancels 26
+    trek.handle(None, StartSession("One"))                              # 15 opens session 1
+    trek.handle(None, StartDay())                                         # 16 day 2
+    trek.handle(None, AddSupplies({"ammo": 1}))                      # 17
+    trek.handle(None, Undo(None))                                        # 18 cancels 17
+    trek.handle(None, Harm("Kira", 1, 0, None))                          # 19
+    trek.handle(None, EndSession())                                       # 20
+    trek.handle(None, AddSupplies({"wealth": 2}))                    # 21 day 2, no session
+    trek.handle(None, StartSession("Two"))                              # 22 opens session 2
+    trek.handle(None, Redo(17))                                          # 23 restores 17
+    trek.handle(None, EndDay(DayEndOptions()))                          # 24
+    trek.handle(None, StartDay())                                         # 25 day 3
+    trek.handle(None, Harm("Oren", 2, 0, None))                          # 26
+    trek.handle(None, Undo(None))                                        # 27 cancels 26
 
 
 def picked(whole: Sequence[dict[str, Any]], selection: LogFilter) -> list[dict[str, Any]]:
@@ -97,9 +107,9 @@ def test_read_models_behind_the_log_still_give_every_selection(
     # Three events reach the log but not the read models: a redo of a stored event, a new
     # one and an undo of it, so a stored row's mark changes in memory only.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
-    trek.redo(None, 26)                                          # 28 restores 26
-    trek.supplies(None, "add", {"fuel": 1})                      # 29
-    trek.undo(None, 29)                                          # 30 cancels 29
+    trek.handle(None, Redo(26))                                          # 28 restores 26
+    trek.handle(None, AddSupplies({"fuel": 1}))                      # 29
+    trek.handle(None, Undo(29))                                          # 30 cancels 29
     monkeypatch.undo()
     assert trek.projector.lag() == 3
     whole = trek.log(None)

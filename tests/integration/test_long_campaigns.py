@@ -19,6 +19,7 @@ from journeys import record_full_day
 import tracker.app
 from domain.besm.commands import Repair, TravelByNight
 from domain.campaign import Campaign, campaign_id
+from domain.commands import EndDay, EndSession, Harm, Move, Redo, StartDay, StartSession, Undo
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent, canonical_bytes
 from domain.history import fold_live
@@ -102,30 +103,30 @@ def test_streamed_undo_and_redo_decide_and_refuse_exactly_as_the_plain_way(
     expected = the_plain_way(trek, [9], undo=True)
     assert isinstance(expected, str)
     assert "event 11 (Moved)" in expected
-    assert streamed(lambda: trek.undo(None, 9)) == expected
+    assert streamed(lambda: trek.handle(None, Undo(9))) == expected
     assert pages_of_two
     assert all(limit == 2 for limit in pages_of_two)
 
     # Refused as the stream reaches it: the campaign's start keeps the books.
     expected = the_plain_way(trek, [1], undo=True)
     assert "keeps the books" in str(expected)
-    assert streamed(lambda: trek.undo(None, 1)) == expected
+    assert streamed(lambda: trek.handle(None, Undo(1))) == expected
 
     # A cascade cancels the move and everything that needed it, as before.
     expected = the_plain_way(trek, [9], undo=True, cascade=True)
     assert not isinstance(expected, str)
     assert expected[1][:2] == [9, 11]
-    assert streamed(lambda: trek.undo(None, 9, cascade=True)) == expected     # 15
+    assert streamed(lambda: trek.handle(None, Undo(9, cascade=True))) == expected     # 15
 
     # Already cancelled, and a redo refused or allowed the same way.
     expected = the_plain_way(trek, [11], undo=True)
     assert "already cancelled by event 15" in str(expected)
-    assert streamed(lambda: trek.undo(None, 11)) == expected
+    assert streamed(lambda: trek.handle(None, Undo(11))) == expected
     expected = the_plain_way(trek, [11], undo=False)
     assert "restoring it would break the rules" in str(expected)
-    assert streamed(lambda: trek.redo(None, 11)) == expected
+    assert streamed(lambda: trek.handle(None, Redo(11))) == expected
     expected = the_plain_way(trek, [9, 11], undo=False)
-    assert streamed(lambda: trek.redo(None, 15)) == expected                 # 16
+    assert streamed(lambda: trek.handle(None, Redo(15))) == expected                 # 16
     assert trek.status(None)["position"] == {"x": 6, "y": 1}
 
 
@@ -133,17 +134,17 @@ def test_the_game_before_an_event_is_right_when_a_later_reversal_changed_earlier
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)                                    # 1 .. 14
-    trek.undo(None, 13)                                      # 15: the harm
-    trek.start_day(None)                                     # 16
-    trek.move(None, MoveOptions(steps=("E",)))               # 17
-    trek.end_day(None, DayEndOptions())                      # 18
+    trek.handle(None, Undo(13))                                      # 15: the harm
+    trek.handle(None, StartDay())                                     # 16
+    trek.handle(None, Move(MoveOptions(steps=("E",))))               # 17
+    trek.handle(None, EndDay(DayEndOptions()))                      # 18
 
     # Undoing 14: the harm before it counted when 14 was recorded and does not now, so the
     # stored state at 13 does not serve and the game is folded from the start.
     for seq in (14, 12, 17):
         expected = the_plain_way(trek, [seq], undo=True, cascade=True)
-        assert streamed(lambda seq=seq: trek.undo(None, seq, cascade=True)) == expected
-        trek.redo(None, trek.status(None)["events"])
+        assert streamed(lambda seq=seq: trek.handle(None, Undo(seq, cascade=True))) == expected
+        trek.handle(None, Redo(trek.status(None)["events"]))
     assert trek.verify_views()["verified"]
 
 
@@ -153,8 +154,8 @@ def test_page_events_reads_every_event_once_in_order_in_pages(
     record_full_day(trek)
     # Another campaign's rows in the same table, interleaved: none of them is read.
     trek.init("Other Road", map_text=None)
-    trek.harm("ashes-road", "Kira", 1, 0, reason=None)
-    trek.start_session("other-road", "first")
+    trek.handle("ashes-road", Harm("Kira", 1, 0, reason=None))
+    trek.handle("other-road", StartSession("first"))
     cid = campaign_id("ashes-road")
     # Each event as eventsourcing's own repository reads it, and its link in the chain (the
     # hash of the row it was read from).
@@ -188,16 +189,16 @@ def old_log_entry(event: TrekEvent, day: int, cancelled_by: int | None) -> dict[
 
 def journey_with_every_roll(trek: Trek) -> None:
     record_full_day(trek)                                    # shortcut, forced march, forage
-    trek.start_session(None, "Night")
-    trek.start_day(None)
-    trek.decide(None, TravelByNight(roll=8))
-    trek.move(None, MoveOptions(steps=("E",)))
-    trek.undo(None, reason="wrong fork")
-    trek.end_day(None, DayEndOptions(hours=6))
-    trek.start_day(None)
-    trek.decide(None, Repair(conveyance="Dusty", by="Oren", roll=6))
-    trek.end_day(None, DayEndOptions())
-    trek.end_session(None)
+    trek.handle(None, StartSession("Night"))
+    trek.handle(None, StartDay())
+    trek.handle(None, TravelByNight(roll=8))
+    trek.handle(None, Move(MoveOptions(steps=("E",))))
+    trek.handle(None, Undo(reason="wrong fork"))
+    trek.handle(None, EndDay(DayEndOptions(hours=6)))
+    trek.handle(None, StartDay())
+    trek.handle(None, Repair(conveyance="Dusty", by="Oren", roll=6))
+    trek.handle(None, EndDay(DayEndOptions()))
+    trek.handle(None, EndSession())
 
 
 def test_the_log_reads_the_same_documents_in_the_same_key_order_as_before(
@@ -244,8 +245,8 @@ def test_a_reversal_corrects_only_what_it_touches_to_the_same_game_as_apply_to(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     journey_with_every_roll(trek)
-    trek.undo(None, 9, cascade=True)
-    trek.redo(None, trek.status(None)["events"])
+    trek.handle(None, Undo(9, cascade=True))
+    trek.handle(None, Redo(trek.status(None)["events"]))
     game = Game()
     reversals = 0
     for event in events_of(trek):
@@ -290,7 +291,7 @@ def test_a_save_that_passes_a_multiple_of_the_snapshot_interval_takes_a_snapshot
     campaign = trek._load("ashes-road")
     for _ in range(3):                            # 15, 16, 17 in one save: passes 15
         campaign.stamp = trek._stamp()
-        campaign.harm("Kira", 1, 0, None)
+        campaign.handle(Harm("Kira", 1, 0, None))
     trek._save(campaign)
     trek.catch_up()
     assert trek.app.snapshots is not None

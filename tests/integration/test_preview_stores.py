@@ -10,6 +10,7 @@ import pytest
 
 import tracker.app
 from domain.campaign import campaign_id
+from domain.commands import AddCharacter, AddSupplies, SetSupplies, StartDay, Undo
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
@@ -32,16 +33,16 @@ def test_a_preview_of_the_event_due_a_snapshot_stores_nothing_and_equals_the_rec
     # given a campaign of 4 events, the next one due a snapshot
     trek = open_trek(store, create=True)
     trek.init("Long Road", seed=5)
-    trek.add_character(None, CharacterOptions(name="Kira",
-                                              extra={"body": 6, "mind": 5, "soul": 4}))
-    trek.supplies(None, "set", {"provisions": 10})
-    trek.start_day(None)
+    trek.handle(None, AddCharacter(CharacterOptions(name="Kira",
+                                              extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(None, SetSupplies({"provisions": 10}))
+    trek.handle(None, StartDay())
     before = kept(trek)
     assert before[-1] == []
     # when a previewing Trek previews the fifth and an undo
     previewing = open_trek(store, preview=True)
-    shown = previewing.supplies(None, "add", {"provisions": 2})
-    undo_shown = previewing.undo(None)
+    shown = previewing.handle(None, AddSupplies({"provisions": 2}))
+    undo_shown = previewing.handle(None, Undo())
     # then it is the event recording gives, and nothing was stored
     assert shown == [{"seq": 5, "type": "SuppliesAdded", "amounts": {"provisions": 2}}]
     assert undo_shown[0]["seq"] == 5
@@ -50,7 +51,7 @@ def test_a_preview_of_the_event_due_a_snapshot_stores_nothing_and_equals_the_rec
     assert kept(previewing) == before
     assert previewing.appended == []
     # and recording it takes the snapshot a preview did not
-    assert trek.supplies(None, "add", {"provisions": 2}) == shown
+    assert trek.handle(None, AddSupplies({"provisions": 2})) == shown
     assert kept(trek)[-1] == [5]
 
 

@@ -13,6 +13,7 @@ from journeys import record_full_day
 
 import projections.projector
 import tracker.app
+from domain.commands import AddSupplies
 from tracker.stores import StoreError
 
 
@@ -58,7 +59,7 @@ def test_read_models_behind_the_log_are_folded_in_by_every_read(
     # A process stopped between its append and the read-model update: the event is in the
     # log, the read models never heard of it.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
-    trek.supplies(None, "add", {"provisions": 3})
+    trek.handle(None, AddSupplies({"provisions": 3}))
     monkeypatch.undo()
     assert trek.projector.lag() == 1
     status = trek.status(None)
@@ -67,6 +68,6 @@ def test_read_models_behind_the_log_are_folded_in_by_every_read(
     # Verify says the stored read models are behind, which is not a difference.
     assert trek.verify_views() == {"verified": True, "differences": [], "behind": 1}
     # The next recording command stores them.
-    trek.supplies(None, "add", {"ammo": 1})
+    trek.handle(None, AddSupplies({"ammo": 1}))
     assert trek.projector.lag() == 0
     assert trek.verify_views() == {"verified": True, "differences": [], "behind": 0}

@@ -19,6 +19,7 @@ from journeys import record_full_day
 import tracker.app
 import tracker.chain_reader
 from domain.campaign import campaign_id
+from domain.commands import AddSupplies, SpendSupplies
 from domain.errors import TamperedLog
 from domain.events import CHAIN_FORMAT
 
@@ -75,7 +76,7 @@ def report(open_trek: OpenTrek, store: str) -> dict[str, Any]:
 def refuses_to_record(open_trek: OpenTrek, store: str, *fragments: str) -> None:
     before = count_events(store)
     with pytest.raises(TamperedLog) as refused:
-        open_trek(store).supplies(None, "add", {"ammo": 1})
+        open_trek(store).handle(None, AddSupplies({"ammo": 1}))
     for fragment in fragments:
         assert fragment in str(refused.value)
     assert count_events(store) == before
@@ -169,7 +170,7 @@ def test_an_edited_snapshot_is_refused(db: str, open_trek: OpenTrek,
     refuses_to_record(open_trek, db, "snapshot at event 10 was changed")
     # The party cannot spend what the edit gave it either.
     with pytest.raises(TamperedLog):
-        open_trek(db).supplies(None, "spend", {"provisions": provisions + 1})
+        open_trek(db).handle(None, SpendSupplies({"provisions": provisions + 1}))
 
 
 def test_snapshots_are_checked_a_page_at_a_time_to_the_last(
@@ -211,7 +212,7 @@ def test_replay_refuses_over_an_edited_newest_event_until_told_to_accept_it(
     trek = open_trek(db)
     assert trek.replay(accept_tampering=True)["rebuilt"] is True
     assert trek.verify_chain()["verified"] is True
-    trek.supplies(None, "add", {"ammo": 1})
+    trek.handle(None, AddSupplies({"ammo": 1}))
     assert count_events(db) == 15
 
 
@@ -317,7 +318,7 @@ def test_a_deleted_chain_head_alone_is_reported_and_replay_needs_to_be_told(
     trek = open_trek(db)
     trek.replay(accept_tampering=True)
     assert trek.verify_chain()["verified"] is True
-    trek.supplies(None, "add", {"ammo": 1})
+    trek.handle(None, AddSupplies({"ammo": 1}))
     assert count_events(db) == 15
 
 
@@ -368,7 +369,7 @@ def test_a_topic_changed_to_an_unknown_trek_event_is_damage_not_a_newer_trek(
     sql(db, "UPDATE {events} SET topic = 'domain.events:Nope' WHERE originator_id = ? "
         "AND originator_version = 14", (cid(db),))
     with pytest.raises(TamperedLog) as refused:
-        open_trek(db).supplies(None, "add", {"ammo": 1})
+        open_trek(db).handle(None, AddSupplies({"ammo": 1}))
     assert "damaged at event 14 (event 14 hashes to" in str(refused.value)
     assert "newer Trek" not in str(refused.value)
     assert count_events(db) == 14

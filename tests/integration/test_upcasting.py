@@ -22,6 +22,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
 
 from domain.campaign import Campaign, campaign_id
+from domain.commands import AddCharacter
 from domain.errors import NewerStore
 from domain.events import CharacterAdded, TrekEvent, canonical_bytes
 from domain.ruleset import CharacterOptions
@@ -215,8 +216,8 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
         assert (kira["health"], kira["health_max"], kira["energy"], kira["energy_max"]) == (
             50, 50, 45, 45)
         # Recording loads the campaign through the same mapper and links to the stored bytes.
-        [added] = trek.add_character(None, CharacterOptions(name="Oren",
-            extra={"body": 5, "mind": 6, "soul": 5}))
+        [added] = trek.handle(None, AddCharacter(CharacterOptions(name="Oren",
+            extra={"body": 5, "mind": 6, "soul": 5})))
         assert added["seq"] == 3
         [third] = [e for e in trek.app.events.get(campaign_id("old-road"))
                    if isinstance(e, TrekEvent) and e.seq == 3]

@@ -27,6 +27,7 @@ from conftest import TrekRun, trek_command, trek_env
 
 from cli.main import trek
 from domain.campaign import Stamp, campaign_id
+from domain.commands import AddSupplies
 from tracker.app import Trek, TrekApplication
 from tracker.registry import RULESETS
 from tracker.stores import Location
@@ -53,7 +54,7 @@ class Writer:
                 Location.parse(self.url).eventsourcing_env(create=False), RULESETS)
         campaign = self.app.repository.get(campaign_id(SLUG))
         campaign.stamp = Stamp(gm="writer", at=datetime.now(UTC))
-        campaign.add_supplies({"provisions": amount})
+        campaign.handle(AddSupplies({"provisions": amount}))
         self.app.save(campaign)
         return int(campaign.version)
 

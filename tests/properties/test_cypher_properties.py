@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, RemoveCombatant, StartEncounter
 from domain.cypher.combat import CypherState, Push, PushedOff, RollChase, StartChase
 from domain.encounter import RoundStarted, cell_terrain
 from domain.errors import RuleViolation
@@ -62,13 +63,14 @@ def setup() -> Play:
     cypher = RULESETS.named("cypher")
     c = Campaign.start(STAMP, name="Hold", ruleset="cypher", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", extra={"might": 10, "speed": 12}))
-    c.add_character(CharacterOptions(name="Oren", skills={"swimming": 1}, extra={"speed": 9}))
-    c.start_encounter("Hold", load_battle_map(HOLD, cypher.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(1, 1)))
-    c.enter_combatant(EnterCombatant(name="Oren", at=Square(3, 6)))
+    c.handle(AddCharacter(CharacterOptions(name="Kira", extra={"might": 10, "speed": 12})))
+    c.handle(AddCharacter(CharacterOptions(name="Oren", skills={"swimming": 1},
+                                           extra={"speed": 9})))
+    c.handle(StartEncounter("Hold", load_battle_map(HOLD, cypher.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(1, 1)))
+    c.handle(EnterCombatant(name="Oren", at=Square(3, 6)))
     for name, at in (("Drone", Square(9, 3)), ("Eel", Square(8, 5))):
-        c.enter_combatant(EnterCombatant(name=name, at=at, side=Side.ENEMY, from_roster=False,
+        c.handle(EnterCombatant(name=name, at=at, side=Side.ENEMY, from_roster=False,
                                          options=CharacterOptions(name=name, extra={"speed": 6})))
     return Play(c, c.collect_events())
 
@@ -82,22 +84,23 @@ def _move(name: str, steps: list[str], kind: str | None, roll: int | None) -> St
     options: dict[str, object] = {kind: True} if kind else {}
     if roll is not None:
         options["roll"] = roll
-    return Step(f"move {name} {' '.join(steps)} {options}", lambda c: c.move_combatant(
-        MoveCombatant(name=name, steps=tuple(steps), options=options)))
+    return Step(f"move {name} {' '.join(steps)} {options}",
+                lambda c: c.handle(MoveCombatant(name=name, steps=tuple(steps), options=options)))
 
 
 def _push(name: str, direction: str, feet: int, roll: int | None) -> Step:
-    return Step(f"push {name} {direction} {feet} {roll}", lambda c: c.decide(
-        Push(name=name, direction=direction, feet=feet, roll=roll)))
+    return Step(f"push {name} {direction} {feet} {roll}",
+                lambda c: c.handle(Push(name=name, direction=direction, feet=feet, roll=roll)))
 
 
 def _chase(name: str, level: int, roll: int | None, extended: bool) -> Step:
-    return Step(f"chase {name} {level} {roll} {extended}", lambda c: c.decide(
-        StartChase(name=name, level=level, roll=roll, extended=extended)))
+    return Step(f"chase {name} {level} {roll} {extended}",
+                lambda c: c.handle(StartChase(name=name, level=level, roll=roll,
+                                              extended=extended)))
 
 
 def _chase_roll(name: str, roll: int | None) -> Step:
-    return Step(f"chase-roll {name} {roll}", lambda c: c.decide(RollChase(name=name, roll=roll)))
+    return Step(f"chase-roll {name} {roll}", lambda c: c.handle(RollChase(name=name, roll=roll)))
 
 
 _STEPS = st.one_of(
@@ -107,10 +110,10 @@ _STEPS = st.one_of(
               st.one_of(st.none(), st.integers(1, 20), st.just(20))),
     st.builds(_chase, _NAME, st.integers(1, 4), _ROLL, st.booleans()),
     st.builds(_chase_roll, _NAME, _ROLL),
-    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+    st.just(Step("round", lambda c: c.handle(StartRound()))),
 )
 _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=40).map(
-    lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
+    lambda steps: [Step("round", lambda c: c.handle(StartRound())), *steps])
 
 
 def play(steps: list[Step], check: Check | None = None) -> Play:
@@ -160,12 +163,12 @@ def test_a_drift_never_passes_through_a_wall(start: Square, direction: str, feet
     assume(start != Square(9, 3))            # the drone's cell; it stays as an obstacle
     result = setup()
     c = result.campaign
-    c.remove_combatant("Kira")
-    c.enter_combatant(EnterCombatant(name="Kira", at=start))
-    c.start_round(StartRound())
+    c.handle(RemoveCombatant("Kira"))
+    c.handle(EnterCombatant(name="Kira", at=start))
+    c.handle(StartRound())
     try:
         # At most 24 feet: difficulty at most 6, so a 20 always succeeds.
-        event = c.decide(Push(name="Kira", direction=direction, feet=feet, roll=20))
+        event = c.handle(Push(name="Kira", direction=direction, feet=feet, roll=20))
     except RuleViolation:
         assume(False)
         return
@@ -173,7 +176,7 @@ def test_a_drift_never_passes_through_a_wall(start: Square, direction: str, feet
     assert isinstance(event, PushedOff)
     step = DIRECTIONS[direction]
     for _ in range(rounds):
-        round_event = c.start_round(StartRound())
+        round_event = c.handle(StartRound())
         _no_wall_crossed(c, round_event)
         assert isinstance(round_event, RoundStarted)
         for here, there in itertools.pairwise(round_event.paths.get("Kira", [])):
@@ -205,7 +208,7 @@ def _by_the_rule(level: int, successes: int, failures: int) -> str | None:
 def test_a_chase_always_ends_by_the_rule(level: int, rolls: list[int]) -> None:
     result = setup()
     c = result.campaign
-    c.decide(StartChase(name="Kira", level=level, extended=True))
+    c.handle(StartChase(name="Kira", level=level, extended=True))
     successes = failures = 0
     # Any rolls, then enough twenties to finish: it always ends, exactly by the rule.
     for roll in [*rolls, *[20] * (level + len(rolls) + 1)]:
@@ -217,13 +220,13 @@ def test_a_chase_always_ends_by_the_rule(level: int, rolls: list[int]) -> None:
         if chase.outcome is not None:
             before = c.version
             try:
-                c.decide(RollChase(name="Kira", roll=roll))
+                c.handle(RollChase(name="Kira", roll=roll))
             except RuleViolation:
                 assert c.version == before
             else:
                 raise AssertionError("a roll after the outcome was recorded")
             return
-        c.decide(RollChase(name="Kira", roll=roll))
+        c.handle(RollChase(name="Kira", roll=roll))
         if roll >= 3 * level:
             successes += 1
         else:

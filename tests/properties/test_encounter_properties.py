@@ -24,6 +24,7 @@ from domain.battlemap import load_battle_map
 from domain.besm.combat import CombatState
 from domain.besm.commands import GoProne, StandUp
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
@@ -56,18 +57,18 @@ def setup() -> Play:
     besm = RULESETS.named("besm")
     c = Campaign.start(STAMP, name="Yard", ruleset="besm", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira",
+    c.handle(AddCharacter(CharacterOptions(name="Kira",
                                      attributes={"stealth": 1},
-                                         extra={"body": 4, "mind": 4, "soul": 4}))
-    c.add_character(CharacterOptions(name="Oren",
+                                         extra={"body": 4, "mind": 4, "soul": 4})))
+    c.handle(AddCharacter(CharacterOptions(name="Oren",
                                      attributes={"speed-burst": 1},
-                                         extra={"body": 3, "mind": 4, "soul": 4}))
-    c.start_encounter("Yard", load_battle_map(ARENA, besm.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
-    c.enter_combatant(EnterCombatant(name="Oren", at=Square(0, 3)))
+                                         extra={"body": 3, "mind": 4, "soul": 4})))
+    c.handle(StartEncounter("Yard", load_battle_map(ARENA, besm.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(0, 0)))
+    c.handle(EnterCombatant(name="Oren", at=Square(0, 3)))
     for name, at, attributes in (("Bandit", Square(5, 0), {"gun-bunny": 1}),
                                  ("Wolf", Square(5, 3), {"speed": 2})):
-        c.enter_combatant(EnterCombatant(
+        c.handle(EnterCombatant(
             name=name, at=at, side=Side.ENEMY, from_roster=False,
             options=CharacterOptions(name=name, attributes=attributes,
                 extra={"body": 3, "mind": 2, "soul": 2})))
@@ -75,13 +76,13 @@ def setup() -> Play:
 
 
 def _move(name: str, steps: list[str], options: dict[str, bool]) -> Step:
-    return Step(f"move {name} {' '.join(steps)} {options}", lambda c: c.move_combatant(
-        MoveCombatant(name=name, steps=tuple(steps), options=options)))
+    return Step(f"move {name} {' '.join(steps)} {options}",
+                lambda c: c.handle(MoveCombatant(name=name, steps=tuple(steps), options=options)))
 
 
 def _move_to(name: str, x: int, y: int) -> Step:
     return Step(f"move {name} --to {x},{y}",
-                lambda c: c.move_combatant(MoveCombatant(name=name, to=Square(x, y))))
+                lambda c: c.handle(MoveCombatant(name=name, to=Square(x, y))))
 
 
 _NAME = st.sampled_from(NAMES)
@@ -91,15 +92,15 @@ _STEPS = st.one_of(
               st.fixed_dictionaries({}, optional={"shift": st.just(True),
                                                   "stealthy": st.just(True)})),
     st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3)),
-    st.builds(lambda n: Step(f"prone {n}", lambda c: c.decide(GoProne(name=n))), _NAME),
-    st.builds(lambda n: Step(f"stand {n}", lambda c: c.decide(StandUp(name=n))), _NAME),
+    st.builds(lambda n: Step(f"prone {n}", lambda c: c.handle(GoProne(name=n))), _NAME),
+    st.builds(lambda n: Step(f"stand {n}", lambda c: c.handle(StandUp(name=n))), _NAME),
     st.builds(lambda n, r: Step(f"act {n} {r}",
-                                lambda c: c.decide(Act(name=n, options={"ranged": r}))),
+                                lambda c: c.handle(Act(name=n, options={"ranged": r}))),
               _NAME, st.booleans()),
-    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+    st.just(Step("round", lambda c: c.handle(StartRound()))),
 )
 _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=25).map(
-    lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
+    lambda steps: [Step("round", lambda c: c.handle(StartRound())), *steps])
 
 
 def play(steps: list[Step], check: Check | None = None) -> Play:

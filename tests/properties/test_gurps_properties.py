@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.encounter import cell_terrain
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
@@ -78,12 +79,12 @@ def options(name: str, **extra: Any) -> CharacterOptions:
 def lone_walker(basic_move: int, posture: str, map_text: str = PRICED) -> Campaign:
     c = Campaign.start(STAMP, name="Yard", ruleset="gurps", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(options("Kira", basic_move=basic_move, basic_speed=basic_move))
-    c.start_encounter("Yard", load_battle_map(map_text, GURPS.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(3, 2)))
+    c.handle(AddCharacter(options("Kira", basic_move=basic_move, basic_speed=basic_move)))
+    c.handle(StartEncounter("Yard", load_battle_map(map_text, GURPS.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(3, 2)))
     if posture != "standing":
-        c.decide(ChangePosture(name="Kira", posture=posture))
-    c.start_round(StartRound())
+        c.handle(ChangePosture(name="Kira", posture=posture))
+    c.handle(StartRound())
     return c
 
 
@@ -117,7 +118,7 @@ def test_a_moves_cost_is_the_sum_of_its_parts_however_it_is_split(
         tokens: list[str], posture: str, data: st.DataObject) -> None:
     whole = lone_walker(100, posture)
     try:
-        event = whole.move_combatant(MoveCombatant(name="Kira", steps=tuple(tokens)))
+        event = whole.handle(MoveCombatant(name="Kira", steps=tuple(tokens)))
     except RuleViolation:
         assume(False)
         return
@@ -128,9 +129,9 @@ def test_a_moves_cost_is_the_sum_of_its_parts_however_it_is_split(
     split = lone_walker(100, posture)
     total = Fraction(0)
     for part in parts:
-        moved = split.move_combatant(MoveCombatant(name="Kira", steps=tuple(part)))
+        moved = split.handle(MoveCombatant(name="Kira", steps=tuple(part)))
         total += Fraction(moved.cost)
-        split.start_round(StartRound())
+        split.handle(StartRound())
     assert total == Fraction(event.cost)
     assert split.game.encounter is not None
     assert whole.game.encounter is not None
@@ -142,16 +143,16 @@ def test_a_moves_cost_is_the_sum_of_its_parts_however_it_is_split(
 def setup() -> Play:
     c = Campaign.start(STAMP, name="Yard", ruleset="gurps", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(options("Kira", basic_move=3, basic_speed=5.5))
-    c.add_character(options("Oren", basic_move=1, basic_speed=1.25,
-                            trait=["amphibious"]))
-    c.start_encounter("Yard", load_battle_map(ARENA, GURPS.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(1, 0)))
-    c.enter_combatant(EnterCombatant(name="Oren", at=Square(3, 3), facing="S"))
-    c.enter_combatant(EnterCombatant(name="Orc", at=Square(6, 5), side=Side.ENEMY,
+    c.handle(AddCharacter(options("Kira", basic_move=3, basic_speed=5.5)))
+    c.handle(AddCharacter(options("Oren", basic_move=1, basic_speed=1.25,
+                            trait=["amphibious"])))
+    c.handle(StartEncounter("Yard", load_battle_map(ARENA, GURPS.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(1, 0)))
+    c.handle(EnterCombatant(name="Oren", at=Square(3, 3), facing="S"))
+    c.handle(EnterCombatant(name="Orc", at=Square(6, 5), side=Side.ENEMY,
                                      from_roster=False, facing="NW",
                                      options=options("Orc", basic_move=4, basic_speed=4)))
-    c.enter_combatant(EnterCombatant(name="Gull", at=Square(7, 0), side=Side.ALLY,
+    c.handle(EnterCombatant(name="Gull", at=Square(7, 0), side=Side.ALLY,
                                      from_roster=False, options=options(
                                          "Gull", basic_move=2, basic_speed=3.75,
                                          trait=["flight"])))
@@ -159,8 +160,8 @@ def setup() -> Play:
 
 
 def _move(name: str, steps: list[str], opts: dict[str, Any]) -> Step:
-    return Step(f"move {name} {' '.join(steps)} {opts}", lambda c: c.move_combatant(
-        MoveCombatant(name=name, steps=tuple(steps), options=opts)))
+    return Step(f"move {name} {' '.join(steps)} {opts}",
+                lambda c: c.handle(MoveCombatant(name=name, steps=tuple(steps), options=opts)))
 
 
 _NAME = st.sampled_from(NAMES)
@@ -169,14 +170,14 @@ _STEPS = st.one_of(
               st.fixed_dictionaries({}, optional={
                   "swim": st.just(True), "fly": st.just(True), "step": st.just(True),
                   "end_facing": st.sampled_from(DIRS)})),
-    st.builds(lambda n, p: Step(f"posture {n} {p}", lambda c: c.decide(
-        ChangePosture(name=n, posture=p))), _NAME,
+    st.builds(lambda n, p: Step(f"posture {n} {p}",
+                                lambda c: c.handle(ChangePosture(name=n, posture=p))), _NAME,
         st.sampled_from(["standing", "crouching", "kneeling", "crawling", "lying",
                          "sitting"])),
-    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+    st.just(Step("round", lambda c: c.handle(StartRound()))),
 )
 _SEQUENCES = st.lists(_STEPS, min_size=1, max_size=25).map(
-    lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
+    lambda steps: [Step("round", lambda c: c.handle(StartRound())), *steps])
 
 
 def play(steps: list[Step], check: Check | None = None) -> Play:

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.movepoints.combat import MoveState
@@ -66,13 +67,13 @@ def setup() -> Play:
     c = Campaign.start(STAMP, name="Ford", ruleset="movepoints", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
     for name in ("Kira", "Mara"):
-        c.add_character(CharacterOptions(name=name, extra={
-            "full_move": list(FULL_MOVES[name].items())}))
-    c.start_encounter("Ford", load_battle_map(ARENA, rules.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
-    c.enter_combatant(EnterCombatant(name="Mara", at=Square(0, 3)))
+        c.handle(AddCharacter(CharacterOptions(name=name, extra={
+            "full_move": list(FULL_MOVES[name].items())})))
+    c.handle(StartEncounter("Ford", load_battle_map(ARENA, rules.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(0, 0)))
+    c.handle(EnterCombatant(name="Mara", at=Square(0, 3)))
     for name, at in (("Gob", Square(4, 0)), ("Orc", Square(5, 3))):
-        c.enter_combatant(EnterCombatant(
+        c.handle(EnterCombatant(
             name=name, at=at, side=Side.ENEMY, from_roster=False,
             options=CharacterOptions(name=name, extra={
                 "full_move": list(FULL_MOVES[name].items())})))
@@ -82,46 +83,46 @@ def setup() -> Play:
 def _move(name: str, steps: list[str], fly: bool) -> Step:
     options = {"fly": True} if fly else {}
     return Step(f"move {name} {' '.join(steps)}{' --fly' if fly else ''}",
-                lambda c: c.move_combatant(MoveCombatant(name=name, steps=tuple(steps),
+                lambda c: c.handle(MoveCombatant(name=name, steps=tuple(steps),
                                                          options=options)))
 
 
 def _move_to(name: str, x: int, y: int) -> Step:
     return Step(f"move {name} --to {x},{y}",
-                lambda c: c.move_combatant(MoveCombatant(name=name, to=Square(x, y))))
+                lambda c: c.handle(MoveCombatant(name=name, to=Square(x, y))))
 
 
 _NAME = st.sampled_from(NAMES)
 _MOVE = st.builds(_move, _NAME, st.lists(st.sampled_from(list(DIRECTIONS)), min_size=1,
                                          max_size=2), st.booleans())
-_ACT = st.builds(lambda n, k: Step(f"act {n} {k}", lambda c: c.decide(Act(name=n, kind=k))),
+_ACT = st.builds(lambda n, k: Step(f"act {n} {k}", lambda c: c.handle(Act(name=n, kind=k))),
                  _NAME, st.sampled_from(["move", "full"]))
 # Moves and actions come up more often than the rest, so MP are gained and spent.
 _STEPS = st.one_of(
     _MOVE, _MOVE, _MOVE, _ACT, _ACT,
     st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3)),
     st.builds(lambda n, d: Step(f"step {n} {d}",
-                                lambda c: c.decide(StepCommand(name=n, direction=d))),
+                                lambda c: c.handle(StepCommand(name=n, direction=d))),
               _NAME, st.sampled_from(list(DIRECTIONS))),
     st.builds(lambda n, w: Step(f"condition {n} {w}",
-                                lambda c: c.decide(SetCondition(name=n, condition=w))),
+                                lambda c: c.handle(SetCondition(name=n, condition=w))),
               _NAME, st.sampled_from(["stunned", "immobile", "clear"])),
-    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+    st.just(Step("round", lambda c: c.handle(StartRound()))),
 )
 # Gob (land 3) on 4,0 is next to ^ at 3,1 (cost 5), Orc (land 7) on 5,3 next to = at 4,2
 # (cost 9): both are entered only in transit, over rounds.
 _TOWARD = st.sampled_from([_move("Gob", ["SW"], False), _move("Orc", ["NW"], False)])
 _TRANSIT_STEPS = st.one_of(
     _TOWARD, _TOWARD, _TOWARD,
-    st.builds(lambda n, k: Step(f"act {n} {k}", lambda c: c.decide(Act(name=n, kind=k))),
+    st.builds(lambda n, k: Step(f"act {n} {k}", lambda c: c.handle(Act(name=n, kind=k))),
               st.sampled_from(["Gob", "Orc"]), st.sampled_from(["move", "full"])),
-    st.just(Step("round", lambda c: c.start_round(StartRound()))),
+    st.just(Step("round", lambda c: c.handle(StartRound()))),
     _STEPS,
 )
 _SEQUENCES = st.one_of(
     st.lists(_STEPS, min_size=1, max_size=40),
     st.lists(_TRANSIT_STEPS, min_size=1, max_size=40),
-).map(lambda steps: [Step("round", lambda c: c.start_round(StartRound())), *steps])
+).map(lambda steps: [Step("round", lambda c: c.handle(StartRound())), *steps])
 
 
 def play(steps: list[Step], check: Check | None = None) -> Play:

@@ -22,6 +22,7 @@ from domain.besm.commands import (
     TakeShortcut,
     TravelByNight,
 )
+from domain.commands import AddCharacter, AddMount, EndDay, Move, SetRule, SetSupplies, StartDay
 from domain.geometry import Square
 from domain.plan import Planner, Step
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
@@ -59,16 +60,16 @@ def campaign(trek: Trek, upkeep: int, provisions: int) -> str:
     [started] = trek.init(f"plan {next(_names)}", ruleset="besm", map_text=MAP,
                           at=Square(1, 1), seed=11)
     slug = str(started["slug"])
-    trek.add_character(slug, CharacterOptions(
+    trek.handle(slug, AddCharacter(CharacterOptions(
         name="Kira", skills={"ride": 2, "navigation": 2, "survival": 1},
-        extra={"body": 6, "mind": 5, "soul": 4}))
-    trek.add_character(slug, CharacterOptions(
-        name="Oren", skills={"survival": 2}, extra={"body": 5, "mind": 6, "soul": 5}))
-    trek.add_mount(slug, "Dusty", ("ground-speed", 1), "Kira")
-    trek.add_mount(slug, "Bramble", ("ground-speed", 0), "Oren")
-    trek.supplies(slug, "set", {"provisions": provisions, "ammo": 2})
+        extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(slug, AddCharacter(CharacterOptions(
+        name="Oren", skills={"survival": 2}, extra={"body": 5, "mind": 6, "soul": 5})))
+    trek.handle(slug, AddMount("Dusty", ("ground-speed", 1), "Kira"))
+    trek.handle(slug, AddMount("Bramble", ("ground-speed", 0), "Oren"))
+    trek.handle(slug, SetSupplies({"provisions": provisions, "ammo": 2}))
     if upkeep:
-        trek.set_rule(slug, "upkeep-provisions", upkeep)
+        trek.handle(slug, SetRule("upkeep-provisions", upkeep))
     return slug
 
 
@@ -76,20 +77,20 @@ def record(trek: Trek, slug: str, step: Step) -> None:
     """The command the step stands for, its rolls given as the plan drew them."""
     kind = step.action[0]
     if kind == "start":
-        trek.start_day(slug)
+        trek.handle(slug, StartDay())
     elif kind == "end":
-        trek.end_day(slug, DayEndOptions())
+        trek.handle(slug, EndDay(DayEndOptions()))
     elif kind == "move":
         # The plan walks the cheapest path's steps; `move --to` its last square must agree.
-        trek.move(slug, MoveOptions(to=step.event.route_path()[-1]))
+        trek.handle(slug, Move(MoveOptions(to=step.event.route_path()[-1])))
     elif kind == "march":
-        trek.decide(slug, ForcedMarch(rolls=step.totals))
+        trek.handle(slug, ForcedMarch(rolls=step.totals))
     elif kind == "night":
-        trek.decide(slug, TravelByNight(roll=step.totals[NIGHT_TRAVEL_ROLL]))
+        trek.handle(slug, TravelByNight(roll=step.totals[NIGHT_TRAVEL_ROLL]))
     elif kind == "forage":
-        trek.decide(slug, Forage(roll=step.totals[FORAGE_ROLL]))
+        trek.handle(slug, Forage(roll=step.totals[FORAGE_ROLL]))
     else:
-        trek.decide(slug, TakeShortcut(name=step.action[1], roll=step.totals[SHORTCUT_ROLL]))
+        trek.handle(slug, TakeShortcut(name=step.action[1], roll=step.totals[SHORTCUT_ROLL]))
 
 
 @settings(max_examples=40, deadline=None,

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
@@ -58,16 +59,16 @@ PROPERTY = settings(max_examples=60, deadline=None,
 def setup() -> Play:
     c = Campaign.start(STAMP, name="Yard", ruleset="shadowrun", rulesets=RULESETS, seed=9,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", skills={"athletics": 3},
-                                     extra={"quickness": 5, "metatype": "elf"}))
-    c.add_character(CharacterOptions(name="Dvorak", skills={"athletics": 1},
-                                     extra={"quickness": 4, "metatype": "dwarf"}))
-    c.start_encounter("Yard", load_battle_map(ARENA, SR.battle_legend))
-    c.enter_combatant(EnterCombatant(name="Kira", at=Square(0, 0)))
-    c.enter_combatant(EnterCombatant(name="Dvorak", at=Square(0, 3)))
+    c.handle(AddCharacter(CharacterOptions(name="Kira", skills={"athletics": 3},
+                                     extra={"quickness": 5, "metatype": "elf"})))
+    c.handle(AddCharacter(CharacterOptions(name="Dvorak", skills={"athletics": 1},
+                                     extra={"quickness": 4, "metatype": "dwarf"})))
+    c.handle(StartEncounter("Yard", load_battle_map(ARENA, SR.battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(0, 0)))
+    c.handle(EnterCombatant(name="Dvorak", at=Square(0, 3)))
     for name, at, quickness, metatype in (("Ganger", Square(5, 0), 4, "ork"),
                                           ("Troll", Square(5, 3), 3, "troll")):
-        c.enter_combatant(EnterCombatant(
+        c.handle(EnterCombatant(
             name=name, at=at, side=Side.ENEMY, from_roster=False,
             options=CharacterOptions(name=name, skills={"athletics": 2},
                                      extra={"quickness": quickness, "metatype": metatype})))
@@ -75,18 +76,19 @@ def setup() -> Play:
 
 
 def _move(name: str, steps: list[str], options: dict[str, bool]) -> Step:
-    return Step(f"move {name} {' '.join(steps)} {options}", lambda c: c.move_combatant(
-        MoveCombatant(name=name, steps=tuple(steps), options=options)))
+    return Step(f"move {name} {' '.join(steps)} {options}",
+                lambda c: c.handle(MoveCombatant(name=name, steps=tuple(steps), options=options)))
 
 
 def _move_to(name: str, x: int, y: int, options: dict[str, bool]) -> Step:
-    return Step(f"move {name} --to {x},{y} {options}", lambda c: c.move_combatant(
-        MoveCombatant(name=name, to=Square(x, y), options=options)))
+    return Step(f"move {name} --to {x},{y} {options}",
+                lambda c: c.handle(MoveCombatant(name=name, to=Square(x, y), options=options)))
 
 
 def _round(passes: dict[str, int]) -> Step:
-    return Step(f"round {passes}", lambda c: c.start_round(
-        StartRound(options={"passes": list(passes.items())} if passes else {})))
+    return Step(f"round {passes}",
+                lambda c: c.handle(StartRound(
+                    options={"passes": list(passes.items())} if passes else {})))
 
 
 _NAME = st.sampled_from(NAMES)
@@ -96,14 +98,14 @@ _STEPS = st.one_of(
     st.builds(_move, _NAME, st.lists(st.sampled_from(list(DIRECTIONS)), min_size=1,
                                      max_size=5), _GAIT),
     st.builds(_move_to, _NAME, st.integers(0, 5), st.integers(0, 3), _GAIT),
-    st.just(Step("pass", lambda c: c.decide(NextPass()))),
-    st.just(Step("pass", lambda c: c.decide(NextPass()))),
+    st.just(Step("pass", lambda c: c.handle(NextPass()))),
+    st.just(Step("pass", lambda c: c.handle(NextPass()))),
     st.builds(lambda n, s: Step(f"sprint {n} --roll {s}",
-                                lambda c: c.decide(Sprint(name=n, successes=s))),
+                                lambda c: c.handle(Sprint(name=n, successes=s))),
               _NAME, st.integers(0, 3)),
-    st.builds(lambda n: Step(f"sprint {n}", lambda c: c.decide(Sprint(name=n))), _NAME),
+    st.builds(lambda n: Step(f"sprint {n}", lambda c: c.handle(Sprint(name=n))), _NAME),
     st.builds(lambda n, b, x, y: Step(f"intercept {n} --by {b} --at {x},{y}",
-                                      lambda c: c.decide(Intercept(name=n, by=b,
+                                      lambda c: c.handle(Intercept(name=n, by=b,
                                                                    at=Square(x, y)))),
               _NAME, _NAME, st.integers(0, 5), st.integers(0, 3)),
     _ROUND,
@@ -164,7 +166,7 @@ def test_undoing_any_event_then_redoing_it_restores_the_same_state(
 @given(_SEQUENCES, st.data())
 def test_undoing_a_pass_event_then_redoing_it_restores_the_same_state(
         steps: list[Step], data: st.DataObject) -> None:
-    result = play([*steps, Step("pass", lambda c: c.decide(NextPass()))])
+    result = play([*steps, Step("pass", lambda c: c.handle(NextPass()))])
     passes = [e.seq for e in result.events if isinstance(e, PassStarted)]
     assume(passes)
     undo_then_redo(result, data.draw(st.sampled_from(passes)), check_undone=False)

@@ -16,6 +16,23 @@ from domain.besm.events import DayEnded, Repaired
 from domain.besm.rules import Besm
 from domain.besm.state import remaining, today
 from domain.campaign import Campaign, Stamp
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    AddVehicle,
+    Assign,
+    Dismount,
+    EndDay,
+    Harm,
+    Leave,
+    Move,
+    Rejoin,
+    SetRule,
+    SetSupplies,
+    SpendSupplies,
+    StartDay,
+)
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square
@@ -70,21 +87,21 @@ class Command:
 
 def _setup(campaign: Campaign) -> None:
     """Kira rides Dusty, Vic drives Rig carrying Pax, Wal walks; a few supplies."""
-    campaign.add_character(CharacterOptions(name="Kira",
+    campaign.handle(AddCharacter(CharacterOptions(name="Kira",
                                             skills={"ride": 2, "navigation": 1},
-                                                extra={"body": 7, "mind": 6, "soul": 4}))
-    campaign.add_character(CharacterOptions(name="Vic",
+                                                extra={"body": 7, "mind": 6, "soul": 4})))
+    campaign.handle(AddCharacter(CharacterOptions(name="Vic",
                                             skills={"drive": 2, "technology": 2},
-                                                extra={"body": 6, "mind": 7, "soul": 3}))
-    campaign.add_character(CharacterOptions(name="Pax",
+                                                extra={"body": 6, "mind": 7, "soul": 3})))
+    campaign.handle(AddCharacter(CharacterOptions(name="Pax",
                                             skills={"survival": 2, "medicine": 1},
-                                                extra={"body": 4, "mind": 5, "soul": 8}))
-    campaign.add_character(CharacterOptions(name="Wal",
+                                                extra={"body": 4, "mind": 5, "soul": 8})))
+    campaign.handle(AddCharacter(CharacterOptions(name="Wal",
                                             attributes={"speed": 2},
-                                                extra={"body": 8, "mind": 4, "soul": 5}))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Kira")
-    campaign.add_vehicle("Rig", ("speed", 2), "Vic", ["Pax"])
-    campaign.set_supplies({"provisions": 5, "fuel": 4})
+                                                extra={"body": 8, "mind": 4, "soul": 5})))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Kira"))
+    campaign.handle(AddVehicle("Rig", ("speed", 2), "Vic", ["Pax"]))
+    campaign.handle(SetSupplies({"provisions": 5, "fuel": 4}))
 
 
 _ROLL = st.integers(2, 12)
@@ -96,27 +113,28 @@ _KIND = st.sampled_from(SUPPLY_KINDS)
 
 
 def _start_day() -> Command:
-    return Command("day start", lambda c: c.start_day())
+    return Command("day start", lambda c: c.handle(StartDay()))
 
 
 def _end_day(rests: dict[str, str], hours: int) -> Command:
     return Command(f"day end {rests} --hours {hours}",
-                   lambda c: c.end_day(DayEndOptions(rests=rests, hours=hours)))
+                   lambda c: c.handle(EndDay(DayEndOptions(rests=rests, hours=hours))))
 
 
 def _move(steps: list[str], through: bool) -> Command:
     return Command(f"move {' '.join(steps)}" + (" --through-hazard" if through else ""),
-                   lambda c: c.move(MoveOptions(steps=tuple(steps), through_hazard=through)))
+                   lambda c: c.handle(Move(MoveOptions(steps=tuple(steps),
+                                                       through_hazard=through))))
 
 
 def _move_to(x: int, y: int, through: bool) -> Command:
     return Command(f"move --to {x},{y}" + (" --through-hazard" if through else ""),
-                   lambda c: c.move(MoveOptions(to=Square(x, y), through_hazard=through)))
+                   lambda c: c.handle(Move(MoveOptions(to=Square(x, y), through_hazard=through))))
 
 
 def _travel(command: str, rolls: dict[str, int], options: dict[str, Any]) -> Command:
     return Command(f"{command} {rolls} {options}",
-                   lambda c: c.decide(besm_command(command, rolls, **options)))
+                   lambda c: c.handle(besm_command(command, rolls, **options)))
 
 
 def _forced_march(rolls: dict[str, int]) -> Command:
@@ -124,16 +142,17 @@ def _forced_march(rolls: dict[str, int]) -> Command:
 
 
 def _assign(name: str, conveyance: str, role: Role) -> Command:
-    return Command(f"assign {name} {conveyance} {role}", lambda c: c.assign(name, conveyance, role))
+    return Command(f"assign {name} {conveyance} {role}",
+                   lambda c: c.handle(Assign(name, conveyance, role)))
 
 
 def _supplies(verb: str, kind: str, amount: int) -> Command:
     def run(c: Campaign) -> TrekEvent:
         if verb == "add":
-            return c.add_supplies({kind: amount})
+            return c.handle(AddSupplies({kind: amount}))
         if verb == "spend":
-            return c.spend_supplies({kind: amount})
-        return c.set_supplies({kind: amount})
+            return c.handle(SpendSupplies({kind: amount}))
+        return c.handle(SetSupplies({kind: amount}))
 
     return Command(f"supplies {verb} {kind}={amount}", run)
 
@@ -162,22 +181,24 @@ DAY_COMMANDS = st.one_of(
               _ROLL, _KIND),
     _REPAIR,
     st.builds(lambda name, h, e: Command(f"harm {name} {h} {e}",
-                                         lambda c: c.harm(name, h, e, None)),
+                                         lambda c: c.handle(Harm(name, h, e, None))),
               _CHARACTER, st.integers(0, 30), st.integers(0, 30)),
 )
 # What a GM changes between days (or at any time).
-_REJOIN = st.builds(lambda name: Command(f"rejoin {name}", lambda c: c.rejoin(name)), _MEMBER)
+_REJOIN = st.builds(lambda name: Command(f"rejoin {name}", lambda c: c.handle(Rejoin(name))),
+                    _MEMBER)
 _ASSIGN = st.builds(_assign, _CHARACTER, st.sampled_from(CONVEYANCES), st.sampled_from(list(Role)))
 ROSTER_COMMANDS = st.one_of(
-    st.builds(lambda name: Command(f"leave {name}", lambda c: c.leave(name)), _MEMBER),
+    st.builds(lambda name: Command(f"leave {name}", lambda c: c.handle(Leave(name))), _MEMBER),
     _REJOIN,
     _REJOIN,
-    st.builds(lambda name: Command(f"dismount {name}", lambda c: c.dismount(name)), _CHARACTER),
+    st.builds(lambda name: Command(f"dismount {name}", lambda c: c.handle(Dismount(name))),
+              _CHARACTER),
     _ASSIGN,
     _ASSIGN,
     st.builds(_supplies, st.sampled_from(["add", "spend", "set"]), _KIND, st.integers(0, 3)),
     st.builds(lambda value: Command(f"rule upkeep-provisions={value}",
-                                    lambda c: c.set_rule("upkeep-provisions", value)),
+                                    lambda c: c.handle(SetRule("upkeep-provisions", value))),
               st.integers(0, 2)),
 )
 COMMANDS = st.one_of(st.just(_start_day()), _END_DAY, DAY_COMMANDS, ROSTER_COMMANDS)

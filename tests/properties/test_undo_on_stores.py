@@ -18,6 +18,17 @@ from hypothesis import strategies as st
 from journeys import MAP
 
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    EndDay,
+    Harm,
+    Move,
+    SetSupplies,
+    StartDay,
+    Undo,
+)
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
@@ -58,30 +69,30 @@ def play(trek: Trek, slug: str, command: Command) -> None:
     kind, *args = command
     if kind == "character":
         name, body, mind, soul, skills = args
-        trek.add_character(slug, CharacterOptions(
-            name=name, skills=skills, extra={"body": body, "mind": mind, "soul": soul}))
+        trek.handle(slug, AddCharacter(CharacterOptions(
+            name=name, skills=skills, extra={"body": body, "mind": mind, "soul": soul})))
     elif kind == "mount":
-        trek.add_mount(slug, args[0], ("ground-speed", 1), args[1])
+        trek.handle(slug, AddMount(args[0], ("ground-speed", 1), args[1]))
     elif kind == "supplies":
-        trek.supplies(slug, "set", args[0])
+        trek.handle(slug, SetSupplies(args[0]))
     elif kind == "supplies add":
-        trek.supplies(slug, "add", {"provisions": args[0]})
+        trek.handle(slug, AddSupplies({"provisions": args[0]}))
     elif kind == "day start":
-        trek.start_day(slug)
+        trek.handle(slug, StartDay())
     elif kind == "day end":
-        trek.end_day(slug, DayEndOptions())
+        trek.handle(slug, EndDay(DayEndOptions()))
     elif kind == "move":
-        trek.move(slug, MoveOptions(steps=args[0]))
+        trek.handle(slug, Move(MoveOptions(steps=args[0])))
     elif kind == "forage":
-        trek.decide(slug, Forage(by=args[1], take="provisions", roll=args[0]))
+        trek.handle(slug, Forage(by=args[1], take="provisions", roll=args[0]))
     elif kind == "forced march":
-        trek.decide(slug, ForcedMarch(rolls={"Kira": args[0], "Oren": args[1]}))
+        trek.handle(slug, ForcedMarch(rolls={"Kira": args[0], "Oren": args[1]}))
     elif kind == "night travel":
-        trek.decide(slug, TravelByNight(by="Kira", roll=args[0]))
+        trek.handle(slug, TravelByNight(by="Kira", roll=args[0]))
     elif kind == "shortcut":
-        trek.decide(slug, TakeShortcut(name="Kessel Pass", roll=args[0]))
+        trek.handle(slug, TakeShortcut(name="Kessel Pass", roll=args[0]))
     elif kind == "harm":
-        trek.harm(slug, args[0], args[1], 0, None)
+        trek.handle(slug, Harm(args[0], args[1], 0, None))
     else:  # pragma: no cover - the strategy makes no other kind
         raise AssertionError(kind)
 
@@ -126,14 +137,14 @@ def test_an_undo_equals_playing_the_history_without_what_it_cancelled(
 
         refusal = ""
         try:
-            [reversal] = trek.undo(slug, target, cascade=cascade)
+            [reversal] = trek.handle(slug, Undo(target, cascade=cascade))
         except RuleViolation as refused:
             refusal = str(refused)
         if refusal:
             assert not cascade
             assert "add --cascade" in refusal
             assert trek.status(slug) == before  # a refused undo records nothing
-            [reversal] = trek.undo(slug, target, cascade=True)
+            [reversal] = trek.handle(slug, Undo(target, cascade=True))
             # It was refused for the later events that depend on it, each named by its seq.
             dependents = sorted(set(reversal["cancels"]) - {target})
             assert dependents

@@ -29,6 +29,23 @@ from domain.besm.events import (
 from domain.besm.rules import Besm, attribute_rate, stat_value
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddSupplies,
+    AddVehicle,
+    Assign,
+    Dismount,
+    EndDay,
+    Harm,
+    Leave,
+    Move,
+    Rejoin,
+    SetRule,
+    SetSupplies,
+    SpendSupplies,
+    StartDay,
+)
 from domain.dice import KeyedDice, check
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
@@ -122,12 +139,12 @@ def movement(campaign: Campaign) -> dict[str, Any]:
 
 
 def move(campaign: Campaign, *steps: str, through_hazard: bool = False) -> TrekEvent:
-    return campaign.move(MoveOptions(steps=steps, through_hazard=through_hazard))
+    return campaign.handle(Move(MoveOptions(steps=steps, through_hazard=through_hazard)))
 
 
 def end_day(campaign: Campaign, rests: Mapping[str, str] | None = None,
             hours: int = 8) -> DayEnded:
-    event = campaign.end_day(DayEndOptions(rests=dict(rests or {}), hours=hours))
+    event = campaign.handle(EndDay(DayEndOptions(rests=dict(rests or {}), hours=hours)))
     assert isinstance(event, DayEnded)
     return event
 
@@ -154,11 +171,11 @@ def test_a_combined_stat_is_the_average_of_the_two_rounded_down(expression: str,
 def test_a_check_target_is_stat_plus_skill_minus_the_square_penalty() -> None:
     # given Kira (Mind 5, navigation 2, survival 1) standing on rough ground (penalty 1)
     campaign = campaign_at(0, 1)
-    campaign.add_character(hero("Kira", mind=5, skills={"navigation": 2, "survival": 1}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"navigation": 2, "survival": 1})))
+    campaign.handle(StartDay())
 
     # when she navigates by night
-    event = campaign.decide(TravelByNight(roll=6))
+    event = campaign.handle(TravelByNight(roll=6))
 
     # then the target is Mind 5 + the higher skill 2 − square penalty 1 = 6
     assert isinstance(event, NightTravelled)
@@ -189,11 +206,11 @@ def test_a_check_succeeds_when_the_roll_is_at_most_the_target(total: int, target
 def test_a_spot_on_forage_still_buys_one_provision() -> None:
     # given a forager with target Body-Mind (6+5)/2 = 5 + survival 2 = 7
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", body=6, mind=5, skills={"survival": 2}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=6, mind=5, skills={"survival": 2})))
+    campaign.handle(StartDay())
 
     # when the roll is exactly 7
-    event = campaign.decide(Forage(roll=7))
+    event = campaign.handle(Forage(roll=7))
 
     # then spot-on gives 1 point, which buys 1 provisions
     assert isinstance(event, Foraged)
@@ -207,7 +224,7 @@ def test_a_spot_on_forage_still_buys_one_provision() -> None:
 def test_health_and_energy_maxima_default_from_the_stats_and_characters_start_full() -> None:
     campaign = campaign_at()
 
-    campaign.add_character(hero("Kira", body=6, mind=5, soul=4))
+    campaign.handle(AddCharacter(hero("Kira", body=6, mind=5, soul=4)))
 
     kira = campaign.game.characters["Kira"]
     # Health (6 + 4) × 5 = 50; Energy (5 + 4) × 5 = 45
@@ -218,7 +235,7 @@ def test_health_and_energy_maxima_default_from_the_stats_and_characters_start_fu
 def test_health_and_energy_maxima_can_be_given_at_creation() -> None:
     campaign = campaign_at()
 
-    campaign.add_character(hero("Kira", health_max=30, energy_max=20))
+    campaign.handle(AddCharacter(hero("Kira", health_max=30, energy_max=20)))
 
     kira = campaign.game.characters["Kira"]
     assert (kira.health_max, kira.health, kira.energy_max, kira.energy) == (30, 30, 20, 20)
@@ -226,9 +243,9 @@ def test_health_and_energy_maxima_can_be_given_at_creation() -> None:
 
 def test_harm_subtracts_health_and_energy() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))  # 50 Health, 45 Energy
+    campaign.handle(AddCharacter(hero("Kira")))  # 50 Health, 45 Energy
 
-    campaign.harm("Kira", 12, 5, "ambush")
+    campaign.handle(Harm("Kira", 12, 5, "ambush"))
 
     kira = campaign.game.characters["Kira"]
     assert (kira.health, kira.energy) == (38, 40)  # 50 − 12, 45 − 5
@@ -236,9 +253,9 @@ def test_harm_subtracts_health_and_energy() -> None:
 
 def test_harm_never_takes_health_or_energy_below_zero() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))  # 50 Health, 45 Energy
+    campaign.handle(AddCharacter(hero("Kira")))  # 50 Health, 45 Energy
 
-    campaign.harm("Kira", 80, 100, None)
+    campaign.handle(Harm("Kira", 80, 100, None))
 
     kira = campaign.game.characters["Kira"]
     assert (kira.health, kira.energy) == (0, 0)
@@ -251,9 +268,9 @@ def test_harm_never_takes_health_or_energy_below_zero() -> None:
 def test_harm_of_nothing_negative_or_nobody_is_refused(name: str, health: int,
                                                        energy: int) -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
+    campaign.handle(AddCharacter(hero("Kira")))
 
-    refused(campaign, lambda: campaign.harm(name, health, energy, None))
+    refused(campaign, lambda: campaign.handle(Harm(name, health, energy, None)))
 
 
 @pytest.mark.parametrize(
@@ -270,7 +287,7 @@ def test_harm_of_nothing_negative_or_nobody_is_refused(name: str, health: int,
 def test_a_character_outside_the_stat_ranges_is_refused(options: CharacterOptions) -> None:
     campaign = campaign_at()
 
-    refused(campaign, lambda: campaign.add_character(options))
+    refused(campaign, lambda: campaign.handle(AddCharacter(options)))
 
 
 # -- travel rates ----------------------------------------------------------------------------
@@ -306,9 +323,9 @@ def test_each_movement_attribute_gives_its_rate(attribute: str, level: int, rate
 def test_a_walker_moves_at_the_best_rate_its_attributes_give(attributes: dict[str, int],
                                                              budget: int) -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", attributes=attributes))
+    campaign.handle(AddCharacter(hero("Kira", attributes=attributes)))
 
-    campaign.start_day()
+    campaign.handle(StartDay())
 
     assert today(campaign.game).budget == budget
     assert movement(campaign)["base"] == budget
@@ -327,10 +344,10 @@ def test_a_rider_moves_at_the_rate_of_the_mount(move_attribute: tuple[str, int],
                                                 budget: int) -> None:
     # given a rider whose own ground-speed 5 (10 squares) would be far faster
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", attributes={"ground-speed": 5}))
-    campaign.add_mount("Dusty", move_attribute, "Kira")
+    campaign.handle(AddCharacter(hero("Kira", attributes={"ground-speed": 5})))
+    campaign.handle(AddMount("Dusty", move_attribute, "Kira"))
 
-    campaign.start_day()
+    campaign.handle(StartDay())
 
     # then only the mount's rate counts
     assert today(campaign.game).budget == budget
@@ -338,11 +355,11 @@ def test_a_rider_moves_at_the_rate_of_the_mount(move_attribute: tuple[str, int],
 
 def test_driver_and_passengers_move_at_the_rate_of_the_vehicle() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Vic"))
-    campaign.add_character(hero("Pax", attributes={"speed": 6}))
-    campaign.add_vehicle("Rig", ("ground-speed", 2), "Vic", ["Pax"])
+    campaign.handle(AddCharacter(hero("Vic")))
+    campaign.handle(AddCharacter(hero("Pax", attributes={"speed": 6})))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 2), "Vic", ["Pax"]))
 
-    campaign.start_day()
+    campaign.handle(StartDay())
 
     assert today(campaign.game).budget == 4  # ground-speed 2 → 2 × 2 = 4
 
@@ -355,9 +372,9 @@ def test_a_conveyance_without_a_valid_movement_attribute_is_refused(attribute: s
                                                                     level: int) -> None:
     campaign = campaign_at()
 
-    refused(campaign, lambda: campaign.add_mount("Dusty", (attribute, level), None))
-    refused(campaign, lambda: campaign.add_vehicle("Rig", (attribute, level), None, []))
-    refused(campaign, lambda: campaign.add_mount("Dusty", None, None))
+    refused(campaign, lambda: campaign.handle(AddMount("Dusty", (attribute, level), None)))
+    refused(campaign, lambda: campaign.handle(AddVehicle("Rig", (attribute, level), None, [])))
+    refused(campaign, lambda: campaign.handle(AddMount("Dusty", None, None)))
 
 
 # -- base movement and flying ----------------------------------------------------------------
@@ -366,36 +383,36 @@ def test_a_conveyance_without_a_valid_movement_attribute_is_refused(attribute: s
 def test_the_slowest_travelling_unit_sets_the_base_movement() -> None:
     # given Kira on foot at speed 3 (3), Bo on foot (1) and Cy riding Dusty, ground-speed 2 (4)
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.add_character(hero("Bo"))
-    campaign.add_character(hero("Cy"))
-    campaign.add_mount("Dusty", ("ground-speed", 2), "Cy")
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(AddCharacter(hero("Cy")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 2), "Cy"))
 
-    campaign.start_day()
+    campaign.handle(StartDay())
 
     assert today(campaign.game).budget == 1  # min(3, 1, 4)
 
 
 def test_a_member_left_behind_no_longer_sets_the_pace() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.add_character(hero("Bo"))
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(AddCharacter(hero("Bo")))
     assert movement(campaign)["base"] == 1  # min(3, 1)
 
-    campaign.leave("Bo")
+    campaign.handle(Leave("Bo"))
 
     assert movement(campaign)["base"] == 3  # Kira alone
-    campaign.start_day()
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 3
 
 
 def test_a_group_that_all_flies_crosses_a_feature() -> None:
     # given Kira flying on foot (flight 1) and Bo (no flight) riding a flying griffin
     campaign = campaign_at(0, 0)
-    campaign.add_character(hero("Kira", attributes={"flight": 1}))
-    campaign.add_character(hero("Bo"))
-    campaign.add_mount("Griffin", ("flight", 2), "Bo")
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"flight": 1})))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(AddMount("Griffin", ("flight", 2), "Bo"))
+    campaign.handle(StartDay())
     assert BESM.flying(campaign.situation())
     assert today(campaign.game).budget == 1  # min(flight 1, flight 2)
 
@@ -409,10 +426,10 @@ def test_a_group_that_all_flies_crosses_a_feature() -> None:
 
 def test_a_member_left_behind_does_not_keep_the_group_from_flying() -> None:
     campaign = campaign_at(0, 0)
-    campaign.add_character(hero("Kira", attributes={"flight": 1}))
-    campaign.add_character(hero("Cy"))  # no flight
-    campaign.leave("Cy")
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"flight": 1})))
+    campaign.handle(AddCharacter(hero("Cy")))  # no flight
+    campaign.handle(Leave("Cy"))
+    campaign.handle(StartDay())
 
     move(campaign, "SE")
 
@@ -428,13 +445,13 @@ def test_a_member_left_behind_does_not_keep_the_group_from_flying() -> None:
 )
 def test_a_group_flies_only_when_every_travelling_unit_has_flight(grounded: str) -> None:
     campaign = campaign_at(0, 0)
-    campaign.add_character(hero("Kira", attributes={"flight": 1}))
+    campaign.handle(AddCharacter(hero("Kira", attributes={"flight": 1})))
     if grounded == "walker":
-        campaign.add_character(hero("Cy"))
+        campaign.handle(AddCharacter(hero("Cy")))
     else:
-        campaign.add_character(hero("Vic"))
-        campaign.add_vehicle("Glider", ("flight", 0), "Vic", [])
-    campaign.start_day()
+        campaign.handle(AddCharacter(hero("Vic")))
+        campaign.handle(AddVehicle("Glider", ("flight", 0), "Vic", []))
+    campaign.handle(StartDay())
 
     assert not BESM.flying(campaign.situation())
     refused(campaign, lambda: move(campaign, "SE"), match="mountains")
@@ -445,24 +462,24 @@ def test_a_group_flies_only_when_every_travelling_unit_has_flight(grounded: str)
 
 def test_day_start_opens_the_next_day_with_the_base_movement_as_budget() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", attributes={"ground-speed": 1}))  # 2 squares
+    campaign.handle(AddCharacter(hero("Kira", attributes={"ground-speed": 1})))  # 2 squares
     assert movement(campaign) == {"base": 2, "budget": 0, "used": 0, "remaining": 0}
 
-    campaign.start_day()
+    campaign.handle(StartDay())
     assert campaign.game.day.number == 1
     assert movement(campaign) == {"base": 2, "budget": 2, "used": 0, "remaining": 2}
 
     end_day(campaign)
     assert movement(campaign) == {"base": 2, "budget": 0, "used": 0, "remaining": 0}
-    campaign.start_day()
+    campaign.handle(StartDay())
     assert campaign.game.day.number == 2
 
 
 def test_a_day_cannot_be_started_while_one_is_open() -> None:
     campaign = campaign_at()
-    campaign.start_day()
+    campaign.handle(StartDay())
 
-    refused(campaign, campaign.start_day, match="still open")
+    refused(campaign, lambda: campaign.handle(StartDay()), match="still open")
 
 
 def test_a_day_cannot_be_ended_when_none_is_open() -> None:
@@ -473,8 +490,8 @@ def test_a_day_cannot_be_ended_when_none_is_open() -> None:
 
 def test_each_step_costs_one_and_a_move_records_every_square_from_the_one_left() -> None:
     campaign = campaign_at(2, 3)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(StartDay())
 
     event = move(campaign, "N", "NE")
 
@@ -499,16 +516,16 @@ def test_each_step_costs_one_and_a_move_records_every_square_from_the_one_left()
 def test_a_step_is_refused_off_the_map_into_a_feature_into_a_hazard_or_over_budget(
         start: Square, steps: tuple[str, ...], reason: str) -> None:
     campaign = campaign_at(start.x, start.y)
-    campaign.add_character(hero("Kira"))  # budget 1
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))  # budget 1
+    campaign.handle(StartDay())
 
     refused(campaign, lambda: move(campaign, *steps), match=reason)
 
 
 def test_a_hazard_may_be_entered_with_through_hazard() -> None:
     campaign = campaign_at(0, 2)
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
     event = move(campaign, "E", through_hazard=True)
 
@@ -520,8 +537,8 @@ def test_a_hazard_may_be_entered_with_through_hazard() -> None:
 def test_a_move_of_several_steps_is_all_or_nothing() -> None:
     # given a budget of 3 at (3,0): E to (4,0) and (5,0) are fine, the third E leaves the map
     campaign = campaign_at(3, 0)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(StartDay())
 
     refused(campaign, lambda: move(campaign, "E", "E", "E"), match="off the map")
 
@@ -531,7 +548,7 @@ def test_a_move_of_several_steps_is_all_or_nothing() -> None:
 
 def test_a_move_without_directions_is_refused() -> None:
     campaign = campaign_at()
-    campaign.start_day()
+    campaign.handle(StartDay())
 
     refused(campaign, lambda: move(campaign))
 
@@ -539,10 +556,10 @@ def test_a_move_without_directions_is_refused() -> None:
 def test_move_to_takes_the_cheapest_path_in_eight_directions() -> None:
     # given the cliffs of column 2 open only at (2,2), and a budget of 4
     campaign = campaign_at(0, 0, WALL)
-    campaign.add_character(hero("Kira", attributes={"speed": 4}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 4})))
+    campaign.handle(StartDay())
 
-    event = campaign.move(MoveOptions(to=Square(4, 0)))
+    event = campaign.handle(Move(MoveOptions(to=Square(4, 0))))
 
     # x must grow by 1 each of 4 steps and pass (2,2): (0,0) (1,1) (2,2) (3,1) (4,0)
     assert isinstance(event, Moved)
@@ -553,10 +570,10 @@ def test_move_to_takes_the_cheapest_path_in_eight_directions() -> None:
 
 def test_move_to_goes_diagonally_on_open_ground() -> None:
     campaign = campaign_at(2, 0)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(StartDay())
 
-    event = campaign.move(MoveOptions(to=Square(5, 3)))
+    event = campaign.handle(Move(MoveOptions(to=Square(5, 3))))
 
     # three diagonal SE steps: (2,0) (3,1) (4,2) (5,3)
     assert isinstance(event, Moved)
@@ -566,10 +583,10 @@ def test_move_to_goes_diagonally_on_open_ground() -> None:
 def test_move_to_is_refused_when_no_legal_path_fits_the_budget() -> None:
     # the only way round the cliffs takes 4 steps, 3 remain
     campaign = campaign_at(0, 0, WALL)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(4, 0))),
+    refused(campaign, lambda: campaign.handle(Move(MoveOptions(to=Square(4, 0)))),
             match="no legal path")
 
 
@@ -583,21 +600,21 @@ def test_move_to_is_refused_when_no_legal_path_fits_the_budget() -> None:
 def test_move_to_a_square_never_entered_names_the_square_not_the_budget(to: Square,
                                                                          match: str) -> None:
     campaign = campaign_at(0, 0, WALL)
-    campaign.add_character(hero("Kira", attributes={"speed": 4}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 4})))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.move(MoveOptions(to=to)), match=match)
+    refused(campaign, lambda: campaign.handle(Move(MoveOptions(to=to))), match=match)
 
 
 def test_move_to_avoids_hazards_unless_allowed_through_them() -> None:
     # given Kira at (0,3) with a budget of 1, and the ley storm at (1,2) next to her
     campaign = campaign_at(0, 3)
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(1, 2))),
+    refused(campaign, lambda: campaign.handle(Move(MoveOptions(to=Square(1, 2)))),
             match="add --through-hazard to go through it")
-    event = campaign.move(MoveOptions(to=Square(1, 2), through_hazard=True))
+    event = campaign.handle(Move(MoveOptions(to=Square(1, 2), through_hazard=True)))
 
     assert isinstance(event, Moved)
     assert event.path == [Square(0, 3), Square(1, 2)]
@@ -606,10 +623,10 @@ def test_move_to_avoids_hazards_unless_allowed_through_them() -> None:
 def test_move_to_through_hazard_goes_round_the_hazard_when_that_is_as_short() -> None:
     # given Kira at (0,2): E E crosses the ley storm at (1,2); SE NE via (1,3) is as short
     campaign = campaign_at(0, 2)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(StartDay())
 
-    event = campaign.move(MoveOptions(to=Square(2, 2), through_hazard=True))
+    event = campaign.handle(Move(MoveOptions(to=Square(2, 2), through_hazard=True)))
 
     assert isinstance(event, Moved)
     assert event.path == [Square(0, 2), Square(1, 3), Square(2, 2)]
@@ -619,10 +636,10 @@ def test_move_to_through_hazard_goes_round_the_hazard_when_that_is_as_short() ->
 def test_move_to_through_hazard_crosses_it_when_that_is_shorter() -> None:
     # given Kira at (0,2) with budget 1: only the storm at (1,2) is within one step of (1,2)
     campaign = campaign_at(0, 2)
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
-    event = campaign.move(MoveOptions(to=Square(1, 2), through_hazard=True))
+    event = campaign.handle(Move(MoveOptions(to=Square(1, 2), through_hazard=True)))
 
     assert isinstance(event, Moved)
     assert event.through_hazard
@@ -631,13 +648,13 @@ def test_move_to_through_hazard_crosses_it_when_that_is_shorter() -> None:
 @pytest.mark.parametrize("phase", ["before any day", "after the day ended"])
 def test_nothing_moves_while_no_day_is_open(phase: str) -> None:
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira"))
+    campaign.handle(AddCharacter(hero("Kira")))
     if phase == "after the day ended":
-        campaign.start_day()
+        campaign.handle(StartDay())
         end_day(campaign)
 
     refused(campaign, lambda: move(campaign, "N"), match="no day is open")
-    refused(campaign, lambda: campaign.move(MoveOptions(to=Square(3, 2))),
+    refused(campaign, lambda: campaign.handle(Move(MoveOptions(to=Square(3, 2)))),
             match="no day is open")
 
 
@@ -647,42 +664,42 @@ def test_nothing_moves_while_no_day_is_open(phase: str) -> None:
 def test_a_shortcut_is_refused_away_from_its_first_square() -> None:
     # given the party at (3,0): two squares from Kessel Pass's first square (1,1)
     campaign = campaign_at(3, 0)
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
+    refused(campaign, lambda: campaign.handle(TakeShortcut(name="Kessel Pass", roll=2)),
             match="starts at 1,1")
 
 
 def test_a_shortcut_may_be_tried_standing_on_its_first_square() -> None:
     campaign = campaign_at(4, 0)  # Old Road starts at (4,0)
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(TakeShortcut(name="Old Road", roll=2))
+    event = campaign.handle(TakeShortcut(name="Old Road", roll=2))
 
     assert isinstance(event, ShortcutAttempted)
 
 
 def test_an_unknown_shortcut_is_refused() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(StartDay())
 
     with pytest.raises(NotFound):
-        campaign.decide(TakeShortcut(name="Nowhere", roll=2))
-    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Nowhere", roll=2)))
+        campaign.handle(TakeShortcut(name="Nowhere", roll=2))
+    refused(campaign, lambda: campaign.handle(TakeShortcut(name="Nowhere", roll=2)))
 
 
 def test_the_best_navigator_rolls_for_a_shortcut() -> None:
     # Kira: Mind 5 + navigation 1 = 6; Bo: Mind 4 + survival 3 = 7; Dee: Mind 6 + 0 = 6
     campaign = campaign_at(0, 0)
-    campaign.add_character(hero("Kira", mind=5, skills={"navigation": 1}))
-    campaign.add_character(hero("Bo", mind=4, skills={"survival": 3}))
-    campaign.add_character(hero("Dee", mind=6))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"navigation": 1})))
+    campaign.handle(AddCharacter(hero("Bo", mind=4, skills={"survival": 3})))
+    campaign.handle(AddCharacter(hero("Dee", mind=6)))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=12))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=12))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.by == "Bo"
@@ -700,10 +717,10 @@ def test_a_tie_for_best_navigator_goes_to_the_one_added_first(order: tuple[str, 
     campaign = campaign_at(0, 0)
     for name in order:
         mind, known = skills[name]
-        campaign.add_character(hero(name, mind=mind, skills=known))
-    campaign.start_day()
+        campaign.handle(AddCharacter(hero(name, mind=mind, skills=known)))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=12))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=12))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.by == navigator
@@ -712,15 +729,15 @@ def test_a_tie_for_best_navigator_goes_to_the_one_added_first(order: tuple[str, 
 def shortcut_party() -> Campaign:
     """Kira on rough ground (0,1), next to Kessel Pass; target 5 + 2 − 1 − 1 = 5; budget 1."""
     campaign = campaign_at(0, 1)
-    campaign.add_character(hero("Kira", mind=5, skills={"navigation": 2}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"navigation": 2})))
+    campaign.handle(StartDay())
     return campaign
 
 
 def test_a_shortcut_roll_subtracts_the_shortcut_and_square_penalties() -> None:
     campaign = shortcut_party()
 
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=9))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=9))
 
     # Mind 5 + navigation 2 − shortcut penalty 1 − rough ground 1 = 5
     assert isinstance(event, ShortcutAttempted)
@@ -730,7 +747,7 @@ def test_a_shortcut_roll_subtracts_the_shortcut_and_square_penalties() -> None:
 def test_a_successful_shortcut_adds_its_bonus_and_opens_its_path_for_today() -> None:
     campaign = shortcut_party()
 
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=5))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=5))
 
     assert isinstance(event, ShortcutAttempted)
     assert event.roll.success
@@ -745,7 +762,7 @@ def test_a_successful_shortcut_adds_its_bonus_and_opens_its_path_for_today() -> 
 def test_a_failed_shortcut_gains_nothing() -> None:
     campaign = shortcut_party()
 
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=6))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=6))
 
     assert isinstance(event, ShortcutAttempted)
     assert not event.roll.success  # 6 > 5
@@ -757,24 +774,24 @@ def test_a_failed_shortcut_gains_nothing() -> None:
 
 def test_a_shortcut_may_be_tried_once_a_day_and_its_path_closes_at_day_end() -> None:
     campaign = shortcut_party()
-    campaign.decide(TakeShortcut(name="Kessel Pass", roll=5))
+    campaign.handle(TakeShortcut(name="Kessel Pass", roll=5))
 
-    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
+    refused(campaign, lambda: campaign.handle(TakeShortcut(name="Kessel Pass", roll=2)),
             match="already tried")
 
     # the next day the pass is closed again, and may be tried again
     end_day(campaign)
-    campaign.start_day()
+    campaign.handle(StartDay())
     refused(campaign, lambda: move(campaign, "E"), match="mountains")
-    event = campaign.decide(TakeShortcut(name="Kessel Pass", roll=6))
+    event = campaign.handle(TakeShortcut(name="Kessel Pass", roll=6))
     assert isinstance(event, ShortcutAttempted)
 
 
 def test_a_shortcut_needs_an_open_day() -> None:
     campaign = campaign_at(0, 1)
-    campaign.add_character(hero("Kira"))
+    campaign.handle(AddCharacter(hero("Kira")))
 
-    refused(campaign, lambda: campaign.decide(TakeShortcut(name="Kessel Pass", roll=2)),
+    refused(campaign, lambda: campaign.handle(TakeShortcut(name="Kessel Pass", roll=2)),
             match="no day is open")
 
 
@@ -784,11 +801,11 @@ def test_a_shortcut_needs_an_open_day() -> None:
 def rider_party(x: int = 0, y: int = 0, provisions: int = 3, level: int = 1) -> Campaign:
     """Kira riding Dusty (ground-speed `level`); rider target (7+4)/2 = 5 + ride 3 = 8."""
     campaign = campaign_at(x, y)
-    campaign.add_character(hero("Kira", body=7, mind=6, soul=4,
-                                skills={"animal-ken": 1, "ride": 3}))
-    campaign.add_mount("Dusty", ("ground-speed", level), "Kira")
-    campaign.set_supplies({"provisions": provisions})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=7, mind=6, soul=4,
+                                skills={"animal-ken": 1, "ride": 3})))
+    campaign.handle(AddMount("Dusty", ("ground-speed", level), "Kira"))
+    campaign.handle(SetSupplies({"provisions": provisions}))
+    campaign.handle(StartDay())
     return campaign
 
 
@@ -796,7 +813,7 @@ def test_a_forced_march_spends_provisions_and_adds_the_base_movement() -> None:
     campaign = rider_party()
     assert today(campaign.game).budget == 2  # ground-speed 1 → 2
 
-    event = campaign.decide(ForcedMarch(rolls={"Kira": 8}))
+    event = campaign.handle(ForcedMarch(rolls={"Kira": 8}))
 
     assert isinstance(event, ForcedMarched)
     assert today(campaign.game).budget == 4  # 2 + base 2
@@ -815,7 +832,7 @@ def test_each_rider_rolls_body_soul_plus_the_better_of_animal_ken_and_ride(roll:
                                                                           strain: int) -> None:
     campaign = rider_party()
 
-    event = campaign.decide(ForcedMarch(rolls={"Kira": roll}))
+    event = campaign.handle(ForcedMarch(rolls={"Kira": roll}))
 
     assert isinstance(event, ForcedMarched)
     [rider_roll] = event.strain_rolls
@@ -828,13 +845,13 @@ def test_each_rider_rolls_body_soul_plus_the_better_of_animal_ken_and_ride(roll:
 def test_each_driver_rolls_body_mind_plus_the_better_of_drive_and_pilot() -> None:
     # Vic: Body-Mind (6 + 5)/2 = 5.5 → 5, + max(drive 2, pilot 1) = 7
     campaign = campaign_at()
-    campaign.add_character(hero("Vic", body=6, mind=5, skills={"drive": 2, "pilot": 1}))
-    campaign.add_character(hero("Pax"))
-    campaign.add_vehicle("Rig", ("ground-speed", 1), "Vic", ["Pax"])
-    campaign.set_supplies({"fuel": 1})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Vic", body=6, mind=5, skills={"drive": 2, "pilot": 1})))
+    campaign.handle(AddCharacter(hero("Pax")))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), "Vic", ["Pax"]))
+    campaign.handle(SetSupplies({"fuel": 1}))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(ForcedMarch(rolls={"Vic": 8}))
+    event = campaign.handle(ForcedMarch(rolls={"Vic": 8}))
 
     assert isinstance(event, ForcedMarched)
     [driver_roll] = event.strain_rolls
@@ -847,7 +864,7 @@ def test_each_driver_rolls_body_mind_plus_the_better_of_drive_and_pilot() -> Non
 def test_a_forced_march_roll_takes_the_square_penalty() -> None:
     campaign = rider_party(0, 1)  # rough ground, penalty 1
 
-    event = campaign.decide(ForcedMarch(rolls={"Kira": 8}))
+    event = campaign.handle(ForcedMarch(rolls={"Kira": 8}))
 
     assert isinstance(event, ForcedMarched)
     assert event.strain_rolls[0].target == 7  # 8 − 1
@@ -857,14 +874,14 @@ def test_a_forced_march_roll_takes_the_square_penalty() -> None:
 def test_a_forced_march_costs_one_provisions_per_mount_and_one_fuel_per_vehicle() -> None:
     campaign = campaign_at()
     for name in ("Ann", "Ben", "Vic"):
-        campaign.add_character(hero(name))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Ann")
-    campaign.add_mount("Flint", ("ground-speed", 1), "Ben")
-    campaign.add_vehicle("Rig", ("ground-speed", 1), "Vic", [])
-    campaign.set_supplies({"provisions": 5, "fuel": 5})
-    campaign.start_day()
+        campaign.handle(AddCharacter(hero(name)))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Ann"))
+    campaign.handle(AddMount("Flint", ("ground-speed", 1), "Ben"))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), "Vic", []))
+    campaign.handle(SetSupplies({"provisions": 5, "fuel": 5}))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(ForcedMarch(rolls={"Ann": 2, "Ben": 2, "Vic": 2}))
+    event = campaign.handle(ForcedMarch(rolls={"Ann": 2, "Ben": 2, "Vic": 2}))
 
     assert isinstance(event, ForcedMarched)
     assert (event.provisions, event.fuel) == (2, 1)
@@ -874,15 +891,15 @@ def test_a_forced_march_costs_one_provisions_per_mount_and_one_fuel_per_vehicle(
 
 def test_a_mount_left_behind_neither_costs_provisions_nor_rolls() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Ann"))
-    campaign.add_character(hero("Ben"))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Ann")
-    campaign.add_mount("Flint", ("ground-speed", 1), "Ben")
-    campaign.leave("Flint")  # Ben walks on
-    campaign.set_supplies({"provisions": 1})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Ann")))
+    campaign.handle(AddCharacter(hero("Ben")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Ann"))
+    campaign.handle(AddMount("Flint", ("ground-speed", 1), "Ben"))
+    campaign.handle(Leave("Flint"))  # Ben walks on
+    campaign.handle(SetSupplies({"provisions": 1}))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(ForcedMarch(rolls={"Ann": 2}))
+    event = campaign.handle(ForcedMarch(rolls={"Ann": 2}))
 
     assert isinstance(event, ForcedMarched)
     assert event.provisions == 1  # Dusty only
@@ -893,13 +910,13 @@ def test_a_mount_left_behind_neither_costs_provisions_nor_rolls() -> None:
 def test_a_forced_march_may_be_repeated_while_supplies_last() -> None:
     campaign = rider_party(provisions=2)
 
-    campaign.decide(ForcedMarch(rolls={"Kira": 9}))
-    campaign.decide(ForcedMarch(rolls={"Kira": 9}))
+    campaign.handle(ForcedMarch(rolls={"Kira": 9}))
+    campaign.handle(ForcedMarch(rolls={"Kira": 9}))
 
     assert today(campaign.game).budget == 6  # 2 + 2 + 2
     assert pending_strain(campaign.game.conveyances["Dusty"]) == 2
     assert campaign.game.supplies["provisions"] == 0
-    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})),
+    refused(campaign, lambda: campaign.handle(ForcedMarch(rolls={"Kira": 2})),
             match="needs 1 provisions but the party has 0")
 
 
@@ -907,32 +924,32 @@ def test_a_forced_march_needs_an_open_day() -> None:
     campaign = rider_party()
     end_day(campaign)
 
-    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})),
+    refused(campaign, lambda: campaign.handle(ForcedMarch(rolls={"Kira": 2})),
             match="no day is open")
 
 
 def test_a_forced_march_needs_a_travelling_mount_or_vehicle() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_character(hero("Bo"))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Bo")
-    campaign.set_supplies({"provisions": 3})
-    campaign.leave("Dusty")  # Bo goes on foot; Dusty stays
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Bo"))
+    campaign.handle(SetSupplies({"provisions": 3}))
+    campaign.handle(Leave("Dusty"))  # Bo goes on foot; Dusty stays
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.decide(ForcedMarch()),
+    refused(campaign, lambda: campaign.handle(ForcedMarch()),
             match="at least one mount or vehicle")
 
 
 def test_a_forced_march_names_the_mount_without_a_rider() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Kira")
-    campaign.add_mount("Flint", ("ground-speed", 1), None)
-    campaign.set_supplies({"provisions": 3})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Kira"))
+    campaign.handle(AddMount("Flint", ("ground-speed", 1), None))
+    campaign.handle(SetSupplies({"provisions": 3}))
+    campaign.handle(StartDay())
 
-    error = refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Kira": 2})))
+    error = refused(campaign, lambda: campaign.handle(ForcedMarch(rolls={"Kira": 2})))
 
     assert "Flint" in str(error)
     assert "rider" in str(error)
@@ -940,12 +957,12 @@ def test_a_forced_march_names_the_mount_without_a_rider() -> None:
 
 def test_a_forced_march_names_the_vehicle_without_a_driver() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Pax"))
-    campaign.add_vehicle("Rig", ("ground-speed", 1), None, ["Pax"])
-    campaign.set_supplies({"fuel": 3})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Pax")))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), None, ["Pax"]))
+    campaign.handle(SetSupplies({"fuel": 3}))
+    campaign.handle(StartDay())
 
-    error = refused(campaign, lambda: campaign.decide(ForcedMarch()))
+    error = refused(campaign, lambda: campaign.handle(ForcedMarch()))
 
     assert "Rig" in str(error)
     assert "driver" in str(error)
@@ -958,14 +975,14 @@ def test_a_forced_march_names_the_vehicle_without_a_driver() -> None:
 def test_a_forced_march_without_enough_supplies_is_refused(provisions: int, fuel: int,
                                                            short: str) -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Ann"))
-    campaign.add_character(hero("Vic"))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Ann")
-    campaign.add_vehicle("Rig", ("ground-speed", 1), "Vic", [])
-    campaign.set_supplies({"provisions": provisions, "fuel": fuel})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Ann")))
+    campaign.handle(AddCharacter(hero("Vic")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Ann"))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), "Vic", []))
+    campaign.handle(SetSupplies({"provisions": provisions, "fuel": fuel}))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.decide(ForcedMarch(rolls={"Ann": 2, "Vic": 2})),
+    refused(campaign, lambda: campaign.handle(ForcedMarch(rolls={"Ann": 2, "Vic": 2})),
             match=f"needs 1 {short}")
 
 
@@ -974,27 +991,27 @@ def test_a_forced_march_without_enough_supplies_is_refused(provisions: int, fuel
 
 def test_pending_strain_lowers_the_level_at_the_end_of_the_day() -> None:
     campaign = rider_party(level=2)  # ground-speed 2: budget 4
-    campaign.decide(ForcedMarch(rolls={"Kira": 9}))  # fails: 1 pending strain
+    campaign.handle(ForcedMarch(rolls={"Kira": 9}))  # fails: 1 pending strain
 
     event = end_day(campaign)
 
     assert event.strain == {"Dusty": StrainLanded(lost=1, level=1, state=ConveyanceState.OK)}
     dusty = campaign.game.conveyances["Dusty"]
     assert (dusty.level, pending_strain(dusty), dusty.base_level) == (1, 0, 2)
-    campaign.start_day()
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 2  # ground-speed 1 → 2
 
 
 def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     # given Kira (speed 3 on foot) riding Dusty at ground-speed 0, which moves 1
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", body=7, soul=4, skills={"ride": 3},
-                                attributes={"speed": 3}))
-    campaign.add_mount("Dusty", ("ground-speed", 0), "Kira")
-    campaign.set_supplies({"provisions": 1})
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=7, soul=4, skills={"ride": 3},
+                                attributes={"speed": 3})))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 0), "Kira"))
+    campaign.handle(SetSupplies({"provisions": 1}))
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 1
-    campaign.decide(ForcedMarch(rolls={"Kira": 9}))  # 9 > 8: 0 − 1 = −1 at day end
+    campaign.handle(ForcedMarch(rolls={"Kira": 9}))  # 9 > 8: 0 − 1 = −1 at day end
 
     event = end_day(campaign)
 
@@ -1004,20 +1021,20 @@ def test_a_mount_strained_below_zero_dies_and_its_rider_goes_on_foot() -> None:
     kira = campaign.game.characters["Kira"]
     assert (kira.conveyance, kira.role) == (None, None)
     # a dead mount is gone for good: nobody rides it, it sets no pace
-    refused(campaign, lambda: campaign.assign("Kira", "Dusty", Role.RIDER), match="dead")
-    campaign.start_day()
+    refused(campaign, lambda: campaign.handle(Assign("Kira", "Dusty", Role.RIDER)), match="dead")
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 3  # Kira on foot at speed 3; the dead mount sets no pace
-    refused(campaign, lambda: campaign.decide(ForcedMarch()))
+    refused(campaign, lambda: campaign.handle(ForcedMarch()))
 
 
 def test_a_vehicle_strained_below_zero_breaks_and_everyone_aboard_goes_on_foot() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Vic"))
-    campaign.add_character(hero("Pax"))
-    campaign.add_vehicle("Rig", ("speed", 0), "Vic", ["Pax"])
-    campaign.set_supplies({"fuel": 1})
-    campaign.start_day()
-    campaign.decide(ForcedMarch(rolls={"Vic": 12}))
+    campaign.handle(AddCharacter(hero("Vic")))
+    campaign.handle(AddCharacter(hero("Pax")))
+    campaign.handle(AddVehicle("Rig", ("speed", 0), "Vic", ["Pax"]))
+    campaign.handle(SetSupplies({"fuel": 1}))
+    campaign.handle(StartDay())
+    campaign.handle(ForcedMarch(rolls={"Vic": 12}))
 
     event = end_day(campaign)
 
@@ -1033,9 +1050,9 @@ def test_a_vehicle_strained_below_zero_breaks_and_everyone_aboard_goes_on_foot()
 def rested(mode: str | None, *, hours: int = 8, harm: tuple[int, int] = (20, 40),
            body: int = 6, mind: int = 5, soul: int = 4) -> tuple[Recovery, Character]:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", body=body, mind=mind, soul=soul))
-    campaign.harm("Kira", harm[0], harm[1], None)
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=body, mind=mind, soul=soul)))
+    campaign.handle(Harm("Kira", harm[0], harm[1], None))
+    campaign.handle(StartDay())
     event = end_day(campaign, {"Kira": mode} if mode else {}, hours)
     return event.recovery["Kira"], campaign.game.characters["Kira"]
 
@@ -1097,17 +1114,17 @@ def night_party() -> Campaign:
     """Ann rides Dusty, Vic drives Rig carrying Pax, Wal walks."""
     campaign = campaign_at()
     for name in ("Ann", "Vic", "Pax", "Wal"):
-        campaign.add_character(hero(name))
-    campaign.add_mount("Dusty", ("ground-speed", 0), "Ann")
-    campaign.add_vehicle("Rig", ("ground-speed", 1), "Vic", ["Pax"])
-    campaign.set_supplies({"provisions": 1, "fuel": 1})
-    campaign.start_day()
+        campaign.handle(AddCharacter(hero(name)))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 0), "Ann"))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), "Vic", ["Pax"]))
+    campaign.handle(SetSupplies({"provisions": 1, "fuel": 1}))
+    campaign.handle(StartDay())
     return campaign
 
 
 def test_after_night_travel_riders_doze_in_the_saddle_and_passengers_in_the_vehicle() -> None:
     campaign = night_party()
-    campaign.decide(TravelByNight(roll=2))
+    campaign.handle(TravelByNight(roll=2))
 
     event = end_day(campaign)
 
@@ -1125,7 +1142,7 @@ def test_without_night_travel_everyone_camps() -> None:
 
 def test_the_gm_may_give_any_rest_mode_to_any_character() -> None:
     campaign = night_party()
-    campaign.decide(TravelByNight(roll=2))
+    campaign.handle(TravelByNight(roll=2))
 
     event = end_day(campaign, {"Wal": "camp", "Ann": "vehicle"})
 
@@ -1136,8 +1153,8 @@ def test_the_gm_may_give_any_rest_mode_to_any_character() -> None:
 def test_night_rest_is_judged_by_the_roster_as_it_travelled_even_if_the_mount_dies() -> None:
     # given Ann's level-0 mount strained during a day that ended with night travel
     campaign = night_party()
-    campaign.decide(ForcedMarch(rolls={"Ann": 12, "Vic": 2}))
-    campaign.decide(TravelByNight(roll=2))
+    campaign.handle(ForcedMarch(rolls={"Ann": 12, "Vic": 2}))
+    campaign.handle(TravelByNight(roll=2))
 
     event = end_day(campaign)
 
@@ -1160,19 +1177,19 @@ def test_night_rest_is_judged_by_the_roster_as_it_travelled_even_if_the_mount_di
 def test_a_day_end_with_bad_rest_options_is_refused(rests: dict[str, str], hours: int,
                                                     match: str) -> None:
     campaign = night_party()
-    campaign.add_character(hero("Left"))
-    campaign.leave("Left")
+    campaign.handle(AddCharacter(hero("Left")))
+    campaign.handle(Leave("Left"))
 
     refused(campaign, lambda: end_day(campaign, rests, hours), match=match)
 
 
 def test_a_character_left_behind_does_not_rest_with_the_party() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_character(hero("Bo"))
-    campaign.harm("Bo", 10, 0, None)
-    campaign.leave("Bo")
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(Harm("Bo", 10, 0, None))
+    campaign.handle(Leave("Bo"))
+    campaign.handle(StartDay())
 
     event = end_day(campaign)
 
@@ -1185,8 +1202,8 @@ def test_a_character_left_behind_does_not_rest_with_the_party() -> None:
 
 def test_there_is_no_upkeep_by_default() -> None:
     campaign = campaign_at()
-    campaign.set_supplies({"provisions": 5, "fuel": 2})
-    campaign.start_day()
+    campaign.handle(SetSupplies({"provisions": 5, "fuel": 2}))
+    campaign.handle(StartDay())
 
     event = end_day(campaign)
 
@@ -1205,9 +1222,9 @@ def test_there_is_no_upkeep_by_default() -> None:
 def test_the_upkeep_house_rule_spends_supplies_and_records_a_shortfall(
         provisions: int, upkeep: Upkeep, left: int) -> None:
     campaign = campaign_at()
-    campaign.set_rule("upkeep-provisions", 2)
-    campaign.set_supplies({"provisions": provisions})
-    campaign.start_day()
+    campaign.handle(SetRule("upkeep-provisions", 2))
+    campaign.handle(SetSupplies({"provisions": provisions}))
+    campaign.handle(StartDay())
 
     event = end_day(campaign)
 
@@ -1217,9 +1234,9 @@ def test_the_upkeep_house_rule_spends_supplies_and_records_a_shortfall(
 
 def test_fuel_upkeep_is_spent_as_well() -> None:
     campaign = campaign_at()
-    campaign.set_rule("upkeep-fuel", 1)
-    campaign.set_supplies({"fuel": 3})
-    campaign.start_day()
+    campaign.handle(SetRule("upkeep-fuel", 1))
+    campaign.handle(SetSupplies({"fuel": 3}))
+    campaign.handle(StartDay())
 
     end_day(campaign)
 
@@ -1229,11 +1246,11 @@ def test_fuel_upkeep_is_spent_as_well() -> None:
 def test_the_camp_rate_is_a_house_rule() -> None:
     # given camp Health modifier +2 and Energy modifier −1
     campaign = campaign_at()
-    campaign.add_character(hero("Kira", body=6, mind=5, soul=4))
-    campaign.harm("Kira", 20, 40, None)  # 30 / 5
-    campaign.set_rule("camp-health-modifier", 2)
-    campaign.set_rule("camp-energy-modifier", -1)
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=6, mind=5, soul=4)))
+    campaign.handle(Harm("Kira", 20, 40, None))  # 30 / 5
+    campaign.handle(SetRule("camp-health-modifier", 2))
+    campaign.handle(SetRule("camp-energy-modifier", -1))
+    campaign.handle(StartDay())
 
     event = end_day(campaign)
 
@@ -1248,7 +1265,7 @@ def test_the_camp_rate_is_a_house_rule() -> None:
 def test_a_bad_or_unchanged_house_rule_is_refused(key: str, value: int) -> None:
     campaign = campaign_at()
 
-    refused(campaign, lambda: campaign.set_rule(key, value))
+    refused(campaign, lambda: campaign.handle(SetRule(key, value)))
 
 
 # -- night travel ----------------------------------------------------------------------------
@@ -1257,9 +1274,9 @@ def test_a_bad_or_unchanged_house_rule_is_refused(key: str, value: int) -> None:
 def night_walker() -> Campaign:
     """Kira on foot at speed 3 (budget 3); night target Mind 5 + navigation 2 = 7."""
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira", mind=5, skills={"navigation": 2},
-                                attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"navigation": 2},
+                                attributes={"speed": 3})))
+    campaign.handle(StartDay())
     return campaign
 
 
@@ -1278,7 +1295,7 @@ def test_night_travel_adds_the_base_or_less_for_each_point_of_failure(roll: int,
                                                                       budget: int) -> None:
     campaign = night_walker()
 
-    event = campaign.decide(TravelByNight(roll=roll))
+    event = campaign.handle(TravelByNight(roll=roll))
 
     assert isinstance(event, NightTravelled)
     assert (event.roll.by, event.roll.target) == ("Kira", 7)
@@ -1287,25 +1304,25 @@ def test_night_travel_adds_the_base_or_less_for_each_point_of_failure(roll: int,
 
 def test_night_travel_is_allowed_once_a_day() -> None:
     campaign = night_walker()
-    campaign.decide(TravelByNight(roll=2))
+    campaign.handle(TravelByNight(roll=2))
 
-    refused(campaign, lambda: campaign.decide(TravelByNight(roll=2)),
+    refused(campaign, lambda: campaign.handle(TravelByNight(roll=2)),
             match="once a day")
 
 
 def test_night_travel_needs_an_open_day() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
+    campaign.handle(AddCharacter(hero("Kira")))
 
-    refused(campaign, lambda: campaign.decide(TravelByNight(roll=2)),
+    refused(campaign, lambda: campaign.handle(TravelByNight(roll=2)),
             match="no day is open")
 
 
 def test_night_travel_may_be_led_by_a_chosen_character() -> None:
     campaign = night_walker()
-    campaign.add_character(hero("Bo", mind=3))  # Mind 3 + 0 = 3
+    campaign.handle(AddCharacter(hero("Bo", mind=3)))  # Mind 3 + 0 = 3
 
-    event = campaign.decide(TravelByNight(by="Bo", roll=2))
+    event = campaign.handle(TravelByNight(by="Bo", roll=2))
 
     assert isinstance(event, NightTravelled)
     assert (event.roll.by, event.roll.target) == ("Bo", 3)
@@ -1317,16 +1334,16 @@ def test_night_travel_may_be_led_by_a_chosen_character() -> None:
 def forager() -> Campaign:
     """Kira on foot at speed 3; forage target Body-Mind (6 + 5)/2 = 5 + survival 2 = 7."""
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira", body=6, mind=5, skills={"survival": 2},
-                                attributes={"speed": 3}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=6, mind=5, skills={"survival": 2},
+                                attributes={"speed": 3})))
+    campaign.handle(StartDay())
     return campaign
 
 
 def test_foraging_spends_one_square_of_the_days_budget() -> None:
     campaign = forager()
 
-    campaign.decide(Forage(roll=12))
+    campaign.handle(Forage(roll=12))
 
     assert movement(campaign) == {"base": 3, "budget": 3, "used": 1, "remaining": 2}
 
@@ -1338,7 +1355,7 @@ def test_an_unknown_roller_is_named_before_the_spent_day(command: Forage | Trave
     campaign = forager()
     move(campaign, "N", "N", "N")  # all 3 squares
 
-    refused(campaign, lambda: campaign.decide(command),
+    refused(campaign, lambda: campaign.handle(command),
             match="^there is no character called 'Nobody'; the roster has Kira$")
 
 
@@ -1346,7 +1363,7 @@ def test_foraging_is_refused_when_no_budget_remains() -> None:
     campaign = forager()
     move(campaign, "N", "N", "N")  # all 3 squares
 
-    refused(campaign, lambda: campaign.decide(Forage(roll=2)),
+    refused(campaign, lambda: campaign.handle(Forage(roll=2)),
             match="none remains")
 
 
@@ -1355,12 +1372,12 @@ def test_each_earlier_forage_today_costs_one_point() -> None:
 
     targets = []
     for _ in range(3):
-        event = campaign.decide(Forage(roll=12))
+        event = campaign.handle(Forage(roll=12))
         assert isinstance(event, Foraged)
         targets.append(event.roll.target)
     end_day(campaign)
-    campaign.start_day()
-    event = campaign.decide(Forage(roll=12))
+    campaign.handle(StartDay())
+    event = campaign.handle(Forage(roll=12))
     assert isinstance(event, Foraged)
 
     assert targets == [7, 6, 5]  # 7, 7 − 1, 7 − 2
@@ -1384,7 +1401,7 @@ def test_each_earlier_forage_today_costs_one_point() -> None:
 def test_forage_points_buy_one_kind_of_supply(roll: int, take: str, gained: int) -> None:
     campaign = forager()
 
-    event = campaign.decide(Forage(take=take, roll=roll))
+    event = campaign.handle(Forage(take=take, roll=roll))
 
     assert isinstance(event, Foraged)
     assert event.gained == gained
@@ -1394,7 +1411,7 @@ def test_forage_points_buy_one_kind_of_supply(roll: int, take: str, gained: int)
 def test_foraging_finds_provisions_by_default() -> None:
     campaign = forager()
 
-    event = campaign.decide(Forage(roll=4))  # 3 points
+    event = campaign.handle(Forage(roll=4))  # 3 points
 
     assert isinstance(event, Foraged)
     assert event.take == "provisions"
@@ -1403,10 +1420,10 @@ def test_foraging_finds_provisions_by_default() -> None:
 
 def test_the_forager_is_the_character_with_the_highest_target_unless_one_is_named() -> None:
     campaign = forager()  # Kira: 7
-    campaign.add_character(hero("Bo", body=8, mind=6, skills={"survival": 1}))  # 7 + 1 = 8
+    campaign.handle(AddCharacter(hero("Bo", body=8, mind=6, skills={"survival": 1})))  # 7 + 1 = 8
 
-    best = campaign.decide(Forage(roll=12))
-    named = campaign.decide(Forage(by="Kira", roll=12))
+    best = campaign.handle(Forage(roll=12))
+    named = campaign.handle(Forage(by="Kira", roll=12))
 
     assert isinstance(best, Foraged)
     assert isinstance(named, Foraged)
@@ -1416,10 +1433,10 @@ def test_the_forager_is_the_character_with_the_highest_target_unless_one_is_name
 
 def test_a_forage_roll_takes_the_square_penalty() -> None:
     campaign = campaign_at(0, 1)  # rough ground, penalty 1
-    campaign.add_character(hero("Kira", body=6, mind=5, skills={"survival": 2}))
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira", body=6, mind=5, skills={"survival": 2})))
+    campaign.handle(StartDay())
 
-    event = campaign.decide(Forage(roll=12))
+    event = campaign.handle(Forage(roll=12))
 
     assert isinstance(event, Foraged)
     assert event.roll.target == 6  # 7 − 1
@@ -1428,17 +1445,17 @@ def test_a_forage_roll_takes_the_square_penalty() -> None:
 @pytest.mark.parametrize("command", ["forage", "night travel"])
 def test_a_character_left_behind_cannot_roll_for_the_party(command: str) -> None:
     campaign = forager()
-    campaign.add_character(hero("Bo"))
-    campaign.leave("Bo")
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(Leave("Bo"))
 
-    refused(campaign, lambda: campaign.decide(besm_command(command, {command: 2}, by="Bo")),
+    refused(campaign, lambda: campaign.handle(besm_command(command, {command: 2}, by="Bo")),
             match="left behind")
 
 
 def test_foraging_for_something_that_is_not_a_supply_is_refused() -> None:
     campaign = forager()
 
-    refused(campaign, lambda: campaign.decide(Forage(take="gold", roll=2)))
+    refused(campaign, lambda: campaign.handle(Forage(take="gold", roll=2)))
 
 
 # -- repair ----------------------------------------------------------------------------------
@@ -1450,13 +1467,13 @@ def strained_mount(level: int = 2) -> Campaign:
     Kira: Mind 5 + medicine 2 = 7 for a mount, Mind 5 + technology 3 = 8 for a vehicle.
     """
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira", mind=5, skills={"medicine": 2, "technology": 3}))
-    campaign.add_mount("Dusty", ("ground-speed", level), "Kira")
-    campaign.set_supplies({"provisions": 1})
-    campaign.start_day()
-    campaign.decide(ForcedMarch(rolls={"Kira": 12}))
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"medicine": 2, "technology": 3})))
+    campaign.handle(AddMount("Dusty", ("ground-speed", level), "Kira"))
+    campaign.handle(SetSupplies({"provisions": 1}))
+    campaign.handle(StartDay())
+    campaign.handle(ForcedMarch(rolls={"Kira": 12}))
     end_day(campaign)
-    campaign.start_day()
+    campaign.handle(StartDay())
     return campaign
 
 
@@ -1464,7 +1481,7 @@ def test_a_successful_repair_restores_every_level_lost_and_takes_the_day() -> No
     campaign = strained_mount()
     assert campaign.game.conveyances["Dusty"].level == 1
 
-    event = campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=7))
+    event = campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=7))
 
     assert isinstance(event, Repaired)
     assert (event.roll.target, event.restored) == (7, 1)  # Mind 5 + medicine 2
@@ -1472,14 +1489,14 @@ def test_a_successful_repair_restores_every_level_lost_and_takes_the_day() -> No
     assert movement(campaign)["remaining"] == 0
     # the next day the mount is back to full pace: ground-speed 2 → 4
     end_day(campaign)
-    campaign.start_day()
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 4
 
 
 def test_a_failed_repair_changes_nothing_but_spends_the_day() -> None:
     campaign = strained_mount()
 
-    event = campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=8))
+    event = campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=8))
 
     assert isinstance(event, Repaired)
     assert event.restored == 0
@@ -1490,15 +1507,15 @@ def test_a_failed_repair_changes_nothing_but_spends_the_day() -> None:
 
 def test_a_vehicle_is_repaired_with_mind_plus_technology() -> None:
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira", mind=5, skills={"medicine": 2, "technology": 3}))
-    campaign.add_vehicle("Rig", ("speed", 3), "Kira", [])
-    campaign.set_supplies({"fuel": 1})
-    campaign.start_day()
-    campaign.decide(ForcedMarch(rolls={"Kira": 12}))
+    campaign.handle(AddCharacter(hero("Kira", mind=5, skills={"medicine": 2, "technology": 3})))
+    campaign.handle(AddVehicle("Rig", ("speed", 3), "Kira", []))
+    campaign.handle(SetSupplies({"fuel": 1}))
+    campaign.handle(StartDay())
+    campaign.handle(ForcedMarch(rolls={"Kira": 12}))
     end_day(campaign)
-    campaign.start_day()
+    campaign.handle(StartDay())
 
-    event = campaign.decide(Repair(conveyance="Rig", by="Kira", roll=8))
+    event = campaign.handle(Repair(conveyance="Rig", by="Kira", roll=8))
 
     assert isinstance(event, Repaired)
     assert (event.roll.target, event.restored) == (8, 1)  # Mind 5 + technology 3; 3 − 2 lost
@@ -1518,14 +1535,14 @@ def test_a_vehicle_is_repaired_with_mind_plus_technology() -> None:
 def test_after_a_repair_nothing_else_moves_or_spends_budget_that_day(
         command: str, rolls: dict[str, int], options: dict[str, Any]) -> None:
     campaign = strained_mount()
-    campaign.add_supplies({"provisions": 3})
-    campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=7))
+    campaign.handle(AddSupplies({"provisions": 3}))
+    campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=7))
     assert movement(campaign)["remaining"] == 0
 
     if command == "move":
         refused(campaign, lambda: move(campaign, "N"))
     else:
-        refused(campaign, lambda: campaign.decide(besm_command(command, rolls, **options)),
+        refused(campaign, lambda: campaign.handle(besm_command(command, rolls, **options)),
                 match="repair")
 
 
@@ -1535,9 +1552,9 @@ def test_a_repair_is_refused_once_any_budget_was_spent(spend: str) -> None:
     if spend == "move":
         move(campaign, "N")
     else:
-        campaign.decide(Forage(roll=12))
+        campaign.handle(Forage(roll=12))
 
-    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
+    refused(campaign, lambda: campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="whole day")
 
 
@@ -1545,26 +1562,26 @@ def test_a_dead_mount_cannot_be_repaired() -> None:
     campaign = strained_mount(level=0)
     assert campaign.game.conveyances["Dusty"].state is ConveyanceState.DEAD
 
-    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
+    refused(campaign, lambda: campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="for good")
 
 
 def test_a_conveyance_without_lost_levels_has_nothing_to_repair() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_mount("Dusty", ("ground-speed", 2), "Kira")
-    campaign.start_day()
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 2), "Kira"))
+    campaign.handle(StartDay())
 
-    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
+    refused(campaign, lambda: campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="nothing to repair")
 
 
 def test_a_repair_needs_an_open_day_and_a_known_conveyance() -> None:
     campaign = strained_mount()
 
-    refused(campaign, lambda: campaign.decide(Repair(conveyance="Nope", by="Kira", roll=2)))
+    refused(campaign, lambda: campaign.handle(Repair(conveyance="Nope", by="Kira", roll=2)))
     end_day(campaign)
-    refused(campaign, lambda: campaign.decide(Repair(conveyance="Dusty", by="Kira", roll=2)),
+    refused(campaign, lambda: campaign.handle(Repair(conveyance="Dusty", by="Kira", roll=2)),
             match="no day is open")
 
 
@@ -1574,31 +1591,31 @@ def test_a_repair_needs_an_open_day_and_a_known_conveyance() -> None:
 def test_a_member_left_behind_stays_on_the_square_and_rejoins_only_there() -> None:
     # given Kira at speed 3 and slow Bo at (3,3)
     campaign = campaign_at(3, 3)
-    campaign.add_character(hero("Kira", attributes={"speed": 3}))
-    campaign.add_character(hero("Bo"))
+    campaign.handle(AddCharacter(hero("Kira", attributes={"speed": 3})))
+    campaign.handle(AddCharacter(hero("Bo")))
 
     # when Bo is left behind and the party moves on at Kira's pace
-    campaign.leave("Bo")
-    campaign.start_day()
+    campaign.handle(Leave("Bo"))
+    campaign.handle(StartDay())
     assert today(campaign.game).budget == 3
     move(campaign, "N")
 
     # then Bo waits at (3,3), and can be picked up only there
     bo = campaign.game.characters["Bo"]
     assert (bo.with_party, bo.left_at) == (False, Square(3, 3))
-    refused(campaign, lambda: campaign.rejoin("Bo"), match="waits at 3,3")
+    refused(campaign, lambda: campaign.handle(Rejoin("Bo")), match="waits at 3,3")
     move(campaign, "S")
-    campaign.rejoin("Bo")
+    campaign.handle(Rejoin("Bo"))
     assert campaign.game.characters["Bo"].with_party
     assert movement(campaign)["base"] == 1  # Bo sets the pace again
 
 
 def test_leaving_a_mount_behind_puts_its_rider_on_foot() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_mount("Dusty", ("ground-speed", 2), "Kira")
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 2), "Kira"))
 
-    campaign.leave("Dusty")
+    campaign.handle(Leave("Dusty"))
 
     assert campaign.game.characters["Kira"].conveyance is None
     assert movement(campaign)["base"] == 1  # Kira on foot
@@ -1606,13 +1623,13 @@ def test_leaving_a_mount_behind_puts_its_rider_on_foot() -> None:
 
 def test_leaving_twice_rejoining_a_present_member_or_leaving_nobody_is_refused() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_character(hero("Bo"))
-    campaign.leave("Bo")
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(Leave("Bo"))
 
-    refused(campaign, lambda: campaign.leave("Bo"), match="already left")
-    refused(campaign, lambda: campaign.rejoin("Kira"), match="already with the party")
-    refused(campaign, lambda: campaign.leave("Nobody"))
+    refused(campaign, lambda: campaign.handle(Leave("Bo")), match="already left")
+    refused(campaign, lambda: campaign.handle(Rejoin("Kira")), match="already with the party")
+    refused(campaign, lambda: campaign.handle(Leave("Nobody")))
 
 
 # -- the roster's own checks -----------------------------------------------------------------
@@ -1620,19 +1637,21 @@ def test_leaving_twice_rejoining_a_present_member_or_leaving_nobody_is_refused()
 
 def test_roster_changes_that_break_the_roster_are_refused() -> None:
     campaign = campaign_at()
-    campaign.add_character(hero("Kira"))
-    campaign.add_character(hero("Bo"))
-    campaign.add_mount("Dusty", ("ground-speed", 1), "Kira")
-    campaign.add_vehicle("Rig", ("ground-speed", 1), "Bo", [])
+    campaign.handle(AddCharacter(hero("Kira")))
+    campaign.handle(AddCharacter(hero("Bo")))
+    campaign.handle(AddMount("Dusty", ("ground-speed", 1), "Kira"))
+    campaign.handle(AddVehicle("Rig", ("ground-speed", 1), "Bo", []))
 
-    refused(campaign, lambda: campaign.add_character(hero("Kira")), match="already has")
-    refused(campaign, lambda: campaign.assign("Kira", "Rig", Role.PASSENGER), match="aboard")
-    refused(campaign, lambda: campaign.dismount("Nobody"))
-    campaign.dismount("Kira")
-    refused(campaign, lambda: campaign.dismount("Kira"), match="on foot")
-    refused(campaign, lambda: campaign.assign("Kira", "Rig", Role.DRIVER), match="driven by")
-    refused(campaign, lambda: campaign.assign("Kira", "Rig", Role.RIDER), match="vehicle")
-    refused(campaign, lambda: campaign.assign("Kira", "Dusty", Role.DRIVER), match="mount")
+    refused(campaign, lambda: campaign.handle(AddCharacter(hero("Kira"))), match="already has")
+    refused(campaign, lambda: campaign.handle(Assign("Kira", "Rig", Role.PASSENGER)),
+            match="aboard")
+    refused(campaign, lambda: campaign.handle(Dismount("Nobody")))
+    campaign.handle(Dismount("Kira"))
+    refused(campaign, lambda: campaign.handle(Dismount("Kira")), match="on foot")
+    refused(campaign, lambda: campaign.handle(Assign("Kira", "Rig", Role.DRIVER)),
+            match="driven by")
+    refused(campaign, lambda: campaign.handle(Assign("Kira", "Rig", Role.RIDER)), match="vehicle")
+    refused(campaign, lambda: campaign.handle(Assign("Kira", "Dusty", Role.DRIVER)), match="mount")
 
 
 @pytest.mark.parametrize(
@@ -1647,11 +1666,11 @@ def test_roster_changes_that_break_the_roster_are_refused() -> None:
 )
 def test_bad_supply_changes_are_refused(command: str, amounts: dict[str, int]) -> None:
     campaign = campaign_at()
-    campaign.set_supplies({"provisions": 2})
+    campaign.handle(SetSupplies({"provisions": 2}))
     actions: dict[str, Callable[[], object]] = {
-        "set": lambda: campaign.set_supplies(amounts),
-        "add": lambda: campaign.add_supplies(amounts),
-        "spend": lambda: campaign.spend_supplies(amounts),
+        "set": lambda: campaign.handle(SetSupplies(amounts)),
+        "add": lambda: campaign.handle(AddSupplies(amounts)),
+        "spend": lambda: campaign.handle(SpendSupplies(amounts)),
     }
 
     refused(campaign, actions[command])
@@ -1660,5 +1679,5 @@ def test_bad_supply_changes_are_refused(command: str, amounts: dict[str, int]) -
 def test_a_given_roll_outside_two_to_twelve_is_refused() -> None:
     campaign = night_walker()
 
-    refused(campaign, lambda: campaign.decide(TravelByNight(roll=13)))
-    refused(campaign, lambda: campaign.decide(Forage(roll=1)))
+    refused(campaign, lambda: campaign.handle(TravelByNight(roll=13)))
+    refused(campaign, lambda: campaign.handle(Forage(roll=1)))

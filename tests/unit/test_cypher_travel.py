@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, AddMount, AddVehicle, EndDay, Move, StartDay
 from domain.cypher.state import journey
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
@@ -53,10 +54,10 @@ def status(c: Campaign) -> dict[str, object]:
 def test_a_walker_crosses_a_six_mile_open_square_in_half_a_day() -> None:
     # given one walker: 12 miles a day off the road, so 6 miles take 6/12 = 1/2 day
     c = campaign()
-    c.add_character(CharacterOptions(name="Ana"))
-    c.start_day()
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
     # when
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(Move(MoveOptions(steps=("E",))))
     # then
     assert status(c) == {"unit": "day", "used": "1/2", "remaining": "1/2", "miles_today": 6,
                          "in_transit": None}
@@ -65,32 +66,32 @@ def test_a_walker_crosses_a_six_mile_open_square_in_half_a_day() -> None:
 def test_a_road_square_takes_six_twentieths_of_a_day() -> None:
     # given the party at 1,0 heading west onto the road: 20 miles a day, 6/20 = 3/10
     c = campaign(at=Square(1, 0))
-    c.add_character(CharacterOptions(name="Ana"))
-    c.start_day()
-    c.move(MoveOptions(steps=("W",)))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("W",))))
     assert status(c)["used"] == "3/10"
 
 
 def test_riding_doubles_the_rate_and_the_slowest_unit_sets_the_pace() -> None:
     # a rider alone: 24 miles a day, 6/24 = 1/4; with a walker too: back to 1/2
     c = campaign()
-    c.add_character(CharacterOptions(name="Ana"))
-    c.add_mount("Nag", None, "Ana")
-    c.start_day()
-    c.move(MoveOptions(steps=("S",)))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(AddMount("Nag", None, "Ana"))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("S",))))
     assert status(c)["used"] == "1/4"
-    c.add_character(CharacterOptions(name="Bo"))
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(AddCharacter(CharacterOptions(name="Bo")))
+    c.handle(Move(MoveOptions(steps=("E",))))
     assert status(c)["used"] == "3/4"
 
 
 def test_a_vehicle_travels_its_declared_miles_and_carries_its_crew() -> None:
     # a 36-mile cart with Ana driving: passengers do not count, 6/36 = 1/6
     c = campaign(at=Square(0, 1))
-    c.add_character(CharacterOptions(name="Ana"))
-    c.add_vehicle("Cart", ("miles", 36), "Ana", [])
-    c.start_day()
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(AddVehicle("Cart", ("miles", 36), "Ana", []))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
     assert status(c)["used"] == "1/6"
 
 
@@ -113,7 +114,7 @@ def test_terrain_multiplies_the_daily_rate(start: Square, step: str, swimmer: bo
     from domain.cypher.rules import square_cost
 
     c = campaign(at=start)
-    c.add_character(CharacterOptions(name="Ana", skills={"swimming": 1} if swimmer else {}))
+    c.handle(AddCharacter(CharacterOptions(name="Ana", skills={"swimming": 1} if swimmer else {})))
     assert square_cost(c.situation(), start.step(step)) == Fraction(expected)
 
 
@@ -121,27 +122,27 @@ def test_high_gravity_training_negates_the_penalty_only_when_everyone_has_it() -
     from domain.cypher.rules import square_cost
 
     c = campaign(at=Square(3, 0))
-    c.add_character(CharacterOptions(name="Ana", skills={"high-gravity": 1}))
+    c.handle(AddCharacter(CharacterOptions(name="Ana", skills={"high-gravity": 1})))
     assert square_cost(c.situation(), Square(4, 0)) == Fraction(1, 2)
-    c.add_character(CharacterOptions(name="Bo"))
+    c.handle(AddCharacter(CharacterOptions(name="Bo")))
     assert square_cost(c.situation(), Square(4, 0)) == Fraction(3, 2)
 
 
 def test_a_costly_square_is_reached_in_transit_across_days() -> None:
     # given 1/2 day spent reaching 1,0; the rough square 2,0 costs a whole day
     c = campaign()
-    c.add_character(CharacterOptions(name="Ana"))
-    c.start_day()
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
     # when the party heads into the rough square
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(Move(MoveOptions(steps=("E",))))
     # then it spends the rest of the day and still owes half a day
     assert status(c) == {"unit": "day", "used": "1", "remaining": "0", "miles_today": 6,
                          "in_transit": {"to": {"x": 2, "y": 0}, "remaining": "1/2"}}
     assert c.game.position == Square(1, 0)
-    c.end_day(DayEndOptions())
-    c.start_day()
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(EndDay(DayEndOptions()))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
     assert c.game.position == Square(2, 0)
     assert status(c)["used"] == "1/2"
     assert status(c)["in_transit"] is None
@@ -150,14 +151,14 @@ def test_a_costly_square_is_reached_in_transit_across_days() -> None:
 def test_turning_elsewhere_drops_the_progress_and_records_it() -> None:
     # given deep water at 3,0 costs a non-swimmer 2 days: after one day 1 day is still owed
     c = campaign(at=Square(2, 0))
-    c.add_character(CharacterOptions(name="Ana"))
-    c.start_day()
-    c.move(MoveOptions(steps=("E",)))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
     assert status(c)["in_transit"] == {"to": {"x": 3, "y": 0}, "remaining": "1"}
-    c.end_day(DayEndOptions())
-    c.start_day()
+    c.handle(EndDay(DayEndOptions()))
+    c.handle(StartDay())
     # when the party turns south instead
-    event = c.move(MoveOptions(steps=("S",)))
+    event = c.handle(Move(MoveOptions(steps=("S",))))
     # then the owed day is given up, and the record says so
     assert event.payload()["dropped"] == {"to": [3, 0], "remaining": "1"}
     assert c.game.position == Square(2, 1)
@@ -167,27 +168,27 @@ def test_turning_elsewhere_drops_the_progress_and_records_it() -> None:
 
 def test_moves_need_an_open_day_with_time_left_and_features_are_impassable() -> None:
     c = campaign(at=Square(5, 1))
-    c.add_character(CharacterOptions(name="Ana"))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
     with pytest.raises(RuleViolation, match="no day is open"):
-        c.move(MoveOptions(steps=("E",)))
-    c.start_day()
+        c.handle(Move(MoveOptions(steps=("E",))))
+    c.handle(StartDay())
     with pytest.raises(RuleViolation, match="impassable"):
-        c.move(MoveOptions(steps=("NE",)))
-    c.move(MoveOptions(steps=("W",)))
-    c.move(MoveOptions(steps=("W",)))
+        c.handle(Move(MoveOptions(steps=("NE",))))
+    c.handle(Move(MoveOptions(steps=("W",))))
+    c.handle(Move(MoveOptions(steps=("W",))))
     with pytest.raises(RuleViolation, match="nothing remains"):
-        c.move(MoveOptions(steps=("W",)))
+        c.handle(Move(MoveOptions(steps=("W",))))
 
 
 def test_besm_only_commands_and_options_are_refused_with_a_sentence() -> None:
     c = campaign()
     before = c.game.model_dump()
     with pytest.raises(RuleViolation, match="no forced march"):
-        c.decide(ForcedMarch())
+        c.handle(ForcedMarch())
     with pytest.raises(RuleViolation, match="another ruleset's option"):
-        c.add_character(CharacterOptions(name="Ana", extra={"body": 5}))
+        c.handle(AddCharacter(CharacterOptions(name="Ana", extra={"body": 5})))
     with pytest.raises(RuleViolation, match="miles=N"):
-        c.add_vehicle("Cart", ("ground-speed", 1), None, [])
+        c.handle(AddVehicle("Cart", ("ground-speed", 1), None, []))
     assert c.game.model_dump() == before
 
 
@@ -198,16 +199,16 @@ def test_a_day_never_spends_more_than_one_whole_day_and_arrival_costs_the_square
     # walking east along the top row, ending days at random: each square is entered for
     # exactly its cost, however the cost is split across days
     c = campaign()
-    c.add_character(CharacterOptions(name="Ana", skills={"swimming": 1}))
-    c.start_day()
+    c.handle(AddCharacter(CharacterOptions(name="Ana", skills={"swimming": 1})))
+    c.handle(StartDay())
     events: list[TrekEvent] = []
     for step in plan:
         try:
             if step == "end":
-                events.append(c.end_day(DayEndOptions()))
-                events.append(c.start_day())
+                events.append(c.handle(EndDay(DayEndOptions())))
+                events.append(c.handle(StartDay()))
             else:
-                events.append(c.move(MoveOptions(steps=("E",))))
+                events.append(c.handle(Move(MoveOptions(steps=("E",)))))
         except RuleViolation:
             continue
         assert Fraction(journey(c.game).spent) <= 1
@@ -217,7 +218,7 @@ def test_a_day_never_spends_more_than_one_whole_day_and_arrival_costs_the_square
                  "Travelled"), Fraction(0))
     owed = Fraction(journey(c.game).transit.remaining) if journey(c.game).transit else Fraction(0)
     fresh = campaign()
-    fresh.add_character(CharacterOptions(name="Ana", skills={"swimming": 1}))
+    fresh.handle(AddCharacter(CharacterOptions(name="Ana", skills={"swimming": 1})))
     expected = Fraction(0)
     for x in range(1, c.game.position.x + 1):
         expected += square_cost(fresh.situation(), Square(x, 0))

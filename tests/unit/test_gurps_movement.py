@@ -17,6 +17,7 @@ from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.errors import MapError, NotOffered, RuleViolation
 from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
@@ -69,24 +70,24 @@ def gurps_options(name: str, **extra: Any) -> CharacterOptions:
 def campaign() -> Campaign:
     c = Campaign.start(STAMP, name="Mill Road", ruleset="gurps", rulesets=RULESETS, seed=5,
                        game_map=None, at=None)
-    c.add_character(gurps_options("Kira", basic_move=5, basic_speed=5.75))
+    c.handle(AddCharacter(gurps_options("Kira", basic_move=5, basic_speed=5.75)))
     return c
 
 
 def fight(map_text: str | None = None) -> Campaign:
     c = campaign()
     battle_map = load_battle_map(map_text, GURPS.battle_legend) if map_text else None
-    c.start_encounter("Brawl", battle_map)
+    c.handle(StartEncounter("Brawl", battle_map))
     return c
 
 
 def join(c: Campaign, name: str, x: int, y: int, facing: str | None = None) -> None:
-    c.enter_combatant(EnterCombatant(name=name, at=Square(x, y), facing=facing))
+    c.handle(EnterCombatant(name=name, at=Square(x, y), facing=facing))
 
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY,
         facing: str | None = None, **extra: Any) -> None:
-    c.enter_combatant(EnterCombatant(name=name, at=Square(x, y), side=side, facing=facing,
+    c.handle(EnterCombatant(name=name, at=Square(x, y), side=side, facing=facing,
                                      from_roster=False, options=gurps_options(name, **extra)))
 
 
@@ -94,16 +95,16 @@ def kira_at(x: int, y: int, map_text: str | None = None, facing: str | None = No
             ) -> Campaign:
     c = fight(map_text)
     join(c, "Kira", x, y, facing)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     return c
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
-    return c.move_combatant(MoveCombatant(name=name, steps=steps, options=options))
+    return c.handle(MoveCombatant(name=name, steps=steps, options=options))
 
 
 def posture(c: Campaign, name: str, value: str) -> Any:
-    return c.decide(ChangePosture(name=name, posture=value))
+    return c.handle(ChangePosture(name=name, posture=value))
 
 
 def status(c: Campaign, name: str) -> dict[str, Any]:
@@ -131,9 +132,9 @@ def cells(event: Any) -> list[tuple[int, int]]:
 
 def stats(**extra: Any) -> dict[str, Any]:
     c = campaign()
-    c.add_character(gurps_options("Vel", **extra))
+    c.handle(AddCharacter(gurps_options("Vel", **extra)))
     fighter = c.game.characters["Vel"]
-    c.start_encounter("Brawl", None)
+    c.handle(StartEncounter("Brawl", None))
     join(c, "Vel", 0, 0)
     s = status(c, "Vel")
     return {"stats": fighter.stats, "ground": s["ground_move"], "water": s["water_move"],
@@ -183,10 +184,10 @@ def test_a_land_dweller_raises_water_move_only_with_swimming_and_by_two_at_most(
     assert stats(basic_move=5, basic_speed=5, water_move_bonus=2,
                  skills={"swimming": 1})["water"] == 3
     c = campaign()
-    refused(c, lambda: c.add_character(gurps_options("Vel", basic_move=5,
-                                                     water_move_bonus=1)), "swimming")
-    refused(c, lambda: c.add_character(gurps_options(
-        "Vel", basic_move=5, water_move_bonus=3, skills={"swimming": 2})), "at most \\+2")
+    refused(c, lambda: c.handle(AddCharacter(gurps_options("Vel", basic_move=5,
+                                                     water_move_bonus=1))), "swimming")
+    refused(c, lambda: c.handle(AddCharacter(gurps_options(
+        "Vel", basic_move=5, water_move_bonus=3, skills={"swimming": 2}))), "at most \\+2")
     # Lowering it needs no skill: ⌊10 ÷ 5⌋ - 1 = 1.
     assert stats(basic_move=10, basic_speed=5, water_move_bonus=-1)["water"] == 1
 
@@ -202,10 +203,10 @@ def test_nonsense_stats_are_refused_with_a_sentence() -> None:
             ({"trait": ["gills"]}, "not a trait"),
             ({"air_move_bonus": 2}, "flight"),
             ({"water_move_bonus": 500, "trait": ["aquatic"]}, "-100 to 100")):
-        refused(c, lambda extra=extra: c.add_character(gurps_options("Vel", **extra)), match)
-    refused(c, lambda: c.add_character(CharacterOptions(name="Vel", extra={"body": 5})), "--body",
-            kind=NotOffered)
-    refused(c, lambda: c.add_character(CharacterOptions(name="Vel", extra={"full_move": 3})),
+        refused(c, lambda extra=extra: c.handle(AddCharacter(gurps_options("Vel", **extra))), match)
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Vel", extra={"body": 5}))),
+            "--body", kind=NotOffered)
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Vel", extra={"full_move": 3}))),
             "another ruleset's option", kind=NotOffered)
 
 
@@ -259,7 +260,7 @@ def test_one_move_a_turn_and_a_fresh_turn_each_round() -> None:
     c = kira_at(2, 2)
     move(c, "Kira", "N")
     refused(c, lambda: move(c, "Kira", "N"), "already moved this turn")
-    c.start_round(StartRound())
+    c.handle(StartRound())
     s = status(c, "Kira")
     assert (s["moved"], s["remaining"], s["move"]) == (0, 5, 5)
     move(c, "Kira", "N")
@@ -268,7 +269,7 @@ def test_one_move_a_turn_and_a_fresh_turn_each_round() -> None:
 def test_steps_that_are_not_hex_directions_and_to_are_refused() -> None:
     c = kira_at(2, 2)
     refused(c, lambda: move(c, "Kira", "E"), "hex directions")
-    refused(c, lambda: c.move_combatant(MoveCombatant(name="Kira", to=Square(2, 0))),
+    refused(c, lambda: c.handle(MoveCombatant(name="Kira", to=Square(2, 0))),
             "not with --to")
     refused(c, lambda: move(c, "Kira", "N", swim=True, fly=True), "not both")
     refused(c, lambda: move(c, "Kira", "N", shift=True), "--shift", kind=NotOffered)
@@ -280,7 +281,7 @@ def test_steps_that_are_not_hex_directions_and_to_are_refused() -> None:
 def test_a_single_hex_is_allowed_over_the_move_even_after_turns() -> None:
     c = fight()
     add(c, "Slug", 2, 2, side=Side.ALLY, basic_move=1, basic_speed=1)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # R R (2) then S, now beside the facing SE (1): 3 MP of Move 1, but a single hex.
     event = move(c, "Slug", "R", "R", "S")
     assert (cells(event), event.facing, event.single) == ([(2, 2), (2, 3)], "SE", True)
@@ -292,7 +293,7 @@ def test_a_single_hex_is_allowed_over_the_move_even_after_turns() -> None:
 def test_the_single_hex_takes_no_turn_after_it_and_two_hexes_over_are_refused() -> None:
     c = fight()
     add(c, "Slug", 2, 2, side=Side.ALLY, basic_move=1, basic_speed=1)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     refused(c, lambda: move(c, "Slug", "S", "L"), "no turn may follow")
     # N N: 2 MP of 1, two hexes.
     refused(c, lambda: move(c, "Slug", "N", "N"), "costs 2 MP but Slug has 1")
@@ -301,7 +302,7 @@ def test_the_single_hex_takes_no_turn_after_it_and_two_hexes_over_are_refused() 
 def test_a_move_of_zero_refuses_even_a_single_hex() -> None:
     c = fight()
     add(c, "Eel", 2, 2, side=Side.ALLY, basic_move=6, basic_speed=6, trait=["aquatic"])
-    c.start_round(StartRound())
+    c.handle(StartRound())
     refused(c, lambda: move(c, "Eel", "N"), "ground Move is 0")
     refused(c, lambda: move(c, "Eel", "N", step=True), "ground Move is 0")
 
@@ -351,7 +352,7 @@ def test_posture_changes_are_recorded_and_kept_across_rounds() -> None:
     assert (event.posture, event.previous) == ("kneeling", "standing")
     refused(c, lambda: posture(c, "Kira", "kneeling"), "already kneeling")
     refused(c, lambda: posture(c, "Kira", "floating"), "not a posture")
-    c.start_round(StartRound())
+    c.handle(StartRound())
     assert status(c, "Kira")["posture"] == "kneeling"
 
 
@@ -404,7 +405,7 @@ def test_a_friend_counts_as_an_obstruction_standing_or_lying_and_an_enemy_is_ref
     join(c, "Kira", 2, 3)
     add(c, "Oren", 2, 2, side=Side.ALLY)
     add(c, "Orc", 3, 3)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # 2,2 holds a friend: 1 + 1; 2,1 open: 1. Total 3.
     assert move(c, "Kira", "N", "N").cost == 3
     c = fight()
@@ -412,7 +413,7 @@ def test_a_friend_counts_as_an_obstruction_standing_or_lying_and_an_enemy_is_ref
     add(c, "Oren", 2, 2, side=Side.ALLY)
     add(c, "Orc", 3, 3)
     posture(c, "Oren", "lying")
-    c.start_round(StartRound())
+    c.handle(StartRound())
     refused(c, lambda: move(c, "Kira", "N"), "may pass a friend, not stop there")
     # 2,3 is an even column: SE is 3,3, where the Orc stands.
     refused(c, lambda: move(c, "Kira", "R", "SE"), "an enemy")
@@ -426,7 +427,7 @@ def test_a_friend_counts_as_an_obstruction_standing_or_lying_and_an_enemy_is_ref
 def test_swimming_enters_only_water_and_pays_the_direction_cost() -> None:
     c = fight(FOOTING)
     add(c, "Nix", 4, 2, side=Side.ALLY, basic_move=5, basic_speed=5, trait=["amphibious"])
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # Water Move 5: 4,1 deep water 1 and 4,0 shallow water 1 (no footing while swimming): 2.
     event = move(c, "Nix", "N", "N", swim=True)
     assert (cells(event)[-1], event.cost, event.mode) == ((4, 0), 2, "water")
@@ -434,7 +435,7 @@ def test_swimming_enters_only_water_and_pays_the_direction_cost() -> None:
     assert (s["move"], s["moved"], s["remaining"]) == (5, 2, 3)
     c = fight(FOOTING)
     add(c, "Nix", 4, 1, side=Side.ALLY, basic_move=5, basic_speed=5, trait=["amphibious"])
-    c.start_round(StartRound())
+    c.handle(StartRound())
     refused(c, lambda: move(c, "Nix", "NE", swim=True), "swimming enters only")
 
 
@@ -442,19 +443,19 @@ def test_flying_ignores_obstructions_footing_and_posture_but_not_walls() -> None
     c = fight(FOOTING)
     add(c, "Hawk", 6, 2, side=Side.ALLY, basic_move=5, basic_speed=6, trait=["flight"])
     posture(c, "Hawk", "kneeling")
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # Air Move ⌊2 × 6⌋ = 12: over the severe obstruction 1, on to 6,0 1: 2.
     event = move(c, "Hawk", "N", "N", fly=True)
     assert (cells(event)[-1], event.cost) == ((6, 0), 2)
     assert status(c, "Hawk")["move"] == 12
     c = fight(FOOTING)
     add(c, "Hawk", 4, 2, side=Side.ALLY, basic_move=5, basic_speed=6, trait=["flight"])
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # Deep water 4,1 and shallow 4,0 from the air: 1 + 1.
     assert move(c, "Hawk", "N", "N", fly=True).cost == 2
     c = fight(FOOTING)
     add(c, "Hawk", 5, 2, side=Side.ALLY, basic_move=5, basic_speed=6, trait=["flight"])
-    c.start_round(StartRound())
+    c.handle(StartRound())
     refused(c, lambda: move(c, "Hawk", "N", fly=True), "wall")
 
 
@@ -474,7 +475,7 @@ def test_any_end_facing_within_half_the_mp() -> None:
     assert status(c, "Kira")["facing"] == "S"
     c = fight()
     add(c, "Dov", 2, 2, side=Side.ALLY, basic_move=4, basic_speed=4)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # Exactly half: 2 of 4 MP still allows any facing.
     assert move(c, "Dov", "N", "N", end_facing="S").facing == "S"
 
@@ -523,7 +524,7 @@ def test_no_move_before_a_round_and_no_round_options() -> None:
     c = fight()
     join(c, "Kira", 0, 0)
     refused(c, lambda: move(c, "Kira", "N"), "no round has started")
-    refused(c, lambda: c.start_round(StartRound(options={"passes": [("Kira", 2)]})),
+    refused(c, lambda: c.handle(StartRound(options={"passes": [("Kira", 2)]})),
             "no round options")
 
 
@@ -543,7 +544,7 @@ def test_battle_map_words_and_keys() -> None:
         load_battle_map(FOOTING.replace('"severe"', '"huge"'), GURPS.battle_legend)
     c = campaign()
     square_map = load_battle_map(FOOTING.replace('grid = "hex"\n', ""), GURPS.battle_legend)
-    refused(c, lambda: c.start_encounter("Brawl", square_map), "plays on hexes")
+    refused(c, lambda: c.handle(StartEncounter("Brawl", square_map)), "plays on hexes")
 
 
 # -- undo: re-checking later moves --------------------------------------------------------------
@@ -569,7 +570,7 @@ def test_undoing_an_unrelated_event_keeps_a_move_that_still_follows() -> None:
     c = fight()
     join(c, "Kira", 2, 2)
     add(c, "Orc", 5, 5)
-    c.start_round(StartRound())
+    c.handle(StartRound())
     posture(c, "Orc", "kneeling")
     move(c, "Kira", "N", "N")
     events: list[TrekEvent] = list(c.collect_events())
@@ -584,7 +585,7 @@ def test_undoing_an_unrelated_event_keeps_a_move_that_still_follows() -> None:
 def test_a_new_round_does_not_depend_on_postures_so_undoing_one_reaches_no_round() -> None:
     c = kira_at(2, 2)
     posture(c, "Kira", "kneeling")
-    round_two = c.start_round(StartRound())
+    round_two = c.handle(StartRound())
     assert round_two.states == {}
     events: list[TrekEvent] = list(c.collect_events())
     seq = events[-2].seq
@@ -600,7 +601,7 @@ def test_a_fallen_enemy_is_a_body_to_step_over_not_a_hex_to_refuse() -> None:
     join(c, "Kira", 2, 3)
     add(c, "Orc", 2, 2)
     posture(c, "Orc", "lying")
-    c.start_round(StartRound())
+    c.handle(StartRound())
     # Stopping on it is refused (one fighter to a hex).
     refused(c, lambda: move(c, "Kira", "N"), "not stop there")
     # 2,2 holds the fallen orc: 1 + 1; 2,1 open: 1. Total 3.

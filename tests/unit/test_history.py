@@ -13,6 +13,17 @@ from hypothesis import strategies as st
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    Dismount,
+    EndDay,
+    Harm,
+    Move,
+    SetSupplies,
+    SpendSupplies,
+    StartDay,
+)
 from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square
@@ -106,31 +117,31 @@ def refused(table: Table, command: Callable[[], object], match: str | None = Non
 def party() -> Table:
     """Kira (rider target (7+4)/2 + ride 3 = 8) on Dusty, ground-speed 2; Bo walks at speed 4."""
     table = Table()
-    table.do(lambda c: c.add_character(CharacterOptions(
-        name="Kira", skills={"ride": 3, "survival": 2}, extra={"body": 7, "mind": 6, "soul": 4})))
-    table.do(lambda c: c.add_mount("Dusty", ("ground-speed", 2), "Kira"))
-    table.do(lambda c: c.set_supplies({"provisions": 4}))
+    table.do(lambda c: c.handle(AddCharacter(CharacterOptions(
+        name="Kira", skills={"ride": 3, "survival": 2}, extra={"body": 7, "mind": 6, "soul": 4}))))
+    table.do(lambda c: c.handle(AddMount("Dusty", ("ground-speed", 2), "Kira")))
+    table.do(lambda c: c.handle(SetSupplies({"provisions": 4})))
     return table
 
 
 def step(*directions: str) -> Callable[[Campaign], TrekEvent]:
-    return lambda c: c.move(MoveOptions(steps=directions))
+    return lambda c: c.handle(Move(MoveOptions(steps=directions)))
 
 
 def end_day(c: Campaign) -> TrekEvent:
-    return c.end_day(DayEndOptions())
+    return c.handle(EndDay(DayEndOptions()))
 
 
 LATEST: dict[str, Callable[[Campaign], TrekEvent]] = {
     "move": step("E", "SE"),
-    "forage": lambda c: c.decide(Forage(roll=3)),
-    "forced march": lambda c: c.decide(ForcedMarch(rolls={"Kira": 11})),
-    "night travel": lambda c: c.decide(TravelByNight(roll=4)),
-    "shortcut": lambda c: c.decide(TakeShortcut(name="Old Road", roll=2)),
-    "harm": lambda c: c.harm("Kira", 5, 5, "a fall"),
+    "forage": lambda c: c.handle(Forage(roll=3)),
+    "forced march": lambda c: c.handle(ForcedMarch(rolls={"Kira": 11})),
+    "night travel": lambda c: c.handle(TravelByNight(roll=4)),
+    "shortcut": lambda c: c.handle(TakeShortcut(name="Old Road", roll=2)),
+    "harm": lambda c: c.handle(Harm("Kira", 5, 5, "a fall")),
     "day end": end_day,
-    "supplies": lambda c: c.spend_supplies({"provisions": 2}),
-    "dismount": lambda c: c.dismount("Kira"),
+    "supplies": lambda c: c.handle(SpendSupplies({"provisions": 2})),
+    "dismount": lambda c: c.handle(Dismount("Kira")),
 }
 
 
@@ -138,7 +149,7 @@ LATEST: dict[str, Callable[[Campaign], TrekEvent]] = {
 def test_undoing_the_latest_event_restores_the_game_as_it_was_before_it(command: str) -> None:
     # given an open day and one more event
     table = party()
-    table.do(lambda c: c.start_day())
+    table.do(lambda c: c.handle(StartDay()))
     before = table.state()
     seq = table.do(LATEST[command])
     assert table.state() != before
@@ -157,7 +168,7 @@ def test_undoing_the_latest_event_restores_the_game_as_it_was_before_it(command:
 
 def two_moves() -> tuple[Table, int, int]:
     table = party()
-    table.do(lambda c: c.start_day())  # budget 4
+    table.do(lambda c: c.handle(StartDay()))  # budget 4
     first = table.do(step("E"))
     second = table.do(step("E"))
     assert table.campaign.game.position == Square(2, 0)
@@ -188,7 +199,7 @@ def test_a_cascading_undo_cancels_the_later_events_that_depend_on_it() -> None:
 def test_undoing_an_earlier_event_keeps_the_later_ones_that_still_follow() -> None:
     # given a move, then a harm that does not depend on it
     table, _first, second = two_moves()
-    harm = table.do(lambda c: c.harm("Kira", 3, 0, None))
+    harm = table.do(lambda c: c.handle(Harm("Kira", 3, 0, None)))
 
     reversal = table.undo(second)
 
@@ -231,8 +242,8 @@ def test_redo_is_checked_like_undo() -> None:
 
 def strained_day(roll: int) -> tuple[Table, int, int]:
     table = party()
-    table.do(lambda c: c.start_day())
-    march = table.do(lambda c: c.decide(ForcedMarch(rolls={"Kira": roll})))
+    table.do(lambda c: c.handle(StartDay()))
+    march = table.do(lambda c: c.handle(ForcedMarch(rolls={"Kira": roll})))
     day_end = table.do(end_day)
     return table, march, day_end
 
@@ -379,9 +390,9 @@ def test_a_document_needs_no_corrections_to_become_itself(document: dict[str, An
 def night_then_day_end(**rests: str) -> tuple[Table, int, int]:
     """Day 1: a successful night travel (4 vs Kira's navigation target), then the day's end."""
     table = party()
-    table.do(lambda c: c.start_day())
-    night = table.do(lambda c: c.decide(TravelByNight(roll=4)))
-    day_end = table.do(lambda c: c.end_day(DayEndOptions(rests=rests)))
+    table.do(lambda c: c.handle(StartDay()))
+    night = table.do(lambda c: c.handle(TravelByNight(roll=4)))
+    day_end = table.do(lambda c: c.handle(EndDay(DayEndOptions(rests=rests))))
     return table, night, day_end
 
 

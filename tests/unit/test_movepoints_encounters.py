@@ -17,6 +17,7 @@ from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.errors import MapError, NotOffered, RuleViolation
 from domain.geometry import Square
 from domain.movepoints.commands import SetCondition, Step
@@ -57,48 +58,48 @@ def campaign() -> Campaign:
     c = Campaign.start(STAMP, name="Reef", ruleset="movepoints", rulesets=RULESETS, seed=5,
                        game_map=None, at=None)
     # The seed's own example: a Full Move of 13.
-    c.add_character(CharacterOptions(name="Kira", extra={"full_move": [("land", 13)]}))
+    c.handle(AddCharacter(CharacterOptions(name="Kira", extra={"full_move": [("land", 13)]})))
     # The seed's mermaid: a Full Swimming Move of 18 and a normal Full Move of 1.
-    c.add_character(CharacterOptions(name="Mara",
-                                     extra={"full_move": [("land", 1), ("swim", 18)]}))
+    c.handle(AddCharacter(CharacterOptions(name="Mara",
+                                     extra={"full_move": [("land", 1), ("swim", 18)]})))
     return c
 
 
 def fight() -> Campaign:
     c = campaign()
-    c.start_encounter("Ford", load_battle_map(FORD, MOVEPOINTS.battle_legend))
+    c.handle(StartEncounter("Ford", load_battle_map(FORD, MOVEPOINTS.battle_legend)))
     return c
 
 
 def join(c: Campaign, name: str, x: int, y: int) -> None:
-    c.enter_combatant(EnterCombatant(name=name, at=Square(x, y)))
+    c.handle(EnterCombatant(name=name, at=Square(x, y)))
 
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY,
         **full_move: int) -> Any:
-    return c.enter_combatant(EnterCombatant(
+    return c.handle(EnterCombatant(
         name=name, at=Square(x, y), side=side, from_roster=False,
         options=CharacterOptions(name=name, extra={"full_move": list(full_move.items())})))
 
 
 def act(c: Campaign, name: str, kind: str | None, ranged: bool = False) -> Any:
-    return c.decide(Act(name=name, kind=kind, options={"ranged": ranged}))
+    return c.handle(Act(name=name, kind=kind, options={"ranged": ranged}))
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
-    return c.move_combatant(MoveCombatant(name=name, steps=steps, options=options))
+    return c.handle(MoveCombatant(name=name, steps=steps, options=options))
 
 
 def step(c: Campaign, name: str, direction: str) -> Any:
-    return c.decide(Step(name=name, direction=direction))
+    return c.handle(Step(name=name, direction=direction))
 
 
 def condition(c: Campaign, name: str, word: str) -> Any:
-    return c.decide(SetCondition(name=name, condition=word))
+    return c.handle(SetCondition(name=name, condition=word))
 
 
 def round_(c: Campaign) -> Any:
-    return c.start_round(StartRound())
+    return c.handle(StartRound())
 
 
 def status(c: Campaign, name: str) -> dict[str, Any]:
@@ -122,19 +123,20 @@ def refused(c: Campaign, command: Callable[[], object], match: str = "",
 
 def test_full_moves_are_recorded_by_type_and_bad_ones_refused() -> None:
     c = campaign()
-    event = c.add_character(CharacterOptions(
-        name="Rook", extra={"full_move": [("land", 6), ("fly", 10)]}))
+    event = c.handle(AddCharacter(CharacterOptions(
+        name="Rook", extra={"full_move": [("land", 6), ("fly", 10)]})))
     # Recorded in the order land, swim, fly, each type once.
     assert event.stats == {"full_move": {"land": 6, "fly": 10}}
-    refused(c, lambda: c.add_character(CharacterOptions(
-        name="Bad", extra={"full_move": [("walk", 3)]})), "'walk' is not a movement type")
-    refused(c, lambda: c.add_character(CharacterOptions(
-        name="Bad", extra={"full_move": [("land", 3), ("land", 4)]})), "twice")
-    refused(c, lambda: c.add_character(CharacterOptions(
-        name="Bad", extra={"full_move": [("swim", -1)]})), "swim Full Move must be 0 to 100")
-    refused(c, lambda: c.add_character(CharacterOptions(name="Bad", extra={"body": 4})),
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(
+        name="Bad", extra={"full_move": [("walk", 3)]}))), "'walk' is not a movement type")
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(
+        name="Bad", extra={"full_move": [("land", 3), ("land", 4)]}))), "twice")
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(
+        name="Bad", extra={"full_move": [("swim", -1)]}))), "swim Full Move must be 0 to 100")
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Bad", extra={"body": 4}))),
             "--body is another ruleset's option", NotOffered)
-    refused(c, lambda: c.add_character(CharacterOptions(name="Bad", extra={"basic_move": 5})),
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Bad",
+                                                              extra={"basic_move": 5}))),
             "another ruleset's option", NotOffered)
 
 
@@ -334,7 +336,7 @@ def test_tile_costs_are_spent_and_a_move_is_all_or_nothing() -> None:
     event = move(c, "Kira", "E", "E")                       # 5,3 costs 2, 6,3 costs 1
     assert event.cost == 3
     assert status(c, "Kira")["mp"] == 3.5
-    refused(c, lambda: c.move_combatant(MoveCombatant(name="Kira", steps=("W",),
+    refused(c, lambda: c.handle(MoveCombatant(name="Kira", steps=("W",),
                                                       options={"shift": True})),
             "--shift is not an option of a movepoints move", NotOffered)
 
@@ -345,7 +347,7 @@ def test_move_to_takes_the_cheapest_path_by_tile_cost() -> None:
     round_(c)
     act(c, "Kira", "move")
     # Straight east costs 2 + 1 = 3; around the dear tile by 5,2 costs 1 + 1 = 2.
-    event = c.move_combatant(MoveCombatant(name="Kira", to=Square(6, 3)))
+    event = c.handle(MoveCombatant(name="Kira", to=Square(6, 3)))
     assert (event.path, event.cost) == ([Square(4, 3), Square(5, 2), Square(6, 3)], 2)
 
 
@@ -362,7 +364,7 @@ def test_move_to_a_tile_never_reached_names_the_tile_before_the_mp(to: Square,
     add(c, "Gob", 6, 0, land=6)
     round_(c)
     act(c, "Gob", "move")                                   # 3 MP: none of these is in reach
-    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=to)), message)
+    refused(c, lambda: c.handle(MoveCombatant(name="Gob", to=to)), message)
 
 
 # -- in transit -------------------------------------------------------------------------------
@@ -582,7 +584,7 @@ def test_move_to_with_fly_and_no_fly_full_move_says_so_before_the_mp() -> None:
     add(c, "Gob", 6, 0, land=6)
     round_(c)
     act(c, "Gob", "move")
-    refused(c, lambda: c.move_combatant(MoveCombatant(name="Gob", to=Square(9, 3),
+    refused(c, lambda: c.handle(MoveCombatant(name="Gob", to=Square(9, 3),
                                                       options={"fly": True})),
             "^Gob has no fly Full Move, so no move with --fly takes Gob to 9,3$")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
 from domain.geometry import Square
 from domain.maps import load_map
 from domain.plan import Planner, copied, seeded_draw
@@ -44,15 +45,15 @@ def planner() -> Planner:
     try:
         [started] = trek.init("Ridge", ruleset="besm", map_text=MAP, at=Square(0, 1), seed=3)
         slug = str(started["slug"])
-        trek.add_character(slug, CharacterOptions(
+        trek.handle(slug, AddCharacter(CharacterOptions(
             name="Kira", skills={"ride": 2, "navigation": 2, "survival": 1},
-            extra={"body": 6, "mind": 5, "soul": 4}))
-        trek.add_character(slug, CharacterOptions(
-            name="Oren", skills={"survival": 2}, extra={"body": 5, "mind": 6, "soul": 5}))
-        trek.add_mount(slug, "Dusty", ("ground-speed", 1), "Kira")
-        trek.add_mount(slug, "Bramble", ("ground-speed", 0), "Oren")
-        trek.supplies(slug, "set", {"provisions": 3})
-        trek.set_rule(slug, "upkeep-provisions", 1)
+            extra={"body": 6, "mind": 5, "soul": 4})))
+        trek.handle(slug, AddCharacter(CharacterOptions(
+            name="Oren", skills={"survival": 2}, extra={"body": 5, "mind": 6, "soul": 5})))
+        trek.handle(slug, AddMount("Dusty", ("ground-speed", 1), "Kira"))
+        trek.handle(slug, AddMount("Bramble", ("ground-speed", 0), "Oren"))
+        trek.handle(slug, SetSupplies({"provisions": 3}))
+        trek.handle(slug, SetRule("upkeep-provisions", 1))
         view = trek.view(slug)
         return Planner(RULESETS.named("besm"), view.game, view.map, TARGET, POLICY)
     finally:

@@ -19,6 +19,17 @@ from markdown_it import MarkdownIt
 
 from cli.recap import html_page, markdown, md_escape
 from domain.besm.commands import Forage, ForcedMarch
+from domain.commands import (
+    EndDay,
+    EndEncounter,
+    EndSession,
+    Harm,
+    Move,
+    StartDay,
+    StartEncounter,
+    StartSession,
+    Undo,
+)
 from domain.errors import NotFound
 from domain.geometry import Square
 from domain.ruleset import (
@@ -38,29 +49,29 @@ def two_sessions(trek: Trek) -> None:
     # at 44/50 Health and 45/45 Energy, Oren full; 4 set + 2 foraged - 2 marched = 4
     # provisions, and 2 ammo.
     record_full_day(trek)                                                  # 1-14
-    trek.start_session(None, "Into the *Reach* | <b>")                     # 15
+    trek.handle(None, StartSession("Into the *Reach* | <b>"))                     # 15
     # Base movement: Dusty at level 0 moves 1, Bramble (ground-speed 1) 2: the lowest is 1.
-    trek.start_day(None)                                                   # 16: day 2, budget 1
+    trek.handle(None, StartDay())                                      # 16: day 2, budget 1
     # Forager: Oren, Body-Mind (5+6)/2 = 5 + survival 2 = 7 (Kira: 5 + 1 = 6). Roll 4 against
     # 7: 3 points, 3 provisions; the forage uses the day's one square.
-    trek.decide(None, Forage(roll=4))                                      # 17
+    trek.handle(None, Forage(roll=4))                                      # 17
     # Two mounts: 2 provisions. Kira rides Dusty: Body-Soul (6+4)/2 = 5 + ride 2 = 7, rolls 9:
     # Dusty +1 pending. Oren: 5 + 0 = 5, rolls 5: fine. The budget grows by 1.
-    trek.decide(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))           # 18
-    trek.move(None, MoveOptions(steps=("E",)))                             # 19: 6,1 -> 7,1
-    trek.harm(None, "Oren", 10, 0, "a fall")                               # 20
-    trek.undo(None, 20, reason="it was Kira, not Oren")                    # 21
+    trek.handle(None, ForcedMarch(rolls={"Kira": 9, "Oren": 5}))           # 18
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                             # 19: 6,1 -> 7,1
+    trek.handle(None, Harm("Oren", 10, 0, "a fall"))                               # 20
+    trek.handle(None, Undo(20, reason="it was Kira, not Oren"))                    # 21
     # Dusty's pending point lands: level 0 - 1 is below 0, dead; Kira on foot. Camp rest: Kira
     # Health 44 + Body 6 = 50 (her maximum), Energy already full; Oren full, nothing.
-    trek.end_day(None, DayEndOptions())                                    # 22
-    trek.end_session(None)                                                 # 23
-    trek.start_session(None, None)                                         # 24
-    trek.start_encounter(None, "Ford_of *Ash*", None)                      # 25
-    trek.enter_combatant(None, EnterCombatant(name="Kira", at=Square(0, 0)))   # 26
-    trek.start_round(None, StartRound())                                   # 27: round 1
-    trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))    # 28
-    trek.start_round(None, StartRound())                                   # 29: round 2
-    trek.end_encounter(None)                                               # 30
+    trek.handle(None, EndDay(DayEndOptions()))                                    # 22
+    trek.handle(None, EndSession())                                                 # 23
+    trek.handle(None, StartSession(None))                                         # 24
+    trek.handle(None, StartEncounter("Ford_of *Ash*", None))                      # 25
+    trek.handle(None, EnterCombatant(name="Kira", at=Square(0, 0)))   # 26
+    trek.handle(None, StartRound())                                   # 27: round 1
+    trek.handle(None, MoveCombatant(name="Kira", steps=("E",)))    # 28
+    trek.handle(None, StartRound())                                   # 29: round 2
+    trek.handle(None, EndEncounter())                                               # 30
 
 
 def test_recap_of_a_session_counts_what_was_played(store: str, open_trek: OpenTrek) -> None:

@@ -20,6 +20,18 @@ import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    EndDay,
+    EndSession,
+    Move,
+    Redo,
+    SetSupplies,
+    StartDay,
+    StartSession,
+    Undo,
+)
 from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
@@ -56,31 +68,31 @@ def _party(trek: Trek, *, mount: str = "Dusty", at: Square = ORIGIN) -> None:
     """Kira (Body 6, Mind 5, Soul 4; ride 2, navigation 2, survival 1) riding a ground-speed 1
     mount (2 squares a day), with 4 provisions: events 1 to 4."""
     trek.init("Ashes Road", map_text=STRIP, at=at, seed=3)
-    trek.add_character(None, CharacterOptions(
+    trek.handle(None, AddCharacter(CharacterOptions(
         name="Kira",
         skills={"ride": 2, "navigation": 2, "survival": 1},
-            extra={"body": 6, "mind": 5, "soul": 4}))
-    trek.add_mount(None, mount, ("ground-speed", 1), "Kira")
-    trek.supplies(None, "set", {"provisions": 4})
+            extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(None, AddMount(mount, ("ground-speed", 1), "Kira"))
+    trek.handle(None, SetSupplies({"provisions": 4}))
 
 
 def _two_days(trek: Trek) -> None:
     _party(trek)
-    trek.start_day(None)                                          # 5: day 1, budget 2
-    trek.move(None, MoveOptions(steps=("E", "E")))                # 6: 0,0 -> 2,0
+    trek.handle(None, StartDay())                                          # 5: day 1, budget 2
+    trek.handle(None, Move(MoveOptions(steps=("E", "E"))))                # 6: 0,0 -> 2,0
     # Kira's target Body-Soul 5 + ride 2 = 7; 9 fails: Dusty takes a point of strain.
-    trek.decide(None, ForcedMarch(rolls={"Kira": 9}))             # 7: budget 4
-    trek.move(None, MoveOptions(steps=("SE",)))                   # 8: 2,0 -> 3,1
-    trek.undo(None)                                               # 9: cancels 8
-    trek.move(None, MoveOptions(steps=("E",)))                    # 10: 2,0 -> 3,0
-    trek.end_day(None, DayEndOptions())                           # 11: Dusty level 0
-    trek.start_day(None)                                          # 12: day 2, base 1
+    trek.handle(None, ForcedMarch(rolls={"Kira": 9}))             # 7: budget 4
+    trek.handle(None, Move(MoveOptions(steps=("SE",))))                   # 8: 2,0 -> 3,1
+    trek.handle(None, Undo())                                               # 9: cancels 8
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 10: 2,0 -> 3,0
+    trek.handle(None, EndDay(DayEndOptions()))                           # 11: Dusty level 0
+    trek.handle(None, StartDay())                                          # 12: day 2, base 1
     # Mind 5 + navigation 2 = 7; 5 succeeds: the base (1) again.
-    trek.decide(None, TravelByNight(roll=5))                      # 13
-    trek.move(None, MoveOptions(steps=("E",)))                    # 14: 3,0 -> 4,0
+    trek.handle(None, TravelByNight(roll=5))                      # 13
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 14: 3,0 -> 4,0
     # Body-Mind 5 + survival 1 = 6; 4 succeeds by 2 points: 2 provisions.
-    trek.decide(None, Forage(roll=4))                             # 15
-    trek.end_day(None, DayEndOptions())                           # 16
+    trek.handle(None, Forage(roll=4))                             # 15
+    trek.handle(None, EndDay(DayEndOptions()))                           # 16
 
 
 def _path(*squares: tuple[int, int]) -> list[dict[str, int]]:
@@ -128,10 +140,10 @@ def test_as_of_cuts_the_route_and_a_later_undo_does_not_yet_count() -> None:
 def test_a_redo_makes_a_cancelled_path_live_again() -> None:
     trek = _trek()
     _party(trek)
-    trek.start_day(None)                                          # 5
-    trek.move(None, MoveOptions(steps=("S",)))                    # 6: 0,0 -> 0,1
-    trek.undo(None)                                               # 7
-    trek.redo(None, 6)                                            # 8
+    trek.handle(None, StartDay())                                          # 5
+    trek.handle(None, Move(MoveOptions(steps=("S",))))                    # 6: 0,0 -> 0,1
+    trek.handle(None, Undo())                                               # 7
+    trek.handle(None, Redo(6))                                            # 8
     doc = trek.route(None)
     assert _brief(doc["segments"], "seq", "cancelled_by") == [(6, None)]
     assert doc["position"] == {"x": 0, "y": 1}
@@ -140,13 +152,13 @@ def test_a_redo_makes_a_cancelled_path_live_again() -> None:
 def test_a_mount_strained_to_death_is_marked_where_the_party_camped() -> None:
     trek = _trek()
     _party(trek, mount="<script>alert(1)</script>")
-    trek.start_day(None)                                          # 5
-    trek.move(None, MoveOptions(steps=("S", "S")))                # 6: 0,0 -> 0,2
-    trek.decide(None, ForcedMarch(rolls={"Kira": 12}))            # 7: strain 1
-    trek.decide(None, ForcedMarch(rolls={"Kira": 12}))            # 8: strain 2
-    trek.move(None, MoveOptions(steps=("E",)))                    # 9: 0,2 -> 1,2
+    trek.handle(None, StartDay())                                          # 5
+    trek.handle(None, Move(MoveOptions(steps=("S", "S"))))                # 6: 0,0 -> 0,2
+    trek.handle(None, ForcedMarch(rolls={"Kira": 12}))            # 7: strain 1
+    trek.handle(None, ForcedMarch(rolls={"Kira": 12}))            # 8: strain 2
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 9: 0,2 -> 1,2
     # Level 1 less 2 points of strain is below 0: the mount is dead.
-    trek.end_day(None, DayEndOptions())                           # 10
+    trek.handle(None, EndDay(DayEndOptions()))                           # 10
     doc = trek.route(None)
     deaths = [m for m in doc["marks"] if m["kind"] == "death"]
     assert _brief(deaths, "seq", "day", "at", "label") == [
@@ -160,11 +172,11 @@ def test_a_mount_strained_to_death_is_marked_where_the_party_camped() -> None:
 def test_a_session_draws_its_own_events_strong_and_the_rest_faint() -> None:
     trek = _trek()
     _party(trek)
-    trek.start_day(None)                                          # 5
-    trek.move(None, MoveOptions(steps=("E",)))                    # 6
-    trek.start_session(None, "Into the hills")                    # 7
-    trek.move(None, MoveOptions(steps=("E",)))                    # 8
-    trek.end_session(None)                                        # 9
+    trek.handle(None, StartDay())                                          # 5
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 6
+    trek.handle(None, StartSession("Into the hills"))                    # 7
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 8
+    trek.handle(None, EndSession())                                        # 9
     doc = trek.route(None, session=1)
     assert _brief(doc["segments"], "seq", "strong", "session") == [
         (6, False, None), (8, True, 1)]
@@ -222,15 +234,15 @@ def test_the_html_page_is_titled_and_holds_the_picture_and_a_print_stylesheet() 
 def test_the_last_live_path_ends_where_status_puts_the_party(steps: list[str]) -> None:
     trek = _trek()
     _party(trek, at=Square(2, 1))
-    trek.start_day(None)
+    trek.handle(None, StartDay())
     for step in steps:
         try:
             if step == "undo":
-                trek.undo(None)
+                trek.handle(None, Undo())
             elif step == "night":
-                trek.decide(None, TravelByNight(roll=2))
+                trek.handle(None, TravelByNight(roll=2))
             else:
-                trek.move(None, MoveOptions(steps=(step,)))
+                trek.handle(None, Move(MoveOptions(steps=(step,))))
         except TrackerError:  # a refused step records nothing; the walk goes on
             pass
     doc = trek.route(None)
@@ -256,12 +268,12 @@ QI = ROAD_TO_QI
 def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> None:
     trek = _trek()
     trek.init("Road to Qi", ruleset="cypher", map_text=QI, seed=5)   # 1
-    trek.add_character(None, CharacterOptions(name="Ana"))            # 2
-    trek.start_day(None)                                              # 3
-    trek.move(None, MoveOptions(steps=("E",)))                        # 4: road 1,0
-    trek.move(None, MoveOptions(steps=("E",)))                        # 5: open 2,0
+    trek.handle(None, AddCharacter(CharacterOptions(name="Ana")))            # 2
+    trek.handle(None, StartDay())                                              # 3
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                        # 4: road 1,0
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                        # 5: open 2,0
     # Rough 3,0 costs more than what is left of the day: the party sets off toward it.
-    trek.move(None, MoveOptions(steps=("E",)))                        # 6
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                        # 6
     doc = trek.route(None)
     assert _brief(doc["segments"], "seq", "day", "path") == [
         (4, 1, _path((0, 0), (1, 0))), (5, 1, _path((1, 0), (2, 0)))]

@@ -18,6 +18,7 @@ import pytest
 from pydantic import BaseModel
 
 from domain.battlemap import LegendSpec
+from domain.commands import AddCharacter, EndEncounter, StartDay, StartEncounter, Undo
 from domain.dice import Dice
 from domain.encounter import (
     ENCOUNTER_EVENTS,
@@ -191,15 +192,15 @@ def store(tmp_path: Path) -> str:
 def play(db: str) -> None:
     with Trek.open(db, rulesets=PLAYED, create=True, gm="gm") as trek:
         trek.init("Stride Test", ruleset="stride", seed=1)
-        trek.add_character(None, CharacterOptions(name="Kira", extra={"stride": 2}))
-        trek.start_encounter(None, "Scuffle", None)
-        trek.enter_combatant(None, EnterCombatant(name="Kira", at=Square(0, 0)))
-        trek.enter_combatant(None, EnterCombatant(
+        trek.handle(None, AddCharacter(CharacterOptions(name="Kira", extra={"stride": 2})))
+        trek.handle(None, StartEncounter("Scuffle", None))
+        trek.handle(None, EnterCombatant(name="Kira", at=Square(0, 0)))
+        trek.handle(None, EnterCombatant(
             name="Rat", at=Square(5, 0), side=Side.ENEMY, from_roster=False,
             options=CharacterOptions(name="Rat", extra={"stride": 1})))
-        trek.start_round(None, StartRound())
-        trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))
-        trek.move_combatant(None, MoveCombatant(name="Kira", steps=("SE",)))
+        trek.handle(None, StartRound())
+        trek.handle(None, MoveCombatant(name="Kira", steps=("E",)))
+        trek.handle(None, MoveCombatant(name="Kira", steps=("SE",)))
 
 
 def test_a_new_ruleset_plays_through_the_application_and_its_store(store: str) -> None:
@@ -222,12 +223,12 @@ def test_a_new_rulesets_own_refusals_record_nothing(store: str) -> None:
     with Trek.open(store, rulesets=PLAYED) as trek:
         before = trek.status(None)["events"]
         with pytest.raises(RuleViolation, match="strides 2 squares a round"):
-            trek.move_combatant(None, MoveCombatant(name="Kira", steps=("E",)))
+            trek.handle(None, MoveCombatant(name="Kira", steps=("E",)))
         with pytest.raises(NotOffered, match="--basic-move is another ruleset's option"):
-            trek.add_character(None, CharacterOptions(name="Oren", extra={"basic_move": 5}))
-        trek.end_encounter(None)
+            trek.handle(None, AddCharacter(CharacterOptions(name="Oren", extra={"basic_move": 5})))
+        trek.handle(None, EndEncounter())
         with pytest.raises(NotOffered, match="no overland rules"):
-            trek.start_day(None)
+            trek.handle(None, StartDay())
         before += 1
         assert trek.status(None)["events"] == before
 
@@ -238,7 +239,7 @@ def test_undo_redecides_a_new_rulesets_events(store: str) -> None:
         # Undo the first stride with --cascade: the second one started from 1,0 and is
         # re-decided from 0,0, where its recorded path no longer begins, so it goes too.
         seq = next(e["seq"] for e in trek.log(None) if e["type"] == "Strode")
-        trek.undo(None, seq, cascade=True, reason="wrong square")
+        trek.handle(None, Undo(seq, cascade=True, reason="wrong square"))
         kira = trek.status(None)["encounter"]["combatants"]["Kira"]
         assert (kira["position"], kira["moved"]) == ({"x": 0, "y": 0}, 0)
         trek.replay()

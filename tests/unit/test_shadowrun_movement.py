@@ -16,6 +16,7 @@ from encounter_play import cancel_cascade
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
 from domain.errors import MapError, NotFound, NotOffered, RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
@@ -52,38 +53,38 @@ rows = [
 def campaign() -> Campaign:
     c = Campaign.start(STAMP, name="Seattle", ruleset="shadowrun", rulesets=RULESETS, seed=5,
                        game_map=None, at=None)
-    c.add_character(CharacterOptions(name="Kira", skills={"athletics": 3},
-                                     extra={"quickness": 5, "metatype": "elf"}))
-    c.add_character(CharacterOptions(name="Dvorak",
-                                     extra={"quickness": 4, "metatype": "dwarf"}))
+    c.handle(AddCharacter(CharacterOptions(name="Kira", skills={"athletics": 3},
+                                     extra={"quickness": 5, "metatype": "elf"})))
+    c.handle(AddCharacter(CharacterOptions(name="Dvorak",
+                                     extra={"quickness": 4, "metatype": "dwarf"})))
     return c
 
 
 def fight(map_text: str | None = ARENA) -> Campaign:
     c = campaign()
-    c.start_encounter("Ambush", load_battle_map(map_text, SR.battle_legend)
-                      if map_text else None)
+    c.handle(StartEncounter("Ambush", load_battle_map(map_text, SR.battle_legend)
+                      if map_text else None))
     return c
 
 
 def join(c: Campaign, name: str, x: int, y: int) -> None:
-    c.enter_combatant(EnterCombatant(name=name, at=Square(x, y)))
+    c.handle(EnterCombatant(name=name, at=Square(x, y)))
 
 
 def add(c: Campaign, name: str, x: int, y: int, side: Side = Side.ENEMY, quickness: int = 4,
         metatype: str = "ork", athletics: int = 0) -> None:
-    c.enter_combatant(EnterCombatant(
+    c.handle(EnterCombatant(
         name=name, at=Square(x, y), side=side, from_roster=False,
         options=CharacterOptions(name=name, skills={"athletics": athletics},
                                  extra={"quickness": quickness, "metatype": metatype})))
 
 
 def turn(c: Campaign, **passes: int) -> None:
-    c.start_round(StartRound(options={"passes": list(passes.items())} if passes else {}))
+    c.handle(StartRound(options={"passes": list(passes.items())} if passes else {}))
 
 
 def move(c: Campaign, name: str, *steps: str, **options: Any) -> Any:
-    return c.move_combatant(MoveCombatant(name=name, steps=steps, options=options))
+    return c.handle(MoveCombatant(name=name, steps=steps, options=options))
 
 
 def status(c: Campaign, name: str) -> dict[str, Any]:
@@ -113,11 +114,11 @@ def refused(c: Campaign, command: Callable[[], object], match: str = "",
 
 def test_quickness_and_metatype_are_recorded_as_the_characters_stats() -> None:
     c = campaign()
-    event = c.add_character(CharacterOptions(name="Mika",
-                                             extra={"quickness": 6, "metatype": "Troll"}))
+    event = c.handle(AddCharacter(CharacterOptions(name="Mika",
+                                             extra={"quickness": 6, "metatype": "Troll"})))
     assert event.payload()["stats"] == {"quickness": 6, "metatype": "troll"}
     # Without --metatype a character is human.
-    event = c.add_character(CharacterOptions(name="Jo", extra={"quickness": 3}))
+    event = c.handle(AddCharacter(CharacterOptions(name="Jo", extra={"quickness": 3})))
     assert event.payload()["stats"] == {"quickness": 3, "metatype": "human"}
 
 
@@ -133,16 +134,16 @@ def test_quickness_and_metatype_are_recorded_as_the_characters_stats() -> None:
 def test_nonsense_stats_are_refused_with_a_sentence(options: CharacterOptions,
                                                     match: str) -> None:
     c = campaign()
-    refused(c, lambda: c.add_character(options), match)
+    refused(c, lambda: c.handle(AddCharacter(options)), match)
 
 
 def test_another_rulesets_stat_options_are_refused() -> None:
     c = campaign()
-    refused(c, lambda: c.add_character(CharacterOptions(name="X",
-                                                        extra={"quickness": 4, "body": 4})),
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="X",
+                                                        extra={"quickness": 4, "body": 4}))),
             "--body is another ruleset's option", NotOffered)
-    refused(c, lambda: c.add_character(CharacterOptions(
-        name="X", extra={"quickness": 4, "basic_move": 5})), "--basic-move", NotOffered)
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(
+        name="X", extra={"quickness": 4, "basic_move": 5}))), "--basic-move", NotOffered)
 
 
 # -- the battle map ----------------------------------------------------------------------------
@@ -170,28 +171,28 @@ def test_a_turn_has_as_many_passes_as_the_highest_and_starts_in_pass_1() -> None
     assert clock(c) == (0, 0)                # no turn yet
     turn(c, Kira=2, Ganger=3)                # Dvorak: 1 by default; the highest is 3
     assert clock(c) == (1, 3)
-    c.decide(NextPass())
+    c.handle(NextPass())
     assert clock(c) == (2, 3)
-    c.decide(NextPass())
+    c.handle(NextPass())
     assert clock(c) == (3, 3)
-    refused(c, lambda: c.decide(NextPass()), "pass 3 is the last")
+    refused(c, lambda: c.handle(NextPass()), "pass 3 is the last")
     turn(c)                                  # every combatant 1 pass: a turn of 1 pass
     assert clock(c) == (1, 1)
-    refused(c, lambda: c.decide(NextPass()), "pass 1 is the last")
+    refused(c, lambda: c.handle(NextPass()), "pass 1 is the last")
 
 
 def test_passes_must_name_combatants_once_with_1_to_10() -> None:
     c = fight()
     join(c, "Kira", 0, 0)
     refused(c, lambda: turn(c, Nobody=2), "'Nobody', who is not in Ambush", NotFound)
-    refused(c, lambda: c.start_round(StartRound(options={"passes": [("Kira", 2),
+    refused(c, lambda: c.handle(StartRound(options={"passes": [("Kira", 2),
                                                                     ("Kira", 3)]})),
             "gives Kira twice")
     refused(c, lambda: turn(c, Kira=0), "1 to 10, not 0")
     refused(c, lambda: turn(c, Kira=11), "1 to 10, not 11")
-    refused(c, lambda: c.start_round(StartRound(options={"shift": True})),
+    refused(c, lambda: c.handle(StartRound(options={"shift": True})),
             "--shift is not an option")
-    refused(c, lambda: c.decide(NextPass()), "no round has started")
+    refused(c, lambda: c.handle(NextPass()), "no round has started")
 
 
 def test_nothing_moves_before_the_first_turn() -> None:
@@ -242,7 +243,7 @@ def test_each_pass_allows_the_rate_over_the_passes_rounded_up() -> None:
             "only 1 more")
     move(c, "Kira", "E")                     # several moves a pass, up to the limit
     assert (status(c, "Kira")["moved"], status(c, "Kira")["remaining"]) == (5, 0)
-    c.decide(NextPass())
+    c.handle(NextPass())
     # A new pass: 0 moved this pass, 5 of it left (15 − 5 = 10 of the turn).
     assert (status(c, "Kira")["moved"], status(c, "Kira")["moved_turn"],
             status(c, "Kira")["remaining"]) == (0, 5, 5)
@@ -262,9 +263,9 @@ def test_the_whole_turn_moves_at_most_the_rate() -> None:
     add(c, "Fast", 0, 9, side=Side.ALLY)
     turn(c, Fast=3)                          # Dvorak walks 4; ⌈4 ÷ 3⌉ = 2 a pass
     move(c, "Dvorak", "E", "E")
-    c.decide(NextPass())
+    c.handle(NextPass())
     move(c, "Dvorak", "E", "E")              # 4 of 4 this turn
-    c.decide(NextPass())
+    c.handle(NextPass())
     # min(2 − 0, 4 − 4) = 0: the pass limit is fresh but the turn's rate is spent.
     assert (status(c, "Dvorak")["pass_limit"], status(c, "Dvorak")["remaining"]) == (2, 0)
     refused(c, lambda: move(c, "Dvorak", "E"), "4 a turn, 4 moved this turn")
@@ -275,7 +276,7 @@ def test_movement_needs_no_action_in_that_pass() -> None:
     join(c, "Dvorak", 0, 0)                  # 1 Initiative Pass of its own
     add(c, "Fast", 0, 9, side=Side.ALLY)
     turn(c, Fast=2)                          # a turn of 2 passes; Dvorak walks ⌈4 ÷ 2⌉ = 2
-    c.decide(NextPass())                     # pass 2, where Dvorak has no action
+    c.handle(NextPass())                     # pass 2, where Dvorak has no action
     assert move(c, "Dvorak", "E", "E").cost == 2
 
 
@@ -330,9 +331,9 @@ def test_to_takes_the_cheapest_path_within_what_remains() -> None:
     join(c, "Kira", 0, 0)
     turn(c, Kira=1)
     # 0,0 → 4,0 along row 0: 4 cells, 4 m of the 5 walking.
-    event = c.move_combatant(MoveCombatant(name="Kira", to=Square(4, 0)))
+    event = c.handle(MoveCombatant(name="Kira", to=Square(4, 0)))
     assert (event.path[0], event.path[-1], event.cost) == (Square(0, 0), Square(4, 0), 4)
-    refused(c, lambda: c.move_combatant(MoveCombatant(name="Kira", to=Square(6, 0))),
+    refused(c, lambda: c.handle(MoveCombatant(name="Kira", to=Square(6, 0))),
             "within the 1 metre")
 
 
@@ -367,17 +368,17 @@ def test_sprint_successes_add_to_quickness_for_the_next_pass_only() -> None:
     join(c, "Kira", 0, 0)
     turn(c, Kira=3)
     move(c, "Kira", "E")                     # walk 5; ⌈5 ÷ 3⌉ = 2 a pass
-    event = c.decide(Sprint(name="Kira", successes=2))
+    event = c.handle(Sprint(name="Kira", successes=2))
     doc = event.payload()
     assert (doc["successes"], doc["roll"]["dice"], doc["roll"]["target"]) == (2, None, 4)
     assert status(c, "Kira")["quickness_bonus"] == 0       # not in this pass
-    refused(c, lambda: c.decide(Sprint(name="Kira", successes=1)), "already made a sprint")
-    c.decide(NextPass())
+    refused(c, lambda: c.handle(Sprint(name="Kira", successes=1)), "already made a sprint")
+    c.handle(NextPass())
     # Pass 2: Quickness 5 + 2 = 7: rate 7, ⌈7 ÷ 3⌉ = 3; remaining min(3 − 0, 7 − 1) = 3.
     assert (status(c, "Kira")["quickness_bonus"], status(c, "Kira")["rate"],
             status(c, "Kira")["pass_limit"], status(c, "Kira")["remaining"]) == (2, 7, 3, 3)
     move(c, "Kira", "E", "E", "E")
-    c.decide(NextPass())
+    c.handle(NextPass())
     # Pass 3: back to Quickness 5: rate 5, limit 2; remaining min(2 − 0, 5 − 4) = 1.
     assert (status(c, "Kira")["quickness_bonus"], status(c, "Kira")["rate"],
             status(c, "Kira")["pass_limit"], status(c, "Kira")["remaining"]) == (0, 5, 2, 1)
@@ -388,9 +389,9 @@ def test_the_gm_may_give_successes_beyond_the_athletics_dice() -> None:
     join(c, "Dvorak", 0, 0)                  # no Athletics: only given successes
     join(c, "Kira", 0, 3)                    # Athletics 3, plus Combat Pool dice
     turn(c, Kira=2)
-    assert c.decide(Sprint(name="Dvorak", successes=1)).payload()["successes"] == 1
-    assert c.decide(Sprint(name="Kira", successes=5)).payload()["successes"] == 5
-    c.decide(NextPass())
+    assert c.handle(Sprint(name="Dvorak", successes=1)).payload()["successes"] == 1
+    assert c.handle(Sprint(name="Kira", successes=5)).payload()["successes"] == 5
+    c.handle(NextPass())
     move(c, "Dvorak", "E")                   # Quickness 4 + 1 = 5 walking; ⌈5 ÷ 2⌉ = 3
     assert (status(c, "Dvorak")["rate"], status(c, "Dvorak")["pass_limit"]) == (5, 3)
 
@@ -399,7 +400,7 @@ def test_a_sprint_in_the_last_pass_loses_its_bonus() -> None:
     c = fight(None)
     join(c, "Kira", 0, 0)
     turn(c)                                  # one pass: it is the last
-    event = c.decide(Sprint(name="Kira", successes=3))
+    event = c.handle(Sprint(name="Kira", successes=3))
     assert event.payload()["bonus_lost"] is True
     turn(c)
     assert status(c, "Kira")["quickness_bonus"] == 0
@@ -409,7 +410,7 @@ def test_a_rolled_sprint_records_athletics_d6_and_counts_those_at_least_the_tn()
     c = fight(None)
     join(c, "Kira", 0, 0)
     turn(c, Kira=2)
-    event = c.decide(Sprint(name="Kira", tn=5))
+    event = c.handle(Sprint(name="Kira", tn=5))
     roll = event.payload()["roll"]
     assert len(roll["dice"]) == 3                          # Athletics 3: three dice
     assert all(1 <= face <= 6 for face in roll["dice"])
@@ -421,14 +422,14 @@ def test_sprint_refusals() -> None:
     c = fight(None)
     join(c, "Kira", 0, 0)
     join(c, "Dvorak", 0, 3)                  # no Athletics
-    refused(c, lambda: c.decide(Sprint(name="Kira")), "no round has started")
+    refused(c, lambda: c.handle(Sprint(name="Kira")), "no round has started")
     turn(c)
-    refused(c, lambda: c.decide(Sprint(name="Dvorak")), "Dvorak has no Athletics rating")
-    refused(c, lambda: c.decide(Sprint(name="Kira", successes=31)),
+    refused(c, lambda: c.handle(Sprint(name="Dvorak")), "Dvorak has no Athletics rating")
+    refused(c, lambda: c.handle(Sprint(name="Kira", successes=31)),
             "--roll is the number of successes: 0 to 30, not 31")
-    refused(c, lambda: c.decide(Sprint(name="Kira", successes=-1)), "0 to 30, not -1")
-    refused(c, lambda: c.decide(Sprint(name="Kira", tn=1)), "--tn must be 2 to 30, not 1")
-    refused(c, lambda: c.decide(Sprint(name="Nobody")), "no combatant called 'Nobody'",
+    refused(c, lambda: c.handle(Sprint(name="Kira", successes=-1)), "0 to 30, not -1")
+    refused(c, lambda: c.handle(Sprint(name="Kira", tn=1)), "--tn must be 2 to 30, not 1")
+    refused(c, lambda: c.handle(Sprint(name="Nobody")), "no combatant called 'Nobody'",
             NotFound)
 
 
@@ -461,23 +462,23 @@ def test_intercept_stops_the_mover_at_a_cell_of_its_latest_move_for_the_turn() -
     add(c, "Ganger", 7, 1)
     add(c, "Rook", 0, 3, side=Side.ALLY)
     turn(c, Kira=2)
-    refused(c, lambda: c.decide(Intercept(name="Kira", by="Ganger", at=Square(6, 0))),
+    refused(c, lambda: c.handle(Intercept(name="Kira", by="Ganger", at=Square(6, 0))),
             "Kira has not moved this Combat Turn")
     move(c, "Kira", "E", "E", "E", "E", "E", "E", "E", "E", run=True)   # run 15, ⌈15/2⌉ = 8
-    refused(c, lambda: c.decide(Intercept(name="Kira", by="Ganger", at=Square(0, 0))),
+    refused(c, lambda: c.handle(Intercept(name="Kira", by="Ganger", at=Square(0, 0))),
             "0,0 is not a cell Kira's latest move entered")
-    refused(c, lambda: c.decide(Intercept(name="Kira", by="Ganger", at=Square(2, 0))),
+    refused(c, lambda: c.handle(Intercept(name="Kira", by="Ganger", at=Square(2, 0))),
             "2,0 is not within 1 metre \\(one cell\\) of Ganger at 7,1")
-    refused(c, lambda: c.decide(Intercept(name="Kira", by="Rook", at=Square(6, 0))),
+    refused(c, lambda: c.handle(Intercept(name="Kira", by="Rook", at=Square(6, 0))),
             "Rook is not Kira's opponent")
-    event = c.decide(Intercept(name="Kira", by="Ganger", at=Square(6, 0)))
+    event = c.handle(Intercept(name="Kira", by="Ganger", at=Square(6, 0)))
     assert event.path == [Square(8, 0), Square(6, 0)]
     assert status(c, "Kira")["position"] == {"x": 6, "y": 0}
     assert (status(c, "Kira")["intercepted"], status(c, "Kira")["remaining"]) == (True, 0)
     refused(c, lambda: move(c, "Kira", "W"), "Kira was intercepted")
-    refused(c, lambda: c.decide(Intercept(name="Kira", by="Ganger", at=Square(6, 0))),
+    refused(c, lambda: c.handle(Intercept(name="Kira", by="Ganger", at=Square(6, 0))),
             "already intercepted")
-    c.decide(NextPass())
+    c.handle(NextPass())
     refused(c, lambda: move(c, "Kira", "W"), "Kira was intercepted")
     turn(c)
     assert status(c, "Kira")["intercepted"] is False
@@ -492,8 +493,8 @@ def sprint_then_pass(c: Campaign) -> tuple[int, int]:
     Quickness is 7, so she walks 7 m a turn and ⌈7 ÷ 2⌉ = 4 m a pass (3 without the sprint)."""
     join(c, "Kira", 0, 3)
     turn(c, Kira=2)
-    sprinted = c.decide(Sprint(name="Kira", successes=2))
-    started = c.decide(NextPass())
+    sprinted = c.handle(Sprint(name="Kira", successes=2))
+    started = c.handle(NextPass())
     assert status(c, "Kira")["quickness_bonus"] == 2
     return sprinted.seq, started.seq
 
@@ -533,12 +534,12 @@ def test_undoing_a_move_keeps_a_later_sprint_in_the_same_pass() -> None:
     join(c, "Kira", 0, 3)
     turn(c, Kira=2)
     moved = move(c, "Kira", "E")
-    sprinted = c.decide(Sprint(name="Kira", successes=1))
+    sprinted = c.handle(Sprint(name="Kira", successes=1))
 
     assert cancel_cascade(c, moved.seq) == [moved.seq]
 
     assert c.is_live(sprinted.seq)
     doc = status(c, "Kira")
     assert (doc["position"], doc["moved"], doc["gait"]) == ({"x": 0, "y": 3}, 0, None)
-    c.decide(NextPass())
+    c.handle(NextPass())
     assert status(c, "Kira")["quickness_bonus"] == 1
