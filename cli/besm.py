@@ -13,6 +13,7 @@ from cli.drawing import PATH_COLOUR, MarkStyle
 from cli.options import ROLL, ROLL_HELP, KeyValue, recording_options
 from cli.render import AuditSection, square_text
 from cli.ruler import Band, Ruler
+from cli.ruleset_line import CommandLine
 from domain.supplies import SUPPLY_KINDS
 
 if TYPE_CHECKING:
@@ -243,7 +244,7 @@ STATUS_CONVEYANCE_COLUMNS = [("move", lambda c: str(c["attribute"])),
                              ("strain", lambda c: str(c["pending_strain"]))]
 
 
-def DEMO(trek: Trek) -> None:  # noqa: N802 (the name every ruleset's module uses)
+def demo(trek: Trek) -> None:
     """The sample campaign `trek demo` plays."""
     from cli import besm_demo
 
@@ -338,4 +339,27 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
     return ["prone"] if combatant.get("prone") else []
 
 
-TOKEN_MARKS = token_marks
+# Everything this ruleset adds to the command line, the pictures and the pages.
+COMMAND_LINE = CommandLine(
+    title=TITLE,
+    commands=COMMANDS,
+    encounter_commands=ENCOUNTER_COMMANDS,
+    character_options=CHARACTER_OPTIONS,
+    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
+    encounter_act_options=ENCOUNTER_ACT_OPTIONS,
+    act_help=ACT_HELP,
+    rest_modes=REST_MODES,
+    mount_move=MOUNT_MOVE,
+    vehicle_move=VEHICLE_MOVE,
+    plan_options=PLAN_OPTIONS,
+    plan_policy_words=PLAN_POLICY_WORDS,
+    opening_words=OPENING_WORDS,
+    demo=demo,
+    summaries=SUMMARIES,
+    status_conveyance_columns=STATUS_CONVEYANCE_COLUMNS,
+    status_character_columns=STATUS_CHARACTER_COLUMNS,
+    audit_sections=AUDIT_SECTIONS,
+    route_marks=ROUTE_MARKS,
+    token_marks=token_marks,
+    ruler=RULER,
+)

@@ -1,5 +1,5 @@
 """BESM's sample campaign for `trek demo`: three days on the Ashen Reach (offered to `trek demo`
-as `cli.besm.DEMO`)."""
+as `cli.besm.demo`)."""
 
 from __future__ import annotations
 

@@ -6,10 +6,9 @@ with it each ruleset's command-line module, mounted here."""
 
 from __future__ import annotations
 
-import importlib
 import tempfile
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -36,12 +35,13 @@ from cli.options import (
     recording_options,
     store_options,
 )
+from cli.ruleset_line import command_lines
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
 from domain.supplies import SUPPLY_KINDS
 from tracker.points import Point
-from tracker.registry import ENTRIES, command_lines
+from tracker.registry import ENTRIES
 
 if TYPE_CHECKING:
     from domain.geometry import Square
@@ -696,7 +696,7 @@ def demo(keep: Path | None) -> None:
     render.print_log(entries, result["ruleset"])
 
 
-# The sample campaigns the rulesets offer (a module's `DEMO`), in the registry's order.
+# The sample campaigns the rulesets offer (their `demo`), in the registry's order.
 _DEMOS: list[Callable[[Trek], None]] = []
 
 
@@ -706,29 +706,28 @@ def _mount_ruleset_commands() -> None:
     seen: set[str] = set()
     seen_options: set[str] = set()
     moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
-    for ruleset_name, command_line in command_lines():
-        module = importlib.import_module(command_line)
-        render.mount(ruleset_name, module)
-        if hasattr(module, "DEMO"):
-            _DEMOS.append(module.DEMO)
-        OPENING_WORDS.update(getattr(module, "OPENING_WORDS", ()))
-        for command, attribute in ((add_mount, "MOUNT_MOVE"), (add_vehicle, "VEHICLE_MOVE")):
-            if hasattr(module, attribute):
-                moves[command].append(f"{ruleset_name}: {getattr(module, attribute)}")
-        for option in getattr(module, "CHARACTER_OPTIONS", []):
+    for ruleset_name, line in command_lines():
+        render.mount(ruleset_name, line)
+        if line.demo is not None:
+            _DEMOS.append(line.demo)
+        OPENING_WORDS.update(line.opening_words)
+        for command, words in ((add_mount, line.mount_move), (add_vehicle, line.vehicle_move)):
+            if words is not None:
+                moves[command].append(f"{ruleset_name}: {words}")
+        for option in line.character_options:
             if option.name not in seen_options:
                 seen_options.add(option.name)
                 add_character.params.append(option)
-        _add_rest_modes(ruleset_name, getattr(module, "REST_MODES", ()))
-        for command in module.COMMANDS:
-            if command.name not in seen:
+        _add_rest_modes(ruleset_name, line.rest_modes)
+        for command in line.commands:
+            if command.name is not None and command.name not in seen:
                 seen.add(command.name)
                 trek.add_command(command)
     for command, offers in moves.items():
         _word_move_option(command, offers)
 
 
-def _add_rest_modes(ruleset: str, modes: tuple[str, ...]) -> None:
+def _add_rest_modes(ruleset: str, modes: Sequence[str]) -> None:
     """A ruleset's ways to spend the night, offered by `day end --rest CHAR=MODE`."""
     if not modes:
         return

@@ -13,6 +13,7 @@ from cli.drawing import MarkStyle
 from cli.options import SquareType, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
+from cli.ruleset_line import CommandLine
 
 # How help and screens name this ruleset.
 TITLE = "Cypher"
@@ -206,4 +207,18 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
     return ["drifting"] if combatant.get("drifting") else []
 
 
-TOKEN_MARKS = token_marks
+# Everything this ruleset adds to the command line, the pictures and the pages.
+COMMAND_LINE = CommandLine(
+    title=TITLE,
+    commands=COMMANDS,
+    encounter_commands=ENCOUNTER_COMMANDS,
+    route_marks=ROUTE_MARKS,
+    character_options=CHARACTER_OPTIONS,
+    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
+    summaries=SUMMARIES,
+    status_movement=STATUS_MOVEMENT,
+    status_conveyance_columns=STATUS_CONVEYANCE_COLUMNS,
+    vehicle_move=VEHICLE_MOVE,
+    token_marks=token_marks,
+    ruler=RULER,
+)

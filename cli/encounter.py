@@ -6,7 +6,6 @@ subcommands, come from its command-line module, mounted from the registry.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -256,36 +255,34 @@ def end() -> None:
 def _mount_ruleset_parts() -> None:
     """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
     a campaign under another ruleset refuses them with a sentence."""
-    from tracker.registry import command_lines
+    from cli.ruleset_line import command_lines
 
     seen: set[str] = set()
     acts: list[str] = []
-    for ruleset_name, command_line in command_lines():
-        module = importlib.import_module(command_line)
-        for option in getattr(module, "ENCOUNTER_MOVE_OPTIONS", []):
+    for ruleset_name, line in command_lines():
+        for option in line.encounter_move_options:
             if option.name not in seen:
                 seen.add(option.name)
                 move.params.append(option)
             # An option two rulesets share (--fly) is listed under each.
             assert isinstance(move, ByRulesetHelp)
             assert option.name is not None
-            move.ruleset_options.setdefault(getattr(module, "TITLE", ruleset_name),
-                                            []).append(option.name)
-        for option in getattr(module, "ENCOUNTER_ROUND_OPTIONS", []):
+            move.ruleset_options.setdefault(line.title, []).append(option.name)
+        for option in line.encounter_round_options:
             if option.name not in seen:
                 seen.add(option.name)
                 round_.params.append(option)
-        for option in getattr(module, "CHARACTER_OPTIONS", []):
+        for option in line.character_options:
             if option.name not in seen:
                 seen.add(option.name)
                 add.params.append(option)
-        for option in getattr(module, "ENCOUNTER_ACT_OPTIONS", []):
+        for option in line.encounter_act_options:
             if option.name not in seen:
                 seen.add(option.name)
                 act.params.append(option)
-        if hasattr(module, "ACT_HELP"):
-            acts.append(f"{ruleset_name}: {module.ACT_HELP}")
-        for command in getattr(module, "ENCOUNTER_COMMANDS", []):
+        if line.act_help is not None:
+            acts.append(f"{ruleset_name}: {line.act_help}")
+        for command in line.encounter_commands:
             if command.name not in encounter.commands:
                 encounter.add_command(command)
     act.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)

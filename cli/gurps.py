@@ -12,6 +12,7 @@ from cli.context import record
 from cli.options import recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
+from cli.ruleset_line import CommandLine
 from domain.gurps import POSTURES
 
 # How help and screens name this ruleset.
@@ -105,4 +106,15 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
     return [str(posture)] if posture and posture != "standing" else []
 
 
-TOKEN_MARKS = token_marks
+# Everything this ruleset adds to the command line, the pictures and the pages.
+COMMAND_LINE = CommandLine(
+    title=TITLE,
+    commands=COMMANDS,
+    encounter_commands=ENCOUNTER_COMMANDS,
+    character_options=CHARACTER_OPTIONS,
+    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
+    summaries=SUMMARIES,
+    status_overland=STATUS_OVERLAND,
+    token_marks=token_marks,
+    ruler=RULER,
+)

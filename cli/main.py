@@ -231,7 +231,7 @@ def _scrubbed(db: str, text: str) -> str:
 
 # Trek's own messages open with one of these words and get a capital; a message that opens
 # with something the GM typed (a path, a slug, a name) keeps the GM's spelling. A ruleset's
-# command-line module adds the words its own messages open with (its `OPENING_WORDS`).
+# `CommandLine` adds the words its own messages open with (its `opening_words`).
 OPENING_WORDS = {
     "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
     "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",

@@ -13,6 +13,7 @@ from cli.drawing import text as _t
 from cli.options import NamedValue, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
+from cli.ruleset_line import CommandLine
 
 if TYPE_CHECKING:
     from cli.svg import Layout
@@ -200,4 +201,17 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
     return marks
 
 
-TOKEN_MARKS = token_marks
+# Everything this ruleset adds to the command line, the pictures and the pages.
+COMMAND_LINE = CommandLine(
+    title=TITLE,
+    commands=COMMANDS,
+    encounter_commands=ENCOUNTER_COMMANDS,
+    character_options=CHARACTER_OPTIONS,
+    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
+    battle_map_layers=BATTLE_MAP_LAYERS,
+    act_help=ACT_HELP,
+    summaries=SUMMARIES,
+    status_overland=STATUS_OVERLAND,
+    token_marks=token_marks,
+    ruler=RULER,
+)

@@ -7,7 +7,6 @@ figures as lines, JSON, or a route picture shaded by how often the trials passed
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,17 @@ import click
 from cli import render
 from cli.context import open_store, settings
 from cli.options import PointType, SquareType, store_options
+from cli.ruleset_line import command_lines
 from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
 from domain.plan import MAX_DAYS, MAX_TRIALS, Outcome, Policy, check_plan_request, plan
 from tracker.points import Point
-from tracker.registry import command_lines
 
 DEFAULT_TRIALS = 10_000
 DEFAULT_DAYS = 10
 # How the plan's first line names each policy option chosen, by option: each ruleset's own
-# (its command-line module's `PLAN_POLICY_WORDS`, mounted below with its `PLAN_OPTIONS`).
+# (its `CommandLine.plan_policy_words`, mounted below with its `plan_options`).
 POLICY_WORDS: dict[str, Callable[[Any], str]] = {}
 
 
@@ -214,13 +213,12 @@ def _write_svg(route: dict[str, Any], doc: dict[str, Any], outcome: Outcome,
 
 
 def _mount_policy_options() -> None:
-    """Each ruleset's policy options (its command-line module's `PLAN_OPTIONS`), before
+    """Each ruleset's policy options (its `CommandLine.plan_options`), before
     `--svg` and the store's options, and the words that name them."""
     at = next(i for i, p in enumerate(plan_command.params) if p.name == "svg_file")
-    for _, command_line in command_lines():
-        module = importlib.import_module(command_line)
-        words = getattr(module, "PLAN_POLICY_WORDS", {})  # one for each of its PLAN_OPTIONS
-        for option in getattr(module, "PLAN_OPTIONS", []):
+    for _, line in command_lines():
+        words = line.plan_policy_words  # one for each of its plan options
+        for option in line.plan_options:
             assert option.name is not None
             if option.name not in POLICY_WORDS:
                 plan_command.params.insert(at, option)

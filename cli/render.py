@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import islice
-from types import ModuleType
 from typing import Any
 
 from rich.cells import cell_len
@@ -22,6 +21,7 @@ from rich.text import Text
 from cli.drawing import named_paths, token_labels
 from cli.output import json_text as json_text
 from cli.paging import PipeConsole
+from cli.ruleset_line import CommandLine
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
 console: Console = PipeConsole(highlight=False)
@@ -138,39 +138,6 @@ _SUMMARIES.update({
 
 
 @dataclass(frozen=True)
-class RulesetText:
-    """The words one ruleset's command-line module adds to the shared output.
-
-    Read off the module when it is mounted (see `mount`): its `SUMMARIES` (log lines by event
-    type), `STATUS_MOVEMENT` (movement fields it words itself, appended to the movement line;
-    an empty text shows nothing), `STATUS_CONVEYANCE_COLUMNS` (header and cell of each column
-    of its own in the conveyance table), `BATTLE_MAP_LAYERS` (functions adding SVG elements of
-    its own to a battle map, given the map's layout and the encounter document),
-    `STATUS_CHARACTER_COLUMNS` (header and cell of each measure it keeps for a character, such
-    as Health), `STATUS_OVERLAND` (False: the ruleset has no overland travel, so `trek status`
-    shows no day, square, movement or mount), `PHASE_WORD` (what a battle map's key calls a
-    phase of a round, such as a pass), `STOP_WORD` (what it calls a move cut short),
-    `TOKEN_MARKS` (the words a token wears) and `RULER` (how the GM's page measures a move).
-    Each is
-    optional: a ruleset shows only the measures it names. Its `AUDIT_SECTIONS` (how each
-    audit section it names is shown) are kept apart, by section: an audit names its sections.
-    """
-
-    summaries: Mapping[str, Describe] = field(default_factory=dict)
-    movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
-    conveyance_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
-    character_columns: Sequence[tuple[str, Callable[[dict[str, Any]], str]]] = ()
-    overland: bool = True
-    battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
-    phase_word: str = "phase"
-    stop_word: str = "stopped"
-    # Its `RULER` (cli/ruler.py): how the GM's page measures a move on the battle map.
-    ruler: Any = None
-    # Its `TOKEN_MARKS`: the words a combatant's token wears besides its label.
-    token_marks: Callable[[dict[str, Any]], list[str]] | None = None
-
-
-@dataclass(frozen=True)
 class AuditSection:
     """How one audit section a ruleset names is shown: its label in `trek audit`, an entry's
     text there (after its #seq), and an entry's cells in `trek audit --csv` (its `line`,
@@ -185,29 +152,19 @@ class AuditSection:
     recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
-_NO_TEXT = RulesetText()
-_RULESET_TEXT: dict[str, RulesetText] = {}
+# Each mounted ruleset's part (cli/ruleset_line.py), and the part of one that adds nothing.
+_NO_TEXT = CommandLine(title="")
+_RULESET_TEXT: dict[str, CommandLine] = {}
 _AUDIT_SECTIONS: dict[str, AuditSection] = {}
 _ROUTE_MARKS: dict[str, Any] = {}
 
 
-def mount(ruleset: str, module: ModuleType) -> None:
-    """A ruleset's own words, mounted from its command-line module by the composition root."""
-    _RULESET_TEXT[ruleset] = RulesetText(
-        summaries=getattr(module, "SUMMARIES", {}),
-        movement=getattr(module, "STATUS_MOVEMENT", {}),
-        conveyance_columns=getattr(module, "STATUS_CONVEYANCE_COLUMNS", ()),
-        character_columns=getattr(module, "STATUS_CHARACTER_COLUMNS", ()),
-        overland=getattr(module, "STATUS_OVERLAND", True),
-        battle_map_layers=getattr(module, "BATTLE_MAP_LAYERS", ()),
-        phase_word=getattr(module, "PHASE_WORD", "phase"),
-        stop_word=getattr(module, "STOP_WORD", "stopped"),
-        ruler=getattr(module, "RULER", None),
-        token_marks=getattr(module, "TOKEN_MARKS", None),
-    )
-    for name, section in getattr(module, "AUDIT_SECTIONS", {}).items():
+def mount(ruleset: str, line: CommandLine) -> None:
+    """A ruleset's own words, mounted from its `CommandLine` by the composition root."""
+    _RULESET_TEXT[ruleset] = line
+    for name, section in line.audit_sections.items():
         _AUDIT_SECTIONS.setdefault(name, section)
-    for kind, style in getattr(module, "ROUTE_MARKS", {}).items():
+    for kind, style in line.route_marks.items():
         _ROUTE_MARKS.setdefault(kind, style)
 
 
@@ -216,13 +173,11 @@ def mount_one(ruleset: str) -> None:
     the composition root has mounted them already."""
     if ruleset in _RULESET_TEXT:
         return
-    import importlib
+    from cli.ruleset_line import command_line
 
-    from tracker.registry import ENTRIES
-
-    for entry in ENTRIES:
-        if entry.name == ruleset and entry.command_line is not None:
-            mount(ruleset, importlib.import_module(entry.command_line))
+    line = command_line(ruleset)
+    if line is not None:
+        mount(ruleset, line)
 
 
 def route_marks() -> Mapping[str, Any]:
@@ -230,7 +185,7 @@ def route_marks() -> Mapping[str, Any]:
     return _ROUTE_MARKS
 
 
-def _text(ruleset: str) -> RulesetText:
+def _text(ruleset: str) -> CommandLine:
     return _RULESET_TEXT.get(ruleset, _NO_TEXT)
 
 
@@ -239,15 +194,15 @@ def movement_text(status: dict[str, Any]) -> str:
     those the ruleset words itself."""
     own = _text(status["ruleset"])
     movement = status["movement"]
-    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.movement]
-    parts += [text for key, describe in own.movement.items()
+    parts = [f"{k} {v}" for k, v in movement.items() if k not in own.status_movement]
+    parts += [text for key, describe in own.status_movement.items()
               if (text := describe(movement.get(key)))]
     return ", ".join(parts)
 
 
 def has_overland(ruleset: str) -> bool:
     """Whether `ruleset` travels overland (a day's movement, mounts), or only fights."""
-    return _text(ruleset).overland
+    return _text(ruleset).status_overland
 
 
 def token_marks(ruleset: str, combatant: dict[str, Any]) -> list[str]:
@@ -257,7 +212,7 @@ def token_marks(ruleset: str, combatant: dict[str, Any]) -> list[str]:
 
 
 def declared_ruler(ruleset: str) -> Any:
-    """The `RULER` the ruleset's command-line module declares, or None."""
+    """The `ruler` the ruleset's command line declares, or None."""
     return _text(ruleset).ruler
 
 
@@ -268,7 +223,7 @@ def battle_map_words(ruleset: str) -> tuple[str, str]:
 
 
 def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, dict[str, Any]], list[str]]]:
-    """The SVG layers a ruleset adds to its battle maps (see RulesetText)."""
+    """The SVG layers a ruleset adds to its battle maps (see `CommandLine.battle_map_layers`)."""
     return _text(ruleset).battle_map_layers
 
 
@@ -298,24 +253,24 @@ def print_status(status: dict[str, Any]) -> None:
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
     where = (f" — {day_text}, at {_sq(status['position'])}"
-             + (", flying" if status["flying"] else "")) if own.overland else ""
+             + (", flying" if status["flying"] else "")) if own.status_overland else ""
     console.print(f"[bold]{plain(status['name'])}[/bold] ({plain(status['campaign'])}, "
                   f"{status['ruleset']}){where}, {status['events']} events")
-    if own.overland:
+    if own.status_overland:
         console.print("movement: " + movement_text(status), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
-        measures = own.character_columns
-        aboard = ("aboard",) if own.overland else ()
+        measures = own.status_character_columns
+        aboard = ("aboard",) if own.status_overland else ()
         table = Table("character", *(h for h, _ in measures), *aboard, "where")
         for name, c in status["characters"].items():
             on = (f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot",)
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
             table.add_row(name, *(cell(c) for _, cell in measures),
-                          *(on if own.overland else ()), where)
+                          *(on if own.status_overland else ()), where)
         console.print(table)
     if status["conveyances"]:
-        columns = own.conveyance_columns
+        columns = own.status_conveyance_columns
         table = Table("conveyance", "kind", *(h for h, _ in columns), "state", "where")
         for name, c in status["conveyances"].items():
             where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
@@ -331,7 +286,7 @@ def print_branch(started: dict[str, Any], status: dict[str, Any], in_use: str | 
     origin = started["branched_from"]
     slug = started["slug"]
     stands = []
-    if _text(status["ruleset"]).overland:
+    if _text(status["ruleset"]).status_overland:
         day = status["day"]
         stands.append(f"day {day} ({'open' if status['day_open'] else 'closed'})" if day
                       else "no day yet")

@@ -2,7 +2,7 @@
 
 `route_svg` draws a route document (`Trek.route`, built in domain/route.py) as hand-written
 SVG; `route_html` wraps it in one self-contained page that prints on paper. The picture knows
-markers only by their kind slug, through the core's MARKS table below and the `ROUTE_MARKS`
+markers only by their kind slug, through the core's MARKS table below and the `route_marks`
 each ruleset's command-line module adds: a kind nobody styled gets a plain marker, and the
 drawing code never changes.
 
@@ -46,7 +46,7 @@ START_COLOUR = "#2e7d32"
 PARTY_COLOUR = "#c62828"
 
 
-# The core's own marker kinds; each ruleset's command-line module adds its own (`ROUTE_MARKS`).
+# The core's own marker kinds; each ruleset's `CommandLine` adds its own (`route_marks`).
 MARKS: dict[str, MarkStyle] = {
     "left-behind": MarkStyle("L", "#546e7a", "someone left behind"),
     "rejoined": MarkStyle("J", "#546e7a", "someone rejoined"),

@@ -1,7 +1,7 @@
 """The fight ruler of the GM's page: the move a click on the battle map would record, measured
 before it is recorded.
 
-A ruleset's command-line module may declare `RULER`: its bands (the kinds of move it knows,
+A ruleset's `CommandLine` may declare a `ruler`: its bands (the kinds of move it knows,
 nearest first, each the options that choose it), the unit its cost is counted in, and the notes
 its events carry (a penalty, a roll, a free attack). The ruler previews `encounter move NAME`
 to the clicked cell under each band in turn and shows the first the rules allow; clicking

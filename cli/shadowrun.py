@@ -11,6 +11,7 @@ from cli.context import record
 from cli.options import KeyValue, SquareType, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
+from cli.ruleset_line import CommandLine
 from domain.shadowrun import DEFAULT_SPRINT_TN
 
 if TYPE_CHECKING:
@@ -136,4 +137,18 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
     return marks
 
 
-TOKEN_MARKS = token_marks
+# Everything this ruleset adds to the command line, the pictures and the pages.
+COMMAND_LINE = CommandLine(
+    title=TITLE,
+    commands=COMMANDS,
+    encounter_commands=ENCOUNTER_COMMANDS,
+    character_options=CHARACTER_OPTIONS,
+    encounter_round_options=ENCOUNTER_ROUND_OPTIONS,
+    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
+    phase_word=PHASE_WORD,
+    stop_word=STOP_WORD,
+    summaries=SUMMARIES,
+    status_overland=STATUS_OVERLAND,
+    token_marks=token_marks,
+    ruler=RULER,
+)

@@ -154,7 +154,7 @@ class Ruleset(Protocol):
     map_sections: Mapping[str, MapSection]
     # The commands beyond the shared ones (roster, supplies, day start/end, move) it offers.
     commands: frozenset[type[Command]]
-    # The module holding the click commands for them (a `COMMANDS` list), or None.
+    # The module holding its command-line part (a `COMMAND_LINE`), or None.
     command_line: str | None
     # Its own event classes (the store resolves their topics only through this list).
     events: tuple[type[TrekEvent], ...]

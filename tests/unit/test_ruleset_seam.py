@@ -1,7 +1,7 @@
 """A ruleset is one package plus one registry line, and the core speaks none of their words.
 
-The first test reads the product's shared modules and looks for a ruleset's name or one of the
-words only a ruleset uses. The others play a small ruleset defined here, which no product module
+The first test reads the product's import graph: no shared module imports a ruleset's
+package or names one. The others play a small ruleset defined here, which no product module
 knows, through the real application and a real SQLite store: it is given to `Trek.open` in a
 registry, exactly as the composition root gives the five shipped ones, and everything a ruleset
 package brings (its stat option, its event, its own state, its re-decision for undo) works.
@@ -9,7 +9,8 @@ package brings (its stat option, its event, its own state, its re-decision for u
 
 from __future__ import annotations
 
-import re
+import ast
+from collections.abc import Iterator
 from functools import singledispatchmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -46,19 +47,9 @@ from domain.ruleset import (
 )
 from domain.state import Character, Combatant, Side
 from tracker.app import Trek
-from tracker.registry import RULESETS
+from tracker.registry import ENTRIES, RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
-
-# What only one system or another talks about (RULES §7-§12), and the shipped rulesets' names.
-# `facing` is not here: RULES §6 gives every ruleset's `encounter join`/`add` a `--facing` and
-# every combatant a `facing` in `encounter status`, so the core keeps it.
-RULESET_WORDS = re.compile(
-    r"\b(forag\w*|forced[ -]march\w*|strain\w*|shortcut\w*|transit|posture\w*|"
-    r"initiative pass\w*|chase\w*|prone|night[ -]travel\w*|upkeep\w*|pools?|might|intellect|"
-    + "|".join(re.escape(name) for name in RULESETS.names) + r")\b",
-    re.IGNORECASE)
-
 
 def shared_modules() -> list[Path]:
     """Every product module but the registry and the files named after a ruleset."""
@@ -76,24 +67,66 @@ def shared_modules() -> list[Path]:
     return found
 
 
-def test_no_shared_module_names_a_ruleset_or_uses_its_words() -> None:
+def imported_modules(tree: ast.Module, package: str) -> Iterator[tuple[int, str]]:
+    """Each module an AST imports (at the top or inside a function), by line, absolute."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            yield node.lineno, base
+            # `from cli import besm` imports the module cli.besm.
+            for alias in node.names:
+                yield node.lineno, f"{base}.{alias.name}"
+
+
+def test_no_shared_module_imports_or_names_a_ruleset() -> None:
+    """The seam, read off the import graph: no shared module imports a ruleset's package or
+    command-line module (directly, lazily, or as a string handed to importlib), and none
+    compares anything with a ruleset's name. Only the registry names them."""
     modules = shared_modules()
     assert len(modules) > 40  # the walk found the product, not an empty folder
-    offending = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in modules
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
-        if RULESET_WORDS.search(line)
-    ]
+    owned = [(entry.package, entry.command_line) for entry in ENTRIES]
+    packages = [name for pair in owned for name in pair if name is not None]
+    names = set(RULESETS.names)
+
+    def a_ruleset(module: str) -> bool:
+        return any(module == p or module.startswith(p + ".") for p in packages)
+
+    offending = []
+    for path in modules:
+        relative = path.relative_to(ROOT)
+        package = ".".join(relative.with_suffix("").parts[:-1])
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for line, module in imported_modules(tree, package):
+            if a_ruleset(module):
+                offending.append(f"{relative}:{line} imports {module}")
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and (
+                    node.value.lower() in names or a_ruleset(node.value)):
+                offending.append(f"{relative}:{node.lineno} names {node.value!r}")
     assert offending == []
 
 
-def test_the_word_check_finds_a_ruleset_word_where_there_is_one() -> None:
-    # The control: the pattern does catch such words, in the files named after the rulesets.
-    assert RULESET_WORDS.search("the party forages")
-    assert RULESET_WORDS.search("Cypher pools")
-    assert RULESET_WORDS.search((ROOT / "domain/besm/events.py").read_text(encoding="utf-8"))
-    assert not RULESET_WORDS.search("a conflicting append passes through")
+def test_the_structural_check_finds_a_ruleset_imported_anywhere() -> None:
+    """The check above reads lazy and relative imports and importlib strings alike."""
+    source = (
+        "import importlib\n"
+        "def f():\n"
+        "    from domain.besm import rules\n"
+        "    from ..gurps.movement import HexRules\n"
+        "    importlib.import_module('cli.cypher')\n"
+        "    return ruleset == 'Shadowrun'\n"
+    )
+    tree = ast.parse(source)
+    found = {module for _, module in imported_modules(tree, "domain.x")}
+    assert {"domain.besm", "domain.gurps.movement"} <= found
+    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)}
+    assert {"cli.cypher", "Shadowrun"} <= strings
 
 
 # -- a ruleset the product has never heard of --------------------------------------------------

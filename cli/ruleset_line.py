@@ -1,0 +1,102 @@
+"""What one ruleset adds to the command line, the pictures and the table's pages: one typed
+object, `CommandLine`, that each ruleset's command-line module declares as `COMMAND_LINE`.
+
+The composition root (`cli/commands.py`, `cli/encounter.py`, `cli/plan.py` as they mount) and
+the pages read a ruleset's part only through `command_lines()` and `command_line()`. Every
+field has a default meaning "this ruleset adds nothing here", so a ruleset names only what it
+has, and mypy refuses a misspelt field.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import click
+
+    from cli.render import AuditSection, Describe
+    from cli.ruler import Ruler
+    from tracker.app import Trek
+
+Column = tuple[str, Callable[[dict[str, Any]], str]]
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """One ruleset's part of the command line (all of it optional but `title`)."""
+
+    # How the ruleset is named in help and headings.
+    title: str
+
+    # -- commands and options it adds ------------------------------------------------------
+    # Its own top-level commands and `trek encounter` subcommands.
+    commands: Sequence[click.Command] = ()
+    encounter_commands: Sequence[click.Command] = ()
+    # Its stat options on `roster add-character` and `encounter add`.
+    character_options: Sequence[click.Option] = ()
+    # Its options on `encounter move`, `encounter round` and `encounter act`.
+    encounter_move_options: Sequence[click.Option] = ()
+    encounter_round_options: Sequence[click.Option] = ()
+    encounter_act_options: Sequence[click.Option] = ()
+    # What `encounter act` takes under it, added to the command's help.
+    act_help: str | None = None
+    # The words `day end --rest NAME=MODE` takes (none: it has no rest modes).
+    rest_modes: Sequence[str] = ()
+    # How `roster add-mount --move` and `add-vehicle --move` are given under it.
+    mount_move: str | None = None
+    vehicle_move: str | None = None
+    # `trek plan`'s policy options, and the words naming each chosen one.
+    plan_options: Sequence[click.Option] = ()
+    plan_policy_words: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
+    # Words that open a refusal of its own (kept unchanged by the command line's wording).
+    opening_words: frozenset[str] = frozenset()
+    # `trek demo`: records its sample campaign in an empty store.
+    demo: Callable[[Trek], None] | None = None
+
+    # -- how its events and state are shown ------------------------------------------------
+    # An event's line, by event type.
+    summaries: Mapping[str, Describe] = field(default_factory=dict)
+    # `trek status`: the party's movement fields it words itself, its conveyance and
+    # character columns, and whether it travels overland at all.
+    status_movement: Mapping[str, Callable[[Any], str]] = field(default_factory=dict)
+    status_conveyance_columns: Sequence[Column] = ()
+    status_character_columns: Sequence[Column] = ()
+    status_overland: bool = True
+    # Audit sections it names, and route-picture marker styles, by kind.
+    audit_sections: Mapping[str, AuditSection] = field(default_factory=dict)
+    route_marks: Mapping[str, Any] = field(default_factory=dict)
+    # Battle map: extra SVG layers, what a phase of a round and a move cut short are called,
+    # the words a token wears, and how the GM's page measures a move.
+    battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
+    phase_word: str = "phase"
+    stop_word: str = "stopped"
+    token_marks: Callable[[dict[str, Any]], list[str]] | None = None
+    ruler: Ruler | None = None
+
+
+def load(module: str) -> CommandLine:
+    """The `COMMAND_LINE` of a ruleset's command-line module."""
+    line = importlib.import_module(module).COMMAND_LINE
+    if not isinstance(line, CommandLine):
+        raise TypeError(f"{module}.COMMAND_LINE is a {type(line).__name__}, not a CommandLine")
+    return line
+
+
+def command_lines() -> list[tuple[str, CommandLine]]:
+    """Each ruleset's part, by ruleset name, in the registry's order (those that have one)."""
+    from tracker.registry import command_lines as modules
+
+    return [(name, load(module)) for name, module in modules()]
+
+
+def command_line(ruleset: str) -> CommandLine | None:
+    """One ruleset's part (loading only its module), or None when it adds nothing."""
+    from tracker.registry import ENTRIES
+
+    for entry in ENTRIES:
+        if entry.name == ruleset and entry.command_line is not None:
+            return load(entry.command_line)
+    return None
