@@ -230,7 +230,7 @@ def tiny(store: str) -> None:
 
 def stored_events(store: str) -> int:
     with Trek.open(store, rulesets=RULESETS, writable=False, gm=GM) as app:
-        return int(app.status(None)["events"])
+        return int(app.queries.status(None)["events"])
 
 
 def verified(store: str) -> bool:

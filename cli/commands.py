@@ -193,8 +193,8 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     campaign = settings().campaign
     seq = None
     if as_of is not None and as_of.kind != "now":
-        seq = trek_app.seq_of(campaign, as_of)
-    route = trek_app.route(campaign, as_of=seq, session=session)
+        seq = trek_app.queries.seq_of(campaign, as_of)
+    route = trek_app.queries.route(campaign, as_of=seq, session=session)
     target = svg_file or html_file
     if target is not None:
         _write_route_picture(route, target, html=html_file is not None)
@@ -410,7 +410,7 @@ def rules() -> None:
 @store_options
 def rules_show() -> None:
     """Show the campaign's house rules."""
-    values = open_store(writes=False).rules(settings().campaign)
+    values = open_store(writes=False).queries.rules(settings().campaign)
     if settings().json:
         render.emit_json(values)
         return
@@ -493,8 +493,8 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
     if document is None:
         trek_app = open_store(writes=False)
         campaign = settings().campaign
-        document = (trek_app.status(campaign) if as_of is None
-                    else trek_app.status_at(campaign, as_of))
+        document = (trek_app.queries.status(campaign) if as_of is None
+                    else trek_app.queries.status_at(campaign, as_of))
     if settings().json:
         render.emit_json(document)
     else:
@@ -565,7 +565,7 @@ def diff(a: Point, b: Point) -> None:
     default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
     compare a branch with its original: `trek diff ashes-road@now what-if@now`.
     """
-    result = open_store(writes=False).diff(settings().campaign, a, b)
+    result = open_store(writes=False).queries.diff(settings().campaign, a, b)
     if settings().json:
         render.emit_json(result)
     else:
@@ -584,7 +584,7 @@ def audit(session: int | None, as_csv: bool) -> None:
     target, success, cancelled_by, gm, at, detail.
     """
     csv_or_json(as_csv)
-    result = open_store(writes=False).audit(settings().campaign, session)
+    result = open_store(writes=False).queries.audit(settings().campaign, session)
     if as_csv:
         from cli import spreadsheet
 
@@ -612,11 +612,11 @@ def branch(name: str, at: int | None) -> None:
     trek_app = open_store(preview=previewing)
     docs = trek_app.branch(settings().campaign, name, at)
     if settings().json or previewing:
-        recorded(docs, lambda: trek_app.ruleset_of(settings().campaign))
+        recorded(docs, lambda: trek_app.queries.ruleset_of(settings().campaign))
         return
     [started] = docs
     slug = started["slug"]
-    render.print_branch(started, trek_app.status(slug), trek_app.campaign_in_use(),
+    render.print_branch(started, trek_app.queries.status(slug), trek_app.campaign_in_use(),
                         [c["slug"] for c in trek_app.campaigns()])
 
 
@@ -687,8 +687,8 @@ def demo(keep: Path | None) -> None:
           Trek.open(str(keep or Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
                     gm="demo") as trek_app):
         play(trek_app)
-        result = trek_app.status(None)
-        entries = trek_app.log(None)
+        result = trek_app.queries.status(None)
+        entries = trek_app.queries.log(None)
     if settings().json:
         render.emit_json({"status": result, "log": entries})
         return

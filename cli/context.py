@@ -110,4 +110,4 @@ def _ruleset(trek: Trek, campaign: str | None, docs: Documents) -> str:
     for doc in docs:
         if doc["type"] == "CampaignStarted":
             return str(doc["ruleset"])
-    return trek.ruleset_of(campaign)
+    return trek.queries.ruleset_of(campaign)

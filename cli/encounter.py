@@ -88,7 +88,7 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
         record(lambda t, c: StartEncounter(name, None if map_text is None else load_battle_map(
-            map_text, t.rulesets.named(t.ruleset_of(c)).battle_legend)))
+            map_text, t.rulesets.named(t.queries.ruleset_of(c)).battle_legend)))
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
     if note is not None and not settings().json:
@@ -97,7 +97,7 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
 
 def _ruleset() -> str:
     """The campaign's ruleset, whose battle legend an imported map must use."""
-    return open_store(writes=False).ruleset_of(settings().campaign)
+    return open_store(writes=False).queries.ruleset_of(settings().campaign)
 
 
 def _facing(value: str | None) -> str | None:
@@ -188,7 +188,7 @@ def status() -> None:
     # The campaign's kept status document holds its encounter, when it is current.
     kept = read_status(settings().db, settings().campaign)
     doc = (kept["encounter"] if kept is not None
-           else open_store(writes=False).encounter_status(settings().campaign))
+           else open_store(writes=False).queries.encounter_status(settings().campaign))
     if settings().json:
         render.emit_json(doc)
     elif doc is None:
@@ -213,8 +213,8 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 
     trek_app = open_store(writes=False)
     campaign = settings().campaign
-    seq = trek_app.seq_of(campaign, as_of) if as_of is not None else None
-    doc = trek_app.encounter_picture(campaign, as_of=seq, round_number=round_number)
+    seq = trek_app.queries.seq_of(campaign, as_of) if as_of is not None else None
+    doc = trek_app.queries.encounter_picture(campaign, as_of=seq, round_number=round_number)
     if doc is None:
         when = f"at {as_of}" if as_of is not None else "now"
         raise TrackerError(f"no encounter is open {when}; `trek encounter start NAME` opens one")

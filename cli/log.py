@@ -53,7 +53,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     selection = LogFilter(day=day_number, session=session, since=since, last=last)
     human = not (as_csv or as_jsonl or settings().json)
     # A reversal's row says what it undid or redid: its entry is given those events.
-    stream = trek_app.log_stream(settings().campaign, selection, targets=human or as_csv)
+    stream = trek_app.queries.log_stream(settings().campaign, selection, targets=human or as_csv)
     if human or as_csv:
         # The campaign's ruleset says each event's line in its own words.
         render.mount_one(stream.ruleset)

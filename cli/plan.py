@@ -70,9 +70,9 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     trek_app = open_store(writes=False)
     name = trek_app.resolve(settings().campaign)
     if as_of is None or as_of.kind == "now":
-        view = trek_app.view(name)
+        view = trek_app.queries.view(name)
     else:
-        view = trek_app.view_as_of(name, trek_app.seq_of(name, as_of))
+        view = trek_app.queries.view_as_of(name, trek_app.queries.seq_of(name, as_of))
     ruleset = trek_app.rulesets.named(view.ruleset)
     if ruleset.plan_rules is None:
         planned = [r.name for r in trek_app.rulesets if r.plan_rules is not None]
@@ -88,7 +88,7 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     doc = plan_document(name, view.ruleset, view.game.position, to, used_seed, policy, outcome)
     if svg_file is not None:
         seq = view.events
-        route = trek_app.route(name, as_of=seq)
+        route = trek_app.queries.route(name, as_of=seq)
         _write_svg(route, doc, outcome, svg_file)
         doc["svg"] = str(svg_file)
     if settings().json:

@@ -1,6 +1,6 @@
 """`trek recap`: a session's story as Markdown for a forum or wiki, or one printable HTML page.
 
-Both are drawn from the recap document (`Trek.recap`), which `--json` prints as it is. Every
+Both are drawn from the recap document (`Trek.queries.recap`), which `--json` prints as it is. Every
 text a GM typed goes through `md_escape` or `html.escape` before it is placed, so a name with
 `*`, `|` or `<script>` reads as the name it is. Sentences that belong to one ruleset come
 inside the document (its events' own recap lines); this module speaks only of what every
@@ -247,7 +247,7 @@ def _route_picture(trek: Trek, doc: dict[str, Any]) -> str | None:
     from cli.route import route_svg
 
     span = doc["events"]
-    route = trek.route(doc["campaign"], session=doc["session"],
+    route = trek.queries.route(doc["campaign"], session=doc["session"],
                        as_of=span["last"] if span else None)
     return route_svg(route)
 
@@ -273,7 +273,7 @@ def recap(session: int | None, fmt: str, output: Path | None) -> None:
     if settings().json and chosen is click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("--format and --json each choose the output; give one of them.")
     trek = open_store(writes=False)
-    doc = trek.recap(settings().campaign, session)
+    doc = trek.queries.recap(settings().campaign, session)
     if settings().json:
         text = render.json_text(doc)
     elif fmt == "html":

@@ -1,6 +1,6 @@
 """Route pictures: the overland map with the party's journey drawn day by day.
 
-`route_svg` draws a route document (`Trek.route`, built in domain/route.py) as hand-written
+`route_svg` draws a route document (`Trek.queries.route`, built in domain/route.py) as hand-written
 SVG; `route_html` wraps it in one self-contained page that prints on paper. The picture knows
 markers only by their kind slug, through the core's MARKS table below and the `route_marks`
 each ruleset's command-line module adds: a kind nobody styled gets a plain marker, and the
@@ -417,7 +417,7 @@ def _notes(doc: dict[str, Any]) -> list[str]:
 
 def route_svg(doc: dict[str, Any], *, overlay: Sequence[str] = (),
               extra_key: Sequence[KeyEntry] = (), title: str | None = None) -> str:
-    """The route document (`Trek.route`) drawn on its map as one SVG picture.
+    """The route document (`Trek.queries.route`) drawn on its map as one SVG picture.
 
     `overlay` is drawn over the squares, under the route (a plan's shading); `extra_key`
     entries join the key; `title` replaces the picture's own."""

@@ -152,7 +152,7 @@ class Shell:
             if (slug, counts[slug]) == (self.names.campaign, self.names.count):
                 self.names.campaigns = list(counts)
                 return self.names
-            status = trek.status(slug)
+            status = trek.queries.status(slug)
             events = _recent(trek, slug)
         except Exception:
             # No campaign chosen among several, or none by that name.
@@ -187,7 +187,7 @@ class Shell:
 def _recent(trek: Trek, slug: str) -> list[tuple[int, str, bool]]:
     from projections.logread import LogFilter
 
-    stream = trek.log_stream(slug, LogFilter(last=RECENT_EVENTS))
+    stream = trek.queries.log_stream(slug, LogFilter(last=RECENT_EVENTS))
     entries = [(int(e["seq"]), str(e["type"]), e["cancelled_by"] is not None)
                for e in stream.entries]
     return entries[::-1]

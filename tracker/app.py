@@ -1,4 +1,5 @@
-"""The Trek application: one use case per method, over the eventsourcing library's store."""
+"""The Trek application: one door for every write (`handle`), the store's opening, replay and
+checks, over the eventsourcing library's store; the reads are in `tracker/queries.py`."""
 
 from __future__ import annotations
 
@@ -8,10 +9,8 @@ import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, suppress
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import singledispatchmethod
-from itertools import chain
 from typing import Any
 from uuid import UUID
 
@@ -21,12 +20,10 @@ from eventsourcing.persistence import (
     RecordConflictError,
 )
 
-from domain import roster
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
-    CampaignStarted,
     EventsCancelled,
     EventsRestored,
     TrekEvent,
@@ -37,28 +34,25 @@ from domain.events import (
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.maps import load_map
-from domain.route import build_route
 from domain.ruleset import (
     Command,
     Registry,
 )
 from domain.state import Game
 from domain.values import check_name
-from projections.audit import Auditor
 from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
 from projections.db import Database, has_current_schema
-from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
-from projections.views import CampaignView, LogEntry, encounter_of, event_document, status_of
+from projections.views import encounter_of, event_document
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain import damaged, short
 from tracker.chain_reader import HEAD_MISSING, ChainReader, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
-from tracker.points import Point
+from tracker.queries import Queries
 from tracker.stores import (
     Location,
     StoreError,
@@ -75,27 +69,11 @@ SAVE_ATTEMPTS = 8
 GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
-LOG_BATCH = 500
 # The field of a reversal's document that names the events it acts on, by its type.
 _NAMED_BY = {EventsCancelled.__name__: "cancels", EventsRestored.__name__: "restores"}
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
-
-
-@dataclass(frozen=True)
-class LogStream:
-    """A selection of a campaign's log, read as `entries` is consumed.
-
-    `events` is the campaign's newest seq and `day` the day it is on: no entry has a larger
-    seq, and (days only ever open one after another) hardly ever a larger day, so a table can
-    size its columns before reading a row.
-    """
-
-    ruleset: str
-    events: int
-    day: int
-    entries: Iterator[dict[str, Any]]
 
 
 class ConcurrentChange(TrackerError):
@@ -158,6 +136,8 @@ class Trek:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # A previewing Trek's campaign as the last previewed event left it (never saved).
         self.previewed: Campaign | None = None
+        # Every read: status, log, route, time travel, diff, audit, recap, the battle map.
+        self.queries = Queries(self)
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -486,15 +466,6 @@ class Trek:
         return [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
                 if isinstance(e, TrekEvent)]
 
-    def rules(self, slug: str | None) -> dict[str, Any]:
-        view = self.view(slug)
-        return roster.house_rules(self.rulesets.named(view.ruleset), view.game)
-
-    def encounter_status(self, slug: str | None) -> dict[str, Any] | None:
-        """The open encounter as `encounter status --json` shows it, or None."""
-        status: dict[str, Any] | None = self.status(slug)["encounter"]
-        return status
-
     def previewed_encounter(self) -> dict[str, Any] | None:
         """After a preview, the open encounter as it would stand had the previewed event been
         recorded (None with none open, or before any preview): what a move would leave."""
@@ -502,53 +473,6 @@ class Trek:
             return None
         campaign = self.previewed
         return encounter_of(campaign.situation(), campaign.ruleset)
-
-    def encounter_picture(self, slug: str | None, *, as_of: int | None = None,
-                          round_number: int | None = None) -> dict[str, Any] | None:
-        """The encounter open at `as_of` (default: now) with the paths moved in each of its
-        rounds so far (only round `round_number`'s, when given), each path with its round.
-
-        A path is live when it was not cancelled as of that point; a round's start that
-        carried combatants along (a drift) gives their paths to that round.
-        """
-        view = self.view(slug) if as_of is None else self.view_as_of(slug, as_of)
-        doc: dict[str, Any] | None = self._status(view)["encounter"]
-        if doc is None:
-            return None
-        if round_number is not None and not 1 <= round_number <= doc["round"]:
-            held = (f"rounds 1 to {doc['round']}" if doc["round"]
-                    else "no round yet; `trek encounter round` starts one")
-            raise NotFound(f"there is no round {round_number} in {doc['name']}; it has {held}")
-        last = view.events
-        entries = [e for e in self.log(view.slug) if e["seq"] <= last]
-        start = max(e["seq"] for e in entries
-                    if e["type"] == "EncounterStarted" and e["seq"] not in view.cancelled)
-        paths: list[dict[str, Any]] = []
-        current = 0
-        # A round's phase (its later moves told apart), once an event opens its second.
-        phase: int | None = None
-        types = self.rulesets.event_types(view.ruleset)
-        for entry in entries:
-            if entry["seq"] <= start or entry["seq"] in view.cancelled:
-                continue
-            kind = types.get(entry["type"], TrekEvent)
-            moved: list[tuple[str, list[Any]]] = []
-            if entry["type"] == "RoundStarted":
-                current, phase = entry["number"], None
-                moved = list((entry.get("paths") or {}).items())
-            elif kind.opens_phase:
-                phase = int(entry["number"])
-            elif len(entry.get("path") or ()) > 1:
-                moved = [(entry["name"], entry["path"])]
-            for name, path in moved:
-                cells = [{"x": cell[0], "y": cell[1]} if isinstance(cell, list) else cell
-                         for cell in path]
-                paths.append({"name": name, "round": current, "path": cells,
-                              "seq": entry["seq"], "phase": phase,
-                              "stopped": kind.stops_mover})
-        doc["paths"] = [p for p in paths
-                        if round_number is None or p["round"] == round_number]
-        return doc
 
     # -- the one door for every write ---------------------------------------------------------
 
@@ -684,195 +608,6 @@ class Trek:
 
     # -- reading ----------------------------------------------------------------------------------
 
-    def view(self, slug: str | None) -> CampaignView:
-        """A campaign's read models, with any events not yet projected folded in memory."""
-        name = self.resolve(slug)
-        cid = str(campaign_id(name))
-        self._check_tail(name)
-        view = self.projector.stored_view(cid)
-        if view is None:
-            events = self._events(name)
-            if not events:
-                raise self._no_campaign(name)
-            first = events[0]
-            assert isinstance(first, CampaignStarted)
-            view = CampaignView.start(first)
-        else:
-            events = self._events(name, gt=view.events)
-        for event in events:
-            view.apply(event)
-        return view
-
-    def _check_tail(self, name: str) -> None:
-        """Refuse to show a campaign whose newest events were deleted or whose newest event
-        was edited, as its kept chain head tells (two reads of one row each): a command shows
-        what the log holds or says it is damaged, never the read models' memory of it."""
-        cid = campaign_id(name)
-        # The head is read before the log: events are only ever added.
-        head = self.projector.chain_head(str(cid))
-        with self._store_errors():
-            newest = self.app.recorder.select_events(cid, desc=True, limit=1)
-        last = newest[0].originator_version if newest else 0
-        if head is None:
-            if last and self.projector.head_missing(str(cid)):
-                raise TamperedLog(damaged(name, last, HEAD_MISSING))
-            return
-        seq, digest = head
-        if seq > last:
-            what = f"event {seq} was" if seq == last + 1 else f"events {last + 1} to {seq} were"
-            raise TamperedLog(damaged(name, last + 1, f"{what} recorded and cannot be found now"))
-        if seq == last:
-            data = stored_bytes(newest[0].state)
-            if link_hash(stored_link(data)[1], str(cid), seq, newest[0].topic, data) != digest:
-                raise TamperedLog(damaged(name, seq, f"event {seq} was changed after it was "
-                                                     "recorded"))
-
-    def ruleset_of(self, slug: str | None) -> str:
-        """The name of the ruleset a campaign is played under (its events' words are its own):
-        one row of the campaigns' read model, the whole view only for a campaign not in it yet."""
-        name = self.resolve(slug)
-        rows = self.views.query("SELECT ruleset FROM trek_view_campaigns WHERE slug = ?",
-                                (name,))
-        return str(rows[0][0]) if rows else self.view(name).ruleset
-
-    def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
-        if as_of is None:
-            return self._status(self.view(slug))
-        return self._status(self.view_as_of(slug, as_of))
-
-    def _status(self, view: CampaignView) -> dict[str, Any]:
-        return status_of(view, self.rulesets.named(view.ruleset))
-
-    def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
-        """The read models right after event `seq`: the same fold, cut short at `seq`."""
-        name = self.resolve(slug)
-        last = self._last_seq(name)
-        if last == 0:
-            raise self._no_campaign(name)
-        # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
-        if seq < 1 or seq > last:
-            raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
-        # The write model at that version: the nearest snapshot at or before it, then the rest.
-        past = self._get(campaign_id(name), version=seq)
-        return CampaignView(
-            campaign_id=str(past.id), slug=past.slug, name=past.name, ruleset=past.ruleset_name,
-            seed=past.seed, map=past.map, game=past.game, events=past.version,
-            last_hash=past.last_hash, session=past.session, sessions=past.sessions,
-            cancelled=past.cancelled_in(1, seq),
-        )
-
-    def _last_seq(self, slug: str) -> int:
-        last = self._events_desc(slug, 2**62, limit=1)
-        return last[0].seq if last else 0
-
-    def last_seq(self, slug: str) -> int:
-        """The seq of a campaign's newest event (0 for none): one row read, for a poller."""
-        return self._last_seq(slug)
-
-    def log(self, slug: str | None, *, day: int | None = None,
-            session: int | None = None) -> Documents:
-        """Every entry of the campaign's log (of day `day`, of session `session`), in order."""
-        return list(self.log_stream(slug, LogFilter(day=day, session=session)).entries)
-
-    def log_stream(self, slug: str | None, selection: LogFilter | None = None, *,
-                   batch: int = LOG_BATCH, targets: bool = False) -> LogStream:
-        """The log entries `selection` picks, read from the store a page at a time as they
-        are consumed, never all at once. A missing campaign or session is refused here, before
-        any entry is read. With `targets`, a reversal's entry holds the documents of the
-        events it names (as `undo` returns it), for a line that says what they were."""
-        selection = selection or LogFilter()
-        view = self.view(slug)
-        if selection.session is not None:
-            self._check_session(view, selection.session)
-        marks = view.marks
-
-        def cancelled_by(seq: int, stored: int | None) -> int | None:
-            # A reversal folded in memory (not yet in the read models) overrides the row.
-            return marks.get(seq, stored)
-
-        # The entries stored in the log's index are read from it (each with its event from the
-        # event store); the events past them were folded just now (few, unless the campaign's
-        # read models are not stored, or are still an older release's: then all of them).
-        before = view.new_log[0].seq if view.new_log else view.events + 1
-        if before == 1 and has_current_schema(self.views):
-            rows = self.views.query(
-                "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ?",
-                (view.campaign_id,))
-            before = int(rows[0][0] or 0) + 1
-        pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
-                                   for e in view.new_log if e.seq >= before)
-                   if selection.matches(doc)]
-        last = selection.last
-        if last is not None:
-            pending = pending[-last:]
-            last -= len(pending)
-        stored = (stored_entries(self.views, view.campaign_id, selection, before=before,
-                                 types=self.rulesets.event_types(view.ruleset),
-                                 events=self._event_states(UUID(view.campaign_id)),
-                                 cancelled_by=cancelled_by, last=last, batch=batch)
-                  if before > 1 and (last is None or last > 0) else iter(()))
-        return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
-                         entries=(self._with_targets(view.slug,
-                                                     chain(_undamaged(view.slug, stored), pending))
-                                  if targets else chain(_undamaged(view.slug, stored), pending)))
-
-    def _event_states(self, cid: UUID) -> EventStates:
-        """Reads one campaign's stored events by seq range, as the log shows them."""
-
-        select = row_pages(self.app.recorder, cid)
-
-        def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
-            with self._store_errors():
-                rows = select(gt, lte, lte - gt)
-            return [(row.originator_version, row.state) for row in rows]
-
-        return states
-
-    @staticmethod
-    def _pending_document(entry: LogEntry, cancelled_by: int | None) -> dict[str, Any]:
-        return {"seq": entry.seq, "type": entry.type, "day": entry.day,
-                "session": entry.session, "gm": entry.gm, "recorded_at": entry.recorded_at,
-                "cancelled_by": cancelled_by,
-                **{k: v for k, v in entry.event.items() if k not in ("seq", "type")}}
-
-    @staticmethod
-    def _check_session(view: CampaignView, session: int) -> None:
-        if not 1 <= session <= view.sessions:
-            held = (f"sessions 1 to {view.sessions}" if view.sessions
-                    else "no session yet; `trek session start` opens one")
-            raise NotFound(f"there is no session {session}; {view.slug} has {held}")
-
-    def _map_document(self, view: CampaignView) -> dict[str, Any] | None:
-        """The campaign's map as `trek map show --json` shows it (None: no map)."""
-        game_map = view.map
-        if game_map is None:
-            return None
-        return {
-            "name": game_map.name, "width": game_map.width, "height": game_map.height,
-            "square_miles": game_map.square_miles, "rows": list(game_map.rows),
-            "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
-            **{key: self._shown(key, value) for key, value in game_map.extras.items()},
-        }
-
-    def _shown(self, key: str, value: Any) -> Any:
-        """A map extra as the ruleset that reads it lays it out."""
-        section = self.rulesets.map_section(key)
-        return section.shown(value) if section is not None else value
-
-    def route(self, slug: str | None, *, as_of: int | None = None,
-              session: int | None = None) -> dict[str, Any]:
-        """The route document (domain/route.py) with the map it is drawn on, up to `as_of`."""
-        view = self.view(slug)
-        name = view.slug
-        if session is not None:
-            self._check_session(view, session)
-        if as_of is not None and not 1 <= as_of <= view.events:
-            raise NotFound(f"there is no event {as_of}; the log runs 1 to {view.events}")
-        doc = build_route(page_events(self.app.events, campaign_id(name), lte=as_of),
-                          session=session)
-        return {"campaign": name, "name": view.name, "as_of": as_of,
-                "map": self._map_document(view), **doc}
-
     def replay(self, progress: Progress | None = None, *,
                accept_tampering: bool = False) -> dict[str, Any]:
         """Rebuild every read model from the log in one transaction; records no event.
@@ -925,89 +660,12 @@ class Trek:
 
     # -- time travel, diff, audit, branches, tamper evidence ------------------------------------
 
-    def seq_of(self, slug: str | None, point: Point) -> int:
-        """The event a point names: SEQ itself, the last event of day N, or the latest."""
-        name = self.resolve(point.campaign or slug)
-        last = self._last_seq(name)
-        if last == 0:
-            raise self._no_campaign(name)
-        if point.kind == "now":
-            return last
-        if point.kind == "seq":
-            if not 1 <= point.number <= last:
-                raise NotFound(f"there is no event {point.number}; the log runs 1 to {last}")
-            return point.number
-        view = self.view(name)
-        if point.number > view.game.day.number:
-            raise NotFound(f"{name} has not reached day {point.number}; it is on day "
-                           f"{view.game.day.number}")
-        rows = self.views.query(
-            "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ? AND day = ?",
-            (view.campaign_id, point.number))
-        found = [int(rows[0][0])] if rows and rows[0][0] is not None else []
-        found += [entry.seq for entry in view.new_log if entry.day == point.number]
-        if not found:
-            raise NotFound(f"no event of {name} falls on day {point.number}")
-        return max(found)
-
-    def status_at(self, slug: str | None, point: Point) -> dict[str, Any]:
-        return self._seq_and_status(self.resolve(point.campaign or slug), point)[1]
-
-    def _seq_and_status(self, name: str, point: Point) -> tuple[int, dict[str, Any]]:
-        """The event a point names and the status right after it (now: the read models)."""
-        seq = self.seq_of(name, point)
-        if point.kind == "now":
-            return seq, self.status(name)
-        return seq, self._status(self.view_as_of(name, seq))
-
-    def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
-        """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
-        ends = []
-        for point in (a, b):
-            name = self.resolve(point.campaign or slug)
-            seq, status = self._seq_and_status(name, point)
-            ends.append(({"campaign": name, "point": str(point), "seq": seq,
-                          "day": status["day"]}, status))
-        (about_a, status_a), (about_b, status_b) = ends
-        return {"a": about_a, "b": about_b, "changes": changes(status_a, status_b)}
-
-    def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
-        """Per session: days, squares, rolls, supplies, the rulesets' own sections and undos."""
-        view = self.view(slug)
-        if session is not None:
-            self._check_session(view, session)
-        auditor = Auditor(view.cancelled.get, self.rulesets.audit_sections)
-        auditor.fold(page_events(self.app.events, campaign_id(view.slug)))
-        return {"campaign": view.slug, "sessions": auditor.documents(session)}
-
-    def recap(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
-        """What a GM hands the players after session N (default: the latest, open or ended).
-
-        A campaign played without sessions is recapped whole, and its document says so: a GM
-        who never opened a session still has a story to hand out.
-        """
-        view = self.view(slug)
-        if session is not None:
-            self._check_session(view, session)
-        whole = session is None and view.sessions == 0
-        number = None if whole else session or view.sessions
-        square_miles = view.map.square_miles if view.map is not None else None
-        from projections.recap import Recapper
-
-        recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole,
-                            sections=self.rulesets.audit_sections)
-        recapper.fold(page_events(self.app.events, campaign_id(view.slug)))
-        document = recapper.recap(number)
-        assert document is not None, "a session that exists has at least its opening event"
-        return {"campaign": view.slug, "name": view.name, "ruleset": view.ruleset,
-                "map": view.map.name if view.map is not None else None, **document}
-
     def branch(self, slug: str | None, name: str, at: int | None = None) -> Documents:
         """A new campaign in this store whose history is this one's up to event `at`
         (previewing: its first event, and nothing made)."""
         self._require_writable()
         origin = self.resolve(slug)
-        last = self._last_seq(origin)
+        last = self.queries._last_seq(origin)
         cut = last if at is None else at
         if not 1 <= cut <= last:
             raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")
@@ -1053,10 +711,11 @@ class Trek:
         cid = str(campaign_id(name))
         if self.projector.stored_view(cid) is None:
             return []  # nothing stored for it (yet, or still in an older release's tables)
-        view = self.view(name)
-        expected = json.loads(json.dumps(self._status(self.view_as_of(name, view.events))))
+        view = self.queries.view(name)
+        past = self.queries.view_as_of(name, view.events)
+        expected = json.loads(json.dumps(self.queries._status(past)))
         found = [f"{c['field']} is stored as {c['b']!r} but the log gives {c['a']!r}"
-                 for c in changes(expected, self._status(view))]
+                 for c in changes(expected, self.queries._status(view))]
         kept = self.projector.kept_status(cid)
         if kept is not None and kept[0] == view.events and kept[1] != expected:
             found += [f"the kept status document has {c['field']} {c['b']!r} but the log "
@@ -1077,15 +736,6 @@ class Trek:
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
-
-
-def _undamaged(slug: str, entries: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """The stored log entries, an event missing from the store told as damage."""
-    try:
-        yield from entries
-    except MissingEvent as missing:
-        raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
-                                  )) from None
 
 
 def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,

@@ -99,10 +99,10 @@ class Live:
             followed = {slug: list(listeners) for slug, listeners in self.listeners.items()}
         for slug, listeners in followed.items():
             head = min(listener.head for listener in listeners)
-            last = reader.last_seq(slug)
+            last = reader.queries.last_seq(slug)
             if last <= head:
                 continue
-            entries = list(reader.log_stream(slug, LogFilter(since=head + 1)).entries)
+            entries = list(reader.queries.log_stream(slug, LogFilter(since=head + 1)).entries)
             for listener in listeners:
                 for entry in entries:
                     if entry["seq"] > listener.head:

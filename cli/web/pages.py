@@ -52,7 +52,7 @@ def campaign_slugs(db: str) -> set[str]:
 
 def last_seq(db: str, slug: str) -> int:
     with _reader(db) as trek:
-        return int(trek.last_seq(slug))
+        return int(trek.queries.last_seq(slug))
 
 
 def for_players(entry: dict[str, Any]) -> dict[str, Any]:
@@ -168,10 +168,10 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
     from projections.logread import LogFilter
 
     with _reader(db) as trek:
-        status = trek.status(slug)
-        route = trek.route(slug)
-        battle = trek.encounter_picture(slug) if status.get("encounter") else None
-        stream = trek.log_stream(slug, LogFilter(last=LOG_ROWS))
+        status = trek.queries.status(slug)
+        route = trek.queries.route(slug)
+        battle = trek.queries.encounter_picture(slug) if status.get("encounter") else None
+        stream = trek.queries.log_stream(slug, LogFilter(last=LOG_ROWS))
         entries = list(stream.entries)
         ruleset = stream.ruleset
     words.mount_one(ruleset)

@@ -43,12 +43,13 @@ OpenTrek = Callable[..., Trek]
 
 def snapshot_of(trek: Trek, slug: str | None = None) -> tuple[Any, ...]:
     """Everything a refused command must leave alone."""
-    return (trek.status(slug), trek.log(slug), trek.app.recorder.max_notification_id(),
+    return (trek.queries.status(slug), trek.queries.log(slug),
+            trek.app.recorder.max_notification_id(),
             len(list(trek.app.events.get(campaign_id(trek.resolve(slug))))))
 
 
 def seqs_cancelled(trek: Trek) -> dict[int, int]:
-    return {e["seq"]: e["cancelled_by"] for e in trek.log(None) if e["cancelled_by"]}
+    return {e["seq"]: e["cancelled_by"] for e in trek.queries.log(None) if e["cancelled_by"]}
 
 
 # -- tests --------------------------------------------------------------------------------------
@@ -58,7 +59,7 @@ def test_full_besm_day_matches_the_rules_worked_by_hand(store: str, open_trek: O
     trek = open_trek(store, create=True)
     record_full_day(trek)
 
-    documents = {e["seq"]: e for e in trek.log(None)}
+    documents = {e["seq"]: e for e in trek.queries.log(None)}
     assert list(documents) == list(range(1, 15))
     # Shortcut: navigators' targets are Mind + max(navigation, survival) - 1 (shortcut penalty):
     # Kira 5+2-1 = 6, Oren 6+2-1 = 7, so Oren rolls; 6 <= 7 succeeds by 1 and adds bonus 2.
@@ -81,7 +82,7 @@ def test_full_besm_day_matches_the_rules_worked_by_hand(store: str, open_trek: O
     assert (forage["by"], forage["target"], forage["roll"], forage["gained"]) == (
         "Oren", 7, 5, 2)
 
-    status = trek.status(None)
+    status = trek.queries.status(None)
     assert status["campaign"] == "ashes-road"
     assert status["ruleset"] == "besm"
     assert (status["day"], status["day_open"]) == (1, False)
@@ -156,18 +157,18 @@ def test_a_refused_command_records_nothing(store: str, open_trek: OpenTrek) -> N
         with pytest.raises(TrackerError):
             refuse()
         assert snapshot_of(trek) == before
-    assert trek.status(None)["events"] == 4
+    assert trek.queries.status(None)["events"] == 4
     assert trek.verify_views()["verified"] is True
 
 
 def test_undo_the_latest_event_then_redo_it(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    after_day = trek.status(None)
+    after_day = trek.queries.status(None)
 
     [undone] = trek.handle(None, Undo(reason="too early"))
     assert (undone["seq"], undone["type"], undone["cancels"]) == (15, "EventsCancelled", [14])
-    status = trek.status(None)
+    status = trek.queries.status(None)
     # The day is open again: budget 2 + 2 (shortcut) + 2 (march) = 6, all of it used.
     assert (status["day"], status["day_open"]) == (1, True)
     assert status["movement"] == {"base": 2, "budget": 6, "used": 6, "remaining": 0}
@@ -180,19 +181,19 @@ def test_undo_the_latest_event_then_redo_it(store: str, open_trek: OpenTrek) -> 
     assert seqs_cancelled(trek) == {14: 15}
 
     # A reversal is not itself undone: the next undo takes the harm (13) back.
-    before_second = trek.status(None)
+    before_second = trek.queries.status(None)
     [second] = trek.handle(None, Undo())
     assert second["cancels"] == [13]
-    assert trek.status(None)["characters"]["Kira"]["health"] == 50
+    assert trek.queries.status(None)["characters"]["Kira"]["health"] == 50
     [back13] = trek.handle(None, Redo(13))
     assert (back13["seq"], back13["type"], back13["restores"]) == (17, "EventsRestored", [13])
-    assert trek.status(None) == {**before_second, "events": 17}
+    assert trek.queries.status(None) == {**before_second, "events": 17}
 
     [redone] = trek.handle(None, Redo(14))
     assert (redone["seq"], redone["type"], redone["restores"]) == (18, "EventsRestored", [14])
-    assert trek.status(None) == {**after_day, "events": 18}
+    assert trek.queries.status(None) == {**after_day, "events": 18}
     assert seqs_cancelled(trek) == {}
-    log = trek.log(None)
+    log = trek.queries.log(None)
     assert [e["seq"] for e in log] == list(range(1, 19))
     assert trek.verify_views()["verified"] is True
 
@@ -201,7 +202,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    after_day = trek.status(None)
+    after_day = trek.queries.status(None)
     before = snapshot_of(trek)
 
     # Without the shortcut the first move would cross the mountains on a budget of 2, and the
@@ -220,7 +221,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
     [reversal] = trek.handle(None, Undo(8, cascade=True, reason="the pass was snowed in"))
     assert (reversal["seq"], reversal["cancels"]) == (15, [8, 9, 11])
     assert seqs_cancelled(trek) == {8: 15, 9: 15, 11: 15}
-    status = trek.status(None)
+    status = trek.queries.status(None)
     assert status["position"] == {"x": 1, "y": 1}
     # The march still cost 2 provisions and the forage still found 2.
     assert status["supplies"]["provisions"] == 4
@@ -230,7 +231,7 @@ def test_undo_of_an_earlier_event_is_refused_then_cascades(
     # Redoing the reversal brings back everything it cancelled, under the same check.
     [restored] = trek.handle(None, Redo(15))
     assert restored["restores"] == [8, 9, 11]
-    assert trek.status(None) == {**after_day, "events": 16}
+    assert trek.queries.status(None) == {**after_day, "events": 16}
     assert trek.verify_views()["verified"] is True
 
 
@@ -239,15 +240,15 @@ def test_replay_then_verify_and_verify_notices_a_tampered_view(
     trek = open_trek(store, create=True)
     record_full_day(trek)
     trek.handle(None, Undo())
-    status, log = trek.status(None), trek.log(None)
+    status, log = trek.queries.status(None), trek.queries.log(None)
 
     result = trek.replay()
     assert result["rebuilt"] is True
     assert result["notifications"] == 15
     assert trek.verify_views() == {"verified": True, "differences": [], "behind": 0}
-    assert trek.status(None) == status
-    assert trek.log(None) == log
-    assert trek.status(None)["events"] == 15  # replay records nothing
+    assert trek.queries.status(None) == status
+    assert trek.queries.log(None) == log
+    assert trek.queries.status(None)["events"] == 15  # replay records nothing
 
     with trek.views.transaction() as cursor:
         cursor.execute("SELECT campaign_id, game_json FROM trek_view_state")
@@ -261,7 +262,7 @@ def test_replay_then_verify_and_verify_notices_a_tampered_view(
     assert any("supplies" in problem for problem in checked["differences"])
     trek.replay()
     assert trek.verify_views()["verified"] is True
-    assert trek.status(None) == status
+    assert trek.queries.status(None) == status
 
 
 def test_status_as_of_is_the_state_right_after_that_event(
@@ -270,27 +271,27 @@ def test_status_as_of_is_the_state_right_after_that_event(
     record_full_day(trek)
     trek.handle(None, Undo(13))  # 15: the harm is taken back
 
-    first = trek.status(None, as_of=1)
+    first = trek.queries.status(None, as_of=1)
     assert (first["day"], first["position"], first["characters"], first["events"]) == (
         0, {"x": 1, "y": 1}, {}, 1)
-    opened = trek.status(None, as_of=7)
+    opened = trek.queries.status(None, as_of=7)
     assert opened["day_open"] is True
     assert opened["movement"] == {"base": 2, "budget": 2, "used": 0, "remaining": 2}
     assert opened["supplies"] == {"provisions": 4, "fuel": 0, "ammo": 2, "wealth": 0}
-    moved = trek.status(None, as_of=9)
+    moved = trek.queries.status(None, as_of=9)
     assert moved["position"] == {"x": 4, "y": 1}
     assert moved["movement"] == {"base": 2, "budget": 4, "used": 3, "remaining": 1}
-    marched = trek.status(None, as_of=10)
+    marched = trek.queries.status(None, as_of=10)
     assert marched["movement"]["budget"] == 6
     assert marched["supplies"]["provisions"] == 2
     assert marched["conveyances"]["Dusty"]["pending_strain"] == 1
     # At 14 the harm still counted; the undo at 15 took it away.
-    assert trek.status(None, as_of=14)["characters"]["Kira"]["health"] == 44
-    assert trek.status(None, as_of=15)["characters"]["Kira"]["health"] == 50
-    assert trek.status(None, as_of=15) == trek.status(None)
+    assert trek.queries.status(None, as_of=14)["characters"]["Kira"]["health"] == 44
+    assert trek.queries.status(None, as_of=15)["characters"]["Kira"]["health"] == 50
+    assert trek.queries.status(None, as_of=15) == trek.queries.status(None)
     for outside in (0, 16):
         with pytest.raises(NotFound, match=f"no event {outside}"):
-            trek.status(None, as_of=outside)
+            trek.queries.status(None, as_of=outside)
 
 
 def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
@@ -299,7 +300,7 @@ def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
     trek.init("Iron Coast", seed=2, at=Square(5, 5))
     assert [c["slug"] for c in trek.campaigns()] == ["ashes-road", "iron-coast"]
 
-    for needs_one in (lambda: trek.resolve(None), lambda: trek.status(None),
+    for needs_one in (lambda: trek.resolve(None), lambda: trek.queries.status(None),
                       lambda: trek.handle(None, AddSupplies({"provisions": 1}))):
         with pytest.raises(RuleViolation) as refused:
             needs_one()
@@ -308,15 +309,16 @@ def test_two_campaigns_in_one_store(store: str, open_trek: OpenTrek) -> None:
 
     trek.handle("iron-coast", AddSupplies({"ammo": 3}))
     trek.handle("ashes-road", StartDay())
-    ashes, iron = trek.status("ashes-road"), trek.status("iron-coast")
+    ashes, iron = trek.queries.status("ashes-road"), trek.queries.status("iron-coast")
     assert (ashes["events"], ashes["day_open"], ashes["supplies"]["ammo"]) == (2, True, 0)
     assert (iron["events"], iron["day_open"], iron["supplies"]["ammo"]) == (2, False, 3)
     assert iron["position"] == {"x": 5, "y": 5}
-    assert [e["type"] for e in trek.log("iron-coast")] == ["CampaignStarted", "SuppliesAdded"]
+    assert [e["type"] for e in trek.queries.log("iron-coast")] == ["CampaignStarted",
+                                                                    "SuppliesAdded"]
     assert {c["slug"]: c["events"] for c in trek.campaigns()} == {
         "ashes-road": 2, "iron-coast": 2}
     with pytest.raises(NotFound, match="no campaign called 'nowhere'"):
-        trek.status("nowhere")
+        trek.queries.status("nowhere")
     with pytest.raises(NotFound, match="ashes-road, iron-coast"):
         trek.handle("nowhere", AddSupplies({"ammo": 1}))
     trek.replay()
@@ -327,20 +329,20 @@ def test_reopening_the_store_sees_the_same_state(store: str, open_trek: OpenTrek
     trek = open_trek(store, create=True)
     record_full_day(trek)
     trek.handle(None, Undo())
-    status, log = trek.status(None), trek.log(None)
+    status, log = trek.queries.status(None), trek.queries.log(None)
     trek.close()
 
     again = open_trek(store)
-    assert again.status(None) == status
-    assert again.log(None) == log
+    assert again.queries.status(None) == status
+    assert again.queries.log(None) == log
     assert again.verify_views()["verified"] is True
     [added] = again.handle(None, AddSupplies({"fuel": 1}))
     assert (added["seq"], added["type"]) == (16, "SuppliesAdded")
     again.close()
 
     reader = open_trek(store, writable=False)
-    assert reader.status(None)["events"] == 16
-    assert reader.log(None)[-1]["seq"] == 16
+    assert reader.queries.status(None)["events"] == 16
+    assert reader.queries.log(None)[-1]["seq"] == 16
 
 
 def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
@@ -391,8 +393,8 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
     assert (loaded.last_hash, loaded.cancelled_in(1, last)) == (
         folded.last_hash, folded.cancelled_in(1, last))
 
-    status = trek.status(None)
-    assert status == trek.status(None, as_of=last)
+    status = trek.queries.status(None)
+    assert status == trek.queries.status(None, as_of=last)
     assert (status["day"], status["day_open"], status["position"]) == (
         days, False, {"x": 2 * days, "y": 0})
     assert status["events"] == last
@@ -400,11 +402,11 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
     # Recording on top of the snapshot, and undoing an event from before it, still work.
     [undo] = trek.handle(None, Undo(4))
     assert undo["cancels"] == [4]
-    assert trek.status(None)["supplies"]["provisions"] == 0
+    assert trek.queries.status(None)["supplies"]["provisions"] == 0
     assert trek.verify_views()["verified"] is True
     trek.close()
     reopened = open_trek(store)
-    assert reopened.status(None)["events"] == last + 1
+    assert reopened.queries.status(None)["events"] == last + 1
 
 
 def test_a_missing_store_is_not_created(store: str, open_trek: OpenTrek,

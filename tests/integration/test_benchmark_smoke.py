@@ -88,4 +88,4 @@ def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: 
     # Its read models, rebuilt by the benchmark's last `trek replay`, match the log.
     with Trek.open(str(kept), rulesets=RULESETS, writable=False, gm="test") as trek:
         assert trek.verify_views()["verified"]
-        assert trek.status(None)["events"] == stored
+        assert trek.queries.status(None)["events"] == stored

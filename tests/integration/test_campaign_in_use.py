@@ -41,7 +41,7 @@ def test_the_campaign_in_use_is_a_store_setting_and_no_event(store: str,
     again = open_trek(store)
     assert again.campaign_in_use() == "what-if"
     assert again.resolve(None) == "what-if"
-    assert again.status(None)["supplies"]["provisions"] == 0
+    assert again.queries.status(None)["supplies"]["provisions"] == 0
     assert again.resolve("ashes-road") == "ashes-road"
     # Not an event: each campaign's log and chain are as they were, and a rebuild keeps it.
     events = {c["slug"]: c["events"] for c in again.campaigns()}
@@ -51,7 +51,7 @@ def test_the_campaign_in_use_is_a_store_setting_and_no_event(store: str,
     assert open_trek(store).resolve(None) == "what-if"
 
     assert again.use_campaign("ashes-road") == {"campaign": "ashes-road", "previous": "what-if"}
-    assert open_trek(store).status(None)["supplies"]["provisions"] == 2
+    assert open_trek(store).queries.status(None)["supplies"]["provisions"] == 2
     with pytest.raises(NotFound, match=r"no campaign called 'nope' \(the store has "
                                        r"ashes-road, what-if\)"):
         again.use_campaign("nope")
@@ -158,13 +158,13 @@ def test_the_kept_status_is_read_for_the_campaign_in_use(db: str, open_trek: Ope
     trek = open_trek(db, create=True)
     trek.init("Ashes Road", seed=1)
     trek.handle(None, AddSupplies({"provisions": 2}))
-    assert read_status(db, None) == trek.status(None)
+    assert read_status(db, None) == trek.queries.status(None)
     trek.branch(None, "what-if", at=1)
     assert read_status(db, None) is None
     trek.use_campaign("what-if")
     kept = read_status(db, None)
     assert kept is not None
-    assert kept == trek.status(None) == trek.status("what-if")
+    assert kept == trek.queries.status(None) == trek.queries.status("what-if")
     assert kept["supplies"]["provisions"] == 0
     trek.use_campaign("ashes-road")
-    assert read_status(db, None) == trek.status("ashes-road")
+    assert read_status(db, None) == trek.queries.status("ashes-road")

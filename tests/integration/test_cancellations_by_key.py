@@ -85,7 +85,7 @@ def test_a_new_snapshot_holds_no_map_of_cancellations(
         trek.handle(None, Undo(4))
     [redo] = trek.handle(None, Redo(6))
     assert redo["restores"] == [4]
-    assert trek.status(None)["characters"]["Kira"]["health"] == 50 - 9
+    assert trek.queries.status(None)["characters"]["Kira"]["health"] == 50 - 9
     assert trek.verify_views()["verified"] is True
 
 
@@ -119,7 +119,7 @@ def test_a_command_after_a_stop_between_append_and_update_decides_on_todays_map(
     [redo] = again.handle(None, Redo(10))
     assert redo["restores"] == [5]
     assert folded_map(again) == {}
-    assert again.status(None)["characters"]["Kira"]["health"] == 50 - 7
+    assert again.queries.status(None)["characters"]["Kira"]["health"] == 50 - 7
 
 
 # One step of a history: harm Kira, undo the n-th live harm, or redo the n-th cancelled one.
@@ -173,7 +173,7 @@ def test_cancellations_read_by_key_agree_with_the_map_folded_from_the_events(
         past = trek._get(cid, version=version)
         assert past.cancelled_in(1, version) == folded_map(trek, slug, version)
     expected = folded_map(trek, slug)
-    health = trek.status(slug)["characters"]["Kira"]["health"]
+    health = trek.queries.status(slug)["characters"]["Kira"]["health"]
     assert health == max(0, 50 - sum(e.health for e in trek.app.events.get(cid)
                                      if isinstance(e, Harmed) and e.seq not in expected))
 

@@ -50,20 +50,20 @@ def two_days(trek: Trek) -> None:
 
 
 def cancelled(trek: Trek) -> dict[int, int]:
-    return {e["seq"]: e["cancelled_by"] for e in trek.log(None) if e["cancelled_by"]}
+    return {e["seq"]: e["cancelled_by"] for e in trek.queries.log(None) if e["cancelled_by"]}
 
 
 def test_a_cypher_transit_is_recorded_across_two_days(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_days(trek)
-    day_1_end = trek.status(None, as_of=5)
+    day_1_end = trek.queries.status(None, as_of=5)
     assert day_1_end["position"] == {"x": 1, "y": 0}
     assert day_1_end["movement"] == {
         "unit": "day", "used": "1", "remaining": "0", "miles_today": 6,
         "in_transit": {"to": {"x": 2, "y": 0}, "remaining": "1/2"}}
-    now = trek.status(None)
+    now = trek.queries.status(None)
     assert (now["day"], now["position"], now["movement"]) == (2, {"x": 2, "y": 0}, ARRIVED_DAY_2)
-    assert [(e["seq"], e["type"], e["day"]) for e in trek.log(None)] == [
+    assert [(e["seq"], e["type"], e["day"]) for e in trek.queries.log(None)] == [
         (1, "CampaignStarted", 0), (2, "CharacterAdded", 0), (3, "DayStarted", 1),
         (4, "Travelled", 1), (5, "Travelled", 1), (6, "DayEnded", 1), (7, "DayStarted", 2),
         (8, "Travelled", 2)]
@@ -73,7 +73,7 @@ def test_undoing_the_first_move_is_refused_then_cascades_and_redo_brings_it_back
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_days(trek)
-    before: dict[str, Any] = trek.status(None)
+    before: dict[str, Any] = trek.queries.status(None)
 
     # Without the move to 1,0 the party stands on 0,0, where neither later move starts.
     with pytest.raises(RuleViolation) as refused:
@@ -82,12 +82,12 @@ def test_undoing_the_first_move_is_refused_then_cascades_and_redo_brings_it_back
     assert "event 5 (Travelled)" in message
     assert "event 8 (Travelled)" in message
     assert "--cascade" in message
-    assert trek.status(None) == before  # nothing recorded
+    assert trek.queries.status(None) == before  # nothing recorded
 
     [reversal] = trek.handle(None, Undo(4, cascade=True, reason="we never left the road"))
     assert (reversal["seq"], reversal["type"], reversal["cancels"]) == (
         9, "EventsCancelled", [4, 5, 8])
-    after = trek.status(None)
+    after = trek.queries.status(None)
     assert after["position"] == {"x": 0, "y": 0}
     assert after["movement"] == {"unit": "day", "used": "0", "remaining": "1",
                                  "miles_today": 0, "in_transit": None}
@@ -96,7 +96,7 @@ def test_undoing_the_first_move_is_refused_then_cascades_and_redo_brings_it_back
 
     [restored] = trek.handle(None, Redo(9))
     assert (restored["seq"], restored["restores"]) == (10, [4, 5, 8])
-    assert {k: v for k, v in trek.status(None).items() if k != "events"} == {
+    assert {k: v for k, v in trek.queries.status(None).items() if k != "events"} == {
         k: v for k, v in before.items() if k != "events"}
     assert cancelled(trek) == {}
 
@@ -106,21 +106,21 @@ def test_undoing_the_arrival_puts_the_party_back_in_transit(
     trek = open_trek(store, create=True)
     two_days(trek)
     trek.handle(None, Undo())  # the latest live event: 8, the arrival
-    now = trek.status(None)
+    now = trek.queries.status(None)
     assert now["position"] == {"x": 1, "y": 0}
     assert now["movement"] == {"unit": "day", "used": "0", "remaining": "1", "miles_today": 0,
                                "in_transit": {"to": {"x": 2, "y": 0}, "remaining": "1/2"}}
     # The cost still to pay was fixed when the transit started: walking on pays the same half.
     trek.handle(None, Move(EAST))
-    assert trek.status(None)["movement"] == ARRIVED_DAY_2
+    assert trek.queries.status(None)["movement"] == ARRIVED_DAY_2
 
 
 def test_replay_rebuilds_the_same_cypher_read_models(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_days(trek)
     trek.handle(None, Undo(4, cascade=True))
-    status, log = trek.status(None), trek.log(None)
+    status, log = trek.queries.status(None), trek.queries.log(None)
     result = trek.replay()
     assert (result["rebuilt"], result["notifications"]) == (True, 9)
     assert trek.verify_views() == {"verified": True, "differences": [], "behind": 0}
-    assert (trek.status(None), trek.log(None)) == (status, log)
+    assert (trek.queries.status(None), trek.queries.log(None)) == (status, log)

@@ -50,13 +50,13 @@ def test_events_carry_the_gm_name_given_and_a_bad_one_records_nothing(
     try:
         trek.init("Ashes Road")
         trek.handle(None, AddSupplies({"provisions": 1}))
-        assert [e["gm"] for e in trek.log(None)] == ["Ines Ü", "Ines Ü"]
+        assert [e["gm"] for e in trek.queries.log(None)] == ["Ines Ü", "Ines Ü"]
     finally:
         trek.close()
     with pytest.raises(RuleViolation, match="GM name"):
         open_as(store, "evil\x07gm", memory_stores)
     again = open_as(store, "Sam", memory_stores)
     try:
-        assert len(again.log(None)) == 2
+        assert len(again.queries.log(None)) == 2
     finally:
         again.close()

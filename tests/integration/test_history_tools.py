@@ -63,16 +63,16 @@ def test_as_of_day_n_is_the_state_before_day_n_plus_1_begins(
     two_sessions(trek)
     # Day 0 lasts until the day start at 7; day 1 until the day start at 16 (its last event is
     # the session opening at 15); day 2 is the current day, so its end is now.
-    assert trek.seq_of(None, Point("day", 0)) == 6
-    assert trek.seq_of(None, Point("day", 1)) == 15
-    assert trek.seq_of(None, Point("day", 2)) == 23
-    assert trek.status_at(None, Point("day", 1)) == trek.status(None, as_of=15)
-    end_of_day_1 = trek.status_at(None, Point("day", 1))
+    assert trek.queries.seq_of(None, Point("day", 0)) == 6
+    assert trek.queries.seq_of(None, Point("day", 1)) == 15
+    assert trek.queries.seq_of(None, Point("day", 2)) == 23
+    assert trek.queries.status_at(None, Point("day", 1)) == trek.queries.status(None, as_of=15)
+    end_of_day_1 = trek.queries.status_at(None, Point("day", 1))
     assert (end_of_day_1["day"], end_of_day_1["day_open"], end_of_day_1["position"]) == (
         1, False, {"x": 6, "y": 1})
-    assert trek.status_at(None, Point("day", 2)) == trek.status(None)
+    assert trek.queries.status_at(None, Point("day", 2)) == trek.queries.status(None)
     with pytest.raises(NotFound, match="has not reached day 3; it is on day 2"):
-        trek.seq_of(None, Point("day", 3))
+        trek.queries.seq_of(None, Point("day", 3))
 
 
 def test_as_of_reads_the_same_state_on_either_side_of_a_snapshot(
@@ -83,7 +83,7 @@ def test_as_of_reads_the_same_state_on_either_side_of_a_snapshot(
         trek.handle(None, AddSupplies({"wealth": 1}))
     # Event 1 starts the campaign and each later event adds one wealth: wealth = seq - 1.
     for seq in (SNAPSHOT_EVERY - 1, SNAPSHOT_EVERY, SNAPSHOT_EVERY + 1, SNAPSHOT_EVERY + 4):
-        status = trek.status(None, as_of=seq)
+        status = trek.queries.status(None, as_of=seq)
         assert (status["supplies"]["wealth"], status["events"]) == (seq - 1, seq)
 
 
@@ -93,7 +93,7 @@ def test_as_of_reads_the_same_state_on_either_side_of_a_snapshot(
 def test_diff_lists_what_changed_between_two_points(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    result = trek.diff(None, Point("day", 1), NOW)
+    result = trek.queries.diff(None, Point("day", 1), NOW)
     assert result["a"] == {"campaign": "ashes-road", "point": "day:1", "seq": 15, "day": 1}
     assert result["b"] == {"campaign": "ashes-road", "point": "now", "seq": 23, "day": 2}
     # The move east was taken back, so the party is still on 6,1. Kira (44/50 after day 1)
@@ -104,9 +104,9 @@ def test_diff_lists_what_changed_between_two_points(store: str, open_trek: OpenT
         {"field": "characters.Oren.health", "a": 50, "b": 25},
         {"field": "session", "a": 1, "b": None},
     ]
-    assert trek.diff(None, NOW, NOW)["changes"] == []
+    assert trek.queries.diff(None, NOW, NOW)["changes"] == []
     # Before the roster existed, every member's fields appear on one side only.
-    joined = trek.diff(None, Point("seq", 1), Point("seq", 2))["changes"]
+    joined = trek.queries.diff(None, Point("seq", 1), Point("seq", 2))["changes"]
     assert {"field": "characters.Kira.health", "a": None, "b": 50} in joined
     assert all(change["a"] is None for change in joined)
 
@@ -117,7 +117,7 @@ def test_diff_lists_what_changed_between_two_points(store: str, open_trek: OpenT
 def test_audit_reports_each_session(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    sessions = {s["session"]: s for s in trek.audit(None)["sessions"]}
+    sessions = {s["session"]: s for s in trek.queries.audit(None)["sessions"]}
     assert list(sessions) == [1, 2, None]
 
     first = sessions[1]
@@ -152,9 +152,9 @@ def test_audit_reports_each_session(store: str, open_trek: OpenTrek) -> None:
             for s in day_1["strain"]] == [(10, "Dusty", 1, 0), (14, "Dusty", 0, 1)]
     assert (day_1["deaths"], day_1["repairs"]) == ([], [])
 
-    assert [s["session"] for s in trek.audit(None, 2)["sessions"]] == [2]
+    assert [s["session"] for s in trek.queries.audit(None, 2)["sessions"]] == [2]
     with pytest.raises(NotFound, match="no session 3; ashes-road has sessions 1 to 2"):
-        trek.audit(None, 3)
+        trek.queries.audit(None, 3)
 
 
 def test_audit_lists_a_cancelled_roll_and_counts_a_repair(
@@ -166,7 +166,7 @@ def test_audit_lists_a_cancelled_roll_and_counts_a_repair(
     trek.handle(None, Forage(roll=5))              # 17: +2 provisions
     trek.handle(None, Undo(17, reason="no game here"))              # 18
     trek.handle(None, Repair(conveyance="Dusty", by="Oren", roll=6))   # 19
-    [session] = trek.audit(None, 1)["sessions"]
+    [session] = trek.queries.audit(None, 1)["sessions"]
     assert [(r["seq"], r["type"], r["cancelled_by"]) for r in session["rolls"]] == [
         (17, "Foraged", 18), (19, "Repaired", None)]
     # The cancelled forage gains nothing; the repair (6 vs 7) restores Dusty's lost level.
@@ -182,7 +182,7 @@ def test_a_branch_starts_with_the_original_history_and_goes_its_own_way(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    original_log = trek.log("ashes-road")
+    original_log = trek.queries.log("ashes-road")
 
     [started] = trek.branch("ashes-road", "Plan B", at=14)
     assert (started["seq"], started["type"], started["slug"]) == (1, "CampaignStarted", "plan-b")
@@ -190,19 +190,19 @@ def test_a_branch_starts_with_the_original_history_and_goes_its_own_way(
     assert (origin["campaign"], origin["seq"], origin["gm"]) == ("ashes-road", 14, "gm-2")
     assert origin["hash"] == trek._event("ashes-road", 14).event_hash()
 
-    branch_log = trek.log("plan-b")
+    branch_log = trek.queries.log("plan-b")
     assert [e["seq"] for e in branch_log] == list(range(1, 15))
     strip = ("slug", "name", "branched_from")
     assert [without(e, *strip) for e in branch_log] == [
         without(e, *strip) for e in original_log[:14]]
-    assert trek.diff(None, Point("seq", 14, "ashes-road"), Point("now", 0, "plan-b")
+    assert trek.queries.diff(None, Point("seq", 14, "ashes-road"), Point("now", 0, "plan-b")
                      )["changes"] == []
-    assert trek.log("ashes-road") == original_log  # the original is untouched
+    assert trek.queries.log("ashes-road") == original_log  # the original is untouched
 
     # In the branch the party starts day 2 and walks east instead.
     trek.handle("plan-b", StartDay())
     trek.handle("plan-b", Move(MoveOptions(steps=("E",))))
-    changes = trek.diff(None, Point("now", 0, "ashes-road"), Point("now", 0, "plan-b"))
+    changes = trek.queries.diff(None, Point("now", 0, "ashes-road"), Point("now", 0, "plan-b"))
     assert changes["changes"] == [
         {"field": "day_open", "a": False, "b": True},
         {"field": "position", "a": {"x": 6, "y": 1}, "b": {"x": 7, "y": 1}},
@@ -219,10 +219,10 @@ def test_a_branch_keeps_the_cancellations_made_before_its_cut(
     trek = open_trek(store, create=True)
     two_sessions(trek)
     trek.branch("ashes-road", "Whole")
-    assert {e["seq"]: e["cancelled_by"] for e in trek.log("whole") if e["cancelled_by"]} == {
-        17: 22}
-    assert without(trek.status("whole"), "campaign", "name") == without(
-        trek.status("ashes-road"), "campaign", "name")
+    log = trek.queries.log("whole")
+    assert {e["seq"]: e["cancelled_by"] for e in log if e["cancelled_by"]} == {17: 22}
+    assert without(trek.queries.status("whole"), "campaign", "name") == without(
+        trek.queries.status("ashes-road"), "campaign", "name")
     assert trek.verify_views()["verified"] is True
 
 

@@ -32,7 +32,7 @@ def is_postgres(db: str) -> bool:
 def tracker_status(db: str, campaign: str | None = None) -> str:
     """The status document as the tracker works it out, printed as the command prints it."""
     with Trek.open(db, rulesets=RULESETS, writable=False) as trek:
-        return json_text(trek.status(campaign))
+        return json_text(trek.queries.status(campaign))
 
 
 def behind_trek(db: str, statement: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

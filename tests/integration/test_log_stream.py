@@ -1,4 +1,4 @@
-"""Trek.log_stream: the log a selection picks, read a page at a time, equal to filtering the
+"""Trek.queries.log_stream: the log a selection picks, read a page at a time, equal to filtering the
 whole log; also when the read models are behind the log. Run on memory, SQLite and PostgreSQL.
 """
 
@@ -70,7 +70,7 @@ def check_every_selection(trek: Trek, whole: list[dict[str, Any]]) -> None:
               suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(selection=SELECTIONS, batch=st.integers(1, 8))
     def check(selection: LogFilter, batch: int) -> None:
-        stream = trek.log_stream(None, selection, batch=batch)
+        stream = trek.queries.log_stream(None, selection, batch=batch)
         assert list(stream.entries) == picked(whole, selection)
 
     check()
@@ -79,16 +79,16 @@ def check_every_selection(trek: Trek, whole: list[dict[str, Any]]) -> None:
 def test_the_hand_worked_stamps(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     play(trek)
-    whole = trek.log(None)
+    whole = trek.queries.log(None)
     assert [e["seq"] for e in whole] == list(range(1, 28))
     # Worked by hand (see `play`).
     assert [e["seq"] for e in whole if e["day"] == 2] == list(range(16, 25))
     assert [e["seq"] for e in whole if e["session"] == 1] == [16, 17, 18, 19, 20]
     assert {e["seq"]: e["cancelled_by"] for e in whole if e["cancelled_by"]} == {26: 27}
-    stream = trek.log_stream(None, LogFilter(session=1))
+    stream = trek.queries.log_stream(None, LogFilter(session=1))
     assert [e["seq"] for e in stream.entries] == [15, 16, 17, 18, 19, 20]
     assert (stream.ruleset, stream.events, stream.day) == ("besm", 27, 3)
-    assert [e["seq"] for e in trek.log_stream(
+    assert [e["seq"] for e in trek.queries.log_stream(
         None, LogFilter(session=2, day=2, last=2)).entries] == [23, 24]
 
 
@@ -96,14 +96,14 @@ def test_every_selection_equals_filtering_the_whole_log(store: str,
                                                         open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     play(trek)
-    check_every_selection(trek, trek.log(None))
+    check_every_selection(trek, trek.queries.log(None))
 
 
 def test_read_models_behind_the_log_still_give_every_selection(
         store: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
     trek = open_trek(store, create=True)
     play(trek)
-    stored = trek.log(None)
+    stored = trek.queries.log(None)
     # Three events reach the log but not the read models: a redo of a stored event, a new
     # one and an undo of it, so a stored row's mark changes in memory only.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
@@ -112,7 +112,7 @@ def test_read_models_behind_the_log_still_give_every_selection(
     trek.handle(None, Undo(29))                                          # 30 cancels 29
     monkeypatch.undo()
     assert trek.projector.lag() == 3
-    whole = trek.log(None)
+    whole = trek.queries.log(None)
     assert [e["seq"] for e in whole] == list(range(1, 31))
     assert whole[:25] == stored[:25]
     assert {e["seq"]: e["cancelled_by"] for e in whole if e["cancelled_by"]} == {29: 30}
@@ -133,12 +133,12 @@ def test_rows_are_read_a_page_at_a_time_and_only_as_far_as_asked(
         return rows
 
     monkeypatch.setattr(trek.views, "query", counting)
-    entries = trek.log_stream(None, batch=4).entries
+    entries = trek.queries.log_stream(None, batch=4).entries
     assert [e["seq"] for e in islice(entries, 3)] == [1, 2, 3]
     assert fetched == [4]                  # one page so far
     assert [e["seq"] for e in entries][-1] == 27
     assert fetched == [4, 4, 4, 4, 4, 4, 3]
     fetched.clear()
-    assert [e["seq"] for e in trek.log_stream(None, LogFilter(last=5), batch=4).entries] == [
-        23, 24, 25, 26, 27]
+    stream = trek.queries.log_stream(None, LogFilter(last=5), batch=4)
+    assert [e["seq"] for e in stream.entries] == [23, 24, 25, 26, 27]
     assert sum(fetched) == 5               # the five newest rows, nothing before them

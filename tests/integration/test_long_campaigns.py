@@ -127,7 +127,7 @@ def test_streamed_undo_and_redo_decide_and_refuse_exactly_as_the_plain_way(
     assert streamed(lambda: trek.handle(None, Redo(11))) == expected
     expected = the_plain_way(trek, [9, 11], undo=False)
     assert streamed(lambda: trek.handle(None, Redo(15))) == expected                 # 16
-    assert trek.status(None)["position"] == {"x": 6, "y": 1}
+    assert trek.queries.status(None)["position"] == {"x": 6, "y": 1}
 
 
 def test_the_game_before_an_event_is_right_when_a_later_reversal_changed_earlier_events(
@@ -144,7 +144,7 @@ def test_the_game_before_an_event_is_right_when_a_later_reversal_changed_earlier
     for seq in (14, 12, 17):
         expected = the_plain_way(trek, [seq], undo=True, cascade=True)
         assert streamed(lambda seq=seq: trek.handle(None, Undo(seq, cascade=True))) == expected
-        trek.handle(None, Redo(trek.status(None)["events"]))
+        trek.handle(None, Redo(trek.queries.status(None)["events"]))
     assert trek.verify_views()["verified"]
 
 
@@ -205,7 +205,7 @@ def test_the_log_reads_the_same_documents_in_the_same_key_order_as_before(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     journey_with_every_roll(trek)
-    log = trek.log(None)
+    log = trek.queries.log(None)
     events = events_of(trek)
     assert [e["seq"] for e in log] == [e.seq for e in events]
     for entry, event in zip(log, events, strict=True):
@@ -215,10 +215,10 @@ def test_the_log_reads_the_same_documents_in_the_same_key_order_as_before(
         assert json.dumps(entry) == json.dumps(expected)
 
     # A rebuild gives the same log and status, and the views verify.
-    status = trek.status(None)
+    status = trek.queries.status(None)
     trek.replay()
-    assert trek.log(None) == log
-    assert trek.status(None) == status
+    assert trek.queries.log(None) == log
+    assert trek.queries.status(None) == status
     assert trek.verify_views()["verified"]
 
 
@@ -246,7 +246,7 @@ def test_a_reversal_corrects_only_what_it_touches_to_the_same_game_as_apply_to(
     trek = open_trek(store, create=True)
     journey_with_every_roll(trek)
     trek.handle(None, Undo(9, cascade=True))
-    trek.handle(None, Redo(trek.status(None)["events"]))
+    trek.handle(None, Redo(trek.queries.status(None)["events"]))
     game = Game()
     reversals = 0
     for event in events_of(trek):

@@ -23,7 +23,8 @@ def kept(trek: Trek) -> tuple[Any, ...]:
     """What a preview must leave as it was: the log, the read models and the snapshots."""
     cid = campaign_id("long-road")
     assert trek.app.snapshots is not None
-    return (trek.app.recorder.max_notification_id(), trek.status(None), trek.log(None),
+    return (trek.app.recorder.max_notification_id(), trek.queries.status(None),
+            trek.queries.log(None),
             [s.originator_version for s in trek.app.snapshots.recorder.select_events(cid)])
 
 

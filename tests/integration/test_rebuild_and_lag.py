@@ -21,8 +21,8 @@ def test_a_rebuild_that_fails_part_way_leaves_the_read_models_as_they_were(
         store: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)                 # 14 events
-    before = trek.status(None)
-    log_before = trek.log(None)
+    before = trek.queries.status(None)
+    log_before = trek.queries.log(None)
     position = trek.projector.position()
     assert position > 0
     # Batches of 5, and the third batch's write fails: two batches are written by then.
@@ -46,8 +46,8 @@ def test_a_rebuild_that_fails_part_way_leaves_the_read_models_as_they_were(
     assert trek.projector.position() == position
     assert trek.campaigns() == [{"slug": "ashes-road", "name": "Ashes Road", "ruleset": "besm",
                                  "events": 14}]
-    assert trek.status(None) == before
-    assert trek.log(None) == log_before
+    assert trek.queries.status(None) == before
+    assert trek.queries.log(None) == log_before
     assert trek.verify_views()["verified"] is True
 
 
@@ -55,16 +55,16 @@ def test_read_models_behind_the_log_are_folded_in_by_every_read(
         store: str, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    provisions = trek.status(None)["supplies"]["provisions"]
+    provisions = trek.queries.status(None)["supplies"]["provisions"]
     # A process stopped between its append and the read-model update: the event is in the
     # log, the read models never heard of it.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
     trek.handle(None, AddSupplies({"provisions": 3}))
     monkeypatch.undo()
     assert trek.projector.lag() == 1
-    status = trek.status(None)
+    status = trek.queries.status(None)
     assert (status["events"], status["supplies"]["provisions"]) == (15, provisions + 3)
-    assert [entry["seq"] for entry in trek.log(None)][-1] == 15
+    assert [entry["seq"] for entry in trek.queries.log(None)][-1] == 15
     # Verify says the stored read models are behind, which is not a difference.
     assert trek.verify_views() == {"verified": True, "differences": [], "behind": 1}
     # The next recording command stores them.

@@ -153,7 +153,7 @@ def test_an_edited_snapshot_is_refused(db: str, open_trek: OpenTrek,
     monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
     trek = open_trek(db, create=True)
     record_full_day(trek)                 # snapshots at events 5 and 10
-    provisions = trek.status(None)["supplies"]["provisions"]
+    provisions = trek.queries.status(None)["supplies"]["provisions"]
     trek.close()
     rows = sql(db, "SELECT originator_version, state FROM {snapshots} "
                "WHERE originator_id = ? ORDER BY originator_version", (cid(db),))
@@ -412,7 +412,7 @@ def edit_read_models(store: str) -> None:
 def test_verify_compares_the_read_models_with_the_log(db: str, open_trek: OpenTrek,
                                                       trek_run: Any) -> None:
     journey(open_trek, db)
-    provisions = open_trek(db).status(None)["supplies"]["provisions"]
+    provisions = open_trek(db).queries.status(None)["supplies"]["provisions"]
     edit_read_models(db)
     assert trek_run("status", "--json", db=db).json()["supplies"]["provisions"] == 777
     run = trek_run("verify", db=db)
@@ -441,7 +441,7 @@ TRACKING = {"deleted": "DELETE FROM trek_view_tracking",
 def test_a_corrupted_tracking_row_warns_and_the_event_stands(
         db: str, open_trek: OpenTrek, trek_run: Any, damage: str) -> None:
     journey(open_trek, db)
-    ammo = open_trek(db).status(None)["supplies"]["ammo"]
+    ammo = open_trek(db).queries.status(None)["supplies"]["ammo"]
     sql(db, TRACKING[damage])
     run = trek_run("supplies", "add", "ammo=1", db=db)
     # Recorded: exit 0 and the usual line, so a script never records it twice ...

@@ -35,7 +35,7 @@ def test_undo_last_kind_finds_the_newest_live_event_of_that_kind(
         trek.handle(None, Undo(last="jump"))
     with pytest.raises(RuleViolation, match="not both"):
         trek.handle(None, Undo(5, last="harm"))
-    assert trek.status(None)["events"] == 7
+    assert trek.queries.status(None)["events"] == 7
     assert trek.handle(None, Undo(last="harm"))[0]["cancels"] == [5]                       # 8
-    assert trek.status(None)["supplies"]["provisions"] == 0
-    assert trek.status(None)["characters"]["Kira"]["health"] == 50
+    assert trek.queries.status(None)["supplies"]["provisions"] == 0
+    assert trek.queries.status(None)["characters"]["Kira"]["health"] == 50

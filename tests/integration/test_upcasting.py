@@ -212,7 +212,7 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
 
     with Trek.open(db, rulesets=RULESETS, gm="new-release") as trek:
         # Read before the read models have seen the row: folded in memory, upcast on the way.
-        kira = trek.status(None)["characters"]["Kira"]
+        kira = trek.queries.status(None)["characters"]["Kira"]
         assert (kira["health"], kira["health_max"], kira["energy"], kira["energy_max"]) == (
             50, 50, 45, 45)
         # Recording loads the campaign through the same mapper and links to the stored bytes.
@@ -225,10 +225,10 @@ def test_a_store_with_a_hand_written_version_1_row_loads_through_the_application
         assert trek.verify_views()["verified"] is True
         trek.replay()
         assert trek.verify_views()["verified"] is True
-        status = trek.status(None)
+        status = trek.queries.status(None)
         assert status["characters"]["Kira"]["health_max"] == 50
         assert status["characters"]["Oren"]["energy_max"] == 55
-        log = trek.log(None)
+        log = trek.queries.log(None)
         assert [(e["seq"], e["type"]) for e in log] == [
             (1, "CampaignStarted"), (2, "CharacterAdded"), (3, "CharacterAdded")]
         assert log[1]["gm"] == "old-release"

@@ -113,7 +113,7 @@ def test_one_trial_with_given_dice_goes_as_recording_it_would(
                      memory=MemoryStores())
     try:
         slug = campaign(trek, upkeep, provisions)
-        view = trek.view(slug)
+        view = trek.queries.view(slug)
         policy = {"forced_march": marches, "night": night, "shortcuts": shortcuts,
                   "forage": forage}
         planner = Planner(RULESETS.named("besm"), view.game, view.map, target, policy)
@@ -127,9 +127,9 @@ def test_one_trial_with_given_dice_goes_as_recording_it_would(
         assert trial.steps, "a plan of five days takes at least a day's start"
         for step in trial.steps:
             record(trek, slug, step)
-            stored = trek.view(slug).game
+            stored = trek.queries.view(slug).game
             assert stored.model_dump() == step.game.model_dump(), step.action
-        last = trek.view(slug).game
+        last = trek.queries.view(slug).game
         assert (last.position == target) == (trial.arrived_day is not None)
         if trial.arrived_day is not None:
             assert trial.on_arrival is not None

@@ -104,7 +104,7 @@ def start(trek: Trek, name: str) -> str:
 
 def state(trek: Trek, slug: str) -> dict[str, Any]:
     labels = {"campaign", "name", "events", "session"}
-    return {k: v for k, v in trek.status(slug).items() if k not in labels}
+    return {k: v for k, v in trek.queries.status(slug).items() if k not in labels}
 
 
 EXAMPLES = {"memory": 60, "sqlite": 15, "postgres": 15}
@@ -131,9 +131,9 @@ def test_an_undo_equals_playing_the_history_without_what_it_cancelled(
                 play(trek, slug, command)
             except RuleViolation:
                 continue  # refused: nothing recorded, so it is not part of the history
-            played[trek.status(slug)["events"]] = command
+            played[trek.queries.status(slug)["events"]] = command
         target = sorted(played)[pick % len(played)]
-        before = trek.status(slug)
+        before = trek.queries.status(slug)
 
         refusal = ""
         try:
@@ -143,7 +143,7 @@ def test_an_undo_equals_playing_the_history_without_what_it_cancelled(
         if refusal:
             assert not cascade
             assert "add --cascade" in refusal
-            assert trek.status(slug) == before  # a refused undo records nothing
+            assert trek.queries.status(slug) == before  # a refused undo records nothing
             [reversal] = trek.handle(slug, Undo(target, cascade=True))
             # It was refused for the later events that depend on it, each named by its seq.
             dependents = sorted(set(reversal["cancels"]) - {target})

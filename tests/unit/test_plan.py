@@ -54,7 +54,7 @@ def planner() -> Planner:
         trek.handle(slug, AddMount("Bramble", ("ground-speed", 0), "Oren"))
         trek.handle(slug, SetSupplies({"provisions": 3}))
         trek.handle(slug, SetRule("upkeep-provisions", 1))
-        view = trek.view(slug)
+        view = trek.queries.view(slug)
         return Planner(RULESETS.named("besm"), view.game, view.map, TARGET, POLICY)
     finally:
         trek.close()

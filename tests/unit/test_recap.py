@@ -77,7 +77,7 @@ def two_sessions(trek: Trek) -> None:
 def test_recap_of_a_session_counts_what_was_played(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    doc = trek.recap(None, 1)
+    doc = trek.queries.recap(None, 1)
     assert (doc["campaign"], doc["session"], doc["title"], doc["whole_campaign"]) == (
         "ashes-road", 1, "Into the *Reach* | <b>", False)
     assert doc["events"] == {"first": 15, "last": 23, "count": 9}
@@ -105,21 +105,21 @@ def test_the_default_is_the_latest_session_and_a_fight_counts_its_rounds(
         store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    doc = trek.recap(None)
+    doc = trek.queries.recap(None)
     assert (doc["session"], doc["title"], doc["days"]) == (2, None, [])
     # The step inside the fight is on the battle map, not overland travel.
     assert doc["distance"]["squares"] == 0
     assert doc["fights"] == [{"seq": 25, "name": "Ford_of *Ash*", "started": True,
                               "rounds": [1, 2], "ended": True}]
     with pytest.raises(NotFound, match="no session 3; ashes-road has sessions 1 to 2"):
-        trek.recap(None, 3)
+        trek.queries.recap(None, 3)
 
 
 def test_a_campaign_without_sessions_is_recapped_whole(store: str, open_trek: OpenTrek
                                                        ) -> None:
     trek = open_trek(store, create=True)
     record_full_day(trek)
-    doc = trek.recap(None)
+    doc = trek.queries.recap(None)
     assert (doc["session"], doc["whole_campaign"], doc["days"]) == (None, True, [1])
     # E E E and on to 6,1 (2 more): 5 squares, 30 miles; 2 provisions foraged and 2 marched.
     # The opening `supplies set` (4 provisions, 2 ammo) states the stock: nothing gained.
@@ -135,7 +135,7 @@ def test_a_campaign_without_sessions_is_recapped_whole(store: str, open_trek: Op
 def test_markdown_of_the_session(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    text = markdown(trek.recap(None, 1))
+    text = markdown(trek.queries.recap(None, 1))
     lines = text.splitlines()
     assert lines[0] == r"# Session 1: Into the \*Reach\* \| \<b\>"
     assert "- Days travelled: 2" in lines
@@ -152,7 +152,7 @@ def test_markdown_of_the_session(store: str, open_trek: OpenTrek) -> None:
 def test_html_escapes_every_name(store: str, open_trek: OpenTrek) -> None:
     trek = open_trek(store, create=True)
     two_sessions(trek)
-    page = html_page(trek.recap(None, 1))
+    page = html_page(trek.queries.recap(None, 1))
     assert "<b>" not in page
     assert "Into the *Reach* | &lt;b&gt;" in page
 

@@ -1,4 +1,4 @@
-"""The route document (domain/route.py via Trek.route) and its SVG drawing (cli/route.py).
+"""The route document (domain/route.py via Trek.queries.route) and its SVG drawing (cli/route.py).
 
 Every expected day, path, marker and cancellation below is worked out by hand from RULES §3
 and §4 for the journey each test records.
@@ -106,7 +106,7 @@ def _brief(items: list[dict[str, Any]], *keys: str) -> list[tuple[Any, ...]]:
 def test_two_days_give_their_paths_days_cancellations_and_markers() -> None:
     trek = _trek()
     _two_days(trek)
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     assert doc["start"] == {"x": 0, "y": 0}
     assert doc["position"] == {"x": 4, "y": 0}
     assert (doc["day"], doc["events"], doc["days"]) == (2, 16, [1, 2])
@@ -130,7 +130,7 @@ def test_two_days_give_their_paths_days_cancellations_and_markers() -> None:
 def test_as_of_cuts_the_route_and_a_later_undo_does_not_yet_count() -> None:
     trek = _trek()
     _two_days(trek)
-    doc = trek.route(None, as_of=8)
+    doc = trek.queries.route(None, as_of=8)
     assert (doc["day"], doc["events"], doc["as_of"]) == (1, 8, 8)
     assert doc["position"] == {"x": 3, "y": 1}
     assert _brief(doc["segments"], "seq", "cancelled_by") == [(6, None), (8, None)]
@@ -144,7 +144,7 @@ def test_a_redo_makes_a_cancelled_path_live_again() -> None:
     trek.handle(None, Move(MoveOptions(steps=("S",))))                    # 6: 0,0 -> 0,1
     trek.handle(None, Undo())                                               # 7
     trek.handle(None, Redo(6))                                            # 8
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     assert _brief(doc["segments"], "seq", "cancelled_by") == [(6, None)]
     assert doc["position"] == {"x": 0, "y": 1}
 
@@ -159,7 +159,7 @@ def test_a_mount_strained_to_death_is_marked_where_the_party_camped() -> None:
     trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 9: 0,2 -> 1,2
     # Level 1 less 2 points of strain is below 0: the mount is dead.
     trek.handle(None, EndDay(DayEndOptions()))                           # 10
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     deaths = [m for m in doc["marks"] if m["kind"] == "death"]
     assert _brief(deaths, "seq", "day", "at", "label") == [
         (10, 1, {"x": 1, "y": 2}, "<script>alert(1)</script> dead")]
@@ -177,7 +177,7 @@ def test_a_session_draws_its_own_events_strong_and_the_rest_faint() -> None:
     trek.handle(None, StartSession("Into the hills"))                    # 7
     trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 8
     trek.handle(None, EndSession())                                        # 9
-    doc = trek.route(None, session=1)
+    doc = trek.queries.route(None, session=1)
     assert _brief(doc["segments"], "seq", "strong", "session") == [
         (6, False, None), (8, True, 1)]
     root = ET.fromstring(route_svg(doc))
@@ -189,7 +189,7 @@ def test_a_session_draws_its_own_events_strong_and_the_rest_faint() -> None:
 def test_the_svg_has_one_group_per_day_coordinates_and_a_key_of_what_it_uses() -> None:
     trek = _trek()
     _two_days(trek)
-    root = ET.fromstring(route_svg(trek.route(None)))
+    root = ET.fromstring(route_svg(trek.queries.route(None)))
     days = [g for g in root.iter(f"{SVG}g") if g.get("class") == "day"]
     assert [g.get("data-day") for g in days] == ["1", "2"]
     assert days[0].get("stroke") != days[1].get("stroke")
@@ -210,7 +210,7 @@ def test_the_svg_has_one_group_per_day_coordinates_and_a_key_of_what_it_uses() -
 def test_an_unknown_marker_kind_is_drawn_plainly_and_named_in_the_key() -> None:
     trek = _trek()
     _two_days(trek)
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     doc["marks"].append({**doc["marks"][0], "kind": "dragon-sighting", "label": "a dragon"})
     assert "dragon-sighting" not in MARKS
     root = ET.fromstring(route_svg(doc))
@@ -222,7 +222,7 @@ def test_an_unknown_marker_kind_is_drawn_plainly_and_named_in_the_key() -> None:
 def test_the_html_page_is_titled_and_holds_the_picture_and_a_print_stylesheet() -> None:
     trek = _trek()
     _two_days(trek)
-    page = route_html(trek.route(None), "Week <3>")
+    page = route_html(trek.queries.route(None), "Week <3>")
     assert "<title>Week &lt;3&gt;</title>" in page
     assert "@media print" in page
     assert page.count("<svg ") == 1
@@ -245,16 +245,16 @@ def test_the_last_live_path_ends_where_status_puts_the_party(steps: list[str]) -
                 trek.handle(None, Move(MoveOptions(steps=(step,))))
         except TrackerError:  # a refused step records nothing; the walk goes on
             pass
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     live = [s for s in doc["segments"] if s["cancelled_by"] is None]
     end = live[-1]["path"][-1] if live else doc["start"]
-    assert end == trek.status(None)["position"] == doc["position"]
+    assert end == trek.queries.status(None)["position"] == doc["position"]
 
 
 def test_the_readme_picture_is_the_demo_journey_as_drawn_now() -> None:
     trek = _trek()
     play(trek)
-    drawn = route_svg(trek.route(None))
+    drawn = route_svg(trek.queries.route(None))
     committed = Path(__file__).resolve().parents[2] / "docs" / "images" / "route.svg"
     if os.environ.get("TREK_REDRAW_DOCS"):
         committed.write_text(drawn, encoding="utf-8")
@@ -274,19 +274,19 @@ def test_a_cypher_day_draws_its_travel_and_marks_a_square_not_yet_reached() -> N
     trek.handle(None, Move(MoveOptions(steps=("E",))))                        # 5: open 2,0
     # Rough 3,0 costs more than what is left of the day: the party sets off toward it.
     trek.handle(None, Move(MoveOptions(steps=("E",))))                        # 6
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     assert _brief(doc["segments"], "seq", "day", "path") == [
         (4, 1, _path((0, 0), (1, 0))), (5, 1, _path((1, 0), (2, 0)))]
     assert _brief(doc["marks"], "seq", "kind", "at") == [(6, "under-way", {"x": 2, "y": 0})]
     assert doc["marks"][0]["label"].startswith("under way to 3,0, ")
-    assert doc["position"] == trek.status(None)["position"] == {"x": 2, "y": 0}
+    assert doc["position"] == trek.queries.status(None)["position"] == {"x": 2, "y": 0}
 
 
 def test_typed_map_and_shortcut_names_are_text_in_the_svg_and_the_page() -> None:
     trek = _trek()
     trek.init("Ashes Road", seed=3, map_text=STRIP.replace("The Strip", "<b>Strip</b>")
               .replace("Goat Track", "<img src=x onerror=alert(1)>"))
-    doc = trek.route(None)
+    doc = trek.queries.route(None)
     for picture in (route_svg(doc), route_html(doc, doc["map"]["name"])):
         assert "&lt;b&gt;Strip&lt;/b&gt;" in picture
         assert "&lt;img src=x onerror=alert(1)&gt;" in picture
@@ -321,7 +321,7 @@ def test_each_kind_of_ground_is_drawn_apart_and_keyed_once() -> None:
     trek = Trek.open(f"memory:route-{uuid.uuid4().hex}", rulesets=RULESETS, create=True,
                      gm="gm")
     trek.init("Qi", ruleset="cypher", map_text=LAKES_AND_ROADS, seed=3)
-    root = ET.fromstring(route_svg(trek.route(None)))
+    root = ET.fromstring(route_svg(trek.queries.route(None)))
     glyphs = {(t.get("x"), t.get("y")): t.text for t in root.iter(f"{SVG}text")
               if t.get("class") == "glyph"}
     # Square x,y is drawn centred at (28 + 40x + 20, 48 + 40y + 20), the glyph 6 below.
@@ -344,7 +344,7 @@ def test_day_labels_cover_no_path_name_marker_ring_or_other_label(
     trek = _trek()
     play(trek)
     picture = tmp_path / "route.svg"
-    picture.write_text(route_svg(trek.route(None)), encoding="utf-8")
+    picture.write_text(route_svg(trek.queries.route(None)), encoding="utf-8")
     chromium_page.goto(picture.as_uri())
     boxes = chromium_page.eval_on_selector_all(
         ".day-label, [class$='-name'], .marks circle, circle.start, circle.party",

@@ -241,20 +241,20 @@ def test_a_new_ruleset_plays_through_the_application_and_its_store(store: str) -
 
     # Read back in a new process's way: a fresh application over the same file.
     with Trek.open(store, rulesets=PLAYED) as trek:
-        status = trek.status(None)
+        status = trek.queries.status(None)
         assert status["ruleset"] == "stride"
         kira = status["encounter"]["combatants"]["Kira"]
         # Two strides from 0,0: east to 1,0, then south-east to 2,1; Kira's stride is 2.
         assert (kira["position"], kira["moved"], kira["remaining"]) == ({"x": 2, "y": 1}, 2, 0)
         assert status["encounter"]["combatants"]["Rat"]["remaining"] == 1
         assert status["characters"]["Kira"]["health_max"] == 10
-        assert [e["type"] for e in trek.log(None)][-2:] == ["Strode", "Strode"]
+        assert [e["type"] for e in trek.queries.log(None)][-2:] == ["Strode", "Strode"]
 
 
 def test_a_new_rulesets_own_refusals_record_nothing(store: str) -> None:
     play(store)
     with Trek.open(store, rulesets=PLAYED) as trek:
-        before = trek.status(None)["events"]
+        before = trek.queries.status(None)["events"]
         with pytest.raises(RuleViolation, match="strides 2 squares a round"):
             trek.handle(None, MoveCombatant(name="Kira", steps=("E",)))
         with pytest.raises(NotOffered, match="--basic-move is another ruleset's option"):
@@ -263,7 +263,7 @@ def test_a_new_rulesets_own_refusals_record_nothing(store: str) -> None:
         with pytest.raises(NotOffered, match="no overland rules"):
             trek.handle(None, StartDay())
         before += 1
-        assert trek.status(None)["events"] == before
+        assert trek.queries.status(None)["events"] == before
 
 
 def test_undo_redecides_a_new_rulesets_events(store: str) -> None:
@@ -271,9 +271,9 @@ def test_undo_redecides_a_new_rulesets_events(store: str) -> None:
     with Trek.open(store, rulesets=PLAYED) as trek:
         # Undo the first stride with --cascade: the second one started from 1,0 and is
         # re-decided from 0,0, where its recorded path no longer begins, so it goes too.
-        seq = next(e["seq"] for e in trek.log(None) if e["type"] == "Strode")
+        seq = next(e["seq"] for e in trek.queries.log(None) if e["type"] == "Strode")
         trek.handle(None, Undo(seq, cascade=True, reason="wrong square"))
-        kira = trek.status(None)["encounter"]["combatants"]["Kira"]
+        kira = trek.queries.status(None)["encounter"]["combatants"]["Kira"]
         assert (kira["position"], kira["moved"]) == ({"x": 0, "y": 0}, 0)
         trek.replay()
-        assert trek.status(None)["encounter"]["combatants"]["Kira"]["moved"] == 0
+        assert trek.queries.status(None)["encounter"]["combatants"]["Kira"]["moved"] == 0
