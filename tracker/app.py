@@ -485,7 +485,9 @@ class Trek:
         decide it and returned unsaved, its seq the one it would get.
         """
         docs = self._record(slug, self._action(command), preview=preview)
-        return list(self._with_targets(self.resolve(slug), docs))
+        if any(doc["type"] in _NAMED_BY for doc in docs):
+            return list(self._with_targets(self.resolve(slug), docs))
+        return docs
 
     @singledispatchmethod
     def _action(self, command: Command) -> Callable[[Campaign], TrekEvent]:
