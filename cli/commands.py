@@ -45,8 +45,8 @@ from tracker.registry import ENTRIES
 
 if TYPE_CHECKING:
     from domain.geometry import Square
-    from domain.mapformats import Grid
     from tracker.app import Trek
+    from tracker.mapformats import Grid
 
 # The rulesets by name, the first the default: read off the registry's entries, which loads none.
 RULESET_NAMES = [entry.name for entry in ENTRIES]

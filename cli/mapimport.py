@@ -12,7 +12,8 @@ from typing import Any
 from cli import render
 from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
-from domain.mapformats import (
+from domain.maps import load_map
+from tracker.mapformats import (
     EXTENSIONS,
     FORMAT_TITLES,
     Grid,
@@ -22,7 +23,6 @@ from domain.mapformats import (
     format_of,
     parse,
 )
-from domain.maps import load_map
 from tracker.registry import RULESETS
 
 

@@ -86,7 +86,7 @@ RECORDING = {
     "gurps": [("encounter", "start", "Ambush")],
     "cypher": [("roster", "add-character", "Kira", "--might", "10", "--speed", "10")],
 }
-PICTURES_AND_READERS = ("domain.mapformats", "cli.mapimport", "cli.svg", "cli.route",
+PICTURES_AND_READERS = ("tracker.mapformats", "cli.mapimport", "cli.svg", "cli.route",
                         "cli.recap", "cli.web", "projections.recap")
 
 

@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 from domain.battlemap import load_battle_map
 from domain.errors import MapError
-from domain.mapformats import Target, convert, format_of, parse
-from domain.mapformats.uvtt import cells_crossed
 from domain.maps import load_map
+from tracker.mapformats import Target, convert, format_of, parse
+from tracker.mapformats.uvtt import cells_crossed
 from tracker.registry import RULESETS
 
 BESM_OVERLAND = Target(frozenset({"open", "feature", "hazard"}), battle=False)

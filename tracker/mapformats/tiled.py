@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from domain.errors import MapError
-from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size, json_object
+from tracker.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size, json_object
 
 # The top bits of a gid say how the tile is flipped or rotated; they are not part of its id.
 _FLIP_BITS = 0xF0000000

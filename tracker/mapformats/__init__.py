@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from domain.errors import MapError
-from domain.mapformats.terrains import check_overrides, knows, resolve_terrains
+from tracker.mapformats.terrains import check_overrides, knows, resolve_terrains
 
 Grid = Literal["square", "hex"]
 Format = Literal["tiled", "textmapper", "uvtt"]
@@ -111,7 +111,7 @@ def format_of(filename: str, text: str) -> Format:
 
 def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None) -> SourceMap:
     """The file's text as a SourceMap; a MapError gives the reason it cannot be read."""
-    from domain.mapformats import textmapper, tiled, uvtt
+    from tracker.mapformats import textmapper, tiled, uvtt
 
     if fmt == "tiled":
         source = tiled.parse(text, stem)

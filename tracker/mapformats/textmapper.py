@@ -6,7 +6,7 @@ import re
 from collections import Counter
 
 from domain.errors import MapError
-from domain.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
+from tracker.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
 
 # Four digits, column then row (six on big maps), then the types; a quoted label may follow.
 _CELL = re.compile(r"^(\d{4}|\d{6})(?:\s+(.*))?$")

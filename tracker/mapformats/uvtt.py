@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from domain.errors import MapError
-from domain.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size, json_object
+from tracker.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size, json_object
 
 WALL = SourceCell("wall")
 DOOR = SourceCell("wall", name="closed door")
