@@ -6,12 +6,12 @@ attribute, an open square costs 1 and difficult ground 2 (or its cost), and so o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from encounter_play import cancel_cascade
+from refusals import refused
 
 from domain.battlemap import load_battle_map
 from domain.besm.commands import Act, GoProne, StandUp
@@ -26,7 +26,7 @@ from domain.commands import (
     StartEncounter,
 )
 from domain.encounter import EncounterOpen, NoEncounter
-from domain.errors import MapError, NotFound, NotOffered, RuleViolation
+from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
@@ -110,15 +110,6 @@ def status(c: Campaign, name: str) -> dict[str, Any]:
     assert doc is not None
     combatant: dict[str, Any] = doc["combatants"][name]
     return combatant
-
-
-def refused(c: Campaign, command: Callable[[], object], match: str = "",
-            kind: type[Exception] = RuleViolation) -> None:
-    """Refused with the error kind, and the campaign exactly as it was."""
-    before = (c.version, c.game.dump())
-    with pytest.raises(kind, match=match):
-        command()
-    assert (c.version, c.game.dump()) == before
 
 
 def test_speed_is_body_plus_the_best_movement_attribute() -> None:

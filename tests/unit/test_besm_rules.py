@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from journeys import besm_command
+from refusals import refused
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
 from domain.besm.events import (
@@ -47,7 +48,7 @@ from domain.commands import (
     StartDay,
 )
 from domain.dice import KeyedDice, check
-from domain.errors import NotFound, RuleViolation
+from domain.errors import NotFound
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, load_map
@@ -118,20 +119,6 @@ def hero(name: str, *, body: int = 6, mind: int = 5, soul: int = 4,
                             skills=dict(skills or {}), attributes=dict(attributes or {}),
                             health_max=health_max, energy_max=energy_max,
                                 extra={"body": body, "mind": mind, "soul": soul})
-
-
-def refused(campaign: Campaign, command: Callable[[], object],
-            match: str | None = None) -> RuleViolation:
-    """Run a command that must be refused, and check it recorded and changed nothing."""
-    game = campaign.game.model_dump()
-    version = campaign.version
-    pending = len(campaign.pending_events)
-    with pytest.raises(RuleViolation, match=match) as caught:
-        command()
-    assert campaign.game.model_dump() == game
-    assert campaign.version == version
-    assert len(campaign.pending_events) == pending
-    return caught.value
 
 
 def movement(campaign: Campaign) -> dict[str, Any]:

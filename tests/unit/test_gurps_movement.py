@@ -8,12 +8,12 @@ a side hex (facing ±2) or the back hex (facing +3) costs 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from encounter_play import cancel_cascade
+from refusals import refused
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -112,15 +112,6 @@ def status(c: Campaign, name: str) -> dict[str, Any]:
     assert doc is not None
     combatant: dict[str, Any] = doc["combatants"][name]
     return combatant
-
-
-def refused(c: Campaign, command: Callable[[], object], match: str = "",
-            kind: type[Exception] = RuleViolation) -> None:
-    """Refused with the error kind, and the campaign exactly as it was."""
-    before = (c.version, c.game.dump())
-    with pytest.raises(kind, match=match):
-        command()
-    assert (c.version, c.game.dump()) == before
 
 
 def cells(event: Any) -> list[tuple[int, int]]:

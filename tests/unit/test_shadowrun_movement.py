@@ -7,17 +7,17 @@ Dvorak, a dwarf of Quickness 4 (walk 4 m, run 4 × 2 = 8 m); enemies added for t
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from encounter_play import cancel_cascade
+from refusals import refused
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, StartEncounter
-from domain.errors import MapError, NotFound, NotOffered, RuleViolation
+from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
@@ -98,15 +98,6 @@ def clock(c: Campaign) -> tuple[int, int]:
     doc = encounter_of(c.situation(), SR)
     assert doc is not None
     return doc["pass"], doc["passes"]
-
-
-def refused(c: Campaign, command: Callable[[], object], match: str = "",
-            kind: type[Exception] = RuleViolation) -> None:
-    """Refused with the error kind, and the campaign exactly as it was."""
-    before = (c.version, c.game.dump())
-    with pytest.raises(kind, match=match):
-        command()
-    assert (c.version, c.game.dump()) == before
 
 
 # -- characters ----------------------------------------------------------------------------------
