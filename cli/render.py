@@ -22,6 +22,7 @@ from cli.drawing import named_paths, token_labels
 from cli.output import json_text as json_text
 from cli.paging import PipeConsole
 from cli.ruleset_line import CommandLine
+from domain.grid import GRIDS
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
 console: Console = PipeConsole(highlight=False)
@@ -595,8 +596,9 @@ def _cell_width(doc: dict[str, Any]) -> int:
 def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The terminal picture's lines. Squares: one line per row. Hexes: two lines per row, the
     even columns on the first and the odd columns (half a hex lower) on the second."""
+
     rows = encounter_grid(doc)
-    if doc["grid"] != "hex":
+    if not GRIDS[doc["grid"]].staggered:
         return rows
     battle_map = doc["map"]
     first_x = 0 if battle_map is not None else _plain_extent(doc)[0].start
@@ -613,6 +615,7 @@ def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The coordinates around the terminal picture: the lines of x numbers over it (one line
     while every x is a single digit, else the tens (or a minus) over the units) and the y
     number before each of its lines (a hex row's two lines both carry the row's y)."""
+
     battle_map = doc["map"]
     if battle_map is not None:
         xs, ys = range(battle_map["width"]), range(battle_map["height"])
@@ -630,7 +633,7 @@ def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
             return str(x // 10) if x >= 10 else " "
         header = [pad + " ".join(tens(x).ljust(cell) for x in xs),
                   pad + " ".join(str(abs(x) % 10).ljust(cell) for x in xs)]
-    per_row = 2 if doc["grid"] == "hex" else 1
+    per_row = 2 if GRIDS[doc["grid"]].staggered else 1
     labels = [f"{y:>{width}} " for y in ys for _ in range(per_row)]
     return [line.rstrip() for line in header], labels
 
@@ -741,11 +744,12 @@ def _table_width(headers: list[str], rows: list[list[str]]) -> int:
 def print_encounter(doc: dict[str, Any]) -> None:
     from rich.text import Text
 
+
     battle_map = doc["map"]
     where = plain(battle_map["name"]) if battle_map else "an open plain"
     own = encounter_clock(doc)
-    grids = "hexes" if doc["grid"] == "hex" else f"{doc['grid']}s"
-    console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, {grids}) on "
+    console.print(f"[bold]{plain(doc['name'])}[/bold] ({doc['ruleset']}, "
+                  f"{GRIDS[doc['grid']].cells}) on "
                   f"{where}, round {doc['round']}" + "".join(f", {plain(o)}" for o in own))
     header, labels = encounter_axes(doc)
     for text in header:

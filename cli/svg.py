@@ -77,7 +77,7 @@ class Layout:
     """Where a cell's centre is drawn, and the outline of a cell."""
 
     def __init__(self, grid: str, xs: range, ys: range) -> None:
-        self.hex = grid == "hex"
+        self.hex = GRIDS[grid].staggered
         self.xs, self.ys = xs, ys
         self.size = CELL / 2 if not self.hex else CELL / math.sqrt(3)
 

@@ -52,6 +52,7 @@ from domain.events import (
     canonical_bytes,
 )
 from domain.geometry import Square
+from domain.grid import GRIDS
 from domain.history import Replan, describe_dropped, replan
 from domain.maps import GameMap, Terrain
 from domain.patch import diff
@@ -480,7 +481,7 @@ class Campaign:
         if battle_map is not None and battle_map.get("grid", "square") != grid:
             raise RuleViolation(
                 f"the battle map is a {battle_map.get('grid')} grid, and {self.ruleset_name} "
-                f"plays on {'hexes' if grid == 'hex' else grid + 's'}; give a map with "
+                f"plays on {GRIDS[grid].cells}; give a map with "
                 f"grid = \"{grid}\"")
         return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
 

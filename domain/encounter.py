@@ -12,9 +12,10 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
+from domain.cells import Cell
 from domain.errors import NotFound, RuleViolation
 from domain.events import ByEventClass, TrekEvent
-from domain.geometry import Cell, Square
+from domain.geometry import Square
 from domain.grid import GRIDS
 from domain.labels import labels_of
 from domain.maps import extent
@@ -279,8 +280,7 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     check_can_stand(encounter, command.at, name=command.name)
     grid = GRIDS[encounter.grid]
     if command.facing is not None and command.facing not in grid.directions:
-        cells = "hexes" if encounter.grid == "hex" else f"{encounter.grid}s"
-        raise RuleViolation(f"--facing {command.facing} is not a direction on {cells}; "
+        raise RuleViolation(f"--facing {command.facing} is not a direction on {grid.cells}; "
                             f"use {' '.join(grid.directions)}")
     if command.options is not None:
         check_character_options(rules, command.options)

@@ -15,6 +15,10 @@ from domain.geometry import DIRECTIONS, Square
 class Grid(Protocol):
     name: str
     directions: tuple[str, ...]
+    # What its cells are called ("squares"), and whether odd columns sit half a cell lower
+    # (how hexes are laid out and drawn).
+    cells: str
+    staggered: bool
 
     def step(self, cell: Square, direction: str) -> Square: ...
 
@@ -25,6 +29,8 @@ class Grid(Protocol):
 
 class SquareGrid:
     name = "square"
+    cells = "squares"
+    staggered = False
     directions = tuple(DIRECTIONS)
 
     def step(self, cell: Square, direction: str) -> Square:
@@ -60,6 +66,8 @@ _HEX_STEPS: dict[str, tuple[tuple[int, int], tuple[int, int]]] = {
 
 class HexGrid:
     name = "hex"
+    cells = "hexes"
+    staggered = True
     directions = tuple(_HEX_STEPS)
 
     def step(self, cell: Square, direction: str) -> Square:

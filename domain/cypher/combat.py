@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
+from domain.cells import Cell
 from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
@@ -24,7 +25,7 @@ from domain.encounter import (
 )
 from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
-from domain.geometry import DIRECTIONS, Cell, Square
+from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
 from domain.ruleset import Command, Decision, MoveCombatant, Situation, StartRound
 from domain.state import Combatant, Encounter

@@ -22,6 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from domain import pathfinding
 from domain.battlemap import LegendSpec, flag, whole_number
 from domain.bounds import MAX_LEVEL
+from domain.cells import Cell
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -34,7 +35,7 @@ from domain.encounter import (
 )
 from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
-from domain.geometry import Cell, Square
+from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, EnterCombatant, MoveCombatant, Situation, StartRound
 from domain.state import Combatant, Encounter, Game, Side, friends

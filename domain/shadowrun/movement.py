@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
+from domain.cells import Cell
 from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
@@ -25,7 +26,7 @@ from domain.encounter import (
 )
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
-from domain.geometry import Cell, Square
+from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
 from domain.shadowrun.commands import SPRINT_ROLL
