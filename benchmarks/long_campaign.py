@@ -61,7 +61,9 @@ from domain.ruleset import (
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek
-from tracker.registry import RULESETS
+from tracker.registry import build_registry
+
+RULESETS = build_registry()
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP_TEXT = (ROOT / "docs" / "examples" / "ashen-reach.toml").read_text(encoding="utf-8")

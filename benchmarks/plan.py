@@ -37,7 +37,9 @@ from replay import byte_compiled, median, run, trek
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
-from tracker.registry import RULESETS
+from tracker.registry import build_registry
+
+RULESETS = build_registry()
 
 TARGET_S = 2.0
 TRIALS = 10_000

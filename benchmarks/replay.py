@@ -53,7 +53,9 @@ from long_campaign import GM, MAP_TEXT, NAME, UNDO_OLD_TARGET, build
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
-from tracker.registry import RULESETS
+from tracker.registry import build_registry
+
+RULESETS = build_registry()
 
 ROOT = Path(__file__).resolve().parents[1]
 

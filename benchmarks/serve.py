@@ -40,7 +40,9 @@ import httpx  # noqa: E402
 
 from cli.besm_demo import play  # noqa: E402
 from tracker.app import Trek  # noqa: E402
-from tracker.registry import RULESETS  # noqa: E402
+from tracker.registry import build_registry  # noqa: E402
+
+RULESETS = build_registry()
 
 GM_KEY = "benchmark-gm-secret-000001"
 PLAYER_KEY = "benchmark-players-secret-01"

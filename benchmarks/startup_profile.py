@@ -89,7 +89,9 @@ marks.append(("libraries", clock()))
 import domain.events, domain.state, domain.maps, domain.encounter, domain.ruleset
 import domain.campaign, tracker.app, projections.projector
 marks.append(("trek models", clock()))
-from tracker.registry import RULESETS
+from tracker.registry import build_registry
+
+RULESETS = build_registry()
 RULESETS.named(ruleset)
 marks.append(("ruleset", clock()))
 import cli.main, cli.commands

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli import render
-from cli.context import open_store, record, recorded, settings
+from cli.context import open_store, record, recorded, rulesets, settings
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
@@ -75,7 +75,6 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
     """
     from domain.campaign import Stamp
     from tracker.app import INIT_HAS_NO_PREVIEW, gm_from_env, new_campaign
-    from tracker.registry import RULESETS
 
     if settings().preview:
         raise TrackerError(INIT_HAS_NO_PREVIEW)
@@ -88,7 +87,7 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
         # Everything that needs no store is checked before the store file is made.
-        new_campaign(RULESETS, Stamp(gm=gm_from_env(settings().gm), at=datetime.now(UTC)),
+        new_campaign(rulesets(), Stamp(gm=gm_from_env(settings().gm), at=datetime.now(UTC)),
                      name, ruleset=ruleset, map_text=map_text, at=at, seed=seed)
         with _made_by_this_init():
             docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text,
@@ -507,9 +506,8 @@ def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> 
 def _kinds_listed() -> str:
     """The words `undo --last` takes, kept whole on their lines (click would break them at
     their hyphens)."""
-    from tracker.registry import RULESETS
 
-    lines = textwrap.wrap(", ".join(RULESETS.undo_kinds) + ".", 76, break_on_hyphens=False)
+    lines = textwrap.wrap(", ".join(rulesets().undo_kinds) + ".", 76, break_on_hyphens=False)
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
 
@@ -675,7 +673,6 @@ def session_end() -> None:
 def demo(keep: Path | None) -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
     from tracker.app import Trek
-    from tracker.registry import RULESETS
 
     if not _DEMOS:
         raise TrackerError("no ruleset of this release has a sample campaign")
@@ -684,7 +681,7 @@ def demo(keep: Path | None) -> None:
                            f"demo's store is made there")
     play = _DEMOS[0]
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
-          Trek.open(str(keep or Path(folder) / "demo.db"), rulesets=RULESETS, create=True,
+          Trek.open(str(keep or Path(folder) / "demo.db"), rulesets=rulesets(), create=True,
                     gm="demo") as trek_app):
         play(trek_app)
         result = trek_app.queries.status(None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -11,7 +12,7 @@ import click
 from cli.options import Settings
 
 if TYPE_CHECKING:
-    from domain.ruleset import Command
+    from domain.ruleset import Command, Registry
     from tracker.app import Documents, Trek
     from tracker.opening import MemoryStores
 
@@ -21,6 +22,16 @@ if TYPE_CHECKING:
 
 def settings() -> Settings:
     return click.get_current_context().ensure_object(Settings)
+
+
+@functools.cache
+def rulesets() -> Registry:
+    """The rulesets this program plays: built here, once, and handed to every store a command
+    or a page opens and to every command that reads a ruleset's rules (the composition root;
+    no other module builds or imports a registry)."""
+    from tracker.registry import build_registry
+
+    return build_registry()
 
 
 @dataclass
@@ -39,9 +50,8 @@ class KeptStores:
         trek = self.treks.get(key)
         if trek is None:
             from tracker.app import Trek
-            from tracker.registry import RULESETS
 
-            trek = Trek.open(db, rulesets=RULESETS, create=create,
+            trek = Trek.open(db, rulesets=rulesets(), create=create,
                              writable=writes and not preview, gm=gm, memory=self.memory,
                              preview=preview)
             self.treks[key] = trek
@@ -59,7 +69,6 @@ class KeptStores:
 def open_store(*, create: bool = False, writes: bool = True, preview: bool = False) -> Trek:
     """The store of the command; with `preview`, opened read-only to decide and store nothing."""
     from tracker.app import Trek, gm_from_env
-    from tracker.registry import RULESETS
 
     ctx = click.get_current_context()
     s = settings()
@@ -67,7 +76,7 @@ def open_store(*, create: bool = False, writes: bool = True, preview: bool = Fal
         trek = s.kept.open(s.db, create=create, writes=writes, gm=gm_from_env(s.gm),
                            preview=preview)
     else:
-        trek = Trek.open(s.db, rulesets=RULESETS, create=create,
+        trek = Trek.open(s.db, rulesets=rulesets(), create=create,
                          writable=writes and not preview, gm=gm_from_env(s.gm),
                          preview=preview)
         ctx.call_on_close(trek.close)

@@ -8,10 +8,9 @@ from __future__ import annotations
 import click
 
 from cli import paging, render, spreadsheet
-from cli.context import open_store, settings
+from cli.context import open_store, rulesets, settings
 from cli.options import CSV_HELP, AtLeastOne, EventNumber, csv_or_json, store_options
 from projections.logread import LogFilter
-from tracker.registry import RULESETS
 
 
 @click.command()
@@ -68,7 +67,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         else:
             render.print_log(stream.entries, stream.ruleset, out=out, last_seq=stream.events,
                              last_day=stream.day,
-                             event_types=RULESETS.event_types(stream.ruleset),
+                             event_types=rulesets().event_types(stream.ruleset),
                              empty=_nothing_matches(day_number, session, since))
 
 

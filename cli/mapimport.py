@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from cli import render
+from cli.context import rulesets
 from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
 from domain.maps import load_map
@@ -23,7 +24,6 @@ from tracker.mapformats import (
     format_of,
     parse,
 )
-from tracker.registry import RULESETS
 
 
 def is_imported(path: Path) -> bool:
@@ -42,11 +42,11 @@ def read_text(path: Path, what: str) -> str:
 
 
 def overland_target(ruleset: str) -> Target:
-    return Target(frozenset(t.value for t in RULESETS.named(ruleset).terrains), battle=False)
+    return Target(frozenset(t.value for t in rulesets().named(ruleset).terrains), battle=False)
 
 
 def battle_target(ruleset: str) -> Target:
-    return Target(RULESETS.named(ruleset).battle_legend.words | {"wall"}, battle=True)
+    return Target(rulesets().named(ruleset).battle_legend.words | {"wall"}, battle=True)
 
 
 def import_file(path: Path, ruleset: str, *, battle: bool,
@@ -63,9 +63,9 @@ def import_file(path: Path, ruleset: str, *, battle: bool,
         raise TrackerError(f"cannot import the {what} {path}: {error}") from None
     try:
         if battle:
-            load_battle_map(imported.toml, RULESETS.named(ruleset).battle_legend)
+            load_battle_map(imported.toml, rulesets().named(ruleset).battle_legend)
         else:
-            load_map(imported.toml, RULESETS.named(ruleset))
+            load_map(imported.toml, rulesets().named(ruleset))
     except MapError as error:
         raise TrackerError(f"the {what} imported from {path} cannot be used ({error})") from None
     return imported

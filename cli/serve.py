@@ -65,12 +65,12 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
     """
     import uvicorn
 
+    from cli.context import rulesets
     from cli.web.app import ServeConfig, create_app
     from tracker.app import Trek
-    from tracker.registry import RULESETS
 
     s = settings()
-    with Trek.open(s.db, rulesets=RULESETS, writable=False) as trek:
+    with Trek.open(s.db, rulesets=rulesets(), writable=False) as trek:
         slugs = sorted(c["slug"] for c in trek.campaigns())
         # Of several, the pages show the first; `?campaign=SLUG` another; the API has each.
         several = s.campaign is None and len(slugs) > 1

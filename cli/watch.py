@@ -13,10 +13,10 @@ from typing import Any
 import click
 
 from cli import render
+from cli.context import rulesets
 from cli.options import Settings, store_options
 from tracker.app import gm_from_env
 from tracker.postgres_driver import require_driver, require_postgres_for_watch
-from tracker.registry import RULESETS
 from tracker.stores import Location, StoreKind
 
 APPLICATION_NAME = "trek watch"
@@ -90,7 +90,7 @@ def watch(seconds: float | None) -> None:
     # Imported here: the watcher needs the PostgreSQL driver, which a plain install lacks.
     from tracker.watch import Watcher
 
-    watcher = Watcher(settings.db, RULESETS, gm=gm_from_env(settings.gm), report=printer)
+    watcher = Watcher(settings.db, rulesets(), gm=gm_from_env(settings.gm), report=printer)
     if watcher.location.kind is StoreKind.POSTGRES:
         # Lets a DBA see the watcher's connections in pg_stat_activity.
         os.environ.setdefault("PGAPPNAME", APPLICATION_NAME)

@@ -27,7 +27,9 @@ sys.path.insert(0, str(ROOT))
 
 from cli.besm_demo import play  # noqa: E402
 from tracker.app import Trek  # noqa: E402
-from tracker.registry import RULESETS  # noqa: E402
+from tracker.registry import build_registry  # noqa: E402
+
+RULESETS = build_registry()
 
 GM_KEY = "screenshot-gm-secret-0001"
 PLAYER_KEY = "screenshot-players-secret-01"

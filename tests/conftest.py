@@ -28,10 +28,10 @@ from typing import Any
 
 import pytest
 from pgserver import PgServer, pg_unavailable_reason
+from rulesets import RULESETS
 
 from tracker.app import Trek
 from tracker.opening import MemoryStores
-from tracker.registry import RULESETS
 
 
 def _running_in_ci() -> bool:

@@ -16,9 +16,9 @@ from typing import Any
 
 import httpx
 from conftest import trek_command, trek_env
+from rulesets import RULESETS
 
 from tracker.app import Trek
-from tracker.registry import RULESETS
 
 GM_KEY = "gm-secret-0123456789abcdef"
 PLAYER_KEY = "players-secret-0123456789"

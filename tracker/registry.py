@@ -2,19 +2,17 @@
 
 Each is deferred: a command imports its campaign's ruleset and no other. `ENTRIES` is read
 without importing anything of Trek's (`trek --help` lists the rulesets' commands from it);
-`RULESETS`, the registry built from them, is made the first time it is imported.
+`build_registry` makes the registry of them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from domain.deferred import Deferred
 
 if TYPE_CHECKING:
     from domain.ruleset import Registry
-
-    RULESETS: Registry
 
 # The first is the default of `trek init --ruleset` and `trek map import --ruleset`.
 ENTRIES = (
@@ -40,13 +38,12 @@ def command_lines() -> list[tuple[str, str]]:
             if entry.command_line is not None]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "RULESETS":
-        from domain.encounter import ENCOUNTER_EVENTS
-        from domain.events import CORE_EVENTS
-        from domain.ruleset import Registry
+def build_registry() -> Registry:
+    """The registry of every ruleset above, none of them loaded yet. The command line's
+    composition root (`cli/context.py`'s `rulesets`) builds it once for the whole program and
+    hands it to every store and page; nothing else builds one."""
+    from domain.encounter import ENCOUNTER_EVENTS
+    from domain.events import CORE_EVENTS
+    from domain.ruleset import Registry
 
-        registry = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=ENTRIES)
-        globals()["RULESETS"] = registry
-        return registry
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=ENTRIES)

@@ -98,10 +98,10 @@ def create_app(config: ServeConfig) -> FastAPI:
     runner = Runner(config.db)
 
     def open_reader() -> Any:
+        from cli.context import rulesets
         from tracker.app import Trek
-        from tracker.registry import RULESETS
 
-        return Trek.open(config.db, rulesets=RULESETS, writable=False)
+        return Trek.open(config.db, rulesets=rulesets(), writable=False)
 
     live = Live(open_reader, config.poll_interval)
 

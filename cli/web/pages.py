@@ -39,10 +39,10 @@ def render(template: str, **context: Any) -> str:
 
 
 def _reader(db: str) -> Any:
+    from cli.context import rulesets
     from tracker.app import Trek
-    from tracker.registry import RULESETS
 
-    return Trek.open(db, rulesets=RULESETS, writable=False)
+    return Trek.open(db, rulesets=rulesets(), writable=False)
 
 
 def campaign_slugs(db: str) -> set[str]:

@@ -319,8 +319,9 @@ def help_sections(text: str) -> dict[str, list[str]]:
 
 def test_encounter_move_help_lists_each_rulesets_options_under_its_name(
         trek_run: Run, tmp_path: Path) -> None:
+    from rulesets import RULESETS
+
     from domain.ruleset import option_flag
-    from tracker.registry import RULESETS
 
     run = ok(trek_run("encounter", "move", "--help", db=str(tmp_path / "none" / "trek.db")))
     sections = help_sections(run.stdout)

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 import pytest
 from cliruns import heavy, play_all, run_traced
+from rulesets import RULESETS
 
 from cli.main import command_summaries, trek
-from tracker.registry import RULESETS
 
 
 def _two_events(folder: Path, db: str) -> None:

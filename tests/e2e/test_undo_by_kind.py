@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from cliruns import ok, recorded, refused, usage_error
 from conftest import TrekRun
+from rulesets import RULESETS
 
 from domain.events import TrekEvent
-from tracker.registry import RULESETS
 
 Run = Callable[..., TrekRun]
 

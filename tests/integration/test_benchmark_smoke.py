@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from pgserver import pg_unavailable_reason
+from rulesets import RULESETS
 
 from tracker.app import Trek
-from tracker.registry import RULESETS
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"startup": "ratio", "replay": "ratio", "record": "ratio", "undo": "ratio",

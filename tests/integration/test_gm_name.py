@@ -7,12 +7,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from rulesets import RULESETS
 
 from domain.commands import AddSupplies
 from domain.errors import RuleViolation
 from tracker.app import Trek
 from tracker.opening import MemoryStores
-from tracker.registry import RULESETS
 
 
 def open_as(db: str, gm: str | None, memory: MemoryStores, *, create: bool = False) -> Trek:

@@ -16,11 +16,11 @@ import psycopg
 import pytest
 from cliruns import heavy, play_all, refused, run_traced
 from conftest import TrekRun, trek_command, trek_env
+from rulesets import RULESETS
 
 from cli.output import json_text
 from domain.commands import Harm
 from tracker.app import Trek
-from tracker.registry import RULESETS
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 

@@ -15,6 +15,7 @@ from uuid import UUID
 import pytest
 from eventsourcing.utils import resolve_topic
 from journeys import record_full_day
+from rulesets import RULESETS
 
 import tracker.app
 from domain.besm.commands import Repair, TravelByNight
@@ -28,7 +29,6 @@ from domain.state import Game
 from projections.views import correct, event_document, log_entries
 from tracker.app import Trek
 from tracker.mapper import decode_event, page_events, upcast
-from tracker.registry import RULESETS
 
 OpenTrek = Callable[..., Trek]
 

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import pytest
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.utils import get_topic
+from rulesets import RULESETS
 
 from domain.campaign import Campaign, campaign_id
 from domain.commands import AddCharacter
@@ -28,7 +29,6 @@ from domain.events import CharacterAdded, TrekEvent, canonical_bytes
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
-from tracker.registry import RULESETS
 from tracker.topics import Topics
 
 UPCASTS: list[str] = []

@@ -24,12 +24,12 @@ import psycopg
 import pytest
 from click.testing import CliRunner
 from conftest import TrekRun, trek_command, trek_env
+from rulesets import RULESETS
 
 from cli.main import trek
 from domain.campaign import Stamp, campaign_id
 from domain.commands import AddSupplies
 from tracker.app import Trek, TrekApplication
-from tracker.registry import RULESETS
 from tracker.stores import Location
 from tracker.watch import SubscriptionStalled, Watcher
 

@@ -20,6 +20,7 @@ from encounter_play import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -31,7 +32,6 @@ from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
-from tracker.registry import RULESETS
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 # A zero-gravity hold with a pillar, walled off from a deck of open, rough and difficult ground.

@@ -22,6 +22,7 @@ from encounter_play import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -34,7 +35,6 @@ from domain.grid import HEXES
 from domain.gurps.movement import ChangePosture, HexMoved
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
-from tracker.registry import RULESETS
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 GURPS = RULESETS.named("gurps")

@@ -22,6 +22,7 @@ from encounter_play import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -33,7 +34,6 @@ from domain.movepoints.commands import SetCondition
 from domain.movepoints.commands import Step as StepCommand
 from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
-from tracker.registry import RULESETS
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 # A small ford: water (~), a wall (#), dear tiles (^ 5 with poor footing, = 9) and a 2 (+).

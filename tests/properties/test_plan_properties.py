@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.besm.commands import (
     FORAGE_ROLL,
@@ -28,7 +29,6 @@ from domain.plan import Planner, Step
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 from tracker.opening import MemoryStores
-from tracker.registry import RULESETS
 
 MAP = """\
 [map]

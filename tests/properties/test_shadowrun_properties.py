@@ -21,6 +21,7 @@ from encounter_play import (
 )
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
@@ -33,7 +34,6 @@ from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.shadowrun.movement import MovedInPass, PassStarted
 from domain.state import Side
 from projections.views import encounter_of
-from tracker.registry import RULESETS
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 SR = RULESETS.named("shadowrun")

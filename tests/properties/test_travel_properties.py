@@ -11,6 +11,7 @@ from typing import Any
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from journeys import besm_command
+from rulesets import RULESETS
 
 from domain.besm.events import DayEnded, Repaired
 from domain.besm.rules import Besm
@@ -40,7 +41,6 @@ from domain.history import fold_live
 from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS, Game, Role
-from tracker.registry import RULESETS
 
 SMALL = load_map("""\
 [map]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from journeys import besm_command
 from refusals import refused
+from rulesets import RULESETS
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
 from domain.besm.events import (
@@ -54,7 +55,6 @@ from domain.geometry import Square
 from domain.maps import GameMap, load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Character, ConveyanceState, Role
-from tracker.registry import RULESETS
 
 # x is the column, y the row; N is y-1.
 #   (0,1) rough ground, penalty 1     (1,1) (2,1) mountains, a feature

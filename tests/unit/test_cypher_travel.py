@@ -8,6 +8,7 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
@@ -19,7 +20,6 @@ from domain.geometry import Square
 from domain.history import fold_live
 from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
-from tracker.registry import RULESETS
 
 MAP = """\
 [map]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.besm.state import pending_strain, today
@@ -32,7 +33,6 @@ from domain.maps import load_map
 from domain.patch import Correction, apply, diff
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
-from tracker.registry import RULESETS
 
 PLAIN = load_map("""\
 [map]

@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rulesets import RULESETS
 
 from domain.battlemap import load_battle_map
 from domain.errors import MapError
 from domain.maps import load_map
 from tracker.mapformats import Target, convert, format_of, parse
 from tracker.mapformats.uvtt import cells_crossed
-from tracker.registry import RULESETS
 
 BESM_OVERLAND = Target(frozenset({"open", "feature", "hazard"}), battle=False)
 CYPHER_OVERLAND = Target(frozenset({"open", "rough", "difficult", "water", "high-gravity",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from rulesets import RULESETS
+
 from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
 from domain.geometry import Square
 from domain.maps import load_map
@@ -11,7 +13,6 @@ from domain.plan import Planner, copied, seeded_draw
 from domain.ruleset import CharacterOptions, DayEndOptions
 from tracker.app import Trek
 from tracker.opening import MemoryStores
-from tracker.registry import RULESETS
 
 MAP = """\
 [map]

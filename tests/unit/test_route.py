@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from journeys import ROAD_TO_QI
+from rulesets import RULESETS
 
 import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.besm_demo import play
@@ -36,7 +37,6 @@ from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
-from tracker.registry import RULESETS
 
 ORIGIN = Square(0, 0)
 SVG = "{http://www.w3.org/2000/svg}"

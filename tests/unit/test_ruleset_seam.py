@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 import pytest
 from pydantic import BaseModel
+from rulesets import RULESETS
 
 from domain.battlemap import LegendSpec
 from domain.commands import AddCharacter, EndEncounter, StartDay, StartEncounter, Undo
@@ -47,7 +48,7 @@ from domain.ruleset import (
 )
 from domain.state import Character, Combatant, Side
 from tracker.app import Trek
-from tracker.registry import ENTRIES, RULESETS
+from tracker.registry import ENTRIES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,6 +111,25 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
                     node.value.lower() in names or a_ruleset(node.value)):
                 offending.append(f"{relative}:{node.lineno} names {node.value!r}")
     assert offending == []
+
+
+def test_only_the_composition_root_builds_the_registry() -> None:
+    """`cli/context.py` builds the registry of rulesets once and hands it down; no other product
+    module builds or imports one. The command line's mounting reads only the registry's
+    entries (names and module paths, importing no ruleset)."""
+    builds, reads = [], set()
+    for package in ("tracker", "domain", "projections", "cli"):
+        for path in sorted((ROOT / package).rglob("*.py")):
+            relative = path.relative_to(ROOT).as_posix()
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.module == "tracker.registry":
+                    names = {alias.name for alias in node.names}
+                    if "build_registry" in names:
+                        builds.append(relative)
+                    reads.add(relative)
+    assert builds == ["cli/context.py"]
+    assert reads == {"cli/context.py", "cli/main.py", "cli/commands.py", "cli/ruleset_line.py"}
 
 
 def test_the_structural_check_finds_a_ruleset_imported_anywhere() -> None:

@@ -3,9 +3,10 @@ registry by cli/commands.py), and the audit's own sections are named by the rule
 
 from __future__ import annotations
 
+from rulesets import RULESETS
+
 import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli import render
-from tracker.registry import RULESETS
 
 
 def test_a_day_of_the_same_name_is_worded_by_the_campaigns_own_ruleset() -> None:

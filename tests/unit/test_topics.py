@@ -6,12 +6,13 @@ import sys
 import uuid
 
 import pytest
+from rulesets import RULESETS
 
 from domain.besm import events as besm_events
 from domain.cypher import events as cypher_events
 from domain.events import CharacterAdded
 from domain.ruleset import Registry
-from tracker.registry import ENTRIES, RULESETS
+from tracker.registry import ENTRIES
 from tracker.topics import Topics, UnknownTopic
 
 CAMPAIGN = uuid.UUID(int=3)
