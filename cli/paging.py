@@ -25,7 +25,18 @@ DEFAULT_PAGER = "less -FRX"
 
 class PipeConsole(Console):
     """A rich console that lets a closed pipe be the caller's to handle (rich's own would
-    point standard output at /dev/null and exit with 1)."""
+    point standard output at /dev/null and exit with 1), and that reads the screen's size
+    (COLUMNS, LINES, the terminal) each time it prints unless given one.
+
+    rich keeps the COLUMNS and LINES it finds when a console is made; a console made as its
+    module is imported would keep that moment's size for the whole process (the shell, the
+    server, or whichever command first imported it).
+    """
+
+    def __init__(self, *, width: int | None = None, height: int | None = None,
+                 **options: Any) -> None:
+        super().__init__(width=width, height=height, **options)
+        self._width, self._height = width, height
 
     def on_broken_pipe(self) -> None:
         raise BrokenPipeError
