@@ -155,7 +155,8 @@ def trek_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., T
     monkeypatch.chdir(tmp_path)
 
     def run(*args: str, db: str | None = None, env: dict[str, str] | None = None,
-            input: str | None = None) -> TrekRun:
+            input: str | None = None, timeout: float | None = None) -> TrekRun:
+        # `timeout` is the subprocess runner's; a command run here cannot hang on a pipe.
         settings = {k: None for k in os.environ if k.startswith("TREK_")}
         settings.update({"COLUMNS": "200", "TREK_GM": "test-gm",
                          "TREK_DB": db or default_db})

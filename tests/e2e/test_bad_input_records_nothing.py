@@ -27,17 +27,17 @@ def stored_events(db: Path) -> list[tuple[int, bytes]]:
 
 
 @pytest.fixture
-def party(trek_cli: Run, tmp_path: Path) -> Path:
+def party(trek_run: Run, tmp_path: Path) -> Path:
     """A BESM campaign with Kira riding Dusty and Oren driving a cart, one day open."""
-    ok(trek_cli("init", "Ashes Road", "--seed", "7"))
-    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "5",
+    ok(trek_run("init", "Ashes Road", "--seed", "7"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "5",
                 "--skill", "ride=2"))
-    ok(trek_cli("roster", "add-character", "Oren", "--body", "5", "--mind", "6", "--soul", "4",
+    ok(trek_run("roster", "add-character", "Oren", "--body", "5", "--mind", "6", "--soul", "4",
                 "--skill", "drive=1"))
-    ok(trek_cli("roster", "add-mount", "Dusty", "--move", "ground-speed=1", "--rider", "Kira"))
-    ok(trek_cli("roster", "add-vehicle", "Cart", "--move", "ground-speed=1", "--driver", "Oren"))
-    ok(trek_cli("supplies", "set", "provisions=5", "fuel=5"))
-    ok(trek_cli("day", "start"))
+    ok(trek_run("roster", "add-mount", "Dusty", "--move", "ground-speed=1", "--rider", "Kira"))
+    ok(trek_run("roster", "add-vehicle", "Cart", "--move", "ground-speed=1", "--driver", "Oren"))
+    ok(trek_run("supplies", "set", "provisions=5", "fuel=5"))
+    ok(trek_run("day", "start"))
     return tmp_path / "trek.db"
 
 
@@ -61,31 +61,31 @@ HUGE = "1000000000000000000000000000000"
     ("rules", "set", "camp-health-modifier=-9223372036854775809"),
 ])
 def test_numbers_past_the_bounds_are_refused_before_any_event(
-        trek_cli: Run, party: Path, args: tuple[str, ...]) -> None:
+        trek_run: Run, party: Path, args: tuple[str, ...]) -> None:
     before = stored_events(party)
-    run = trek_cli(*args)
+    run = trek_run(*args)
     assert run.returncode in (1, 2), run
     assert "Traceback" not in run.stderr, run
     assert "nothing more was recorded" not in run.stderr, run
     assert stored_events(party) == before
     # The store still works afterwards: the next command records and reads back.
-    recorded(trek_cli("supplies", "add", "ammo=1", "--json"), len(before) + 1, "SuppliesAdded")
-    assert ok(trek_cli("status", "--json")).json()["supplies"]["ammo"] == 1
-    assert ok(trek_cli("replay", "--verify", "--json")).json()["verified"] is True
+    recorded(trek_run("supplies", "add", "ammo=1", "--json"), len(before) + 1, "SuppliesAdded")
+    assert ok(trek_run("status", "--json")).json()["supplies"]["ammo"] == 1
+    assert ok(trek_run("replay", "--verify", "--json")).json()["verified"] is True
 
 
-def test_a_supply_at_the_bound_is_kept_exactly(trek_cli: Run, party: Path) -> None:
-    ok(trek_cli("supplies", "set", "wealth=1000000000"))
-    assert ok(trek_cli("status", "--json")).json()["supplies"]["wealth"] == 10**9
-    refused(trek_cli("supplies", "add", "wealth=1"), "at most 1,000,000,000")
+def test_a_supply_at_the_bound_is_kept_exactly(trek_run: Run, party: Path) -> None:
+    ok(trek_run("supplies", "set", "wealth=1000000000"))
+    assert ok(trek_run("status", "--json")).json()["supplies"]["wealth"] == 10**9
+    refused(trek_run("supplies", "add", "wealth=1"), "at most 1,000,000,000")
 
 
 @pytest.mark.parametrize("name", ["a\nb", "Kira\x1b[31m", "tab\there", "\u202eevil", " ",
                                   "x" * 41, "Kira=Oren"])
 def test_names_with_control_characters_or_past_the_bound_are_refused(
-        trek_cli: Run, party: Path, name: str) -> None:
+        trek_run: Run, party: Path, name: str) -> None:
     before = stored_events(party)
-    run = trek_cli("roster", "add-character", name, "--body", "5", "--mind", "5", "--soul", "5")
+    run = trek_run("roster", "add-character", name, "--body", "5", "--mind", "5", "--soul", "5")
     refused(run)
     assert "\x1b" not in run.stderr
     assert stored_events(party) == before
@@ -98,57 +98,57 @@ def test_names_with_control_characters_or_past_the_bound_are_refused(
     ("undo", "--reason", "oops\rthere"),
 ])
 def test_reasons_and_titles_are_bounded_and_printable(
-        trek_cli: Run, party: Path, args: tuple[str, ...]) -> None:
+        trek_run: Run, party: Path, args: tuple[str, ...]) -> None:
     before = stored_events(party)
-    refused(trek_cli(*args))
+    refused(trek_run(*args))
     assert stored_events(party) == before
 
 
 @pytest.mark.parametrize("name", ["a[/]b", "[red]Kira", "[/b] Road", "[bold]"])
 def test_names_that_look_like_markup_are_recorded_and_shown_as_typed(
-        trek_cli: Run, party: Path, name: str) -> None:
-    ok(trek_cli("roster", "add-character", name, "--body", "5", "--mind", "5", "--soul", "5"))
-    ok(trek_cli("harm", name, "--health", "1", "--reason", "[/x] fell"))
-    ok(trek_cli("undo", "--reason", "[/x]"))
-    status = ok(trek_cli("status"))
+        trek_run: Run, party: Path, name: str) -> None:
+    ok(trek_run("roster", "add-character", name, "--body", "5", "--mind", "5", "--soul", "5"))
+    ok(trek_run("harm", name, "--health", "1", "--reason", "[/x] fell"))
+    ok(trek_run("undo", "--reason", "[/x]"))
+    status = ok(trek_run("status"))
     assert name in status.stdout
-    log = ok(trek_cli("log"))
+    log = ok(trek_run("log"))
     assert name in log.stdout
     assert "[/x]" in log.stdout
-    assert ok(trek_cli("audit")).stdout
+    assert ok(trek_run("audit")).stdout
 
 
-def test_a_campaign_name_that_looks_like_markup_shows_as_typed(trek_cli: Run) -> None:
-    ok(trek_cli("init", "[/b] Road"))
-    assert "[/b] Road" in ok(trek_cli("status")).stdout
-    assert "[/b] Road" in ok(trek_cli("campaigns")).stdout
+def test_a_campaign_name_that_looks_like_markup_shows_as_typed(trek_run: Run) -> None:
+    ok(trek_run("init", "[/b] Road"))
+    assert "[/b] Road" in ok(trek_run("status")).stdout
+    assert "[/b] Road" in ok(trek_run("campaigns")).stdout
 
 
 def test_a_roll_for_a_name_in_other_capitals_is_refused_not_thrown_away(
-        trek_cli: Run, party: Path) -> None:
+        trek_run: Run, party: Path) -> None:
     before = stored_events(party)
-    refused(trek_cli("forced-march", "--roll", "kira=9", "--roll", "Oren=5"), "'kira'",
+    refused(trek_run("forced-march", "--roll", "kira=9", "--roll", "Oren=5"), "'kira'",
             "Kira", "Oren")
     assert stored_events(party) == before
 
 
-def test_a_roll_for_someone_not_rolling_is_refused(trek_cli: Run, party: Path) -> None:
+def test_a_roll_for_someone_not_rolling_is_refused(trek_run: Run, party: Path) -> None:
     before = stored_events(party)
-    refused(trek_cli("forced-march", "--roll", "Zed=5"), "'Zed'")
+    refused(trek_run("forced-march", "--roll", "Zed=5"), "'Zed'")
     assert stored_events(party) == before
 
 
-def test_a_name_rolled_twice_is_refused(trek_cli: Run, party: Path) -> None:
+def test_a_name_rolled_twice_is_refused(trek_run: Run, party: Path) -> None:
     before = stored_events(party)
-    refused(trek_cli("forced-march", "--roll", "Kira=9", "--roll", "Kira=3"), "twice")
+    refused(trek_run("forced-march", "--roll", "Kira=9", "--roll", "Kira=3"), "twice")
     assert stored_events(party) == before
 
 
-def test_every_given_roll_is_the_one_recorded(trek_cli: Run, party: Path) -> None:
+def test_every_given_roll_is_the_one_recorded(trek_run: Run, party: Path) -> None:
     # Kira: Body-Soul (6+5)//2 = 5, + ride 2 = 7; a 9 fails. Oren: Body-Mind (5+6)//2 = 5,
     # + drive 1 = 6; a 5 succeeds.
     seq = len(stored_events(party)) + 1
-    event = recorded(trek_cli("forced-march", "--roll", "Kira=9", "--roll", "Oren=5", "--json"),
+    event = recorded(trek_run("forced-march", "--roll", "Kira=9", "--roll", "Oren=5", "--json"),
                      seq, "ForcedMarched")
     assert event["roll"] == [9, 5]
     assert event["dice"] == [None, None]
@@ -157,25 +157,25 @@ def test_every_given_roll_is_the_one_recorded(trek_cli: Run, party: Path) -> Non
     assert event["strain"] == {"Dusty": 1}
 
 
-def test_a_supply_named_twice_is_refused(trek_cli: Run, party: Path) -> None:
+def test_a_supply_named_twice_is_refused(trek_run: Run, party: Path) -> None:
     before = stored_events(party)
-    refused(trek_cli("supplies", "add", "ammo=1", "ammo=2"), "ammo is given twice")
+    refused(trek_run("supplies", "add", "ammo=1", "ammo=2"), "ammo is given twice")
     assert stored_events(party) == before
 
 
-def test_a_session_that_does_not_exist_is_refused_by_log(trek_cli: Run, party: Path) -> None:
-    ok(trek_cli("session", "start", "One"))
-    refused(trek_cli("log", "--session", "9"), "no session 9", "1")
-    assert ok(trek_cli("log", "--session", "1", "--json")).json()
+def test_a_session_that_does_not_exist_is_refused_by_log(trek_run: Run, party: Path) -> None:
+    ok(trek_run("session", "start", "One"))
+    refused(trek_run("log", "--session", "9"), "no session 9", "1")
+    assert ok(trek_run("log", "--session", "1", "--json")).json()
 
 
-def test_a_store_of_two_campaigns_names_them_and_the_option(trek_cli: Run, party: Path) -> None:
-    ok(trek_cli("branch", "what-if"))
-    refused(trek_cli("status"), "ashes-road", "what-if", "--campaign")
+def test_a_store_of_two_campaigns_names_them_and_the_option(trek_run: Run, party: Path) -> None:
+    ok(trek_run("branch", "what-if"))
+    refused(trek_run("status"), "ashes-road", "what-if", "--campaign")
 
 
-def test_messages_keep_the_spelling_of_slugs(trek_cli: Run, party: Path) -> None:
-    run = trek_cli("status", "--campaign", "ashes-roads")
+def test_messages_keep_the_spelling_of_slugs(trek_run: Run, party: Path) -> None:
+    run = trek_run("status", "--campaign", "ashes-roads")
     refused(run)
     assert "'ashes-roads'" in run.stderr
     assert "Ashes-road" not in run.stderr

@@ -61,8 +61,8 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture
-def played(trek_cli: Trek, campaign_db: str) -> Trek:
-    return lambda *args: trek_cli(*args, db=campaign_db)
+def played(trek_run: Trek, campaign_db: str) -> Trek:
+    return lambda *args: trek_run(*args, db=campaign_db)
 
 
 def _rows(run: TrekRun) -> list[list[str]]:
@@ -137,9 +137,9 @@ def test_csv_with_json_is_a_usage_error(played: Trek) -> None:
     usage_error(played("audit", "--csv", "--json"))
 
 
-def test_the_help_names_the_guard(trek_cli: Trek) -> None:
+def test_the_help_names_the_guard(trek_run: Trek) -> None:
     for command in ("log", "audit"):
-        text = " ".join(ok(trek_cli(command, "--help")).stdout.split())
+        text = " ".join(ok(trek_run(command, "--help")).stdout.split())
         assert "--csv" in text
         assert "gets a leading '" in text
 
@@ -155,7 +155,7 @@ def test_a_line_break_in_a_cell_round_trips() -> None:
         -3, "'-3", "'=1+1", "'@a", "'\tx", "a=b")
 
 
-def test_a_cypher_campaign_exports_and_recaps(trek_cli: Trek) -> None:
+def test_a_cypher_campaign_exports_and_recaps(trek_run: Trek) -> None:
     # The README's Cypher day: 40 miles a day on the road, 24 off it, half that on rough
     # ground; three squares (18 miles) and under way to the fourth. Its day start and end hold
     # no squares, strain or rests, and their summaries say only the day.
@@ -164,13 +164,13 @@ def test_a_cypher_campaign_exports_and_recaps(trek_cli: Trek) -> None:
                  ("roster", "add-character", "Ana", "--might", "12", "--speed", "10"),
                  ("roster", "add-mount", "Dusty", "--rider", "Ana"),
                  ("day", "start"), ("move", "E", "E", "E", "E"), ("day", "end")]:
-        ok(trek_cli(*args))
-    rows = _rows(trek_cli("log", "--csv"))
+        ok(trek_run(*args))
+    rows = _rows(trek_run("log", "--csv"))
     assert [(r[0], r[1], r[7]) for r in rows[4:]] == [
         ("4", "DayStarted", "day 1 starts"),
         ("5", "Travelled", "travelled 0,0 → 3,0 (18 miles, 1 of a day), in transit toward "
                            "4,0 with 3/20 of a day to go"),
         ("6", "DayEnded", "day 1 ended")]
-    recap = ok(trek_cli("--json", "recap")).json()
+    recap = ok(trek_run("--json", "recap")).json()
     assert (recap["whole_campaign"], recap["days"], recap["distance"]) == (
         True, [1], {"squares": 3, "miles": 18, "square_miles": 6})

@@ -23,71 +23,71 @@ pytestmark = pytest.mark.slow
 MAP = ROAD_TO_QI
 
 
-def movement(trek_cli: Run) -> tuple[dict[str, Any], dict[str, int], int]:
-    status = ok(trek_cli("status", "--json")).json()
+def movement(trek_run: Run) -> tuple[dict[str, Any], dict[str, int], int]:
+    status = ok(trek_run("status", "--json")).json()
     return status["movement"], status["position"], status["events"]
 
 
-def test_a_cypher_campaign_through_the_command_line(trek_cli: Run, tmp_path: Path) -> None:
+def test_a_cypher_campaign_through_the_command_line(trek_run: Run, tmp_path: Path) -> None:
     (tmp_path / "qi.toml").write_text(MAP)
-    recorded(trek_cli("init", "Road to Qi", "--ruleset", "cypher", "--map", "qi.toml",
+    recorded(trek_run("init", "Road to Qi", "--ruleset", "cypher", "--map", "qi.toml",
                       "--seed", "5", "--json"), 1, "CampaignStarted")
-    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
     assert shown["square_miles"] == 6
     assert [key for key, cell in shown["legend"].items() if cell["road"]] == ["="]
-    assert "6 miles" in ok(trek_cli("map", "show")).stdout
+    assert "6 miles" in ok(trek_run("map", "show")).stdout
 
-    ana = recorded(trek_cli("roster", "add-character", "Ana", "--might", "12", "--speed", "10",
+    ana = recorded(trek_run("roster", "add-character", "Ana", "--might", "12", "--speed", "10",
                             "--json"), 2, "CharacterAdded")
     assert ana["stats"] == {"might": 12, "speed": 10}
-    refused(trek_cli("roster", "add-character", "Bo", "--body", "5", "--mind", "5",
+    refused(trek_run("roster", "add-character", "Bo", "--body", "5", "--mind", "5",
                      "--soul", "5"), "another ruleset's option", "--might")
-    recorded(trek_cli("roster", "add-mount", "Dusty", "--rider", "Ana", "--json"),
+    recorded(trek_run("roster", "add-mount", "Dusty", "--rider", "Ana", "--json"),
              3, "MountAdded")
-    refused(trek_cli("move", "E"), "no day is open")
-    recorded(trek_cli("day", "start", "--json"), 4, "DayStarted")
-    refused(trek_cli("forced-march"), "no forced march", "nothing was recorded")
-    refused(trek_cli("forage"), "no forage", "nothing was recorded")
-    assert movement(trek_cli)[2] == 4
+    refused(trek_run("move", "E"), "no day is open")
+    recorded(trek_run("day", "start", "--json"), 4, "DayStarted")
+    refused(trek_run("forced-march"), "no forced march", "nothing was recorded")
+    refused(trek_run("forage"), "no forage", "nothing was recorded")
+    assert movement(trek_run)[2] == 4
 
     # Day 1: road then open (3/20 + 1/4 = 2/5), rough (1/2), then half-way toward 4,0.
-    walked = recorded(trek_cli("move", "E", "E", "--json"), 5, "Travelled")
+    walked = recorded(trek_run("move", "E", "E", "--json"), 5, "Travelled")
     assert (walked["spent"], walked["miles"]) == ("2/5", 12)
-    assert movement(trek_cli)[:2] == (
+    assert movement(trek_run)[:2] == (
         {"unit": "day", "used": "2/5", "remaining": "3/5", "miles_today": 12,
          "in_transit": None}, {"x": 2, "y": 0})
-    recorded(trek_cli("move", "E", "--json"), 6, "Travelled")
-    short = recorded(trek_cli("move", "E", "--json"), 7, "Travelled")
+    recorded(trek_run("move", "E", "--json"), 6, "Travelled")
+    short = recorded(trek_run("move", "E", "--json"), 7, "Travelled")
     assert (short["spent"], short["toward"], short["still_to_pay"]) == ("1/10", [4, 0], "3/20")
-    assert movement(trek_cli)[:2] == (
+    assert movement(trek_run)[:2] == (
         {"unit": "day", "used": "1", "remaining": "0", "miles_today": 18,
          "in_transit": {"to": {"x": 4, "y": 0}, "remaining": "3/20"}}, {"x": 3, "y": 0})
-    refused(trek_cli("move", "E"), "nothing remains of day 1")
-    recorded(trek_cli("day", "end", "--json"), 8, "DayEnded")
+    refused(trek_run("move", "E"), "nothing remains of day 1")
+    recorded(trek_run("day", "end", "--json"), 8, "DayEnded")
 
     # Day 2: turning south drops the progress toward 4,0.
-    recorded(trek_cli("day", "start", "--json"), 9, "DayStarted")
-    turned = recorded(trek_cli("move", "S", "--json"), 10, "Travelled")
+    recorded(trek_run("day", "start", "--json"), 9, "DayStarted")
+    turned = recorded(trek_run("move", "S", "--json"), 10, "Travelled")
     assert turned["dropped"] == {"to": [4, 0], "remaining": "3/20"}
-    assert movement(trek_cli)[:2] == (
+    assert movement(trek_run)[:2] == (
         {"unit": "day", "used": "1/4", "remaining": "3/4", "miles_today": 6,
          "in_transit": None}, {"x": 3, "y": 1})
 
     # Undo the turn: the party is back in transit with the same 3/20 still to pay.
-    undone = recorded(trek_cli("undo", "--reason", "we kept to the road", "--json"),
+    undone = recorded(trek_run("undo", "--reason", "we kept to the road", "--json"),
                       11, "EventsCancelled")
     assert undone["cancels"] == [10]
-    assert movement(trek_cli) == (
+    assert movement(trek_run) == (
         {"unit": "day", "used": "0", "remaining": "1", "miles_today": 0,
          "in_transit": {"to": {"x": 4, "y": 0}, "remaining": "3/20"}}, {"x": 3, "y": 0}, 11)
-    arrived = recorded(trek_cli("move", "E", "--json"), 12, "Travelled")
+    arrived = recorded(trek_run("move", "E", "--json"), 12, "Travelled")
     assert (arrived["spent"], arrived["miles"], arrived["path"]) == ("3/20", 6, [[3, 0], [4, 0]])
 
-    log = ok(trek_cli("log", "--json")).json()
+    log = ok(trek_run("log", "--json")).json()
     assert [(e["seq"], e["cancelled_by"]) for e in log if e["cancelled_by"]] == [(10, 11)]
-    assert [e["seq"] for e in ok(trek_cli("log", "--day", "2", "--json")).json()] == [
+    assert [e["seq"] for e in ok(trek_run("log", "--day", "2", "--json")).json()] == [
         9, 10, 11, 12]
-    before = ok(trek_cli("status", "--json")).json()
-    ok(trek_cli("replay"))
-    assert "match" in ok(trek_cli("replay", "--verify")).stdout
-    assert ok(trek_cli("status", "--json")).json() == before
+    before = ok(trek_run("status", "--json")).json()
+    ok(trek_run("replay"))
+    assert "match" in ok(trek_run("replay", "--verify")).stdout
+    assert ok(trek_run("status", "--json")).json() == before

@@ -52,10 +52,10 @@ rows = [
 """
 
 
-def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_cli: Run, db: str,
+def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_run: Run, db: str,
                                                            tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:
-        return trek_cli(*args, db=db)
+        return trek_run(*args, db=db)
 
     def combatant(name: str) -> dict[str, Any]:
         found: dict[str, Any] = ok(run("encounter", "status", "--json")).json()[

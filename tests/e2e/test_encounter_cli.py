@@ -47,10 +47,10 @@ def combatant(run: Callable[..., TrekRun], name: str) -> dict[str, Any]:
     return found
 
 
-def test_a_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db: str,
+def test_a_skirmish_with_undo_redo_and_the_history_tools(trek_run: Run, db: str,
                                                            tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:
-        return trek_cli(*args, db=db)
+        return trek_run(*args, db=db)
 
     (tmp_path / "pass.toml").write_text(BATTLE_MAP)
     ok(run("init", "Ashes Road", "--seed", "3"))
@@ -130,47 +130,47 @@ def test_a_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db: str,
     ok(run("day", "start", "--campaign", "ashes-road"))
 
 
-def test_a_battle_map_with_an_unknown_word_is_refused_with_its_line(trek_cli: Run,
+def test_a_battle_map_with_an_unknown_word_is_refused_with_its_line(trek_run: Run,
                                                                     tmp_path: Path) -> None:
     (tmp_path / "bad.toml").write_text(BATTLE_MAP.replace('"difficult" }', '"lava" }'))
-    ok(trek_cli("init", "Ashes Road"))
-    refused(trek_cli("encounter", "start", "Ambush", "--map", str(tmp_path / "bad.toml")),
+    ok(trek_run("init", "Ashes Road"))
+    refused(trek_run("encounter", "start", "Ambush", "--map", str(tmp_path / "bad.toml")),
             "line 13", "terrain 'lava'")
-    assert ok(trek_cli("status", "--json")).json()["events"] == 1
+    assert ok(trek_run("status", "--json")).json()["events"] == 1
 
 
-def test_rulesets_without_overland_rules_refuse_them_and_keep_the_rest(trek_cli: Run) -> None:
-    ok(trek_cli("init", "Hexcrawl", "--ruleset", "gurps"))
-    refused(trek_cli("day", "start"), "gurps ruleset has no overland rules")
-    refused(trek_cli("roster", "add-mount", "Dusty", "--move", "ground-speed=1"),
+def test_rulesets_without_overland_rules_refuse_them_and_keep_the_rest(trek_run: Run) -> None:
+    ok(trek_run("init", "Hexcrawl", "--ruleset", "gurps"))
+    refused(trek_run("day", "start"), "gurps ruleset has no overland rules")
+    refused(trek_run("roster", "add-mount", "Dusty", "--move", "ground-speed=1"),
             "no overland rules")
-    refused(trek_cli("forced-march"), "gurps ruleset has no forced march")
-    refused(trek_cli("roster", "add-character", "Kira", "--body", "5"), "--body")
-    ok(trek_cli("roster", "add-character", "Kira", "--skill", "swimming=1"))
-    ok(trek_cli("supplies", "add", "ammo=3"))
-    ok(trek_cli("encounter", "start", "Brawl"))
-    assert ok(trek_cli("status", "--json")).json()["events"] == 4
+    refused(trek_run("forced-march"), "gurps ruleset has no forced march")
+    refused(trek_run("roster", "add-character", "Kira", "--body", "5"), "--body")
+    ok(trek_run("roster", "add-character", "Kira", "--skill", "swimming=1"))
+    ok(trek_run("supplies", "add", "ammo=3"))
+    ok(trek_run("encounter", "start", "Brawl"))
+    assert ok(trek_run("status", "--json")).json()["events"] == 4
 
 
-def kira_at_the_pass(trek_cli: Run, tmp_path: Path) -> None:
+def kira_at_the_pass(trek_run: Run, tmp_path: Path) -> None:
     """A BESM campaign with Kira on its roster and the encounter Ambush open on the pass."""
     (tmp_path / "pass.toml").write_text(BATTLE_MAP)
-    ok(trek_cli("init", "Ashes Road"))
-    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul",
+    ok(trek_run("init", "Ashes Road"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul",
                 "4"))
-    ok(trek_cli("encounter", "start", "Ambush", "--map", str(tmp_path / "pass.toml")))
+    ok(trek_run("encounter", "start", "Ambush", "--map", str(tmp_path / "pass.toml")))
 
 
 def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
-        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
-    kira_at_the_pass(trek_cli, tmp_path)                                         # events 1-3
-    ok(trek_cli("encounter", "join", "Kira", "--at", "0,0"))
-    ok(trek_cli("encounter", "add", "<script>alert(1)</script>", "--side", "enemy", "--at",
+        trek_run: Run, tmp_path: Path, chromium: Browser) -> None:
+    kira_at_the_pass(trek_run, tmp_path)                                         # events 1-3
+    ok(trek_run("encounter", "join", "Kira", "--at", "0,0"))
+    ok(trek_run("encounter", "add", "<script>alert(1)</script>", "--side", "enemy", "--at",
                 "6,3", "--body", "3", "--mind", "3", "--soul", "3"))
-    ok(trek_cli("encounter", "round"))
-    ok(trek_cli("encounter", "move", "Kira", "E", "E", "E"))
+    ok(trek_run("encounter", "round"))
+    ok(trek_run("encounter", "move", "Kira", "E", "E", "E"))
     svg = tmp_path / "fight.svg"
-    ok(trek_cli("encounter", "show", "--svg", str(svg)))
+    ok(trek_run("encounter", "show", "--svg", str(svg)))
 
     dom = chromium.dom(svg)
     assert dom.count('class="cell ') == 32                 # 8 × 4 cells
@@ -184,21 +184,21 @@ def test_the_battle_map_svg_renders_in_chromium_with_names_as_text(
 
 
 def test_the_battle_map_draws_each_rounds_paths_and_limits_them_by_round_and_point(
-        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
-    kira_at_the_pass(trek_cli, tmp_path)                                         # events 1-3
-    ok(trek_cli("encounter", "join", "Kira", "--at", "0,0"))                     # event 4
-    ok(trek_cli("encounter", "add", "Bandit", "--side", "enemy", "--at", "7,3", "--body", "3",
+        trek_run: Run, tmp_path: Path, chromium: Browser) -> None:
+    kira_at_the_pass(trek_run, tmp_path)                                         # events 1-3
+    ok(trek_run("encounter", "join", "Kira", "--at", "0,0"))                     # event 4
+    ok(trek_run("encounter", "add", "Bandit", "--side", "enemy", "--at", "7,3", "--body", "3",
                 "--mind", "3", "--soul", "3"))                                   # 5
-    ok(trek_cli("encounter", "round"))                                           # 6: round 1
-    ok(trek_cli("encounter", "move", "Kira", "E", "E"))                          # 7: to 2,0
-    ok(trek_cli("encounter", "round"))                                           # 8: round 2
-    ok(trek_cli("encounter", "move", "Kira", "E", "E"))                          # 9: to 4,0
-    ok(trek_cli("encounter", "move", "Bandit", "W"))                             # 10: to 6,3
-    ok(trek_cli("undo"))                                                         # 11 undoes 10
+    ok(trek_run("encounter", "round"))                                           # 6: round 1
+    ok(trek_run("encounter", "move", "Kira", "E", "E"))                          # 7: to 2,0
+    ok(trek_run("encounter", "round"))                                           # 8: round 2
+    ok(trek_run("encounter", "move", "Kira", "E", "E"))                          # 9: to 4,0
+    ok(trek_run("encounter", "move", "Bandit", "W"))                             # 10: to 6,3
+    ok(trek_run("undo"))                                                         # 11 undoes 10
     svg = tmp_path / "fight.svg"
 
     def show(*options: str) -> dict[str, Any]:
-        found: dict[str, Any] = ok(trek_cli("encounter", "show", "--svg", str(svg), *options,
+        found: dict[str, Any] = ok(trek_run("encounter", "show", "--svg", str(svg), *options,
                                             "--json")).json()
         return found
 
@@ -220,9 +220,9 @@ def test_the_battle_map_draws_each_rounds_paths_and_limits_them_by_round_and_poi
     assert show("--as-of", "7") == {"svg": str(svg), "round": 1, "paths": 1}
     # At event 10 the bandit's step was live: three paths, two of them in round 2.
     assert show("--as-of", "10")["paths"] == 3
-    refused(trek_cli("encounter", "show", "--svg", str(svg), "--round", "3"),
+    refused(trek_run("encounter", "show", "--svg", str(svg), "--round", "3"),
             "there is no round 3 in Ambush; it has rounds 1 to 2")
-    refused(trek_cli("encounter", "show", "--svg", str(svg), "--as-of", "2"),
+    refused(trek_run("encounter", "show", "--svg", str(svg), "--as-of", "2"),
             "no encounter is open at 2")
     png = chromium.screenshot(svg, tmp_path / "rounds.png", "420,360")
     assert png.stat().st_size > 5000

@@ -44,10 +44,10 @@ rows = [
 """
 
 
-def test_a_gurps_skirmish_with_undo_redo_and_the_history_tools(trek_cli: Run, db: str,
+def test_a_gurps_skirmish_with_undo_redo_and_the_history_tools(trek_run: Run, db: str,
                                                                 tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:
-        return trek_cli(*args, db=db)
+        return trek_run(*args, db=db)
 
     def fighter(name: str) -> dict[str, Any]:
         found: dict[str, Any] = ok(run("encounter", "status", "--json")).json()[

@@ -85,8 +85,8 @@ def cells(map_doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
             for row in map_doc["rows"]]
 
 
-def test_map_import_writes_a_map_that_init_accepts(trek_cli: Run, files: Path) -> None:
-    report = ok(trek_cli("--json", "map", "import", "vale.txt", "--to", "vale.toml",
+def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -> None:
+    report = ok(trek_run("--json", "map", "import", "vale.txt", "--to", "vale.toml",
                          "--ruleset", "cypher")).json()
     assert report["format"] == "textmapper"
     assert (report["width"], report["height"], report["grid"]) == (3, 2, "square")
@@ -97,27 +97,27 @@ def test_map_import_writes_a_map_that_init_accepts(trek_cli: Run, files: Path) -
     assert "3 unlisted cells (made open ground)" in report["ignored"]
     assert not (files / "trek.db").exists()  # converting a file touches no store
 
-    recorded(trek_cli("--json", "init", "Vale", "--ruleset", "cypher", "--map", "vale.toml"),
+    recorded(trek_run("--json", "init", "Vale", "--ruleset", "cypher", "--map", "vale.toml"),
              1, "CampaignStarted")
-    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
     assert cells(shown) == [
         [("difficult", "forest"), ("rough", "hills"), ("open", "open")],
         [("open", "open"), ("open", "open"), ("feature", "mountain")],
     ]
 
 
-def test_map_import_says_in_words_what_it_read_and_ignored(trek_cli: Run, files: Path) -> None:
-    out = ok(trek_cli("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
+def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files: Path) -> None:
+    out = ok(trek_run("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
     assert "Wrote cellar.toml: 4×3 square map from a Universal VTT file." in out
     assert "wall -> wall" in out
     assert "image (the picture is not decoded)" in out
     assert "portals (closed doors become walls; open doors are left open)" in out
 
 
-def test_init_takes_a_tiled_map_directly(trek_cli: Run, files: Path) -> None:
-    out = ok(trek_cli("init", "Keep", "--map", "keep.tmj")).stdout
+def test_init_takes_a_tiled_map_directly(trek_run: Run, files: Path) -> None:
+    out = ok(trek_run("init", "Keep", "--map", "keep.tmj")).stdout
     assert "Imported keep.tmj (Tiled JSON, 3×2 square)" in out
-    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
     # BESM overland maps have open, feature and hazard: woods are open ground, a lake a
     # feature; the map's own name property names it, markup and all, as plain text.
     assert shown["name"] == "Keep <b>[red]"
@@ -125,30 +125,30 @@ def test_init_takes_a_tiled_map_directly(trek_cli: Run, files: Path) -> None:
         [("open", "grass"), ("open", "woods"), ("open", "grass")],
         [("feature", "lake"), ("open", "grass"), ("open", "woods")],
     ]
-    assert "Keep <b>[red]" in ok(trek_cli("map", "show")).stdout
+    assert "Keep <b>[red]" in ok(trek_run("map", "show")).stdout
 
 
-def test_a_map_file_with_another_extension_is_still_read_as_toml(trek_cli: Run,
+def test_a_map_file_with_another_extension_is_still_read_as_toml(trek_run: Run,
                                                                  files: Path) -> None:
-    ok(trek_cli("map", "import", "vale.txt", "--to", "vale.toml"))
+    ok(trek_run("map", "import", "vale.txt", "--to", "vale.toml"))
     (files / "vale.toml").rename(files / "vale.map")
-    ok(trek_cli("init", "Vale", "--map", "vale.map"))
-    assert ok(trek_cli("map", "show", "--json")).json()["map"]["name"] == "vale"
+    ok(trek_run("init", "Vale", "--map", "vale.map"))
+    assert ok(trek_run("map", "show", "--json")).json()["map"]["name"] == "vale"
 
 
-def test_init_terrain_overrides_the_built_in_word(trek_cli: Run, files: Path) -> None:
-    ok(trek_cli("init", "Keep", "--map", "keep.tmj", "--terrain", "woods=hazard"))
-    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+def test_init_terrain_overrides_the_built_in_word(trek_run: Run, files: Path) -> None:
+    ok(trek_run("init", "Keep", "--map", "keep.tmj", "--terrain", "woods=hazard"))
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
     assert cells(shown)[0][1] == ("hazard", "woods")
 
 
 def test_encounter_start_takes_a_uvtt_map_with_walls_where_the_walls_are(
-        trek_cli: Run, files: Path) -> None:
-    ok(trek_cli("init", "Cellar", "--seed", "2"))
-    ok(trek_cli("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
-    recorded(trek_cli("--json", "encounter", "start", "Break-in", "--map", "cellar.uvtt"),
+        trek_run: Run, files: Path) -> None:
+    ok(trek_run("init", "Cellar", "--seed", "2"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    recorded(trek_run("--json", "encounter", "start", "Break-in", "--map", "cellar.uvtt"),
              3, "EncounterStarted")
-    status = ok(trek_cli("encounter", "status", "--json")).json()
+    status = ok(trek_run("encounter", "status", "--json")).json()
     wall, door, floor = ("wall", "wall"), ("wall", "closed door"), ("open", "open")
     assert cells(status["map"]) == [
         [floor, floor, floor, wall],
@@ -156,40 +156,40 @@ def test_encounter_start_takes_a_uvtt_map_with_walls_where_the_walls_are(
         [door, floor, floor, wall],
     ]
     # The walls hold: Kira at 1,0 cannot step south into the wall at 1,1.
-    ok(trek_cli("encounter", "join", "Kira", "--at", "1,0"))
-    ok(trek_cli("encounter", "round"))
-    refused(trek_cli("encounter", "move", "Kira", "S"), "wall")
+    ok(trek_run("encounter", "join", "Kira", "--at", "1,0"))
+    ok(trek_run("encounter", "round"))
+    refused(trek_run("encounter", "move", "Kira", "S"), "wall")
 
 
-def log_of(trek_cli: Run) -> list[dict[str, Any]]:
-    entries: list[dict[str, Any]] = ok(trek_cli("log", "--json")).json()
+def log_of(trek_run: Run) -> list[dict[str, Any]]:
+    entries: list[dict[str, Any]] = ok(trek_run("log", "--json")).json()
     return entries
 
 
-def test_refused_imports_store_nothing(trek_cli: Run, files: Path) -> None:
+def test_refused_imports_store_nothing(trek_run: Run, files: Path) -> None:
     (files / "broken.tmj").write_text('{"width": 2,')
     (files / "glade.txt").write_text("0101 glade\n")
-    refused(trek_cli("init", "Broken", "--map", "broken.tmj"), "broken.tmj",
+    refused(trek_run("init", "Broken", "--map", "broken.tmj"), "broken.tmj",
             "is not valid JSON")
-    refused(trek_cli("init", "Glade", "--map", "glade.txt"), "'glade'",
+    refused(trek_run("init", "Glade", "--map", "glade.txt"), "'glade'",
             "--terrain glade=TERRAIN")
-    refused(trek_cli("init", "Cellar", "--map", "cellar.uvtt"), "is a battle map")
+    refused(trek_run("init", "Cellar", "--map", "cellar.uvtt"), "is a battle map")
     assert not (files / "trek.db").exists()
 
-    ok(trek_cli("init", "Hexes", "--ruleset", "gurps"))
-    before = log_of(trek_cli)
+    ok(trek_run("init", "Hexes", "--ruleset", "gurps"))
+    before = log_of(trek_run)
     # GURPS fights on hexes; a Universal VTT map is squares.
-    refused(trek_cli("encounter", "start", "Fight", "--map", "cellar.uvtt"), "plays on hexes")
-    refused(trek_cli("encounter", "start", "Fight", "--map", "glade.txt"), "'glade'")
-    assert log_of(trek_cli) == before
+    refused(trek_run("encounter", "start", "Fight", "--map", "cellar.uvtt"), "plays on hexes")
+    refused(trek_run("encounter", "start", "Fight", "--map", "glade.txt"), "'glade'")
+    assert log_of(trek_run) == before
 
 
-def test_map_import_keeps_an_existing_file_unless_forced(trek_cli: Run, files: Path) -> None:
+def test_map_import_keeps_an_existing_file_unless_forced(trek_run: Run, files: Path) -> None:
     (files / "vale.toml").write_text("mine")
-    refused(trek_cli("map", "import", "vale.txt", "--to", "vale.toml"), "already exists",
+    refused(trek_run("map", "import", "vale.txt", "--to", "vale.toml"), "already exists",
             "--force")
     assert (files / "vale.toml").read_text() == "mine"
-    ok(trek_cli("map", "import", "vale.txt", "--to", "vale.toml", "--force"))
+    ok(trek_run("map", "import", "vale.txt", "--to", "vale.toml", "--force"))
     assert (files / "vale.toml").read_text().startswith("[map]\n")
 
 
@@ -204,18 +204,18 @@ def test_map_import_keeps_an_existing_file_unless_forced(trek_cli: Run, files: P
     ("huge.uvtt", json.dumps({**CELLAR_UVTT, "resolution": {"map_size": {"x": 500, "y": 2}}}),
      "larger than Trek imports"),
 ])
-def test_malformed_files_are_refused_with_the_reason(trek_cli: Run, tmp_path: Path, name: str,
+def test_malformed_files_are_refused_with_the_reason(trek_run: Run, tmp_path: Path, name: str,
                                                      text: str, reason: str) -> None:
     (tmp_path / name).write_text(text)
-    refused(trek_cli("map", "import", name, "--to", "out.toml", "--battle"), reason)
+    refused(trek_run("map", "import", name, "--to", "out.toml", "--battle"), reason)
     assert not (tmp_path / "out.toml").exists()
 
 
-def test_a_bad_terrain_option_is_a_usage_error(trek_cli: Run, files: Path) -> None:
-    usage_error(trek_cli("map", "import", "vale.txt", "--to", "v.toml", "--terrain", "woods"))
+def test_a_bad_terrain_option_is_a_usage_error(trek_run: Run, files: Path) -> None:
+    usage_error(trek_run("map", "import", "vale.txt", "--to", "v.toml", "--terrain", "woods"))
 
 
-def test_the_readme_example_runs_as_written(trek_cli: Run, tmp_path: Path) -> None:
+def test_the_readme_example_runs_as_written(trek_run: Run, tmp_path: Path) -> None:
     """docs/maps.md's "Maps from other tools" block, line by line, on the committed examples."""
     import shlex
     import shutil
@@ -229,13 +229,13 @@ def test_the_readme_example_runs_as_written(trek_cli: Run, tmp_path: Path) -> No
     commands = [shlex.split(line)[1:] for line in lines if line.startswith("trek ")]
     assert len(commands) == 8
     for args in commands:
-        ok(trek_cli(*args))
-    shown = ok(trek_cli("map", "show", "--json")).json()["map"]
+        ok(trek_run(*args))
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
     # Worked from greywater-vale.txt: row 3 (y 2) is 0103 swamp, 0203 grass, 0303 grass,
     # 0403 hills and 0503 unlisted.
     assert cells(shown)[2] == [("difficult", "swamp"), ("open", "grass"), ("open", "grass"),
                                ("rough", "hills"), ("open", "open")]
-    status = ok(trek_cli("encounter", "status", "--json")).json()
+    status = ok(trek_run("encounter", "status", "--json")).json()
     # mill-cellar.uvtt: walls on y=2 from x 0-3 and 5-8, the closed door 3-4, the open door
     # 4-5, and a wall down x=5.5 from y 2 to 6.
     assert status["map"]["rows"][2] == "###c.###"
@@ -250,15 +250,15 @@ def drawn_cells(dom: str, terrain: str) -> set[tuple[int, int]]:
 
 
 def test_imported_battle_maps_render_where_the_source_put_things(
-        trek_cli: Run, tmp_path: Path, chromium: Browser) -> None:
+        trek_run: Run, tmp_path: Path, chromium: Browser) -> None:
     root = Path(__file__).resolve().parents[2]
     # The README's cellar in a BESM fight: walls on y=2 (x 0-2, the closed door at 3, 5-7)
     # and down column 5 below them; the open door at 4,2 stays floor.
-    ok(trek_cli("init", "Cellar", "--db", "besm.db"))
-    ok(trek_cli("encounter", "start", "Break-in", "--db", "besm.db", "--map",
+    ok(trek_run("init", "Cellar", "--db", "besm.db"))
+    ok(trek_run("encounter", "start", "Break-in", "--db", "besm.db", "--map",
                 str(root / "docs" / "examples" / "mill-cellar.uvtt")))
     square = tmp_path / "cellar.svg"
-    ok(trek_cli("encounter", "show", "--svg", str(square), "--db", "besm.db"))
+    ok(trek_run("encounter", "show", "--svg", str(square), "--db", "besm.db"))
     dom = chromium.dom(square)
     assert dom.count('class="cell ') == 48
     assert drawn_cells(dom, "wall") == {(0, 2), (1, 2), (2, 2), (3, 2), (5, 2), (6, 2),
@@ -271,10 +271,10 @@ def test_imported_battle_maps_render_where_the_source_put_things(
              "staggerindex": "odd", "hexsidelength": 16,
              "layers": [{"type": "tilelayer", "data": [1, 2, 1, 2, 1, 2]}]}
     (tmp_path / "ford.tmj").write_text(json.dumps(hexes))
-    ok(trek_cli("init", "Ford", "--ruleset", "gurps", "--db", "gurps.db"))
-    ok(trek_cli("encounter", "start", "Ford", "--map", "ford.tmj", "--db", "gurps.db"))
+    ok(trek_run("init", "Ford", "--ruleset", "gurps", "--db", "gurps.db"))
+    ok(trek_run("encounter", "start", "Ford", "--map", "ford.tmj", "--db", "gurps.db"))
     hex_svg = tmp_path / "ford.svg"
-    ok(trek_cli("encounter", "show", "--svg", str(hex_svg), "--db", "gurps.db"))
+    ok(trek_run("encounter", "show", "--svg", str(hex_svg), "--db", "gurps.db"))
     dom = chromium.dom(hex_svg)
     assert drawn_cells(dom, "treacherous") == {(1, 0), (0, 1), (2, 1)}
     assert drawn_cells(dom, "open") == {(0, 0), (2, 0), (1, 1)}

@@ -42,10 +42,10 @@ rows = [
 """
 
 
-def test_move_point_rounds_with_transit_undo_redo_and_refusals(trek_cli: Run, db: str,
+def test_move_point_rounds_with_transit_undo_redo_and_refusals(trek_run: Run, db: str,
                                                                 tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:
-        return trek_cli(*args, db=db)
+        return trek_run(*args, db=db)
 
     def combatant(name: str) -> dict[str, Any]:
         found: dict[str, Any] = ok(run("encounter", "status", "--json")).json()[

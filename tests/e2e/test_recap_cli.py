@@ -71,8 +71,8 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
 
 
 @pytest.fixture
-def played(trek_cli: Trek, campaign_db: str) -> Trek:
-    return lambda *args: trek_cli(*args, db=campaign_db)
+def played(trek_run: Trek, campaign_db: str) -> Trek:
+    return lambda *args: trek_run(*args, db=campaign_db)
 
 
 NAME = r"\<script\>alert\(1\)\</script\> \*Kira\*\_\|"
@@ -199,14 +199,14 @@ def _readme_block(heading: str, language: str = "bash") -> str:
     return docpages.block(page, heading, language)
 
 
-def test_the_readme_recap_commands_run_after_its_journey(trek_cli: Trek, tmp_path: Path) -> None:
+def test_the_readme_recap_commands_run_after_its_journey(trek_run: Trek, tmp_path: Path) -> None:
     env = trek_env(str(tmp_path / "ashes.db"), TREK_GM="you")
     for heading in ("## A three-day journey", "# Session recaps and spreadsheets"):
         for line in _readme_block(heading).splitlines():
             if line.startswith("trek "):
                 args = [str(ROOT / a) if a.startswith("docs/") else a
                         for a in shlex.split(line.split("  #")[0])[1:]]
-                ok(trek_cli(*args, env=env))
+                ok(trek_run(*args, env=env))
     # docs/recaps.md shows the session's recap as the program writes it.
     shown = _readme_block("# Session recaps and spreadsheets", "markdown")
     assert (tmp_path / "session-1.md").read_text(encoding="utf-8") == shown

@@ -140,9 +140,9 @@ def _keys(dom: str) -> list[str]:
 
 
 def test_the_svg_draws_each_day_its_markers_and_a_key_and_fits_its_box(
-        trek_cli: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
+        trek_run: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
     svg = tmp_path / "route.svg"
-    run = ok(trek_cli("map", "show", "--svg", str(svg), db=journey))
+    run = ok(trek_run("map", "show", "--svg", str(svg), db=journey))
     assert run.stdout == f"Wrote the route map of ashes-road to {svg}.\n"
     dom = chromium.dom(svg)
     assert _day_groups(dom) == ["1", "2"]
@@ -172,9 +172,9 @@ def test_the_svg_draws_each_day_its_markers_and_a_key_and_fits_its_box(
 
 
 def test_the_html_page_has_a_title_the_picture_and_a_print_stylesheet(
-        trek_cli: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
+        trek_run: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
     page = tmp_path / "route.html"
-    run = ok(trek_cli("--json", "map", "show", "--html", str(page), db=journey))
+    run = ok(trek_run("--json", "map", "show", "--html", str(page), db=journey))
     assert run.json() == {"html": str(page), "days": 2, "segments": 5, "marks": 7}
     dom = chromium.dom(page)
     assert "<h1>The Ashen Reach: Ashes Road</h1>" in dom
@@ -189,9 +189,9 @@ def test_the_html_page_has_a_title_the_picture_and_a_print_stylesheet(
 
 
 def test_as_of_draws_only_the_route_up_to_that_point(
-        trek_cli: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
+        trek_run: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
     svg = tmp_path / "day1.svg"
-    ok(trek_cli("map", "show", "--svg", str(svg), "--as-of", "day:1", db=journey))
+    ok(trek_run("map", "show", "--svg", str(svg), "--as-of", "day:1", db=journey))
     dom = chromium.dom(svg)
     assert _day_groups(dom) == ["1"]
     assert re.findall(r'class="segment[^"]*" data-seq="(\d+)"', dom) == ["10", "12"]
@@ -199,28 +199,28 @@ def test_as_of_draws_only_the_route_up_to_that_point(
     assert "cancelled" not in _keys(dom)
     # The party stood at 6,1 when day 1 was over.
     assert "the party now (6,1)" in dom
-    route = ok(trek_cli("--json", "map", "show", "--as-of", "12", db=journey)).json()["route"]
+    route = ok(trek_run("--json", "map", "show", "--as-of", "12", db=journey)).json()["route"]
     assert (route["as_of"], route["position"]) == (12, {"x": 6, "y": 1})
     assert [s["seq"] for s in route["segments"]] == [10, 12]
 
 
 def test_a_session_is_drawn_strong_and_the_rest_of_the_route_faint(
-        trek_cli: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
+        trek_run: Run, journey: str, tmp_path: Path, chromium: Browser) -> None:
     svg = tmp_path / "session2.svg"
-    ok(trek_cli("map", "show", "--svg", str(svg), "--session", "2", db=journey))
+    ok(trek_run("map", "show", "--svg", str(svg), "--session", "2", db=journey))
     dom = chromium.dom(svg)
     classes = dict((seq, kind) for kind, seq in
                    re.findall(r'class="(segment[^"]*)" data-seq="(\d+)"', dom))
     assert classes == {"10": "segment faint", "12": "segment faint",
                        "18": "segment cancelled", "21": "segment", "23": "segment"}
     assert "other-sessions" in _keys(dom)
-    refused(trek_cli("map", "show", "--svg", str(svg), "--session", "3", db=journey),
+    refused(trek_run("map", "show", "--svg", str(svg), "--session", "3", db=journey),
             "there is no session 3")
 
 
 def test_the_terminal_map_has_coordinates_on_its_edges_and_a_key(
-        trek_cli: Run, journey: str) -> None:
-    out = ok(trek_cli("map", "show", db=journey)).stdout.splitlines()
+        trek_run: Run, journey: str) -> None:
+    out = ok(trek_run("map", "show", db=journey)).stdout.splitlines()
     assert out[1:6] == [
         "  0123456789",
         "0 ..........",
@@ -230,16 +230,16 @@ def test_the_terminal_map_has_coordinates_on_its_edges_and_a_key(
     ]
     assert "  '@': the party, at 8,1" in out
     assert "  '^': feature name=mountains" in out
-    assert ok(trek_cli("map", "show", "--json", db=journey)).json()["route"]["days"] == [1, 2]
+    assert ok(trek_run("map", "show", "--json", db=journey)).json()["route"]["days"] == [1, 2]
 
 
 def test_a_wide_terminal_map_numbers_its_columns_in_two_lines(
-        trek_cli: Run, tmp_path: Path) -> None:
+        trek_run: Run, tmp_path: Path) -> None:
     (tmp_path / "wide.toml").write_text(
         '[map]\nname = "Long Road"\nrows = [\n  "............",\n  "............",\n]\n\n'
         '[legend]\n"." = { terrain = "open" }\n')
-    ok(trek_cli("init", "Wide", "--map", str(tmp_path / "wide.toml"), "--at", "11,1"))
-    out = ok(trek_cli("map", "show")).stdout.splitlines()
+    ok(trek_run("init", "Wide", "--map", str(tmp_path / "wide.toml"), "--at", "11,1"))
+    out = ok(trek_run("map", "show")).stdout.splitlines()
     assert out[1:5] == [
         "  0         1",
         "  012345678901",
@@ -249,19 +249,19 @@ def test_a_wide_terminal_map_numbers_its_columns_in_two_lines(
 
 
 def test_pictures_are_refused_without_a_map_or_a_writable_file_and_take_one_format(
-        trek_cli: Run, journey: str, tmp_path: Path) -> None:
-    refused(trek_cli("map", "show", "--svg", str(tmp_path / "no" / "such" / "dir.svg"),
+        trek_run: Run, journey: str, tmp_path: Path) -> None:
+    refused(trek_run("map", "show", "--svg", str(tmp_path / "no" / "such" / "dir.svg"),
                      db=journey), "cannot write")
-    usage_error(trek_cli("map", "show", "--svg", str(tmp_path / "a.svg"), "--html",
+    usage_error(trek_run("map", "show", "--svg", str(tmp_path / "a.svg"), "--html",
                          str(tmp_path / "a.html"), db=journey))
-    refused(trek_cli("map", "show", "--svg", str(tmp_path / "a.svg"), "--as-of", "99",
+    refused(trek_run("map", "show", "--svg", str(tmp_path / "a.svg"), "--as-of", "99",
                      db=journey), "there is no event 99")
     assert not (tmp_path / "a.svg").exists()
     assert not (tmp_path / "a.html").exists()
-    ok(trek_cli("init", "Open Plain"))
-    refused(trek_cli("map", "show", "--html", str(tmp_path / "plain.html")), "has no map")
+    ok(trek_run("init", "Open Plain"))
+    refused(trek_run("map", "show", "--html", str(tmp_path / "plain.html")), "has no map")
     assert not (tmp_path / "plain.html").exists()
-    assert "No map: an open plain" in ok(trek_cli("map", "show")).stdout
+    assert "No map: an open plain" in ok(trek_run("map", "show")).stdout
 
 
 def _readme_lines(heading: str) -> list[str]:
@@ -270,15 +270,15 @@ def _readme_lines(heading: str) -> list[str]:
     return docpages.trek_lines(page, heading)
 
 
-def test_the_readme_route_commands_run_after_its_journey(trek_cli: Run, tmp_path: Path) -> None:
+def test_the_readme_route_commands_run_after_its_journey(trek_run: Run, tmp_path: Path) -> None:
     import shlex
 
     root = Path(__file__).resolve().parents[2]
     for line in _readme_lines("## A three-day journey"):
         args = [str(root / a) if a.startswith("docs/") else a for a in shlex.split(line)[1:]]
-        ok(trek_cli(*args))
+        ok(trek_run(*args))
     for line in _readme_lines("## Route pictures"):
-        ok(trek_cli(*shlex.split(line)[1:]))
+        ok(trek_run(*shlex.split(line)[1:]))
     assert _day_groups((tmp_path / "route.svg").read_text()) == ["1", "2"]
     assert "<svg " in (tmp_path / "route.html").read_text()
     assert _day_groups((tmp_path / "day1.svg").read_text()) == ["1"]

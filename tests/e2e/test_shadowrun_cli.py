@@ -42,10 +42,10 @@ rows = [
 """
 
 
-def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_cli: Run, db: str,
+def test_a_combat_turn_by_initiative_pass_with_undo_redo(trek_run: Run, db: str,
                                                           tmp_path: Path) -> None:
     def run(*args: str) -> TrekRun:
-        return trek_cli(*args, db=db)
+        return trek_run(*args, db=db)
 
     def events() -> int:
         count: int = ok(run("status", "--json")).json()["events"]

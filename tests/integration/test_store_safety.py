@@ -53,22 +53,22 @@ def file_state(path: Path) -> tuple[bytes, int, int]:
 # -- SQLite -------------------------------------------------------------------------------------
 
 
-def test_a_read_command_on_a_missing_path_creates_nothing(trek_cli: Run, tmp_path: Path) -> None:
+def test_a_read_command_on_a_missing_path_creates_nothing(trek_run: Run, tmp_path: Path) -> None:
     folder = tmp_path / "stores"
     folder.mkdir()
     db = folder / "nothing-here.db"
     for command in [("status", "--json"), ("log",), ("campaigns",), ("map", "show"),
                     ("replay", "--verify"), ("supplies", "add", "ammo=1")]:
-        result = trek_cli(*command, db=str(db))
+        result = trek_run(*command, db=str(db))
         assert_refused(result, "no Trek store", str(db), "trek init")
         assert list(folder.iterdir()) == []
     # Nor the default ./trek.db in the working directory.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["stores"]
 
 
-def test_init_into_a_missing_folder_is_refused(trek_cli: Run, tmp_path: Path) -> None:
+def test_init_into_a_missing_folder_is_refused(trek_run: Run, tmp_path: Path) -> None:
     db = tmp_path / "no" / "such" / "folder" / "t.db"
-    assert_refused(trek_cli("init", "Ashes Road", db=str(db)), "does not exist")
+    assert_refused(trek_run("init", "Ashes Road", db=str(db)), "does not exist")
     assert not (tmp_path / "no").exists()
 
 
@@ -104,7 +104,7 @@ def _sqlite_header_then_garbage(path: Path) -> None:
                          ids=["other-sqlite", "other-sqlite-wal", "random-bytes",
                               "broken-sqlite"])
 def test_a_file_that_is_not_a_trek_store_is_refused_and_left_untouched(
-        trek_cli: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
+        trek_run: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
     folder = tmp_path / "stores"
     folder.mkdir()
     foreign = folder / "foreign.db"
@@ -114,7 +114,7 @@ def test_a_file_that_is_not_a_trek_store_is_refused_and_left_untouched(
     before = file_state(foreign)
 
     for command in [("status",), ("log", "--json"), ("replay", "--verify"), *WRITE_COMMANDS]:
-        result = trek_cli(*command, db=str(foreign))
+        result = trek_run(*command, db=str(foreign))
         assert_refused(result, "not a Trek store", str(foreign), "untouched")
         assert file_state(foreign) == before, command
         # No journal, WAL or shared-memory file was made next to it either.
@@ -141,72 +141,72 @@ def _sqlite_without_tables(path: Path) -> None:
 @pytest.mark.parametrize("make", [_zero_bytes, _zero_bytes_and_a_journal, _sqlite_without_tables],
                          ids=["zero-bytes", "zero-bytes-and-journal", "sqlite-without-tables"])
 def test_an_empty_leftover_is_no_store_yet_and_init_makes_one_there(
-        trek_cli: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
+        trek_run: Run, tmp_path: Path, make: Callable[[Path], None]) -> None:
     folder = tmp_path / "stores"
     folder.mkdir()
     leftover = folder / "trek.db"
     make(leftover)
     before = file_state(leftover)
     for command in [("status",), ("log", "--json"), ("supplies", "add", "ammo=1")]:
-        result = trek_cli(*command, db=str(leftover))
+        result = trek_run(*command, db=str(leftover))
         assert_refused(result, "no Trek store", "yet", "trek init")
         assert file_state(leftover) == before, command
-    made = trek_cli("init", "Ashes Road", "--seed", "3", db=str(leftover))
+    made = trek_run("init", "Ashes Road", "--seed", "3", db=str(leftover))
     assert made.returncode == 0, made
-    status = trek_cli("status", "--json", db=str(leftover))
+    status = trek_run("status", "--json", db=str(leftover))
     assert (status.returncode, status.json()["campaign"], status.json()["events"]) == (
         0, "ashes-road", 1)
 
 
-def test_a_folder_is_refused(trek_cli: Run, tmp_path: Path) -> None:
+def test_a_folder_is_refused(trek_run: Run, tmp_path: Path) -> None:
     folder = tmp_path / "a-folder"
     folder.mkdir()
-    assert_refused(trek_cli("status", db=str(folder)), "is a folder")
-    assert_refused(trek_cli("init", "Ashes Road", db=str(folder)), "is a folder")
+    assert_refused(trek_run("status", db=str(folder)), "is a folder")
+    assert_refused(trek_run("init", "Ashes Road", db=str(folder)), "is a folder")
     assert list(folder.iterdir()) == []
 
 
-def test_read_commands_leave_a_trek_store_byte_for_byte(trek_cli: Run, tmp_path: Path) -> None:
+def test_read_commands_leave_a_trek_store_byte_for_byte(trek_run: Run, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    assert trek_cli("init", "Ashes Road", "--seed", "3", db=str(db)).returncode == 0
-    assert trek_cli("supplies", "add", "provisions=2", db=str(db)).returncode == 0
+    assert trek_run("init", "Ashes Road", "--seed", "3", db=str(db)).returncode == 0
+    assert trek_run("supplies", "add", "provisions=2", db=str(db)).returncode == 0
     before = file_state(db)
     names = sorted(p.name for p in tmp_path.iterdir())
     for command in [*READ_COMMANDS, ("status", "--as-of", "1"), ("log", "--day", "0")]:
-        result = trek_cli(*command, db=str(db))
+        result = trek_run(*command, db=str(db))
         assert result.returncode == 0, result
         assert file_state(db) == before, command
         assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
 def test_a_store_path_with_uri_characters_is_one_whole_file(
-        trek_cli: Run, tmp_path: Path) -> None:
+        trek_run: Run, tmp_path: Path) -> None:
     # SQLite is opened through file: URIs, where # and ? and % mean something.
     folder = tmp_path / "stores"
     folder.mkdir()
     name = "ashes #2? 50%.db"
     db = str(folder / name)
-    assert trek_cli("init", "Ashes Road", db=db).returncode == 0
-    assert trek_cli("supplies", "add", "ammo=2", db=db).returncode == 0
+    assert trek_run("init", "Ashes Road", db=db).returncode == 0
+    assert trek_run("supplies", "add", "ammo=2", db=db).returncode == 0
     assert [p.name for p in folder.iterdir()] == [name]
-    assert trek_cli("replay", "--verify", db=db).returncode == 0
+    assert trek_run("replay", "--verify", db=db).returncode == 0
     # Everything is in that one file: a copy of it alone is the whole store.
     copy = tmp_path / "copy.db"
     shutil.copyfile(db, copy)
-    status = trek_cli("status", "--json", db=str(copy))
+    status = trek_run("status", "--json", db=str(copy))
     assert status.returncode == 0, status
     assert (status.json()["supplies"]["ammo"], status.json()["events"]) == (2, 2)
 
 
-def test_init_twice_with_the_same_name_is_refused(trek_cli: Run, tmp_path: Path) -> None:
+def test_init_twice_with_the_same_name_is_refused(trek_run: Run, tmp_path: Path) -> None:
     db = str(tmp_path / "t.db")
-    assert trek_cli("init", "Ashes Road", db=db).returncode == 0
+    assert trek_run("init", "Ashes Road", db=db).returncode == 0
     before = file_state(Path(db))
     # The same name, and another spelling of the same slug.
     for name in ("Ashes Road", "ashes-road", "ASHES  road!"):
-        assert_refused(trek_cli("init", name, db=db), "already has a campaign called 'ashes-road'")
+        assert_refused(trek_run("init", name, db=db), "already has a campaign called 'ashes-road'")
     assert file_state(Path(db)) == before
-    listing = trek_cli("campaigns", "--json", db=db).json()
+    listing = trek_run("campaigns", "--json", db=db).json()
     assert [c["slug"] for c in listing] == ["ashes-road"]
     assert listing[0]["events"] == 1
 
@@ -224,7 +224,7 @@ def _table_count(url: str) -> int:
 
 @pytest.mark.postgres
 def test_a_postgres_password_is_never_printed(
-        trek_cli: Run, pg_server: PgServer, pg_url: str) -> None:
+        trek_run: Run, pg_server: PgServer, pg_url: str) -> None:
     # A second role whose password needs quoting in a URL, so both spellings are looked for.
     role = f"gm_{uuid.uuid4().hex[:10]}"
     password = f"Pa:ss@w/rd%{uuid.uuid4().hex[:8]}?#"
@@ -246,7 +246,7 @@ def test_a_postgres_password_is_never_printed(
     runs: list[TrekRun] = []
 
     def run(*args: str, db: str = url) -> TrekRun:
-        result = trek_cli(*args, db=db)
+        result = trek_run(*args, db=db)
         runs.append(result)
         return result
 
@@ -264,7 +264,7 @@ def test_a_postgres_password_is_never_printed(
     assert run("move", "NOWHERE").returncode == 2
     assert run("--help").returncode == 0
     # The store given with --db (over a TREK_DB that points nowhere useful) works the same.
-    runs.append(trek_cli("--db", url, "status", db=os.devnull))
+    runs.append(trek_run("--db", url, "status", db=os.devnull))
     assert runs[-1].returncode == 0, runs[-1]
 
     for bad, why in ((wrong, "password authentication failed"),
@@ -285,25 +285,25 @@ def test_a_postgres_password_is_never_printed(
 
 @pytest.mark.postgres
 def test_postgres_reads_create_nothing_and_a_used_database_is_refused(
-        trek_cli: Run, pg_url: str) -> None:
+        trek_run: Run, pg_url: str) -> None:
     for command in READ_COMMANDS:
-        assert_refused(trek_cli(*command, db=pg_url), "holds no Trek store")
+        assert_refused(trek_run(*command, db=pg_url), "holds no Trek store")
     assert _table_count(pg_url) == 0
 
     with psycopg.connect(pg_url, autocommit=True) as conn:
         conn.execute("CREATE TABLE recipes (name TEXT)")
         conn.execute("INSERT INTO recipes VALUES ('stew')")
-    assert_refused(trek_cli("init", "Ashes Road", db=pg_url), "already holds other tables")
-    assert_refused(trek_cli("status", db=pg_url), "holds no Trek store")
+    assert_refused(trek_run("init", "Ashes Road", db=pg_url), "already holds other tables")
+    assert_refused(trek_run("status", db=pg_url), "holds no Trek store")
     assert _table_count(pg_url) == 1
     with psycopg.connect(pg_url) as conn:
         assert conn.execute("SELECT name FROM recipes").fetchall() == [("stew",)]
 
 
 @pytest.mark.postgres
-def test_postgres_init_twice_with_the_same_name_is_refused(trek_cli: Run, pg_url: str) -> None:
-    assert trek_cli("init", "Ashes Road", db=pg_url).returncode == 0
-    assert_refused(trek_cli("init", "Ashes Road", db=pg_url),
+def test_postgres_init_twice_with_the_same_name_is_refused(trek_run: Run, pg_url: str) -> None:
+    assert trek_run("init", "Ashes Road", db=pg_url).returncode == 0
+    assert_refused(trek_run("init", "Ashes Road", db=pg_url),
                    "already has a campaign called 'ashes-road'")
-    assert [c["slug"] for c in trek_cli("campaigns", "--json", db=pg_url).json()] == [
+    assert [c["slug"] for c in trek_run("campaigns", "--json", db=pg_url).json()] == [
         "ashes-road"]
