@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
@@ -49,12 +51,19 @@ def usage_error(run: TrekRun) -> None:
 
 
 def play_all(folder: Path, db: str, commands: Iterable[tuple[str, ...]]) -> None:
-    """Run each command through the real program in `folder` on `db`; each must succeed."""
-    for args in commands:
-        run = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
-                             stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                             check=False)
-        assert run.returncode == 0, (args, run.stderr)
+    """Run each command through the `trek` command line, in this process, in `folder` on
+    `db` (the environment `trek_env` gives a subprocess); each must succeed."""
+    from click.testing import CliRunner
+
+    from cli.main import trek
+
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("TREK_")}
+    env.update(COLUMNS="200", TREK_GM="test-gm", TREK_DB=db)
+    with contextlib.chdir(folder):
+        for args in commands:
+            result = CliRunner().invoke(trek, list(args), env=env, prog_name="trek")
+            assert result.exit_code == 0, (args, result.output, result.stderr,
+                                           result.exception)
 
 
 def run_traced(folder: Path, db: str, *args: str) -> tuple[str, set[str]]:

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 
 import docpages
 import pytest
-from cliruns import ok, refused, usage_error
-from conftest import Browser, TrekRun, trek_command, trek_env
+from cliruns import ok, play_all, refused, usage_error
+from conftest import Browser, TrekRun
 
 from cli.besm_demo import DEMO_MAP
 
@@ -105,12 +104,8 @@ def journey(tmp_path_factory: pytest.TempPathFactory) -> str:
     folder = tmp_path_factory.mktemp("journey")
     (folder / "reach.toml").write_text(DEMO_MAP)
     db = str(folder / "trek.db")
-    for args in JOURNEY:
-        args = tuple(a.replace("{map}", str(folder / "reach.toml")) for a in args)
-        done = subprocess.run(trek_command(*args), cwd=folder, env=trek_env(db),
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=120, check=False)
-        assert done.returncode == 0, (args, done.stderr)
+    play_all(folder, db, [tuple(a.replace("{map}", str(folder / "reach.toml")) for a in args)
+                          for args in JOURNEY])
     return db
 
 
