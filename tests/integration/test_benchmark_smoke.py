@@ -13,10 +13,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from pgserver import pg_unavailable_reason
 from rulesets import RULESETS
 
 from tracker.app import Trek
+
+# Real `trek` processes (or the benchmarks that time them): left out by -m "not slow".
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"startup": "ratio", "replay": "ratio", "record": "ratio", "undo": "ratio",

@@ -13,6 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+# Real `trek` processes (or the benchmarks that time them): left out by -m "not slow".
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = {"status", "move", "undo", "log --last 10", "supplies add provisions=1",
             "encounter status", "day start", "--help"}

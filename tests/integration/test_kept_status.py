@@ -22,6 +22,9 @@ from cli.output import json_text
 from domain.commands import Harm
 from tracker.app import Trek
 
+# Real `trek` processes (or the benchmarks that time them): left out by -m "not slow".
+pytestmark = pytest.mark.slow
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "docs" / "examples"
 
 

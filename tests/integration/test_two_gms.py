@@ -20,7 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import TrekRun, trek_env
+
+# Real `trek` processes recording at once: left out by -m "not slow".
+pytestmark = pytest.mark.slow
 
 Run = Callable[..., TrekRun]
 
@@ -57,6 +61,7 @@ GM_BURST = r"""
 import json, sys, time
 from click.testing import CliRunner
 from cli.main import trek
+
 start, count = float(sys.argv[1]), int(sys.argv[3])
 runner = CliRunner()
 while time.time() < start:

@@ -33,6 +33,9 @@ from tracker.app import Trek, TrekApplication
 from tracker.stores import Location
 from tracker.watch import SubscriptionStalled, Watcher
 
+# Real `trek` processes (or the benchmarks that time them): left out by -m "not slow".
+pytestmark = pytest.mark.slow
+
 Run = Callable[..., TrekRun]
 Event = dict[str, Any]
 
