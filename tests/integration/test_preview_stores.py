@@ -67,3 +67,26 @@ def test_a_preview_never_makes_a_store_and_init_has_no_preview(
     with pytest.raises(RuleViolation, match="no preview"):
         open_trek(store, preview=True).init("Other Road", seed=5)
     assert [c["slug"] for c in open_trek(store).campaigns()] == ["long-road"]
+
+
+def test_handle_with_preview_on_a_store_open_to_record_stores_nothing(
+        store: str, open_trek: OpenTrek) -> None:
+    # given a campaign of 3 events on a store open to record
+    trek = open_trek(store, create=True)
+    trek.init("Long Road", seed=5)
+    trek.handle(None, AddCharacter(CharacterOptions(name="Kira",
+                                                    extra={"body": 6, "mind": 5, "soul": 4})))
+    trek.handle(None, SetSupplies({"provisions": 10}))
+    before = kept(trek)
+    # when the same Trek previews a supply and an undo of event 3
+    shown = trek.handle(None, AddSupplies({"provisions": 2}), preview=True)
+    undo_shown = trek.handle(None, Undo(3), preview=True)
+    # then each is the event recording would give, as event 4, and nothing was stored
+    assert shown == [{"seq": 4, "type": "SuppliesAdded", "amounts": {"provisions": 2}}]
+    assert undo_shown[0]["seq"] == 4
+    assert undo_shown[0]["cancels"] == [3]
+    assert undo_shown[0]["targets"][0]["type"] == "SuppliesSet"
+    assert kept(trek) == before
+    assert trek.appended[-1].seq == 3
+    # and recording the supply gives the event the preview showed
+    assert trek.handle(None, AddSupplies({"provisions": 2})) == shown
