@@ -272,10 +272,6 @@ class Registry:
         """The rulesets loaded so far (every one not deferred, and the deferred ones used)."""
         return [entry for entry in self._entries.values() if not isinstance(entry, Deferred)]
 
-    def command_line(self, name: str) -> str | None:
-        """Ruleset `name`'s command-line module, without loading the ruleset."""
-        return self._entry(name).command_line
-
     def holding(self, module: str) -> list[Ruleset]:
         """The deferred rulesets whose package holds `module` (an event's), loaded now if
         they were not yet."""
