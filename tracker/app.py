@@ -667,7 +667,7 @@ class Trek:
         (previewing: its first event, and nothing made)."""
         self._require_writable()
         origin = self.resolve(slug)
-        last = self.queries._last_seq(origin)
+        last = self.queries.last_seq(origin)
         cut = last if at is None else at
         if not 1 <= cut <= last:
             raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")

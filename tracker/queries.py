@@ -186,7 +186,7 @@ class Queries:
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
         """The read models right after event `seq`: the same fold, cut short at `seq`."""
         name = self._trek.resolve(slug)
-        last = self._last_seq(name)
+        last = self.last_seq(name)
         if last == 0:
             raise self._trek._no_campaign(name)
         # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
@@ -201,13 +201,10 @@ class Queries:
             cancelled=past.cancelled_in(1, seq),
         )
 
-    def _last_seq(self, slug: str) -> int:
-        last = self._trek._events_desc(slug, 2**62, limit=1)
-        return last[0].seq if last else 0
-
     def last_seq(self, slug: str) -> int:
         """The seq of a campaign's newest event (0 for none): one row read, for a poller."""
-        return self._last_seq(slug)
+        last = self._trek._events_desc(slug, 2**62, limit=1)
+        return last[0].seq if last else 0
 
     def log(self, slug: str | None, *, day: int | None = None,
             session: int | None = None) -> Documents:
@@ -316,7 +313,7 @@ class Queries:
     def seq_of(self, slug: str | None, point: Point) -> int:
         """The event a point names: SEQ itself, the last event of day N, or the latest."""
         name = self._trek.resolve(point.campaign or slug)
-        last = self._last_seq(name)
+        last = self.last_seq(name)
         if last == 0:
             raise self._trek._no_campaign(name)
         if point.kind == "now":
