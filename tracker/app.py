@@ -715,9 +715,9 @@ class Trek:
             return []  # nothing stored for it (yet, or still in an older release's tables)
         view = self.queries.view(name)
         past = self.queries.view_as_of(name, view.events)
-        expected = json.loads(json.dumps(self.queries._status(past)))
+        expected = json.loads(json.dumps(self.queries.status_of_view(past)))
         found = [f"{c['field']} is stored as {c['b']!r} but the log gives {c['a']!r}"
-                 for c in changes(expected, self.queries._status(view))]
+                 for c in changes(expected, self.queries.status_of_view(view))]
         kept = self.projector.kept_status(cid)
         if kept is not None and kept[0] == view.events and kept[1] != expected:
             found += [f"the kept status document has {c['field']} {c['b']!r} but the log "

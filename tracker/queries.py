@@ -86,7 +86,7 @@ class Queries:
         carried combatants along (a drift) gives their paths to that round.
         """
         view = self.view(slug) if as_of is None else self.view_as_of(slug, as_of)
-        doc: dict[str, Any] | None = self._status(view)["encounter"]
+        doc: dict[str, Any] | None = self.status_of_view(view)["encounter"]
         if doc is None:
             return None
         if round_number is not None and not 1 <= round_number <= doc["round"]:
@@ -177,10 +177,11 @@ class Queries:
 
     def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
         if as_of is None:
-            return self._status(self.view(slug))
-        return self._status(self.view_as_of(slug, as_of))
+            return self.status_of_view(self.view(slug))
+        return self.status_of_view(self.view_as_of(slug, as_of))
 
-    def _status(self, view: CampaignView) -> dict[str, Any]:
+    def status_of_view(self, view: CampaignView) -> dict[str, Any]:
+        """The `trek status --json` document of read models already read (`view`)."""
         return status_of(view, self._trek.rulesets.named(view.ruleset))
 
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
@@ -343,7 +344,7 @@ class Queries:
         seq = self.seq_of(name, point)
         if point.kind == "now":
             return seq, self.status(name)
-        return seq, self._status(self.view_as_of(name, seq))
+        return seq, self.status_of_view(self.view_as_of(name, seq))
 
     def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
