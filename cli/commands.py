@@ -283,10 +283,9 @@ def roster() -> None:
 @recording_options
 def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
-    options = character_from(name, given)
     from domain.commands import AddCharacter
 
-    record(AddCharacter(options))
+    record(AddCharacter(character_from(name, given)))
 
 
 # The --move help of a mount and a vehicle; each ruleset's way of giving it is added on mounting.
@@ -373,14 +372,14 @@ def rejoin(name: str) -> None:
 @recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
+    from domain.commands import AddSupplies, SetSupplies, SpendSupplies
+
     values: dict[str, int] = {}
     for kind, amount in amounts:
         if kind not in SUPPLY_KINDS:
             raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
                                      param_hint="KIND=N")
         values[kind] = amount
-    from domain.commands import AddSupplies, SetSupplies, SpendSupplies
-
     kinds = {"set": SetSupplies, "add": AddSupplies, "spend": SpendSupplies}
     record(kinds[mode](values))
 
@@ -422,9 +421,9 @@ def rules_show() -> None:
 @recording_options
 def rules_set(setting: tuple[str, int]) -> None:
     """Change a house rule, KEY=VALUE (recorded as an event)."""
-    key, value = setting
     from domain.commands import SetRule
 
+    key, value = setting
     record(SetRule(key, value))
 
 
@@ -453,12 +452,10 @@ def day_start() -> None:
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
+    from domain.commands import EndDay
     from domain.ruleset import DayEndOptions
 
-    options = DayEndOptions(rests=dict(rests), hours=hours)
-    from domain.commands import EndDay
-
-    record(EndDay(options))
+    record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
 
 
 _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
@@ -471,17 +468,15 @@ _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
 @recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
+    from domain.commands import Move
     from domain.ruleset import MoveOptions
 
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
     if not directions and to is None:
         raise click.UsageError("give directions (N NE E SE S SW W NW) or --to X,Y")
-    options = MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
-                          through_hazard=through_hazard)
-    from domain.commands import Move
-
-    record(Move(options))
+    record(Move(MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
+                            through_hazard=through_hazard)))
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -534,10 +529,10 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
     `trek undo --last supplies` takes back the newest supplies change still standing, no seq
     looked up. The line printed says what was cancelled, as the log words it.
     """
-    if seq is not None and kind is not None:
-        raise click.UsageError("give SEQ or --last KIND, not both")
     from domain.commands import Undo
 
+    if seq is not None and kind is not None:
+        raise click.UsageError("give SEQ or --last KIND, not both")
     record(Undo(seq, cascade=cascade, reason=reason, last=kind))
 
 

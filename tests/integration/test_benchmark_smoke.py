@@ -25,7 +25,7 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 ROWS = {"startup": "ratio", "replay": "ratio", "record": "ratio", "undo": "ratio",
         "log": "s", "memory": "MB"}
-RUNS = 2
+RUNS = 1
 
 
 def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.slow
 Run = Callable[..., TrekRun]
 
 GMS = 2
-COMMANDS_EACH = 15
+COMMANDS_EACH = 10
 # Each GM starts its Nth command at the same moment as the others (start + N x SPACING), so
 # the commands really overlap instead of running one after another by chance.
 SPACING = 0.3
