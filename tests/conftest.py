@@ -35,21 +35,15 @@ from tracker.opening import MemoryStores
 
 
 @pytest.fixture(scope="session", autouse=True)
-def compiled_trek(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Trek's modules byte-compiled once for the session, as an installed Trek's are, into a
-    folder of the session's own (`PYTHONPYCACHEPREFIX`, and `sys.pycache_prefix` here).
+def compiled_trek() -> None:
+    """Trek's modules byte-compiled once for the session, as an installed Trek's are, so the
+    `trek` processes the tests start read them rather than compile every module again (a
+    machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile them in each one, about a
+    quarter of such a test's time). Python's own `__pycache__` folders, ignored by git."""
+    import compileall
 
-    The `trek` processes the tests start read them instead of compiling every module again
-    (a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile them in each one),
-    and nothing is written into the checkout: the benchmarks' own byte-compiling goes there
-    too.
-    """
-    prefix = tmp_path_factory.mktemp("pycache")
-    os.environ["PYTHONPYCACHEPREFIX"] = str(prefix)
-    sys.pycache_prefix = str(prefix)
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "cli", "domain", "projections",
-                    "tracker"], cwd=_PROJECT_ROOT, check=True, stdin=subprocess.DEVNULL)
-    return prefix
+    for package in ("cli", "domain", "projections", "tracker"):
+        compileall.compile_dir(str(_PROJECT_ROOT / package), quiet=1)
 
 
 def _running_in_ci() -> bool:
