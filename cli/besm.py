@@ -80,11 +80,6 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
     record(Repair(conveyance=conveyance, by=by, roll=roll))
 
 
-# How help and screens name this ruleset.
-TITLE = "BESM"
-
-COMMANDS = [shortcut, forced_march, night_travel, forage, repair]
-
 CHARACTER_OPTIONS = [
     click.Option(["--body"], type=int, help="BESM Body (1-12)."),
     click.Option(["--mind"], type=int, help="BESM Mind (1-12)."),
@@ -144,8 +139,6 @@ def stand(name: str) -> None:
 
 ENCOUNTER_COMMANDS = [prone, stand]
 
-# How a character may spend the night (`day end --rest CHAR=MODE`).
-REST_MODES = ("camp", "saddle", "vehicle", "none")
 
 ROUTE_MARKS = {
     "forced-march": MarkStyle("»", "#e65100", "forced march"),
@@ -160,7 +153,6 @@ ENCOUNTER_ACT_OPTIONS = [
     click.Option(["--ranged"], is_flag=True, default=False,
                  help="BESM: a ranged attack (after moving: -2 unless Gun Bunny)."),
 ]
-ACT_HELP = "the round's one action, no KIND; --ranged for a ranged attack."
 
 
 def _moved(d: dict[str, object]) -> str:
@@ -254,9 +246,6 @@ def demo(trek: Trek) -> None:
 # How `roster add-mount` and `roster add-vehicle` take --move under this ruleset.
 MOUNT_MOVE = VEHICLE_MOVE = "a movement attribute and its level, e.g. ground-speed=1"
 
-# The words this ruleset's refusals may open with (they get a capital, see cli.main).
-OPENING_WORDS = frozenset({"forced", "foraging", "night", "shortcut", "shortcuts"})
-
 
 # -- the audit -----------------------------------------------------------------------------------
 
@@ -341,19 +330,19 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 
 # Everything this ruleset adds to the command line, the pictures and the pages.
 COMMAND_LINE = CommandLine(
-    title=TITLE,
-    commands=COMMANDS,
+    title="BESM",
+    commands=[shortcut, forced_march, night_travel, forage, repair],
     encounter_commands=ENCOUNTER_COMMANDS,
     character_options=CHARACTER_OPTIONS,
     encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     encounter_act_options=ENCOUNTER_ACT_OPTIONS,
-    act_help=ACT_HELP,
-    rest_modes=REST_MODES,
+    act_help="the round's one action, no KIND; --ranged for a ranged attack.",
+    rest_modes=("camp", "saddle", "vehicle", "none"),
     mount_move=MOUNT_MOVE,
     vehicle_move=VEHICLE_MOVE,
     plan_options=PLAN_OPTIONS,
     plan_policy_words=PLAN_POLICY_WORDS,
-    opening_words=OPENING_WORDS,
+    opening_words=frozenset({"forced", "foraging", "night", "shortcut", "shortcuts"}),
     demo=demo,
     summaries=SUMMARIES,
     status_conveyance_columns=STATUS_CONVEYANCE_COLUMNS,

@@ -15,11 +15,6 @@ from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
 
-# How help and screens name this ruleset.
-TITLE = "Cypher"
-
-COMMANDS: list[click.Command] = []
-
 ROUTE_MARKS = {
     "under-way": MarkStyle("~", "#00838f", "under way, a square not yet reached"),
     "turned-aside": MarkStyle("T", "#00838f", "a way under way given up"),
@@ -177,10 +172,6 @@ STATUS_CONVEYANCE_COLUMNS = [
 ]
 
 
-# How `roster add-vehicle` takes --move under this ruleset (a mount takes none).
-VEHICLE_MOVE = "miles=N, its miles a day"
-
-
 def _ruler_notes(event: dict[str, Any]) -> list[str]:
     if not event.get("difficulty"):
         return ["no roll"]
@@ -209,8 +200,7 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 
 # Everything this ruleset adds to the command line, the pictures and the pages.
 COMMAND_LINE = CommandLine(
-    title=TITLE,
-    commands=COMMANDS,
+    title="Cypher",
     encounter_commands=ENCOUNTER_COMMANDS,
     route_marks=ROUTE_MARKS,
     character_options=CHARACTER_OPTIONS,
@@ -218,7 +208,7 @@ COMMAND_LINE = CommandLine(
     summaries=SUMMARIES,
     status_movement=STATUS_MOVEMENT,
     status_conveyance_columns=STATUS_CONVEYANCE_COLUMNS,
-    vehicle_move=VEHICLE_MOVE,
+    vehicle_move="miles=N, its miles a day",
     token_marks=token_marks,
     ruler=RULER,
 )

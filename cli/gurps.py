@@ -15,11 +15,6 @@ from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
 from domain.gurps import POSTURES
 
-# How help and screens name this ruleset.
-TITLE = "GURPS"
-
-COMMANDS: list[click.Command] = []
-
 CHARACTER_OPTIONS = [
     click.Option(["--basic-move"], type=int, help="GURPS Basic Move (0-100)."),
     click.Option(["--basic-speed"], type=float,
@@ -80,10 +75,6 @@ SUMMARIES = {
 }
 
 
-# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
-STATUS_OVERLAND = False
-
-
 def _ruler_notes(event: dict[str, Any]) -> list[str]:
     notes = ["the turn's move"] if event.get("step") else []
     if event.get("single"):
@@ -108,13 +99,12 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 
 # Everything this ruleset adds to the command line, the pictures and the pages.
 COMMAND_LINE = CommandLine(
-    title=TITLE,
-    commands=COMMANDS,
+    title="GURPS",
     encounter_commands=ENCOUNTER_COMMANDS,
     character_options=CHARACTER_OPTIONS,
     encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     summaries=SUMMARIES,
-    status_overland=STATUS_OVERLAND,
+    status_overland=False,
     token_marks=token_marks,
     ruler=RULER,
 )

@@ -101,14 +101,6 @@ def transit_arrows(layout: Layout, doc: dict[str, Any]) -> list[str]:
     return out
 
 
-BATTLE_MAP_LAYERS = [transit_arrows]
-ACT_HELP = "KIND `move` (half the Full Move in MP) or `full` (the Full Move)."
-# How help and screens name this ruleset.
-TITLE = "Move-Points"
-
-COMMANDS: list[click.Command] = []
-
-
 def _mp(value: object) -> str:
     return f"{value} MP"
 
@@ -178,10 +170,6 @@ SUMMARIES = {
 }
 
 
-# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
-STATUS_OVERLAND = False
-
-
 def _ruler_notes(event: dict[str, Any]) -> list[str]:
     notes = ["provokes"] if event.get("provokes") else []
     if event.get("knockdown_risk"):
@@ -203,15 +191,14 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 
 # Everything this ruleset adds to the command line, the pictures and the pages.
 COMMAND_LINE = CommandLine(
-    title=TITLE,
-    commands=COMMANDS,
+    title="Move-Points",
     encounter_commands=ENCOUNTER_COMMANDS,
     character_options=CHARACTER_OPTIONS,
     encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
-    battle_map_layers=BATTLE_MAP_LAYERS,
-    act_help=ACT_HELP,
+    battle_map_layers=[transit_arrows],
+    act_help="KIND `move` (half the Full Move in MP) or `full` (the Full Move).",
     summaries=SUMMARIES,
-    status_overland=STATUS_OVERLAND,
+    status_overland=False,
     token_marks=token_marks,
     ruler=RULER,
 )

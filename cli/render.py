@@ -154,15 +154,15 @@ class AuditSection:
 
 
 # Each mounted ruleset's part (cli/ruleset_line.py), and the part of one that adds nothing.
-_NO_TEXT = CommandLine(title="")
-_RULESET_TEXT: dict[str, CommandLine] = {}
+_NOTHING_ADDED = CommandLine(title="")
+_MOUNTED: dict[str, CommandLine] = {}
 _AUDIT_SECTIONS: dict[str, AuditSection] = {}
 _ROUTE_MARKS: dict[str, Any] = {}
 
 
 def mount(ruleset: str, line: CommandLine) -> None:
     """A ruleset's own words, mounted from its `CommandLine` by the composition root."""
-    _RULESET_TEXT[ruleset] = line
+    _MOUNTED[ruleset] = line
     for name, section in line.audit_sections.items():
         _AUDIT_SECTIONS.setdefault(name, section)
     for kind, style in line.route_marks.items():
@@ -172,7 +172,7 @@ def mount(ruleset: str, line: CommandLine) -> None:
 def mount_one(ruleset: str) -> None:
     """Mount one ruleset's words, for a command loaded without the others (`trek log`), unless
     the composition root has mounted them already."""
-    if ruleset in _RULESET_TEXT:
+    if ruleset in _MOUNTED:
         return
     from cli.ruleset_line import command_line
 
@@ -186,14 +186,14 @@ def route_marks() -> Mapping[str, Any]:
     return _ROUTE_MARKS
 
 
-def _text(ruleset: str) -> CommandLine:
-    return _RULESET_TEXT.get(ruleset, _NO_TEXT)
+def _line(ruleset: str) -> CommandLine:
+    return _MOUNTED.get(ruleset, _NOTHING_ADDED)
 
 
 def movement_text(status: dict[str, Any]) -> str:
     """The party's movement as `trek status` words it: the plain fields as "name value", then
     those the ruleset words itself."""
-    own = _text(status["ruleset"])
+    own = _line(status["ruleset"])
     movement = status["movement"]
     parts = [f"{k} {v}" for k, v in movement.items() if k not in own.status_movement]
     parts += [text for key, describe in own.status_movement.items()
@@ -203,29 +203,29 @@ def movement_text(status: dict[str, Any]) -> str:
 
 def has_overland(ruleset: str) -> bool:
     """Whether `ruleset` travels overland (a day's movement, mounts), or only fights."""
-    return _text(ruleset).status_overland
+    return _line(ruleset).status_overland
 
 
 def token_marks(ruleset: str, combatant: dict[str, Any]) -> list[str]:
     """The words `ruleset` has a combatant's token wear on a battle map (none by default)."""
-    marks = _text(ruleset).token_marks
+    marks = _line(ruleset).token_marks
     return marks(combatant) if marks is not None else []
 
 
 def declared_ruler(ruleset: str) -> Any:
     """The `ruler` the ruleset's command line declares, or None."""
-    return _text(ruleset).ruler
+    return _line(ruleset).ruler
 
 
 def battle_map_words(ruleset: str) -> tuple[str, str]:
     """What a battle map's key calls a phase of a round and a move cut short, in `ruleset`."""
-    own = _text(ruleset)
+    own = _line(ruleset)
     return own.phase_word, own.stop_word
 
 
 def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, dict[str, Any]], list[str]]]:
     """The SVG layers a ruleset adds to its battle maps (see `CommandLine.battle_map_layers`)."""
-    return _text(ruleset).battle_map_layers
+    return _line(ruleset).battle_map_layers
 
 
 def summary(doc: dict[str, Any], ruleset: str) -> str:
@@ -237,7 +237,7 @@ def summary(doc: dict[str, Any], ruleset: str) -> str:
     if doc.get("targets"):
         # A reversal names each event it acts on by that event's own line.
         doc = {**doc, "target_lines": [summary(t, ruleset) for t in doc["targets"]]}
-    describe = _text(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
+    describe = _line(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
 
 
@@ -250,7 +250,7 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
 
 def print_status(status: dict[str, Any]) -> None:
     """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
-    own = _text(status["ruleset"])
+    own = _line(status["ruleset"])
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
     where = (f" — {day_text}, at {_sq(status['position'])}"
@@ -287,7 +287,7 @@ def print_branch(started: dict[str, Any], status: dict[str, Any], in_use: str | 
     origin = started["branched_from"]
     slug = started["slug"]
     stands = []
-    if _text(status["ruleset"]).status_overland:
+    if _line(status["ruleset"]).status_overland:
         day = status["day"]
         stands.append(f"day {day} ({'open' if status['day_open'] else 'closed'})" if day
                       else "no day yet")

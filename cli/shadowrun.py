@@ -17,10 +17,6 @@ from domain.shadowrun import DEFAULT_SPRINT_TN
 if TYPE_CHECKING:
     from domain.geometry import Square
 
-# How help and screens name this ruleset.
-TITLE = "Shadowrun"
-
-COMMANDS: list[click.Command] = []
 
 CHARACTER_OPTIONS = [
     click.Option(["--quickness"], type=int,
@@ -82,10 +78,6 @@ def intercept(name: str, by: str, at: Square) -> None:
 
 ENCOUNTER_COMMANDS = [next_pass, sprint, intercept]
 
-# What a battle map's key calls a phase of a Combat Turn, and a move an opponent cut short.
-PHASE_WORD = "pass"
-STOP_WORD = "intercepted"
-
 
 def _moved(d: dict[str, Any]) -> str:
     path = d["path"]
@@ -113,10 +105,6 @@ SUMMARIES = {
 }
 
 
-# No overland travel under this ruleset: `trek status` shows no day, square, movement or mount.
-STATUS_OVERLAND = False
-
-
 def _ruler_notes(event: dict[str, Any]) -> list[str]:
     notes = [f"TN +{event.get('tn_modifier', 0)}"]
     if event.get("free_attacks"):
@@ -139,16 +127,15 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 
 # Everything this ruleset adds to the command line, the pictures and the pages.
 COMMAND_LINE = CommandLine(
-    title=TITLE,
-    commands=COMMANDS,
+    title="Shadowrun",
     encounter_commands=ENCOUNTER_COMMANDS,
     character_options=CHARACTER_OPTIONS,
     encounter_round_options=ENCOUNTER_ROUND_OPTIONS,
     encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
-    phase_word=PHASE_WORD,
-    stop_word=STOP_WORD,
+    phase_word="pass",
+    stop_word="intercepted",
     summaries=SUMMARIES,
-    status_overland=STATUS_OVERLAND,
+    status_overland=False,
     token_marks=token_marks,
     ruler=RULER,
 )

@@ -396,8 +396,7 @@ class Trek:
         returns the decided event (its seq the one it would get) and saves nothing.
         """
         preview = preview or self.preview
-        if not (self.writable or preview):
-            raise RuntimeError("a read command tried to record")
+        self._require_writable(preview)
         name = self.resolve(slug)
         self.previewed = None
         for attempt in range(SAVE_ATTEMPTS):
@@ -427,9 +426,9 @@ class Trek:
         with self._store_errors():
             return self.projector.catch_up(progress)
 
-    def _require_writable(self) -> None:
-        # A previewing Trek is read-only, and stores nothing it decides.
-        if not self.writable and not self.preview:
+    def _require_writable(self, preview: bool = False) -> None:
+        # A preview (or a previewing Trek, read-only) stores nothing it decides.
+        if not (self.writable or preview or self.preview):
             raise RuntimeError("a read command tried to record")
 
     # -- use cases: the campaign --------------------------------------------------------------

@@ -9,7 +9,6 @@ within one square of.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -98,12 +97,10 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
 def day_actions(ruleset: str) -> list[dict[str, Any]]:
     """The buttons of the GM's page: the day's start and end, and between them each of the
     ruleset's own commands that takes no word."""
-    import click
-
     from cli.ruleset_line import command_line
 
     line = command_line(ruleset)
-    own: Sequence[click.Command] = line.commands if line is not None else ()
+    own = line.commands if line is not None else ()
     actions = [{"label": "Start day", "argv": ["day", "start"]}]
     for command in own:
         if command.name and not any(p.required for p in command.params):
@@ -119,12 +116,10 @@ def fight_actions(ruleset: str) -> tuple[list[dict[str, Any]], list[dict[str, An
     """The GM's buttons while an encounter runs: the next round, each of the ruleset's own
     encounter commands that takes no word (a pass), and the end; and the acts offered on each
     combatant's row (its commands whose one word is the combatant's name: stand up, sprint)."""
-    import click
-
     from cli.ruleset_line import command_line
 
     line = command_line(ruleset)
-    own: Sequence[click.Command] = line.encounter_commands if line is not None else ()
+    own = line.encounter_commands if line is not None else ()
     actions = [{"label": "Next round", "argv": ["encounter", "round"]}]
     acts: list[dict[str, Any]] = []
     for command in own:
