@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tempfile
 import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -207,7 +207,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     render.print_map(route["map"], route["position"])
 
 
-def _write_route_picture(route: dict[str, Any], target: Path, *, html: bool) -> None:
+def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) -> None:
     """Draw the route into `target` and say so in one line (or a small JSON document)."""
     from cli.route import route_html, route_svg
 
@@ -481,7 +481,7 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
 
 # -- reading ----------------------------------------------------------------------------------
 
-def show_status(as_of: Point | None, document: dict[str, Any] | None = None) -> None:
+def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) -> None:
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
     if document is None:

@@ -16,6 +16,8 @@ from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from cli.svg import Layout
 
 
@@ -81,7 +83,7 @@ def condition(name: str, condition: str) -> None:
 ENCOUNTER_COMMANDS = [step, condition]
 
 
-def transit_arrows(layout: Layout, doc: dict[str, Any]) -> list[str]:
+def transit_arrows(layout: Layout, doc: Mapping[str, Any]) -> list[str]:
     """A battle-map layer: each combatant paying toward a cell over several rounds
     (`in_transit`: to, cost, paid) gets a dashed arrow from its token toward that cell, as long
     as the part already paid."""

@@ -7,7 +7,7 @@ figures as lines, JSON, or a route picture shaded by how often the trials passed
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +177,7 @@ class _Lines:
         render.console.print(text, markup=False, soft_wrap=True)
 
 
-def _write_svg(route: dict[str, Any], doc: dict[str, Any], outcome: Outcome,
+def _write_svg(route: Mapping[str, Any], doc: dict[str, Any], outcome: Outcome,
                target: Path) -> None:
     from cli.route import CELL, MARGIN, TOP, KeyEntry, route_svg
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ def _days(days: list[int]) -> str:
     return ", ".join(map(str, days))
 
 
-def title(doc: dict[str, Any], escape: Callable[[str], str] = str) -> str:
+def title(doc: Mapping[str, Any], escape: Callable[[str], str] = str) -> str:
     """The recap's heading, the GM's words in it escaped for the format it goes into."""
     if doc["whole_campaign"]:
         return f"{escape(doc['name'])}: the whole campaign (no sessions yet)"
@@ -59,7 +59,7 @@ def title(doc: dict[str, Any], escape: Callable[[str], str] = str) -> str:
     return heading + (f": {escape(doc['title'])}" if doc["title"] else "")
 
 
-def distance_text(doc: dict[str, Any]) -> str:
+def distance_text(doc: Mapping[str, Any]) -> str:
     distance = doc["distance"]
     text = _plural(distance["squares"], "square")
     if distance["miles"]:
@@ -90,7 +90,7 @@ def _by_day(item: dict[str, Any]) -> str:
 # -- Markdown ----------------------------------------------------------------------------------
 
 
-def markdown(doc: dict[str, Any]) -> str:
+def markdown(doc: Mapping[str, Any]) -> str:
     """CommonMark with one GFM table, for a forum post or a wiki page."""
     e = md_escape
     lines = [f"# {title(doc, e)}", ""]
@@ -173,7 +173,7 @@ def _seq(seq: int) -> str:
     return f' <span class="seq">#{seq}</span>'
 
 
-def html_page(doc: dict[str, Any], route: str | None = None) -> str:
+def html_page(doc: Mapping[str, Any], route: str | None = None) -> str:
     """One self-contained page (no scripts, no outside files) that prints on one sheet."""
     h = html.escape
     about = [f"<em>{h(doc['name'])}</em>", h(doc["ruleset"])]
@@ -239,7 +239,7 @@ def _write(path: Path, text: str) -> None:
         raise TrackerError(f"cannot write the recap to {path}: {reason}") from None
 
 
-def _route_picture(trek: Trek, doc: dict[str, Any]) -> str | None:
+def _route_picture(trek: Trek, doc: Mapping[str, Any]) -> str | None:
     """The route as it stood at the session's last event, that session's travel drawn strong;
     None for a campaign without a map, which has nothing to draw on."""
     if doc["map"] is None:

@@ -190,7 +190,7 @@ def _line(ruleset: str) -> CommandLine:
     return _MOUNTED.get(ruleset, _NOTHING_ADDED)
 
 
-def movement_text(status: dict[str, Any]) -> str:
+def movement_text(status: Mapping[str, Any]) -> str:
     """The party's movement as `trek status` words it: the plain fields as "name value", then
     those the ruleset words itself."""
     own = _line(status["ruleset"])
@@ -223,12 +223,12 @@ def battle_map_words(ruleset: str) -> tuple[str, str]:
     return own.phase_word, own.stop_word
 
 
-def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, dict[str, Any]], list[str]]]:
+def battle_map_layers(ruleset: str) -> Sequence[Callable[[Any, Mapping[str, Any]], list[str]]]:
     """The SVG layers a ruleset adds to its battle maps (see `CommandLine.battle_map_layers`)."""
     return _line(ruleset).battle_map_layers
 
 
-def summary(doc: dict[str, Any], ruleset: str) -> str:
+def summary(doc: Mapping[str, Any], ruleset: str) -> str:
     """The log line of an event of a campaign played under `ruleset`.
 
     Two rulesets may each have an event of the same name and another shape (a day's start and
@@ -237,6 +237,8 @@ def summary(doc: dict[str, Any], ruleset: str) -> str:
     if doc.get("targets"):
         # A reversal names each event it acts on by that event's own line.
         doc = {**doc, "target_lines": [summary(t, ruleset) for t in doc["targets"]]}
+    elif not isinstance(doc, dict):
+        doc = dict(doc)
     describe = _line(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
     return describe(doc) if describe else doc["type"]
 
@@ -248,7 +250,7 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
         console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
 
 
-def print_status(status: dict[str, Any]) -> None:
+def print_status(status: Mapping[str, Any]) -> None:
     """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
     own = _line(status["ruleset"])
     day = status["day"]
@@ -280,7 +282,7 @@ def print_status(status: dict[str, Any]) -> None:
         console.print(table)
 
 
-def print_branch(started: dict[str, Any], status: dict[str, Any], in_use: str | None,
+def print_branch(started: dict[str, Any], status: Mapping[str, Any], in_use: str | None,
                  campaigns: Sequence[str]) -> None:
     """What `trek branch` made: where the branch stands as of the event it was cut at, and how
     to play on in it."""
@@ -322,7 +324,7 @@ def _log_table(widths: Sequence[int] | None = None) -> Table:
     return table
 
 
-def _log_cells(entry: dict[str, Any], ruleset: str) -> tuple[list[str], str | None]:
+def _log_cells(entry: Mapping[str, Any], ruleset: str) -> tuple[list[str], str | None]:
     """A log row's five cells and its style (cancelled events are dimmed and struck out)."""
     cancelled = entry["cancelled_by"]
     note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
@@ -330,7 +332,7 @@ def _log_cells(entry: dict[str, Any], ruleset: str) -> tuple[list[str], str | No
              note], "dim strike" if cancelled else None)
 
 
-def print_log(entries: Iterable[dict[str, Any]], ruleset: str, *, out: Console | None = None,
+def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Console | None = None,
               last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
               chunk: int = LOG_CHUNK, empty: str | None = None) -> None:
     """The log as a table, printed as the entries come.
@@ -397,7 +399,7 @@ def _wrapped(out: Console, text: str, width: int) -> list[str]:
     return [line.plain.rstrip() for line in Text(plain_text).wrap(out, width)]
 
 
-def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_seq: int,
+def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, last_seq: int,
                 last_day: int, event_types: Iterable[str]) -> tuple[int, ...]:
     """The content width of each log column, from what is known before the rest is read."""
     seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
@@ -415,7 +417,7 @@ def _log_widths(first: list[dict[str, Any]], ruleset: str, width: int, *, last_s
     return (seq, day, event, what, note)
 
 
-def encounter_clock(doc: dict[str, Any]) -> list[str]:
+def encounter_clock(doc: Mapping[str, Any]) -> list[str]:
     """The ruleset's own plain values of an encounter (`pass 2`, `passes 3`), in words."""
     return [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
             if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
@@ -452,8 +454,8 @@ def _value(value: Any) -> str:
     return str(value)
 
 
-def print_diff(result: dict[str, Any]) -> None:
-    def label(end: dict[str, Any]) -> str:
+def print_diff(result: Mapping[str, Any]) -> None:
+    def label(end: Mapping[str, Any]) -> str:
         return f"{end['campaign']} #{end['seq']} (day {end['day']})"
 
     a, b = result["a"], result["b"]
@@ -517,7 +519,7 @@ def _dice(roll: dict[str, Any]) -> str:
     return "+".join(map(str, roll["dice"])) if roll["dice"] else "given"
 
 
-def print_audit(result: dict[str, Any]) -> None:
+def print_audit(result: Mapping[str, Any]) -> None:
     for audit in result["sessions"]:
         number = audit["session"]
         title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")
@@ -588,12 +590,12 @@ _FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "
                  "NW": "↖"}
 
 
-def _cell_width(doc: dict[str, Any]) -> int:
+def _cell_width(doc: Mapping[str, Any]) -> int:
     """How many characters a cell of the terminal picture takes: the longest token label."""
     return max([1, *(len(label) for label in token_labels(doc["combatants"]).values())])
 
 
-def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
+def encounter_lines(doc: Mapping[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The terminal picture's lines. Squares: one line per row. Hexes: two lines per row, the
     even columns on the first and the odd columns (half a hex lower) on the second."""
 
@@ -611,7 +613,7 @@ def encounter_lines(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
     return lines
 
 
-def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
+def encounter_axes(doc: Mapping[str, Any]) -> tuple[list[str], list[str]]:
     """The coordinates around the terminal picture: the lines of x numbers over it (one line
     while every x is a single digit, else the tens (or a minus) over the units) and the y
     number before each of its lines (a hex row's two lines both carry the row's y)."""
@@ -638,14 +640,14 @@ def encounter_axes(doc: dict[str, Any]) -> tuple[list[str], list[str]]:
     return [line.rstrip() for line in header], labels
 
 
-def _plain_extent(doc: dict[str, Any]) -> tuple[range, range]:
+def _plain_extent(doc: Mapping[str, Any]) -> tuple[range, range]:
     points = [(c["position"]["x"], c["position"]["y"]) for c in doc["combatants"].values()]
     points = points or [(0, 0)]
     return (range(min(x for x, _ in points) - 1, max(x for x, _ in points) + 2),
             range(min(y for _, y in points) - 1, max(y for _, y in points) + 2))
 
 
-def encounter_grid(doc: dict[str, Any]) -> list[list[tuple[str, str | None]]]:
+def encounter_grid(doc: Mapping[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The cells to draw, row by row, each a character and a rich style (None: plain)."""
     combatants = doc["combatants"]
     marks = token_labels(combatants)
@@ -741,7 +743,7 @@ def _table_width(headers: list[str], rows: list[list[str]]) -> int:
     return sum(widths) + 3 * len(widths) + 1
 
 
-def print_encounter(doc: dict[str, Any]) -> None:
+def print_encounter(doc: Mapping[str, Any]) -> None:
     from rich.text import Text
 
 

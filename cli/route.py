@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -196,7 +196,7 @@ def _segment_style(segment: dict[str, Any]) -> tuple[str, str]:
     return "segment", 'stroke-width="4" opacity="0.9"'
 
 
-def _route(doc: dict[str, Any], board: _Board) -> list[str]:
+def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="route" fill="none" stroke-linejoin="round" stroke-linecap="round">']
     for day in doc["days"]:
         segments = [s for s in doc["segments"] if s["day"] == day]
@@ -219,7 +219,7 @@ def _route(doc: dict[str, Any], board: _Board) -> list[str]:
     return out
 
 
-def _day_labels(doc: dict[str, Any], board: _Board) -> list[str]:
+def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
     """"day N" by the first square of each day's route (its first live path, if it has one),
     at the first place around that square that covers no other label, marker or ring."""
     out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
@@ -267,7 +267,7 @@ def _on_board(board: _Board, box: Box) -> bool:
             and box[1] >= TOP and box[3] <= TOP + board.height * CELL)
 
 
-def _occupied(doc: dict[str, Any], board: _Board) -> list[Box]:
+def _occupied(doc: Mapping[str, Any], board: _Board) -> list[Box]:
     """What a day label must not cover: the named paths' names, the markers and the start and
     party rings, where `_path`, `_marks` and `_ends` draw them."""
     boxes: list[Box] = []
@@ -290,7 +290,7 @@ def _occupied(doc: dict[str, Any], board: _Board) -> list[Box]:
     return boxes
 
 
-def _marks(doc: dict[str, Any], board: _Board) -> list[str]:
+def _marks(doc: Mapping[str, Any], board: _Board) -> list[str]:
     """Each marker a small disc in its square; several in one square sit side by side."""
     out = ['<g class="marks" font-size="10" font-weight="bold" text-anchor="middle">']
     placed: dict[tuple[int, int], int] = {}
@@ -316,7 +316,7 @@ def _marks(doc: dict[str, Any], board: _Board) -> list[str]:
     return out
 
 
-def _ends(doc: dict[str, Any], board: _Board) -> list[str]:
+def _ends(doc: Mapping[str, Any], board: _Board) -> list[str]:
     sx, sy = board.centre(doc["start"])
     px, py = board.centre(doc["position"])
     return [
@@ -338,7 +338,7 @@ class _KeyEntry:
 KeyEntry = _KeyEntry
 
 
-def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
+def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     """One entry for every colour and marker the picture actually uses."""
     game_map = doc["map"]
     entries: list[_KeyEntry] = []
@@ -393,7 +393,7 @@ def _key_entries(doc: dict[str, Any]) -> list[_KeyEntry]:
     return entries
 
 
-def _title(doc: dict[str, Any]) -> str:
+def _title(doc: Mapping[str, Any]) -> str:
     limits = []
     if doc.get("as_of") is not None:
         limits.append(f"as of event {doc['as_of']}")
@@ -403,7 +403,7 @@ def _title(doc: dict[str, Any]) -> str:
     return f"{doc['map']['name']}: the route of {doc['name']}{tail}"
 
 
-def _notes(doc: dict[str, Any]) -> list[str]:
+def _notes(doc: Mapping[str, Any]) -> list[str]:
     lines = []
     for mark in doc["marks"][:NOTES_SHOWN]:
         state = " (cancelled)" if mark["cancelled_by"] is not None else ""
@@ -415,7 +415,7 @@ def _notes(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def route_svg(doc: dict[str, Any], *, overlay: Sequence[str] = (),
+def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
               extra_key: Sequence[KeyEntry] = (), title: str | None = None) -> str:
     """The route document (`Trek.queries.route`) drawn on its map as one SVG picture.
 
@@ -492,7 +492,7 @@ svg.route-map { max-width: 100%; height: auto; }
 """
 
 
-def route_html(doc: dict[str, Any], title: str) -> str:
+def route_html(doc: Mapping[str, Any], title: str) -> str:
     """One self-contained page: the title, what the picture shows, and the SVG with its key."""
     about = [f"Campaign {doc['name']}", f"day {doc['day']}", f"{doc['events']} events"]
     if doc.get("as_of") is not None:

@@ -70,7 +70,7 @@ class CommandLine:
     route_marks: Mapping[str, Any] = field(default_factory=dict)
     # Battle map: extra SVG layers, what a phase of a round and a move cut short are called,
     # the words a token wears, and how the GM's page measures a move.
-    battle_map_layers: Sequence[Callable[[Any, dict[str, Any]], list[str]]] = ()
+    battle_map_layers: Sequence[Callable[[Any, Mapping[str, Any]], list[str]]] = ()
     phase_word: str = "phase"
     stop_word: str = "stopped"
     token_marks: Callable[[dict[str, Any]], list[str]] | None = None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -163,7 +163,7 @@ class Shell:
             names[name] = "character"
         for name, conveyance in (status.get("conveyances") or {}).items():
             names[name] = str(conveyance.get("kind", "conveyance"))
-        encounter = status.get("encounter") or {}
+        encounter: Mapping[str, Any] = status.get("encounter") or {}
         self.names = Names(campaign=slug, day=int(status["day"]), names=names,
                            combatants=list(encounter.get("combatants") or {}),
                            grid=str(encounter.get("grid") or "square"), events=events,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any, TextIO
 
 from cli import render
@@ -50,7 +50,7 @@ def write(columns: tuple[str, ...], rows: Iterable[dict[str, Any]],
         writer.writerow([cell(row.get(column)) for column in columns])
 
 
-def log_rows(entries: Iterable[dict[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
+def log_rows(entries: Iterable[Mapping[str, Any]], ruleset: str) -> Iterable[dict[str, Any]]:
     """One row per log entry of a campaign played under `ruleset`, its summary the sentence
     `trek log` shows."""
     for entry in entries:
@@ -58,7 +58,7 @@ def log_rows(entries: Iterable[dict[str, Any]], ruleset: str) -> Iterable[dict[s
                "summary": render.summary(entry, ruleset)}
 
 
-def audit_rows(result: dict[str, Any]) -> Iterable[dict[str, Any]]:
+def audit_rows(result: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
     """One row per line of the audit, session by session (its number empty outside any)."""
     for audit in result["sessions"]:
         about = {"session": audit["session"], "title": audit["title"]}

@@ -8,6 +8,7 @@ Hand-written SVG: every text a GM typed goes through `html.escape`, so a charact
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from cli import render
@@ -53,7 +54,7 @@ def _arrow_markers() -> str:
         f'fill="{colour}"/></marker>' for slot, colour in slots)
 
 
-def _extent(doc: dict[str, Any], margin: int = 1) -> tuple[range, range]:
+def _extent(doc: Mapping[str, Any], margin: int = 1) -> tuple[range, range]:
     battle_map = doc["map"]
     if battle_map is not None:
         return range(battle_map["width"]), range(battle_map["height"])
@@ -66,7 +67,7 @@ def _extent(doc: dict[str, Any], margin: int = 1) -> tuple[range, range]:
     return xs, ys
 
 
-def _terrain(doc: dict[str, Any], x: int, y: int) -> str:
+def _terrain(doc: Mapping[str, Any], x: int, y: int) -> str:
     battle_map = doc["map"]
     if battle_map is None:
         return "open"
@@ -197,7 +198,7 @@ def _ink_on(fill: str) -> str:
     return "white" if 0.299 * red + 0.587 * green + 0.114 * blue < 128 else "black"
 
 
-def _ground_key_rows(doc: dict[str, Any], width: float
+def _ground_key_rows(doc: Mapping[str, Any], width: float
                      ) -> list[list[tuple[float, str, str, str]]]:
     """The ground's key laid out in rows that fit `width`: each entry's left edge, mark, words
     and fill (none for an open plain)."""
@@ -220,7 +221,7 @@ def _ground_key_rows(doc: dict[str, Any], width: float
     return rows
 
 
-def encounter_svg(doc: dict[str, Any], *, margin: int = 1) -> str:
+def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
     as SVG; an open plain is drawn `margin` cells beyond everyone and every path."""
     xs, ys = _extent(doc, margin)

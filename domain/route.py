@@ -8,18 +8,31 @@ every event: its day, its session, and whether a later reversal cancelled it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypedDict
 
 from domain.events import CampaignStarted, EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square
 from domain.state import Game
 
 
+class Route(TypedDict):
+    """The party's journey as the events describe it (`build_route`)."""
+
+    start: dict[str, int]
+    position: dict[str, int]
+    day: int
+    events: int
+    session: int | None
+    days: list[int]
+    segments: list[dict[str, Any]]
+    marks: list[dict[str, Any]]
+
+
 def _square(square: Square) -> dict[str, int]:
     return {"x": square.x, "y": square.y}
 
 
-def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> dict[str, Any]:
+def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> Route:
     """The route document of `events` (a campaign's log from its start, possibly cut short).
 
     The game is folded as the log folds it, reversals' corrections included, so an event's day

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from domain.events import (
     EventsCancelled,
@@ -23,6 +23,14 @@ from domain.events import (
     TrekEvent,
 )
 from domain.state import SUPPLY_KINDS, Conveyance, Game
+
+
+class AuditDocument(TypedDict):
+    """`trek audit --json`: the campaign and a document per session (`SessionAudit.document`,
+    which holds every ruleset's audit sections besides the shared counts)."""
+
+    campaign: str
+    sessions: list[dict[str, Any]]
 
 
 @dataclass

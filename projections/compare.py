@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 # Labels of the campaign rather than of its state: a branch differs from its original in these.
 _LABELS = frozenset({"campaign", "name", "ruleset", "events"})
+
+
+class Change(TypedDict):
+    """One leaf that differs: its dotted path and its value on each side (None: absent)."""
+
+    field: str
+    a: Any
+    b: Any
 
 
 def _is_square(value: Any) -> bool:
     return isinstance(value, dict) and set(value) == {"x", "y"}
 
 
-def flatten(document: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten(document: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     """Dotted paths to the leaves of a status document; a square {x, y} is one leaf.
 
     An empty mapping has no leaves, so a roster with no one in it adds nothing.
@@ -29,7 +38,7 @@ def flatten(document: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     return leaves
 
 
-def _without_followers(status: dict[str, Any]) -> dict[str, Any]:
+def _without_followers(status: Mapping[str, Any]) -> dict[str, Any]:
     """The status without the squares of members travelling with the party: they repeat it."""
     trimmed = dict(status)
     for group in ("characters", "conveyances"):
@@ -41,7 +50,7 @@ def _without_followers(status: dict[str, Any]) -> dict[str, Any]:
     return trimmed
 
 
-def changes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+def changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[Change]:
     """Every leaf whose value differs between `a` and `b`, in the order status lists them.
 
     A leaf present on one side only (a member added later) shows null on the other. Members

@@ -19,7 +19,7 @@ from typing import Any
 
 from domain.events import TrekEvent
 from projections.db import Database, Row
-from projections.views import log_entries
+from projections.views import LogEntryDocument, log_entries
 
 ENTRY_COLUMNS = "seq, type, day, session, cancelled_by"
 BATCH = 500
@@ -143,7 +143,7 @@ def stored_entries(db: Database, campaign_id: str, selection: LogFilter, *, befo
                    types: Mapping[str, type[TrekEvent]], events: EventStates,
                    cancelled_by: Callable[[int, int | None], int | None],
                    last: int | None = None, batch: int = BATCH
-                   ) -> Iterator[dict[str, Any]]:
+                   ) -> Iterator[LogEntryDocument]:
     """The log documents of `stored_pages`, one page decoded at a time; `cancelled_by(seq,
     stored)` gives each entry's mark (the stored one unless a reversal not yet stored changed
     it)."""

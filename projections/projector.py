@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -319,7 +319,8 @@ class Projector:
             for event in late:
                 stored.apply(event)
             ruleset = self.rulesets.named(view.ruleset)
-            expected, actual = status_of(view, ruleset), status_of(stored, ruleset)
+            expected: Mapping[str, Any] = status_of(view, ruleset)
+            actual: Mapping[str, Any] = status_of(stored, ruleset)
             for key in expected:
                 if expected[key] != actual.get(key):
                     problems.append(f"{view.slug}: {key} is stored as {actual.get(key)!r} "
@@ -433,6 +434,6 @@ def _linked(note: Any, decode: Decode, links: Links) -> TrekEvent | None:
     return event
 
 
-def _canonical(document: dict[str, Any]) -> Any:
+def _canonical(document: Mapping[str, Any]) -> Any:
     """A document as it reads back from JSON (tuples become lists)."""
     return json.loads(json.dumps(document))

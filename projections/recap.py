@@ -11,12 +11,42 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
 from domain.events import SessionStarted, SuppliesSet, TrekEvent
 from domain.state import Conveyance
 from projections.audit import Auditor, SessionAudit
+
+
+class SessionRecap(TypedDict):
+    """One session's recap (or the whole campaign's): the audit's counts and what the players
+    lived through; `sections` holds the rulesets' own audit sections by name."""
+
+    session: int | None
+    title: str | None
+    whole_campaign: bool
+    started_at: str | None
+    ended_at: str | None
+    gms: list[str]
+    events: dict[str, int] | None
+    days: list[int]
+    distance: dict[str, int | None]
+    supplies: dict[str, dict[str, int]]
+    sections: dict[str, list[dict[str, Any]]]
+    rests: list[dict[str, Any]]
+    fights: list[dict[str, Any]]
+    notes: list[dict[str, Any]]
+    corrections: list[dict[str, Any]]
+
+
+class RecapDocument(SessionRecap):
+    """`trek recap --json`: the session's recap with the campaign it belongs to."""
+
+    campaign: str
+    name: str
+    ruleset: str
+    map: str | None
 
 
 @dataclass
@@ -108,7 +138,7 @@ class Recapper(Auditor):
             fights[-1]["ended"] = True
             self.fight = None
 
-    def recap(self, number: int | None) -> dict[str, Any] | None:
+    def recap(self, number: int | None) -> SessionRecap | None:
         """One session's recap document (or the whole campaign's), None when it saw nothing."""
         key = None if self.whole else number
         if key not in self.sessions:

@@ -20,7 +20,10 @@ import hashlib
 import json
 import os
 import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 STATUS_TABLE = """CREATE TABLE IF NOT EXISTS trek_view_status (
         campaign_id TEXT PRIMARY KEY, events BIGINT NOT NULL, code TEXT NOT NULL,
@@ -69,7 +72,8 @@ def code_stamp() -> str:
     return _stamp
 
 
-def save_status(cursor: Any, campaign_id: str, events: int, document: dict[str, Any]) -> None:
+def save_status(cursor: Any, campaign_id: str, events: int, document: Mapping[str, Any]
+                ) -> None:
     """Keep a campaign's status document, covering its first `events` events."""
     cursor.execute("DELETE FROM trek_view_status WHERE campaign_id = ?", (campaign_id,))
     cursor.execute(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
 
 from domain.events import (
@@ -34,6 +34,69 @@ from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
+
+
+class CharacterStatus(TypedDict):
+    """One character in the `trek status --json` document."""
+
+    health: int
+    health_max: int
+    energy: int
+    energy_max: int
+    with_party: bool
+    position: dict[str, int]
+    conveyance: str | None
+    role: str | None
+
+
+# The open encounter as `trek encounter status --json` prints it. `pass` and `passes` are the
+# fields of the round's part a ruleset adds (Shadowrun's initiative passes); the combatants
+# carry their ruleset's own fields. (Written as a call: `pass` is a Python keyword.)
+EncounterDocument = TypedDict("EncounterDocument", {
+    "name": str,
+    "ruleset": str,
+    "grid": str,
+    "round": int,
+    "map": dict[str, Any] | None,
+    "pass": NotRequired[int],
+    "passes": NotRequired[int],
+    "combatants": dict[str, dict[str, Any]],
+})
+
+
+class StatusDocument(TypedDict):
+    """The `trek status --json` document: a conveyance carries its ruleset's own fields."""
+
+    campaign: str
+    name: str
+    ruleset: str
+    day: int
+    day_open: bool
+    position: dict[str, int]
+    flying: bool
+    movement: dict[str, Any]
+    supplies: dict[str, int]
+    characters: dict[str, CharacterStatus]
+    conveyances: dict[str, dict[str, Any]]
+    session: int | None
+    events: int
+    encounter: EncounterDocument | None
+
+
+# One `trek log --json` entry: what the log knows of the event, then the event's own fields
+# (its `event_document` less seq and type), which differ by event. A reversal's entry read with
+# its targets also holds `targets`, the documents of the events it names. (Written as a call so
+# that `targets` is known to be optional when the program runs, as well as to mypy.)
+LogEntryDocument = TypedDict("LogEntryDocument", {  # noqa: UP013
+    "seq": int,
+    "type": str,
+    "day": int,
+    "session": int | None,
+    "gm": str,
+    "recorded_at": str | None,
+    "cancelled_by": int | None,
+    "targets": NotRequired[list[dict[str, Any]]],
+})
 
 
 class LogEntry:
@@ -328,7 +391,7 @@ def _where(game: Game, with_party: bool, left_at: Square | None) -> tuple[int | 
 # -- queries ----------------------------------------------------------------------------------
 
 
-def status_of(view: CampaignView, ruleset: Ruleset) -> dict[str, Any]:
+def status_of(view: CampaignView, ruleset: Ruleset) -> StatusDocument:
     """The `trek status --json` document for a campaign's read models."""
     game = view.game
     situation = view.situation
@@ -371,13 +434,14 @@ def status_of(view: CampaignView, ruleset: Ruleset) -> dict[str, Any]:
     }
 
 
-def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | None:
+def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | None:
     """The open encounter as `trek encounter status --json` prints it, or None."""
     encounter = situation.game.encounter
     if encounter is None:
         return None
     labels = labels_of(encounter.labels, list(encounter.combatants))
-    return {
+    # The ruleset's fields of the whole encounter are the ones EncounterDocument declares.
+    return cast(EncounterDocument, {
         "name": encounter.name, "ruleset": ruleset.name, "grid": encounter.grid,
         "round": encounter.round,
         "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
@@ -390,23 +454,23 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> dict[str, Any] | Non
                      **ruleset.combatant_status(situation, c)}
             for c in encounter.combatants.values()
         },
-    }
+    })
 
 
 def log_entries(rows: Iterable[Sequence[Any]], types: Mapping[str, type[TrekEvent]]
-                ) -> list[dict[str, Any]]:
+                ) -> list[LogEntryDocument]:
     """Log rows (seq, type, day, session, cancelled_by, the event's stored JSON) as dicts:
     who recorded the event and when are read from the event itself."""
-    entries = []
+    entries: list[LogEntryDocument] = []
     for seq, type_, day, session, cancelled_by, event_json in rows:
         state: dict[str, Any] = json.loads(event_json)
         event = stored_document(int(seq), type_, dict(state), types)
-        entries.append({
+        entries.append(cast(LogEntryDocument, {
             "seq": int(seq), "type": type_, "day": int(day), "session": session,
             "gm": state.get("gm", ""), "recorded_at": _recorded_at(state.get("timestamp")),
             "cancelled_by": cancelled_by,
             **{k: v for k, v in event.items() if k not in ("seq", "type")},
-        })
+        }))
     return entries
 
 

@@ -7,11 +7,11 @@ import getpass
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, suppress
 from datetime import UTC, datetime
 from functools import singledispatchmethod
-from typing import Any
+from typing import Any, TypeVar, cast
 from uuid import UUID
 
 from eventsourcing.application import AggregateNotFoundError
@@ -45,7 +45,7 @@ from projections.compare import changes
 from projections.db import Database, has_current_schema
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
-from projections.views import encounter_of, event_document
+from projections.views import EncounterDocument, encounter_of, event_document
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain import damaged, short
@@ -69,6 +69,8 @@ SAVE_ATTEMPTS = 8
 GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
+# A document a reversal's targets may be added to: a log entry or an event's document.
+Doc = TypeVar("Doc", bound=Mapping[str, Any])
 # The field of a reversal's document that names the events it acts on, by its type.
 _NAMED_BY = {EventsCancelled.__name__: "cancels", EventsRestored.__name__: "restores"}
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
@@ -465,7 +467,7 @@ class Trek:
         return [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
                 if isinstance(e, TrekEvent)]
 
-    def previewed_encounter(self) -> dict[str, Any] | None:
+    def previewed_encounter(self) -> EncounterDocument | None:
         """After a preview, the open encounter as it would stand had the previewed event been
         recorded (None with none open, or before any preview): what a move would leave."""
         if self.previewed is None:
@@ -563,15 +565,14 @@ class Trek:
             raise RuleViolation(f"there is no kind of event called {shown!r} to undo; "
                                 f"--last takes {', '.join(kinds)}")
 
-    def _with_targets(self, slug: str, docs: Iterable[dict[str, Any]]
-                      ) -> Iterator[dict[str, Any]]:
+    def _with_targets(self, slug: str, docs: Iterable[Doc]) -> Iterator[Doc]:
         """Each document, a reversal's with `targets`: the documents of the events it cancels
         or restores, so that its line can say what they were."""
         for doc in docs:
             key = _NAMED_BY.get(doc["type"])
             if key is not None and doc.get(key):
-                doc = {**doc, "targets": [event_document(self._event(slug, seq))
-                                          for seq in doc[key]]}
+                doc = cast(Doc, {**doc, "targets": [event_document(self._event(slug, seq))
+                                                    for seq in doc[key]]})
             yield doc
 
     def _events_desc(self, slug: str, lte: int, limit: int = 64) -> list[TrekEvent]:

@@ -4,10 +4,10 @@ events they do not hold yet)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 from uuid import UUID
 
 from domain import roster
@@ -20,12 +20,19 @@ from domain.events import (
     stored_bytes,
     stored_link,
 )
-from domain.route import build_route
-from projections.audit import Auditor
-from projections.compare import changes
+from domain.route import Route, build_route
+from projections.audit import AuditDocument, Auditor
+from projections.compare import Change, changes
 from projections.db import has_current_schema
 from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
-from projections.views import CampaignView, LogEntry, status_of
+from projections.views import (
+    CampaignView,
+    EncounterDocument,
+    LogEntry,
+    LogEntryDocument,
+    StatusDocument,
+    status_of,
+)
 from tracker.chain import damaged
 from tracker.chain_reader import HEAD_MISSING
 from tracker.mapper import page_events, row_pages
@@ -35,7 +42,55 @@ from tracker.points import Point
 LOG_BATCH = 500
 
 if TYPE_CHECKING:
-    from tracker.app import Documents, Trek
+    from projections.recap import RecapDocument
+    from tracker.app import Trek
+
+
+class EncounterPath(TypedDict):
+    """A path moved in an encounter's round: who, in which round (and part of it, once an
+    event opens the second), the cells, the event, and whether the move stopped the mover."""
+
+    name: str
+    round: int
+    path: list[Any]
+    seq: int
+    phase: int | None
+    stopped: bool
+
+
+class EncounterPicture(EncounterDocument):
+    """The open encounter (`encounter status --json`) with the paths moved in its rounds."""
+
+    paths: list[EncounterPath]
+
+
+class RouteDocument(Route):
+    """The route (domain/route.py) with the campaign and the map it is drawn on (None: no
+    map; a ruleset's map tables are laid out at its top level as `trek map show --json` shows
+    them)."""
+
+    campaign: str
+    name: str
+    as_of: int | None
+    map: dict[str, Any] | None
+
+
+class DiffEnd(TypedDict):
+    """One end of a diff: the campaign, the point as given, the event it names, its day."""
+
+    campaign: str
+    point: str
+    seq: int
+    day: int
+
+
+class DiffDocument(TypedDict):
+    """`trek diff --json`: both ends and every status leaf that differs between them."""
+
+    a: DiffEnd
+    b: DiffEnd
+    changes: list[Change]
+
 
 
 @dataclass(frozen=True)
@@ -50,10 +105,10 @@ class LogStream:
     ruleset: str
     events: int
     day: int
-    entries: Iterator[dict[str, Any]]
+    entries: Iterator[LogEntryDocument]
 
 
-def _undamaged(slug: str, entries: Iterator[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def _undamaged(slug: str, entries: Iterator[LogEntryDocument]) -> Iterator[LogEntryDocument]:
     """The stored log entries, an event missing from the store told as damage."""
     try:
         yield from entries
@@ -68,17 +123,16 @@ class Queries:
     def __init__(self, trek: Trek) -> None:
         self._trek = trek
 
-    def rules(self, slug: str | None) -> dict[str, Any]:
+    def rules(self, slug: str | None) -> dict[str, int]:
         view = self.view(slug)
         return roster.house_rules(self._trek.rulesets.named(view.ruleset), view.game)
 
-    def encounter_status(self, slug: str | None) -> dict[str, Any] | None:
+    def encounter_status(self, slug: str | None) -> EncounterDocument | None:
         """The open encounter as `encounter status --json` shows it, or None."""
-        status: dict[str, Any] | None = self.status(slug)["encounter"]
-        return status
+        return self.status(slug)["encounter"]
 
     def encounter_picture(self, slug: str | None, *, as_of: int | None = None,
-                          round_number: int | None = None) -> dict[str, Any] | None:
+                          round_number: int | None = None) -> EncounterPicture | None:
         """The encounter open at `as_of` (default: now) with the paths moved in each of its
         rounds so far (only round `round_number`'s, when given), each path with its round.
 
@@ -86,7 +140,7 @@ class Queries:
         carried combatants along (a drift) gives their paths to that round.
         """
         view = self.view(slug) if as_of is None else self.view_as_of(slug, as_of)
-        doc: dict[str, Any] | None = self.status_of_view(view)["encounter"]
+        doc = self.status_of_view(view)["encounter"]
         if doc is None:
             return None
         if round_number is not None and not 1 <= round_number <= doc["round"]:
@@ -94,10 +148,11 @@ class Queries:
                     else "no round yet; `trek encounter round` starts one")
             raise NotFound(f"there is no round {round_number} in {doc['name']}; it has {held}")
         last = view.events
-        entries = [e for e in self.log(view.slug) if e["seq"] <= last]
+        # The fields each event adds to its entry are its own.
+        entries: list[Mapping[str, Any]] = [e for e in self.log(view.slug) if e["seq"] <= last]
         start = max(e["seq"] for e in entries
                     if e["type"] == "EncounterStarted" and e["seq"] not in view.cancelled)
-        paths: list[dict[str, Any]] = []
+        paths: list[EncounterPath] = []
         current = 0
         # A round's phase (its later moves told apart), once an event opens its second.
         phase: int | None = None
@@ -120,9 +175,8 @@ class Queries:
                 paths.append({"name": name, "round": current, "path": cells,
                               "seq": entry["seq"], "phase": phase,
                               "stopped": kind.stops_mover})
-        doc["paths"] = [p for p in paths
-                        if round_number is None or p["round"] == round_number]
-        return doc
+        return {**doc, "paths": [p for p in paths
+                                 if round_number is None or p["round"] == round_number]}
 
     def view(self, slug: str | None) -> CampaignView:
         """A campaign's read models, with any events not yet projected folded in memory."""
@@ -175,12 +229,12 @@ class Queries:
                                 (name,))
         return str(rows[0][0]) if rows else self.view(name).ruleset
 
-    def status(self, slug: str | None, as_of: int | None = None) -> dict[str, Any]:
+    def status(self, slug: str | None, as_of: int | None = None) -> StatusDocument:
         if as_of is None:
             return self.status_of_view(self.view(slug))
         return self.status_of_view(self.view_as_of(slug, as_of))
 
-    def status_of_view(self, view: CampaignView) -> dict[str, Any]:
+    def status_of_view(self, view: CampaignView) -> StatusDocument:
         """The `trek status --json` document of read models already read (`view`)."""
         return status_of(view, self._trek.rulesets.named(view.ruleset))
 
@@ -208,7 +262,7 @@ class Queries:
         return last[0].seq if last else 0
 
     def log(self, slug: str | None, *, day: int | None = None,
-            session: int | None = None) -> Documents:
+            session: int | None = None) -> list[LogEntryDocument]:
         """Every entry of the campaign's log (of day `day`, of session `session`), in order."""
         return list(self.log_stream(slug, LogFilter(day=day, session=session)).entries)
 
@@ -267,11 +321,11 @@ class Queries:
         return states
 
     @staticmethod
-    def _pending_document(entry: LogEntry, cancelled_by: int | None) -> dict[str, Any]:
-        return {"seq": entry.seq, "type": entry.type, "day": entry.day,
+    def _pending_document(entry: LogEntry, cancelled_by: int | None) -> LogEntryDocument:
+        return cast(LogEntryDocument, {"seq": entry.seq, "type": entry.type, "day": entry.day,
                 "session": entry.session, "gm": entry.gm, "recorded_at": entry.recorded_at,
                 "cancelled_by": cancelled_by,
-                **{k: v for k, v in entry.event.items() if k not in ("seq", "type")}}
+                **{k: v for k, v in entry.event.items() if k not in ("seq", "type")}})
 
     @staticmethod
     def _check_session(view: CampaignView, session: int) -> None:
@@ -298,7 +352,7 @@ class Queries:
         return section.shown(value) if section is not None else value
 
     def route(self, slug: str | None, *, as_of: int | None = None,
-              session: int | None = None) -> dict[str, Any]:
+              session: int | None = None) -> RouteDocument:
         """The route document (domain/route.py) with the map it is drawn on, up to `as_of`."""
         view = self.view(slug)
         name = view.slug
@@ -336,19 +390,19 @@ class Queries:
             raise NotFound(f"no event of {name} falls on day {point.number}")
         return max(found)
 
-    def status_at(self, slug: str | None, point: Point) -> dict[str, Any]:
+    def status_at(self, slug: str | None, point: Point) -> StatusDocument:
         return self._seq_and_status(self._trek.resolve(point.campaign or slug), point)[1]
 
-    def _seq_and_status(self, name: str, point: Point) -> tuple[int, dict[str, Any]]:
+    def _seq_and_status(self, name: str, point: Point) -> tuple[int, StatusDocument]:
         """The event a point names and the status right after it (now: the read models)."""
         seq = self.seq_of(name, point)
         if point.kind == "now":
             return seq, self.status(name)
         return seq, self.status_of_view(self.view_as_of(name, seq))
 
-    def diff(self, slug: str | None, a: Point, b: Point) -> dict[str, Any]:
+    def diff(self, slug: str | None, a: Point, b: Point) -> DiffDocument:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""
-        ends = []
+        ends: list[tuple[DiffEnd, StatusDocument]] = []
         for point in (a, b):
             name = self._trek.resolve(point.campaign or slug)
             seq, status = self._seq_and_status(name, point)
@@ -357,7 +411,7 @@ class Queries:
         (about_a, status_a), (about_b, status_b) = ends
         return {"a": about_a, "b": about_b, "changes": changes(status_a, status_b)}
 
-    def audit(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
+    def audit(self, slug: str | None, session: int | None = None) -> AuditDocument:
         """Per session: days, squares, rolls, supplies, the rulesets' own sections and undos."""
         view = self.view(slug)
         if session is not None:
@@ -366,7 +420,7 @@ class Queries:
         auditor.fold(page_events(self._trek.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
 
-    def recap(self, slug: str | None, session: int | None = None) -> dict[str, Any]:
+    def recap(self, slug: str | None, session: int | None = None) -> RecapDocument:
         """What a GM hands the players after session N (default: the latest, open or ended).
 
         A campaign played without sessions is recapped whole, and its document says so: a GM
