@@ -7,12 +7,10 @@ import getpass
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, suppress
+from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import singledispatchmethod
-from typing import Any, TypeVar, cast
-from uuid import UUID
+from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
@@ -25,7 +23,6 @@ from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import (
     EventsCancelled,
-    EventsRestored,
     TrekEvent,
     link_hash,
     stored_bytes,
@@ -40,9 +37,8 @@ from domain.ruleset import (
 )
 from domain.state import Game
 from domain.values import check_name
-from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.compare import changes
-from projections.db import Database, has_current_schema
+from projections.db import Database
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
 from projections.views import EncounterDocument, encounter_of, event_document
@@ -53,11 +49,11 @@ from tracker.chain_reader import HEAD_MISSING, ChainReader, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.queries import Queries
+from tracker.reading import NAMED_BY, StoreReader
 from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
-    store_errors,
 )
 from tracker.topics import UnknownTopic
 
@@ -69,10 +65,6 @@ SAVE_ATTEMPTS = 8
 GAME_BEFORE_STEPS = 8
 
 Documents = list[dict[str, Any]]
-# A document a reversal's targets may be added to: a log entry or an event's document.
-Doc = TypeVar("Doc", bound=Mapping[str, Any])
-# The field of a reversal's document that names the events it acts on, by its type.
-_NAMED_BY = {EventsCancelled.__name__: "cancels", EventsRestored.__name__: "restores"}
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
@@ -131,6 +123,8 @@ class Trek:
         self.gm = gm
         self.writable = writable
         self.projector = Projector(views, app.recorder, app.decode, rulesets)
+        # The reads of the store that recording and the queries share.
+        self.reader = StoreReader(location, app, views, self.projector, writable=writable)
         # Every event this process appended, so a failure after an append is told truthfully.
         self.appended: list[TrekEvent] = []
         # What a command that succeeded should still say on stderr, a sentence each.
@@ -139,7 +133,7 @@ class Trek:
         # A previewing Trek's campaign as the last previewed event left it (never saved).
         self.previewed: Campaign | None = None
         # Every read: status, log, route, time travel, diff, audit, recap, the battle map.
-        self.queries = Queries(self)
+        self.queries = Queries(self, self.reader)
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -187,9 +181,7 @@ class Trek:
     # -- campaigns ----------------------------------------------------------------------------
 
     def campaigns(self) -> list[dict[str, Any]]:
-        rows = self.views.query(
-            "SELECT slug, name, ruleset, events FROM trek_view_campaigns ORDER BY slug")
-        return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
+        return self.reader.campaigns()
 
     def resolve(self, slug: str | None) -> str:
         """The campaign to act on: the one named, else the one the store says plain commands
@@ -224,9 +216,9 @@ class Trek:
         self.catch_up()
         known = [c["slug"] for c in self.campaigns()]
         if slug not in known:
-            raise self._no_campaign(slug)
+            raise self.reader.no_campaign(slug)
         previous = self.campaign_in_use()
-        with self._store_errors(), self.views.transaction() as cursor:
+        with self.reader.store_errors(), self.views.transaction() as cursor:
             cursor.execute(
                 "INSERT INTO trek_meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (IN_USE_KEY, slug))
@@ -234,47 +226,10 @@ class Trek:
 
     def _load(self, slug: str) -> Campaign:
         try:
-            campaign = self._get(campaign_id(slug))
+            campaign = self.reader.get(campaign_id(slug))
         except AggregateNotFoundError:
-            raise self._no_campaign(slug) from None
+            raise self.reader.no_campaign(slug) from None
         return campaign.play_under(self.rulesets)
-
-    def _get(self, cid: UUID, version: int | None = None) -> Campaign:
-        """The campaign at `version` (default: the newest) as the write side sees it: its
-        latest snapshot up to there, the events since, and its cancellations read by key."""
-        campaign: Campaign = self.app.repository.get(cid, version=version)
-        assert isinstance(campaign, Campaign)
-        if campaign.needs_cancellations:
-            upto = campaign.kept_at
-            campaign.keep(KeptCancellations(self.views, str(cid), upto,
-                                            lambda: self._cancellations_up_to(cid, upto)))
-        return campaign
-
-    def _cancellations_up_to(self, cid: UUID, upto: int) -> tuple[bool, Unfolded]:
-        """Make ready to read a campaign's cancellations as of version `upto` by key: the read
-        models are caught up first when they are behind it (a process may have stopped between
-        an append and their update); what they still lack (a read-only command, say) is
-        folded from the event store. Returns whether the kept table may be read, and that."""
-        reach = self._folded_up_to(cid)
-        if reach < upto and self.writable:
-            # Should that fail, what the read models lack is folded from the log below (and
-            # the command's own update after its append repairs them, see `_finish`).
-            with suppress(Exception):
-                self.catch_up()
-            reach = self._folded_up_to(cid)
-        if reach >= upto:
-            return True, {}
-        return reach >= 0, unfolded(page_events(self.app.events, cid, gt=max(reach, 0),
-                                                lte=upto))
-
-    def _folded_up_to(self, cid: UUID) -> int:
-        """How many of a campaign's events its read models have folded (-1: they are still in
-        an older release's tables)."""
-        if not has_current_schema(self.views):
-            return -1
-        rows = self.views.query("SELECT events FROM trek_view_campaigns WHERE campaign_id = ?",
-                                (str(cid),))
-        return int(rows[0][0]) if rows else 0
 
     def _check_head(self, campaign: Campaign, head: tuple[int, str] | None) -> None:
         """Refuse to record on a log whose newest events were deleted or edited, whose kept
@@ -306,7 +261,7 @@ class Trek:
         if taken is None:
             return
         version, recorded = taken
-        with self._store_errors():
+        with self.reader.store_errors():
             rows = row_pages(self.app.recorder, campaign.id)(version - 1, version, 1)
         if not rows:
             damage = f"event {version} is missing from the store"
@@ -333,10 +288,6 @@ class Trek:
                 raise
             raise TamperedLog(damaged(name, found.broken_at, found.problem, recording=True)
                               ) from None
-
-    def _no_campaign(self, slug: str) -> NotFound:
-        known = ", ".join(c["slug"] for c in self.campaigns()) or "none yet"
-        return NotFound(f"there is no campaign called {slug!r} (the store has {known})")
 
     def _stamp(self) -> Stamp:
         return Stamp(gm=self.gm, at=self.clock())
@@ -386,9 +337,6 @@ class Trek:
             return
         self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
-    def _store_errors(self) -> AbstractContextManager[None]:
-        return store_errors(self.location)
-
     def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
                preview: bool = False) -> Documents:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
@@ -413,7 +361,7 @@ class Trek:
                 self.previewed = campaign
                 return [event_document(event)]
             try:
-                with self._store_errors():
+                with self.reader.store_errors():
                     self._save(campaign)
             except (RecordConflictError, IntegrityError):
                 time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
@@ -425,8 +373,7 @@ class Trek:
         )
 
     def catch_up(self, progress: Progress | None = None) -> int:
-        with self._store_errors():
-            return self.projector.catch_up(progress)
+        return self.reader.catch_up(progress)
 
     def _require_writable(self, preview: bool = False) -> None:
         # A preview (or a previewing Trek, read-only) stores nothing it decides.
@@ -449,23 +396,12 @@ class Trek:
                                 "pick another name or use --db for another store")
         started = campaign.pending_events[0]
         try:
-            with self._store_errors():
+            with self.reader.store_errors():
                 self._save(campaign)
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {slug!r}") from None
         self._finish([started])
         return [event_document(started)]
-
-    def _event(self, slug: str, seq: int) -> TrekEvent:
-        events = self._events(slug, gt=seq - 1, lte=seq)
-        if not events:
-            raise NotFound(f"there is no event {seq}")
-        return events[0]
-
-    def _events(self, slug: str, *, gt: int | None = None, lte: int | None = None
-                ) -> list[TrekEvent]:
-        return [e for e in self.app.events.get(campaign_id(slug), gt=gt, lte=lte)
-                if isinstance(e, TrekEvent)]
 
     def previewed_encounter(self) -> EncounterDocument | None:
         """After a preview, the open encounter as it would stand had the previewed event been
@@ -486,8 +422,8 @@ class Trek:
         decide it and returned unsaved, its seq the one it would get.
         """
         docs = self._record(slug, self._action(command), preview=preview)
-        if any(doc["type"] in _NAMED_BY for doc in docs):
-            return list(self._with_targets(self.resolve(slug), docs))
+        if any(doc["type"] in NAMED_BY for doc in docs):
+            return list(self.reader.with_targets(self.resolve(slug), docs))
         return docs
 
     @singledispatchmethod
@@ -524,7 +460,7 @@ class Trek:
         def action(campaign: Campaign) -> TrekEvent:
             if seq < 1 or seq > campaign.version:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
-            named = self._event(campaign.slug, seq)
+            named = self.reader.event(campaign.slug, seq)
             if isinstance(named, EventsCancelled):
                 cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
                              if named.cancels else {})
@@ -547,7 +483,7 @@ class Trek:
         """The newest live event that can be undone (of `kind`, a word of `undo --last`)."""
         top = campaign.version
         while top > 0:
-            page = self._events_desc(campaign.slug, top)
+            page = self.reader.events_desc(campaign.slug, top)
             cancelled = campaign.cancelled_in(page[-1].seq, top) if page else {}
             for event in page:
                 if (type(event).undoable and event.seq not in cancelled
@@ -565,20 +501,6 @@ class Trek:
             raise RuleViolation(f"there is no kind of event called {shown!r} to undo; "
                                 f"--last takes {', '.join(kinds)}")
 
-    def _with_targets(self, slug: str, docs: Iterable[Doc]) -> Iterator[Doc]:
-        """Each document, a reversal's with `targets`: the documents of the events it cancels
-        or restores, so that its line can say what they were."""
-        for doc in docs:
-            key = _NAMED_BY.get(doc["type"])
-            if key is not None and doc.get(key):
-                doc = cast(Doc, {**doc, "targets": [event_document(self._event(slug, seq))
-                                                    for seq in doc[key]]})
-            yield doc
-
-    def _events_desc(self, slug: str, lte: int, limit: int = 64) -> list[TrekEvent]:
-        return [e for e in self.app.events.get(campaign_id(slug), lte=lte, desc=True,
-                                               limit=limit) if isinstance(e, TrekEvent)]
-
     def _game_before(self, campaign: Campaign, first: int) -> Game:
         """The game just before event `first`, under today's cancellations.
 
@@ -594,7 +516,7 @@ class Trek:
             return Game()
         start = first
         for _ in range(GAME_BEFORE_STEPS):
-            past = self._get(campaign.id, version=start - 1)
+            past = self.reader.get(campaign.id, version=start - 1)
             differing = campaign.cancellations_differing(start, past)
             if not differing:
                 # The stored game before `start` counts the same earlier events as today; the
@@ -619,7 +541,7 @@ class Trek:
         started = time.perf_counter()
         if accept_tampering:
             if not self.verify_chain()["verified"]:
-                with self._store_errors():
+                with self.reader.store_errors():
                     self.projector.forget_chain_heads()
             folded = self._rebuild(progress, None)
         else:
@@ -644,7 +566,7 @@ class Trek:
 
     def _rebuild(self, progress: Progress | None, links: RebuildLinks | None) -> int:
         try:
-            with self._store_errors():
+            with self.reader.store_errors():
                 return self.projector.rebuild(progress, links)
         except (TrackerError, ChainBroken):
             raise
@@ -678,7 +600,7 @@ class Trek:
             return [event_document(first)]
         try:
             # One save: the whole copied history lands in one transaction, or none of it.
-            with self._store_errors():
+            with self.reader.store_errors():
                 self.app.save(campaign)
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {campaign.slug!r}"
@@ -734,7 +656,7 @@ class Trek:
         for name in names:
             check = reader.check(campaign_id(name))
             if check.events == 0:
-                raise self._no_campaign(name)
+                raise self.reader.no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}

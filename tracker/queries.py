@@ -44,6 +44,7 @@ LOG_BATCH = 500
 if TYPE_CHECKING:
     from projections.recap import RecapDocument
     from tracker.app import Trek
+    from tracker.reading import StoreReader
 
 
 class EncounterPath(TypedDict):
@@ -120,8 +121,9 @@ def _undamaged(slug: str, entries: Iterator[LogEntryDocument]) -> Iterator[LogEn
 class Queries:
     """The reads of one open store (`Trek.queries`); nothing here records."""
 
-    def __init__(self, trek: Trek) -> None:
+    def __init__(self, trek: Trek, reader: StoreReader) -> None:
         self._trek = trek
+        self._reader = reader
 
     def rules(self, slug: str | None) -> dict[str, int]:
         view = self.view(slug)
@@ -183,16 +185,16 @@ class Queries:
         name = self._trek.resolve(slug)
         cid = str(campaign_id(name))
         self._check_tail(name)
-        view = self._trek.projector.stored_view(cid)
+        view = self._reader.projector.stored_view(cid)
         if view is None:
-            events = self._trek._events(name)
+            events = self._reader.events(name)
             if not events:
-                raise self._trek._no_campaign(name)
+                raise self._reader.no_campaign(name)
             first = events[0]
             assert isinstance(first, CampaignStarted)
             view = CampaignView.start(first)
         else:
-            events = self._trek._events(name, gt=view.events)
+            events = self._reader.events(name, gt=view.events)
         for event in events:
             view.apply(event)
         return view
@@ -203,12 +205,12 @@ class Queries:
         what the log holds or says it is damaged, never the read models' memory of it."""
         cid = campaign_id(name)
         # The head is read before the log: events are only ever added.
-        head = self._trek.projector.chain_head(str(cid))
-        with self._trek._store_errors():
-            newest = self._trek.app.recorder.select_events(cid, desc=True, limit=1)
+        head = self._reader.projector.chain_head(str(cid))
+        with self._reader.store_errors():
+            newest = self._reader.app.recorder.select_events(cid, desc=True, limit=1)
         last = newest[0].originator_version if newest else 0
         if head is None:
-            if last and self._trek.projector.head_missing(str(cid)):
+            if last and self._reader.projector.head_missing(str(cid)):
                 raise TamperedLog(damaged(name, last, HEAD_MISSING))
             return
         seq, digest = head
@@ -225,8 +227,8 @@ class Queries:
         """The name of the ruleset a campaign is played under (its events' words are its own):
         one row of the campaigns' read model, the whole view only for a campaign not in it yet."""
         name = self._trek.resolve(slug)
-        rows = self._trek.views.query("SELECT ruleset FROM trek_view_campaigns WHERE slug = ?",
-                                (name,))
+        rows = self._reader.views.query(
+            "SELECT ruleset FROM trek_view_campaigns WHERE slug = ?", (name,))
         return str(rows[0][0]) if rows else self.view(name).ruleset
 
     def status(self, slug: str | None, as_of: int | None = None) -> StatusDocument:
@@ -243,12 +245,12 @@ class Queries:
         name = self._trek.resolve(slug)
         last = self.last_seq(name)
         if last == 0:
-            raise self._trek._no_campaign(name)
+            raise self._reader.no_campaign(name)
         # Checked before loading: a SEQ below 1 loads nothing, which is not a missing campaign.
         if seq < 1 or seq > last:
             raise NotFound(f"there is no event {seq}; the log runs 1 to {last}")
         # The write model at that version: the nearest snapshot at or before it, then the rest.
-        past = self._trek._get(campaign_id(name), version=seq)
+        past = self._reader.get(campaign_id(name), version=seq)
         return CampaignView(
             campaign_id=str(past.id), slug=past.slug, name=past.name, ruleset=past.ruleset_name,
             seed=past.seed, map=past.map, game=past.game, events=past.version,
@@ -258,7 +260,7 @@ class Queries:
 
     def last_seq(self, slug: str) -> int:
         """The seq of a campaign's newest event (0 for none): one row read, for a poller."""
-        last = self._trek._events_desc(slug, 2**62, limit=1)
+        last = self._reader.events_desc(slug, 2**62, limit=1)
         return last[0].seq if last else 0
 
     def log(self, slug: str | None, *, day: int | None = None,
@@ -286,8 +288,8 @@ class Queries:
         # event store); the events past them were folded just now (few, unless the campaign's
         # read models are not stored, or are still an older release's: then all of them).
         before = view.new_log[0].seq if view.new_log else view.events + 1
-        if before == 1 and has_current_schema(self._trek.views):
-            rows = self._trek.views.query(
+        if before == 1 and has_current_schema(self._reader.views):
+            rows = self._reader.views.query(
                 "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ?",
                 (view.campaign_id,))
             before = int(rows[0][0] or 0) + 1
@@ -298,23 +300,23 @@ class Queries:
         if last is not None:
             pending = pending[-last:]
             last -= len(pending)
-        stored = (stored_entries(self._trek.views, view.campaign_id, selection, before=before,
-                                 types=self._trek.rulesets.event_types(view.ruleset),
+        stored = (stored_entries(self._reader.views, view.campaign_id, selection,
+                                 before=before, types=self._trek.rulesets.event_types(view.ruleset),
                                  events=self._event_states(UUID(view.campaign_id)),
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
+        entries = chain(_undamaged(view.slug, stored), pending)
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
-                         entries=(self._trek._with_targets(view.slug,
-                                                     chain(_undamaged(view.slug, stored), pending))
-                                  if targets else chain(_undamaged(view.slug, stored), pending)))
+                         entries=(self._reader.with_targets(view.slug, entries) if targets
+                                  else entries))
 
     def _event_states(self, cid: UUID) -> EventStates:
         """Reads one campaign's stored events by seq range, as the log shows them."""
 
-        select = row_pages(self._trek.app.recorder, cid)
+        select = row_pages(self._reader.app.recorder, cid)
 
         def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
-            with self._trek._store_errors():
+            with self._reader.store_errors():
                 rows = select(gt, lte, lte - gt)
             return [(row.originator_version, row.state) for row in rows]
 
@@ -360,7 +362,7 @@ class Queries:
             self._check_session(view, session)
         if as_of is not None and not 1 <= as_of <= view.events:
             raise NotFound(f"there is no event {as_of}; the log runs 1 to {view.events}")
-        doc = build_route(page_events(self._trek.app.events, campaign_id(name), lte=as_of),
+        doc = build_route(page_events(self._reader.app.events, campaign_id(name), lte=as_of),
                           session=session)
         return {"campaign": name, "name": view.name, "as_of": as_of,
                 "map": self._map_document(view), **doc}
@@ -370,7 +372,7 @@ class Queries:
         name = self._trek.resolve(point.campaign or slug)
         last = self.last_seq(name)
         if last == 0:
-            raise self._trek._no_campaign(name)
+            raise self._reader.no_campaign(name)
         if point.kind == "now":
             return last
         if point.kind == "seq":
@@ -381,7 +383,7 @@ class Queries:
         if point.number > view.game.day.number:
             raise NotFound(f"{name} has not reached day {point.number}; it is on day "
                            f"{view.game.day.number}")
-        rows = self._trek.views.query(
+        rows = self._reader.views.query(
             "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ? AND day = ?",
             (view.campaign_id, point.number))
         found = [int(rows[0][0])] if rows and rows[0][0] is not None else []
@@ -417,7 +419,7 @@ class Queries:
         if session is not None:
             self._check_session(view, session)
         auditor = Auditor(view.cancelled.get, self._trek.rulesets.audit_sections)
-        auditor.fold(page_events(self._trek.app.events, campaign_id(view.slug)))
+        auditor.fold(page_events(self._reader.app.events, campaign_id(view.slug)))
         return {"campaign": view.slug, "sessions": auditor.documents(session)}
 
     def recap(self, slug: str | None, session: int | None = None) -> RecapDocument:
@@ -436,7 +438,7 @@ class Queries:
 
         recapper = Recapper(view.cancelled.get, square_miles=square_miles, whole=whole,
                             sections=self._trek.rulesets.audit_sections)
-        recapper.fold(page_events(self._trek.app.events, campaign_id(view.slug)))
+        recapper.fold(page_events(self._reader.app.events, campaign_id(view.slug)))
         document = recapper.recap(number)
         assert document is not None, "a session that exists has at least its opening event"
         return {"campaign": view.slug, "name": view.name, "ruleset": view.ruleset,

@@ -377,7 +377,7 @@ def test_a_snapshot_is_taken_and_loading_from_it_equals_a_full_fold(
         return real_get(*args, **kwargs)
 
     monkeypatch.setattr(trek.app.events, "get", spy)
-    loaded = trek._get(cid)
+    loaded = trek.reader.get(cid)
     monkeypatch.undo()
     assert [call.get("gt") for call in asked] == [latest]
 

@@ -170,7 +170,7 @@ def test_cancellations_read_by_key_agree_with_the_map_folded_from_the_events(
     # ... and at every earlier version too, as time travel and undo load them.
     last = trek._load(slug).version
     for version in range(1, last + 1):
-        past = trek._get(cid, version=version)
+        past = trek.reader.get(cid, version=version)
         assert past.cancelled_in(1, version) == folded_map(trek, slug, version)
     expected = folded_map(trek, slug)
     health = trek.queries.status(slug)["characters"]["Kira"]["health"]

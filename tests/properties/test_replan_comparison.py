@@ -43,7 +43,7 @@ def test_the_field_comparison_agrees_with_the_json_one(open_trek: OpenTrek,
         except RuleViolation:
             continue
     campaign = trek._load(slug)
-    events = trek._events(slug)
+    events = trek.reader.events(slug)
     met: list[tuple[Decision, TrekEvent]] = []
 
     def spied(here: Situation, event: TrekEvent) -> Decision:
