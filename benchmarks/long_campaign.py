@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import Any
 
 import tracker.app
-from domain.battlemap import load_battle_map
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
@@ -61,6 +60,7 @@ from domain.ruleset import (
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek
+from tracker.mapformats.tomlfile import load_battle_map
 from tracker.registry import build_registry
 
 RULESETS = build_registry()

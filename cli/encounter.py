@@ -76,8 +76,8 @@ def encounter() -> None:
 @recording_options
 def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
-    from domain.battlemap import load_battle_map
     from domain.commands import StartEncounter
+    from tracker.mapformats.tomlfile import load_battle_map
 
     map_text, note = None, None
     if map_file is not None:

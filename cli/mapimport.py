@@ -11,9 +11,7 @@ from typing import Any
 
 from cli import render
 from cli.context import rulesets
-from domain.battlemap import load_battle_map
 from domain.errors import MapError, TrackerError
-from domain.maps import load_map
 from tracker.mapformats import (
     EXTENSIONS,
     FORMAT_TITLES,
@@ -24,6 +22,7 @@ from tracker.mapformats import (
     format_of,
     parse,
 )
+from tracker.mapformats.tomlfile import load_battle_map, load_map
 
 
 def is_imported(path: Path) -> bool:

@@ -1,15 +1,15 @@
-"""Battle maps: the TOML map format with a grid (squares or hexes) and the legend words of the
-encounter's ruleset, checked at load with the line and the reason."""
+"""Battle maps: the map format with a grid (squares or hexes) and the legend words of the
+encounter's ruleset, checked at load with the line and the reason (the file's tables and their
+lines are read by tracker/mapformats/tomlfile.py)."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from domain.errors import MapError
-from domain.maps import _Source, _toml_error, is_whole_number, listing
+from domain.maps import MapPositions, is_whole_number, listing
 
 GRIDS = ("square", "hex")
 # What a legend key's value must be: a problem sentence, or None when it is fine.
@@ -50,13 +50,10 @@ class LegendSpec:
     only_on: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
-def load_battle_map(text_: str, spec: LegendSpec) -> dict[str, Any]:
-    """The battle map as a plain document; a MapError names the line and the reason."""
-    try:
-        doc = tomllib.loads(text_)
-    except tomllib.TOMLDecodeError as exc:
-        raise _toml_error(exc, text_) from None
-    src = _Source(text_)
+def read_battle_map(doc: Mapping[str, Any], src: MapPositions, spec: LegendSpec
+                    ) -> dict[str, Any]:
+    """The battle map of a map file's tables (`doc`, as parsed) as a plain document; a MapError
+    names the line (`src`) and the reason."""
     for key in doc:
         if key not in ("map", "legend"):
             raise MapError(f"a battle map has an unknown table {key!r}; it takes [map] and "

@@ -146,7 +146,7 @@ class EndDay(Command):
 
 @dataclass(frozen=True)
 class StartEncounter(Command):
-    """`encounter start NAME [--map FILE]`: the battle map as `load_battle_map` read it."""
+    """`encounter start NAME [--map FILE]`: the battle map as `read_battle_map` checked it."""
 
     what: ClassVar[str] = "encounter start"
 

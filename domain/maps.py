@@ -1,16 +1,17 @@
-"""Travel maps: the grid of squares, what each square is, and the TOML loader.
+"""Travel maps: the grid of squares, what each square is, and the checks of a map file.
 
 The core map knows rows, a legend of cells, the square size and `extras`: what a ruleset's own
-tables (its `map_sections`) read from the file. The loader hands each declared table to its
-ruleset's reader and refuses every table nobody declared.
+tables (its `map_sections`) read from the file. `read_map` is given the file's tables as plain
+values and where each part sits (`MapPositions`; reading the file's own format is the map
+formats' work, tracker/mapformats/), hands each declared table to its ruleset's reader and
+refuses every table nobody declared, each refusal with its line.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol, Self
 
@@ -150,151 +151,27 @@ def _shape_problem(rows: tuple[str, ...], legend: Mapping[str, Cell]) -> str | N
     return None
 
 
-# ---------------------------------------------------------------------------------------------
-# Finding lines in the TOML text.
-#
-# tomllib hands back plain values with no positions, so semantic errors are located by reading
-# the source again, just well enough to know which table each line belongs to and where each
-# key and each string in an array starts. Anything it cannot place gets no line number rather
-# than a wrong one.
-
-_BASIC = r'"(?:[^"\\\n]|\\.)*"'
-_LITERAL = r"'[^'\n]*'"
-_SIMPLE_KEY = rf"(?:{_BASIC}|{_LITERAL}|[A-Za-z0-9_-]+)"
-_DOTTED_KEY = rf"{_SIMPLE_KEY}(?:\s*\.\s*{_SIMPLE_KEY})*"
-_HEADER_RE = re.compile(rf"\s*(\[\[?)\s*({_DOTTED_KEY})\s*\]\]?\s*(?:#.*)?$")
-_KEY_RE = re.compile(rf"\s*({_DOTTED_KEY})\s*=")
-_TOML_POSITION_RE = re.compile(r"\s*\(at (?:line (\d+), column \d+|end of document)\)$")
-
-
-def _key_path(raw: str) -> tuple[str, ...] | None:
-    # Letting tomllib decode the key handles quoting and escapes exactly as the real parse did.
-    try:
-        node: Any = tomllib.loads(f"{raw} = 0")
-    except tomllib.TOMLDecodeError:
-        return None
-    path: list[str] = []
-    while isinstance(node, dict) and len(node) == 1:
-        ((key, node),) = node.items()
-        path.append(key)
-    return tuple(path)
-
-
-@dataclass
-class _Section:
-    path: tuple[str, ...]
-    index: int
-    header_line: int | None
-    last_line: int = 0
-    keys: dict[str, int] = field(default_factory=dict)
-    array_strings: dict[str, list[int]] = field(default_factory=dict)
-
-
-class _Source:
-    """Where tables, keys and array strings sit in a TOML text that tomllib has accepted."""
-
-    def __init__(self, text: str) -> None:
-        self.lines = text.splitlines()
-        root = _Section(path=(), index=0, header_line=None)
-        self.sections: list[_Section] = [root]
-        self._current = root
-        self._key: str | None = None
-        self._depth = 0
-        self._multiline: str | None = None
-        for lineno, line in enumerate(self.lines, start=1):
-            self._read_line(lineno, line)
-        self._current.last_line = len(self.lines)
-
-    def _read_line(self, lineno: int, line: str) -> None:
-        if self._depth == 0 and self._multiline is None:
-            header = _HEADER_RE.match(line)
-            if header is not None:
-                self._open_section(lineno, header.group(1) == "[[", header.group(2))
-                return
-            key = _KEY_RE.match(line)
-            if key is not None:
-                path = _key_path(key.group(1))
-                self._key = path[0] if path else None
-                if self._key is not None:
-                    self._current.keys.setdefault(self._key, lineno)
-                self._scan_value(lineno, line, key.end())
-                return
-        self._scan_value(lineno, line, 0)
-
-    def _open_section(self, lineno: int, is_array: bool, raw: str) -> None:
-        path = _key_path(raw) or ()
-        index = 0
-        if is_array:
-            index = sum(1 for s in self.sections if s.path == path and s.header_line is not None)
-        self._current.last_line = lineno - 1
-        self._current = _Section(path=path, index=index, header_line=lineno)
-        self.sections.append(self._current)
-        self._key = None
-
-    def _scan_value(self, lineno: int, line: str, pos: int) -> None:
-        # Tracks bracket depth and strings (including multi-line ones) so that a `[` or `#`
-        # inside a row string is never mistaken for structure.
-        n = len(line)
-        while pos < n:
-            if self._multiline is not None:
-                end = line.find(self._multiline, pos)
-                if end < 0:
-                    return
-                pos = end + 3
-                while pos < n and line[pos] == self._multiline[0]:
-                    pos += 1
-                self._multiline = None
-                continue
-            ch = line[pos]
-            if ch == "#":
-                return
-            if ch in "[{":
-                self._depth += 1
-            elif ch in "]}":
-                self._depth = max(0, self._depth - 1)
-            elif ch in "\"'":
-                if self._depth == 1 and self._key is not None:
-                    self._current.array_strings.setdefault(self._key, []).append(lineno)
-                if line.startswith(ch * 3, pos):
-                    self._multiline = ch * 3
-                    pos += 3
-                    continue
-                pos += 1
-                while pos < n and line[pos] != ch:
-                    pos += 2 if ch == '"' and line[pos] == "\\" else 1
-            pos += 1
-
-    def section(self, path: tuple[str, ...], index: int = 0) -> _Section | None:
-        for s in self.sections:
-            if s.path == path and s.index == index:
-                return s
-        return None
+class MapPositions(Protocol):
+    """Where the parts of a map file sit, for refusals: a table by its path (and, for the
+    `index`th of an array of tables, its index), a key in a table, a string of an array. Each
+    answer is a line number, or None when the file's reader cannot place it; the map file's
+    own format knows how to find them (tracker/mapformats/tomlfile.py for TOML)."""
 
     def header(self, path: tuple[str, ...], index: int = 0) -> int | None:
-        s = self.section(path, index)
-        return s.header_line if s is not None else None
+        """The line of the table's header."""
 
     def key(self, path: tuple[str, ...], key: str, index: int = 0) -> int | None:
-        s = self.section(path, index)
-        return s.keys.get(key) if s is not None else None
+        """The line of `key = ...` in the table."""
 
     def entry(self, path: tuple[str, ...], key: str, index: int = 0) -> int | None:
         """The line of `key = ...` in a table, or of the `[path.key]` header that opens it."""
-        found = self.key(path, key, index)
-        return found if found is not None else self.header((*path, key))
 
     def array_string(self, path: tuple[str, ...], key: str, position: int) -> int | None:
-        s = self.section(path)
-        if s is None:
-            return None
-        lines = s.array_strings.get(key, [])
-        return lines[position] if position < len(lines) else s.keys.get(key)
+        """The line of the `position`th string of the array `key` (else of the key)."""
 
-    def search(self, section: _Section, pattern: re.Pattern[str], start: int) -> int | None:
-        for lineno in range(start, section.last_line + 1):
-            if pattern.search(self.lines[lineno - 1]):
-                return lineno
-        return None
+    def search(self, path: tuple[str, ...], index: int, pattern: re.Pattern[str],
+               start: int) -> int | None:
+        """The first line from `start` to the table's end that `pattern` matches."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -343,11 +220,11 @@ class MapTable:
     """One ruleset table of a map file as its reader sees it: the map's size, and where the
     table's parts sit in the text, so that a refusal names the line at fault."""
 
-    def __init__(self, name: str, src: _Source, width: int, height: int) -> None:
+    def __init__(self, name: str, positions: MapPositions, width: int, height: int) -> None:
         self.name = name
         self.width = width
         self.height = height
-        self._src = src
+        self._src = positions
 
     def contains(self, sq: Square) -> bool:
         return 0 <= sq.x < self.width and 0 <= sq.y < self.height
@@ -370,11 +247,10 @@ class MapTable:
 
     def search(self, index: int, pattern: re.Pattern[str], start: int) -> int | None:
         """The first line from `start` to the table's end that `pattern` matches."""
-        section = self._src.section((self.name,), index)
-        return self._src.search(section, pattern, start) if section is not None else None
+        return self._src.search((self.name,), index, pattern, start)
 
 
-# A ruleset's reader of one table: the table as tomllib gave it (None when the file has none)
+# A ruleset's reader of one table: the table as the file gave it (None when the file has none)
 # and its place in the text, to what the map keeps (a pydantic model, a tuple of them ...).
 SectionReader = Callable[[object, MapTable], Any]
 
@@ -424,34 +300,11 @@ class MapRules(Protocol):
     def map_sections(self) -> Mapping[str, MapSection]: ...
 
 
-def _toml_error(exc: tomllib.TOMLDecodeError, text: str) -> MapError:
-    message = str(exc)
-    position = _TOML_POSITION_RE.search(message)
-    line: int | None = None
-    if position is not None:
-        message = message[: position.start()]
-        if position.group(1) is not None:
-            line = int(position.group(1))
-        else:
-            line = max(1, len(text.splitlines()))
-    detail = message[:1].lower() + message[1:]
-    if detail == "illegal character '\\n'":
-        # tomllib's wording for a string whose closing quote is missing.
-        detail = "a string in quotes is not closed before the end of the line"
-    return MapError(
-        f"the map file is not valid TOML ({detail}); check the quotes, brackets, commas and "
-        "equals signs here",
-        line,
-    )
-
-
 class _Loader:
-    def __init__(self, text: str, rules: MapRules) -> None:
-        try:
-            self.doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise _toml_error(exc, text) from None
-        self.src = _Source(text)
+    def __init__(self, doc: Mapping[str, Any], positions: MapPositions,
+                 rules: MapRules) -> None:
+        self.doc = doc
+        self.src = positions
         self.terrains = rules.terrains
         self.sections = rules.map_sections
 
@@ -625,7 +478,8 @@ class _Loader:
                     )
 
 
-def load_map(text: str, rules: MapRules) -> GameMap:
-    """Read a map from its TOML text, refusing anything unusable with the line at fault: the
-    terrain words and extra tables are the ones `rules` (a ruleset) declares."""
-    return _Loader(text, rules).load()
+def read_map(doc: Mapping[str, Any], positions: MapPositions, rules: MapRules) -> GameMap:
+    """A map from a map file's tables (`doc`, as parsed), refusing anything unusable with the
+    line at fault (`positions`): the terrain words and extra tables are the ones `rules` (a
+    ruleset) declares."""
+    return _Loader(doc, positions, rules).load()

@@ -30,7 +30,6 @@ from domain.events import (
 )
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.maps import load_map
 from domain.ruleset import (
     Command,
     Registry,
@@ -668,6 +667,8 @@ def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | 
     """Campaign `name` under `ruleset` (default: the registry's first), not yet saved: every
     check of `trek init` that needs no store (the name, the map, the start, the GM's name), so
     `init` can make them before it makes a store file."""
+    from tracker.mapformats.tomlfile import load_map
+
     ruleset = ruleset or rulesets.names[0]
     rules = rulesets.named(ruleset)
     game_map = load_map(map_text, rules) if map_text is not None else None

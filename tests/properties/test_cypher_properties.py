@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, RemoveCombatant, StartEncounter
 from domain.cypher.combat import CypherState, Push, PushedOff, RollChase, StartChase
@@ -32,6 +31,7 @@ from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 # A zero-gravity hold with a pillar, walled off from a deck of open, rough and difficult ground.

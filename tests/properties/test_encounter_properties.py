@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.besm.combat import CombatState
 from domain.besm.commands import GoProne, StandUp
 from domain.campaign import Campaign, Stamp
@@ -31,6 +30,7 @@ from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 ARENA = """\

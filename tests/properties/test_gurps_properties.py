@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, StartEncounter
 from domain.encounter import cell_terrain
@@ -35,6 +34,7 @@ from domain.grid import HEXES
 from domain.gurps.movement import ChangePosture, HexMoved
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 GURPS = RULESETS.named("gurps")

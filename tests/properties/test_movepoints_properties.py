@@ -24,7 +24,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, StartEncounter
 from domain.events import TrekEvent
@@ -34,6 +33,7 @@ from domain.movepoints.commands import SetCondition
 from domain.movepoints.commands import Step as StepCommand
 from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 # A small ford: water (~), a wall (#), dear tiles (^ 5 with poor footing, = 9) and a 2 (+).

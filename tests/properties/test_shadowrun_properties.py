@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, StartEncounter
 from domain.encounter import cell_terrain
@@ -34,6 +33,7 @@ from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.shadowrun.movement import MovedInPass, PassStarted
 from domain.state import Side
 from projections.views import encounter_of
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 SR = RULESETS.named("shadowrun")

@@ -38,9 +38,9 @@ from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
-from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS, Game, Role
+from tracker.mapformats.tomlfile import load_map
 
 SMALL = load_map("""\
 [map]

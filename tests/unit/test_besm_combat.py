@@ -14,7 +14,6 @@ from encounter_play import cancel_cascade
 from refusals import refused
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.besm.commands import Act, GoProne, StandUp
 from domain.campaign import Campaign, Stamp
 from domain.commands import (
@@ -32,6 +31,7 @@ from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from projections.views import encounter_of
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 BESM = RULESETS.named("besm")

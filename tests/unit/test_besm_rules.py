@@ -52,9 +52,10 @@ from domain.dice import KeyedDice, check
 from domain.errors import NotFound
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.maps import GameMap, load_map
+from domain.maps import GameMap
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Character, ConveyanceState, Role
+from tracker.mapformats.tomlfile import load_map
 
 # x is the column, y the row; N is y-1.
 #   (0,1) rough ground, penalty 1     (1,1) (2,1) mountains, a feature

@@ -18,8 +18,8 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.maps import load_map
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from tracker.mapformats.tomlfile import load_map
 
 MAP = """\
 [map]

@@ -16,7 +16,6 @@ from encounter_play import cancel_cascade
 from refusals import refused
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.campaign import Campaign, Stamp
 from domain.commands import AddCharacter, StartEncounter
 from domain.errors import MapError, NotOffered, RuleViolation
@@ -27,6 +26,7 @@ from domain.history import fold_live
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from domain.state import Side
 from projections.views import encounter_of
+from tracker.mapformats.tomlfile import load_battle_map
 
 STAMP = Stamp("gm", datetime(2024, 5, 1, 18, 0, tzinfo=UTC))
 GURPS = RULESETS.named("gurps")

@@ -29,10 +29,10 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.maps import load_map
 from domain.patch import Correction, apply, diff
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
+from tracker.mapformats.tomlfile import load_map
 
 PLAIN = load_map("""\
 [map]

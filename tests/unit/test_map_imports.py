@@ -23,10 +23,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.battlemap import load_battle_map
 from domain.errors import MapError
-from domain.maps import load_map
 from tracker.mapformats import Target, convert, format_of, parse
+from tracker.mapformats.tomlfile import load_battle_map, load_map
 from tracker.mapformats.uvtt import cells_crossed
 
 BESM_OVERLAND = Target(frozenset({"open", "feature", "hazard"}), battle=False)

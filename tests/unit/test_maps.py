@@ -16,7 +16,8 @@ from domain.cypher import Cypher
 from domain.cypher.rules import TERRAINS as CYPHER_TERRAINS
 from domain.errors import MapError
 from domain.geometry import Square
-from domain.maps import Cell, GameMap, MapRules, Terrain, load_map
+from domain.maps import Cell, GameMap, MapRules, Terrain
+from tracker.mapformats.tomlfile import load_map
 
 BESM = Besm()
 CYPHER = Cypher()

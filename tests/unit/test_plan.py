@@ -8,10 +8,10 @@ from rulesets import RULESETS
 
 from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
 from domain.geometry import Square
-from domain.maps import load_map
 from domain.plan import Planner, copied, seeded_draw
 from domain.ruleset import CharacterOptions, DayEndOptions
 from tracker.app import Trek
+from tracker.mapformats.tomlfile import load_map
 from tracker.opening import MemoryStores
 
 MAP = """\
