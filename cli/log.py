@@ -1,16 +1,22 @@
 """`trek log`: the travel log, read a page at a time and shown as it comes.
 
 A module of its own, loaded without the other commands: the first screen of a long log should
-show at once, so only the tracker, the table and the pager are loaded."""
+show at once, so only the table and the pager are loaded, and the tracker only when the kept
+read models cannot say the log alone (projections/kept_log.py)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, rulesets, settings
 from cli.options import CSV_HELP, AtLeastOne, EventNumber, csv_or_json, store_options
-from projections.logread import LogFilter
+from projections.kept_log import Modelled, read_log
+from projections.logpages import LogFilter
+from tracker.chain import undamaged
 
 
 @click.command()
@@ -48,27 +54,46 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     if as_jsonl and (as_csv or settings().json):
         raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
                                "them.")
-    trek_app = open_store(writes=False)
     selection = LogFilter(day=day_number, session=session, since=since, last=last)
     human = not (as_csv or as_jsonl or settings().json)
     # A reversal's row says what it undid or redid: its entry is given those events.
-    stream = trek_app.queries.log_stream(settings().campaign, selection, targets=human or as_csv)
+    targets = human or as_csv
+    kept = read_log(settings().db, settings().campaign, selection, targets=targets,
+                    modelled=_modelled)
+    if kept is not None:
+        ruleset, events, day, types = kept.ruleset, kept.events, kept.day, kept.types
+        entries: Iterable[Mapping[str, Any]] = undamaged(kept.campaign, kept.entries)
+    else:
+        stream = open_store(writes=False).queries.log_stream(settings().campaign, selection,
+                                                             targets=targets)
+        ruleset, events, day, entries = (stream.ruleset, stream.events, stream.day,
+                                         stream.entries)
+        types = list(rulesets().event_types(ruleset)) if human else []
     if human or as_csv:
         # The campaign's ruleset says each event's line in its own words.
-        render.mount_one(stream.ruleset)
+        render.mount_one(ruleset)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,
-                              spreadsheet.log_rows(stream.entries, stream.ruleset))
+                              spreadsheet.log_rows(entries, ruleset))
         elif as_jsonl:
-            render.emit_json_lines(stream.entries)
+            render.emit_json_lines(entries)
         elif settings().json:
-            render.emit_json_list(stream.entries)
+            render.emit_json_list(entries)
         else:
-            render.print_log(stream.entries, stream.ruleset, out=out, last_seq=stream.events,
-                             last_day=stream.day,
-                             event_types=rulesets().event_types(stream.ruleset),
+            render.print_log(entries, ruleset, out=out, last_seq=events, last_day=day,
+                             event_types=types,
                              empty=_nothing_matches(day_number, session, since))
+
+
+def _modelled(ruleset: str) -> Modelled:
+    """The documents of the events whose kinds need their models, for the kept log: loads the
+    campaign's ruleset (once, on the first such event)."""
+    from projections.views import stored_document
+
+    types = rulesets().event_types(ruleset)
+    return lambda seq, type_name, state: stored_document(seq, type_name, state, types)
+
 
 
 def _nothing_matches(day: int | None, session: int | None, since: int | None) -> str:

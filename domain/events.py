@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain.bounds import MAX_NAME
 from domain.dice import Roll
 from domain.geometry import Square
+from domain.links import link_hash
 from domain.maps import GameMap
 from domain.patch import Correction, apply
 from domain.state import (
@@ -82,34 +82,6 @@ class ByEventClass(dict[type, "_V | None"], Generic[_V]):
 def topic_of(cls: type[object]) -> str:
     """The topic an event class is stored under: its module and name."""
     return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def stored_link(data: bytes) -> tuple[object, int]:
-    """The hash a stored row links to and its chain format, read from its JSON (the link is
-    None when the row is not a readable event)."""
-    try:
-        state = json.loads(data)
-        linked = state["prev_hash"] if isinstance(state, dict) else None
-        chain = int(state.get("chain", 1))
-    except (ValueError, KeyError, TypeError, AttributeError):
-        return None, 1
-    return linked, chain
-
-
-def stored_bytes(state: bytes | str | memoryview) -> bytes:
-    """A row's stored state as bytes: an edit made with a text tool can turn it into text."""
-    if isinstance(state, bytes):
-        return state
-    return state.encode() if isinstance(state, str) else bytes(state)
-
-
-def link_hash(chain: int, originator_id: str, version: int, topic: str, data: bytes) -> str:
-    """The hash the next event links to: of the stored bytes, and (format 2) the row's identity."""
-    if chain >= 2:
-        # One buffer, one call: a replay hashes every stored row.
-        data = b"trek-chain-2\n%s\n%d\n%s\n%s" % (originator_id.encode(), version,
-                                                   topic.encode(), data)
-    return hashlib.sha256(data).hexdigest()
 
 
 # The envelope of an event a rule has decided and the campaign has not recorded yet.

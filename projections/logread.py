@@ -1,142 +1,15 @@
-"""Reading a campaign's log read model a page at a time: only the rows a selection asks for.
-
-`trek log` on a campaign of tens of thousands of events must neither read every row nor hold
-them all. The selection (`LogFilter`) becomes the WHERE clause; rows come in pages of `batch`,
-each page its own short query that starts after the last seq the previous page returned (so no
-statement stays open while a reader, a pager say, takes its time). `--last N` first finds the
-seq of the N-th newest row the other filters select (ORDER BY seq DESC, one row at OFFSET N-1),
-then reads forward from it, so the newest rows still come oldest first and memory stays flat
-however large N is. The log's index (`trek_view_entries`) holds what the fold knows of each
-event; the event's own JSON is read from the event store for the rows of a page.
-"""
+"""A campaign's log entries decoded a page at a time (the pages: projections/logpages.py)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
 
 from domain.events import TrekEvent
-from projections.db import Database, Row
+from projections.db import Database
+from projections.logpages import BATCH, EventStates, LogFilter, MissingEvent, stored_pages
 from projections.views import LogEntryDocument, log_entries
 
-ENTRY_COLUMNS = "seq, type, day, session, cancelled_by"
-BATCH = 500
-
-# The stored JSON of one campaign's events with gt < seq <= lte, as (seq, stored state), read
-# from the event store itself (the log's index holds no copy).
-EventStates = Callable[[int, int], Iterable[tuple[int, bytes | str]]]
-
-
-class MissingEvent(LookupError):
-    """An event the log's index holds and the event store does not: deleted behind Trek's
-    back (the tracker names it as damage)."""
-
-    def __init__(self, seq: int) -> None:
-        super().__init__(f"event {seq} is in the log's index but not in the event store")
-        self.seq = seq
-
-
-@dataclass(frozen=True)
-class LogFilter:
-    """Which log entries to show; every filter given must hold (they combine with AND).
-
-    `since`: seq >= since. `day`: entries of that day. `session`: entries stamped with that
-    session, and the event that opened it (stamped with the session before it). `last`: of
-    what the others select, only the `last` newest (still shown oldest first).
-    """
-
-    day: int | None = None
-    session: int | None = None
-    since: int | None = None
-    last: int | None = None
-
-    def matches(self, entry: Mapping[str, Any]) -> bool:
-        """Whether one entry (a log document) is selected by the filters other than `last`."""
-        if self.since is not None and entry["seq"] < self.since:
-            return False
-        if self.day is not None and entry["day"] != self.day:
-            return False
-        return self.session is None or entry["session"] == self.session or (
-            entry["type"] == "SessionStarted" and entry.get("number") == self.session)
-
-
-def session_openings(db: Database, campaign_id: str, session: int, before: int,
-                     events: EventStates) -> list[int]:
-    """The seqs of the stored SessionStarted entries (seq < before) that open session
-    `session`.
-
-    Their `session` column holds the session before them, so they are found by the number
-    they open: only a campaign's session starts are read, one short JSON each.
-    """
-    seqs = [int(seq) for (seq,) in db.query(
-        "SELECT seq FROM trek_view_entries WHERE campaign_id = ? AND seq < ? "
-        "AND type = 'SessionStarted' ORDER BY seq", (campaign_id, before))]
-    return [seq for seq in seqs for _, text in events(seq - 1, seq)
-            if json.loads(text).get("number") == session]
-
-
-def _where(campaign_id: str, selection: LogFilter, before: int, openings: Sequence[int]
-           ) -> tuple[str, list[Any]]:
-    clauses = ["campaign_id = ?", "seq < ?"]
-    params: list[Any] = [campaign_id, before]
-    if selection.since is not None:
-        clauses.append("seq >= ?")
-        params.append(selection.since)
-    if selection.day is not None:
-        clauses.append("day = ?")
-        params.append(selection.day)
-    if selection.session is not None:
-        opened = "".join(" OR seq = ?" for _ in openings)
-        clauses.append(f"(session = ?{opened})")
-        params.extend([selection.session, *openings])
-    return " AND ".join(clauses), params
-
-
-def stored_pages(db: Database, campaign_id: str, selection: LogFilter, *, before: int,
-                 events: EventStates, last: int | None = None, batch: int = BATCH
-                 ) -> Iterator[list[Row]]:
-    """The stored log rows (seq < before) that `selection` picks, in seq order, a page of at
-    most `batch` rows at a time: (seq, type, day, session, cancelled_by, the event's JSON).
-
-    `last` (given in place of `selection.last`, which the caller may have reduced by the rows
-    it holds itself) keeps only that many of the newest.
-    """
-    openings = (session_openings(db, campaign_id, selection.session, before, events)
-                if selection.session is not None else [])
-    where, params = _where(campaign_id, selection, before, openings)
-    after = 0
-    if last is not None:
-        if last < 1:
-            return
-        first = db.query(f"SELECT seq FROM trek_view_entries WHERE {where} "
-                         "ORDER BY seq DESC LIMIT 1 OFFSET ?", (*params, last - 1))
-        if first:
-            after = int(first[0][0]) - 1
-    while True:
-        rows = db.query(f"SELECT {ENTRY_COLUMNS} FROM trek_view_entries WHERE {where} "
-                        "AND seq > ? ORDER BY seq LIMIT ?", (*params, after, batch))
-        if rows:
-            yield _with_events(rows, events)
-        if len(rows) < batch:
-            return
-        after = int(rows[-1][0])
-
-
-def _with_events(rows: list[Row], events: EventStates) -> list[Row]:
-    """Index rows with each event's stored JSON added, read a run of consecutive seqs at a
-    time (a filtered page may skip many events between its rows)."""
-    states: dict[int, bytes | str] = {}
-    start = 0
-    for i in range(1, len(rows) + 1):
-        if i == len(rows) or int(rows[i][0]) != int(rows[i - 1][0]) + 1:
-            states.update(events(int(rows[start][0]) - 1, int(rows[i - 1][0])))
-            start = i
-    missing = [int(row[0]) for row in rows if int(row[0]) not in states]
-    if missing:
-        raise MissingEvent(missing[0])
-    return [(*row, states[int(row[0])]) for row in rows]
+__all__ = ["BATCH", "EventStates", "LogFilter", "MissingEvent", "stored_entries"]
 
 
 def stored_entries(db: Database, campaign_id: str, selection: LogFilter, *, before: int,

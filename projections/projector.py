@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Protocol
 
-from domain.events import CampaignStarted, TrekEvent, stored_bytes, stored_link
+from domain.events import CampaignStarted, TrekEvent
+from domain.links import stored_bytes, stored_link
 from domain.ruleset import Registry
 from projections.cancellations import kept_map
 from projections.db import (
@@ -20,8 +21,9 @@ from projections.db import (
     has_current_schema,
     upgrade_schema,
 )
+from projections.kept_log import save_kinds
 from projections.stored_status import STATUS_TABLE, code_stamp, save_status
-from projections.views import CampaignView, load_view, save_view, status_of
+from projections.views import CampaignView, kinds_of, load_view, save_view, status_of
 
 TRACKING_NAME = "trek-views"
 BATCH = 2000
@@ -233,6 +235,7 @@ class Projector:
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,
                         status_of(view, self.rulesets.named(view.ruleset)))
+            save_kinds(cursor, view.ruleset, kinds_of(self.rulesets.event_types(view.ruleset)))
         _set_position(cursor, notes[-1].id)
         return len(notes)
 

@@ -20,7 +20,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -88,6 +88,25 @@ def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
     None."""
     if db.startswith(("postgresql://", "postgres://")):
         return _read_postgres(db, campaign)
+    conn = open_sqlite(db)
+    if conn is None:
+        return None
+    try:
+        conn.execute("BEGIN")
+        try:
+            kept = kept_status(conn, campaign)
+        finally:
+            conn.execute("COMMIT")
+    except (sqlite3.Error, ValueError, TypeError):
+        return None
+    finally:
+        conn.close()
+    return None if kept is None else kept.document
+
+
+def open_sqlite(db: str) -> sqlite3.Connection | None:
+    """A connection that only reads the SQLite store file `db`, when the ordinary path would
+    open it to write (else None: that path says why it cannot)."""
     if (not db.strip() or db.startswith("memory:")
             or db == ":memory:" or not os.path.isfile(db)
             or not (os.access(db, os.W_OK) and os.access(os.path.dirname(db) or ".", os.W_OK))):
@@ -103,18 +122,23 @@ def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
         return None
     try:
         conn.execute("PRAGMA query_only = ON")
-        conn.execute("BEGIN")
-        try:
-            return _read(conn, campaign)
-        finally:
-            conn.execute("COMMIT")
-    except (sqlite3.Error, ValueError, TypeError):
-        return None
-    finally:
+    except sqlite3.Error:
         conn.close()
+        return None
+    return conn
 
 
-def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | None:
+class Kept(NamedTuple):
+    """A campaign's kept status document, current: the campaign's id and the events it covers."""
+
+    campaign_id: str
+    events: int
+    document: dict[str, Any]
+
+
+def kept_status(conn: sqlite3.Connection, campaign: str | None) -> Kept | None:
+    """The kept status of `campaign` (or the store's only one) on an SQLite connection, when it
+    covers every event the log holds and this code made it; else None."""
     tables = {name for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
     if not {"trek_meta", "trek_view_campaigns", "trek_view_status",
@@ -148,7 +172,7 @@ def _read(conn: sqlite3.Connection, campaign: str | None) -> dict[str, Any] | No
     if newest is None or int(newest) != int(kept[0]):
         return None
     document: dict[str, Any] = json.loads(kept[2])
-    return document
+    return Kept(campaign_id, int(kept[0]), document)
 
 
 # One statement, so one snapshot of the store (and one round trip): the store's format, how

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
 
@@ -32,6 +31,7 @@ from domain.state import (
 )
 from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
+from projections.logpages import log_entry, plain_document
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
 
@@ -459,28 +459,27 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
 
 def log_entries(rows: Iterable[Sequence[Any]], types: Mapping[str, type[TrekEvent]]
                 ) -> list[LogEntryDocument]:
-    """Log rows (seq, type, day, session, cancelled_by, the event's stored JSON) as dicts:
-    who recorded the event and when are read from the event itself."""
+    """Log rows (seq, type, day, session, cancelled_by, the event's stored JSON) as dicts."""
     entries: list[LogEntryDocument] = []
-    for seq, type_, day, session, cancelled_by, event_json in rows:
-        state: dict[str, Any] = json.loads(event_json)
-        event = stored_document(int(seq), type_, dict(state), types)
-        entries.append(cast(LogEntryDocument, {
-            "seq": int(seq), "type": type_, "day": int(day), "session": session,
-            "gm": state.get("gm", ""), "recorded_at": _recorded_at(state.get("timestamp")),
-            "cancelled_by": cancelled_by,
-            **{k: v for k, v in event.items() if k not in ("seq", "type")},
-        }))
+    for row in rows:
+        state: dict[str, Any] = json.loads(row[5])
+        entries.append(cast(LogEntryDocument, log_entry(
+            row, state, stored_document(int(row[0]), row[1], dict(state), types))))
     return entries
 
 
-def _recorded_at(stored: Any) -> str | None:
-    """An event's stored timestamp as the log shows it (`datetime.isoformat`)."""
-    return datetime.fromisoformat(stored).isoformat() if isinstance(stored, str) else None
+def kinds_of(types: Mapping[str, type[TrekEvent]]) -> dict[str, Any]:
+    """What the kept log needs to know of a ruleset's event classes: every name; those whose
+    document spells out rolls (`stored_document` reads them back into their class); and the
+    version of each class that has been upcast (a state stored at that version is its own
+    dump; an older one is upcast through the class)."""
+    return {"types": sorted(types),
+            "rolls": sorted(name for name, cls in types.items()
+                            if cls.rolls is not TrekEvent.rolls),
+            "versions": {name: cls.class_version for name, cls in sorted(types.items())
+                         if cls.class_version != 1}}
 
 
-# What every stored event carries besides what it says (see TrekEvent.payload).
-_BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash", "chain"})
 _ANY_ID = UUID(int=0)
 
 
@@ -496,13 +495,10 @@ def stored_document(seq: int, type_name: str, state: dict[str, Any],
     read back into its class and documented like a fresh one. A state without an event's
     bookkeeping is not a Trek event's and is returned as it is.
     """
-    if "prev_hash" not in state:
-        return state
     cls = types.get(type_name)
-    if cls is None or (cls.rolls is TrekEvent.rolls and cls.class_version == 1):
-        document = {"seq": seq, "type": type_name}
-        document.update((k, v) for k, v in state.items() if k not in _BOOKKEEPING)
-        return document
+    if ("prev_hash" not in state or cls is None
+            or (cls.rolls is TrekEvent.rolls and cls.class_version == 1)):
+        return plain_document(seq, type_name, state)
     version = int(state.pop("class_version", 1))
     while version < cls.class_version:
         getattr(cls, f"upcast_v{version}_v{version + 1}")(state)

@@ -21,15 +21,10 @@ from eventsourcing.persistence import (
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
-from domain.events import (
-    EventsCancelled,
-    TrekEvent,
-    link_hash,
-    stored_bytes,
-    stored_link,
-)
+from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
+from domain.links import link_hash, stored_bytes, stored_link
 from domain.ruleset import (
     Command,
     Registry,

@@ -10,10 +10,13 @@ deletion, is noticed there.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from domain.events import link_hash, stored_link
+from domain.errors import TamperedLog
+from domain.links import link_hash, stored_link
+from projections.logpages import MissingEvent
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,18 @@ def short(digest: str) -> str:
 # How many rows past a link that does not hold `check_chain` reads to find where the event that
 # belongs there went (rows swapped or moved), before blaming the event before it.
 LOOK_AHEAD = 1000
+
+
+_Entry = TypeVar("_Entry", bound=Mapping[str, Any])
+
+
+def undamaged(slug: str, entries: Iterator[_Entry]) -> Iterator[_Entry]:
+    """A campaign's stored log entries, an event missing from the store told as damage."""
+    try:
+        yield from entries
+    except MissingEvent as missing:
+        raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
+                                  )) from None
 
 
 def damaged(slug: str, seq: int, detail: str, *, recording: bool = False) -> str:

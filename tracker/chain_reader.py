@@ -9,7 +9,8 @@ from typing import Any
 from uuid import UUID
 
 from domain.campaign import snapshot_problem
-from domain.events import CampaignStarted, stored_bytes
+from domain.events import CampaignStarted
+from domain.links import stored_bytes
 from projections.db import has_current_schema
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication

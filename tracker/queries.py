@@ -13,18 +13,13 @@ from uuid import UUID
 from domain import roster
 from domain.campaign import campaign_id
 from domain.errors import NotFound, TamperedLog
-from domain.events import (
-    CampaignStarted,
-    TrekEvent,
-    link_hash,
-    stored_bytes,
-    stored_link,
-)
+from domain.events import CampaignStarted, TrekEvent
+from domain.links import link_hash, stored_bytes, stored_link
 from domain.route import Route, build_route
 from projections.audit import AuditDocument, Auditor
 from projections.compare import Change, changes
 from projections.db import has_current_schema
-from projections.logread import EventStates, LogFilter, MissingEvent, stored_entries
+from projections.logread import EventStates, LogFilter, stored_entries
 from projections.views import (
     CampaignView,
     EncounterDocument,
@@ -33,7 +28,7 @@ from projections.views import (
     StatusDocument,
     status_of,
 )
-from tracker.chain import damaged
+from tracker.chain import damaged, undamaged
 from tracker.chain_reader import HEAD_MISSING
 from tracker.mapper import page_events, row_pages
 from tracker.points import Point
@@ -107,15 +102,6 @@ class LogStream:
     events: int
     day: int
     entries: Iterator[LogEntryDocument]
-
-
-def _undamaged(slug: str, entries: Iterator[LogEntryDocument]) -> Iterator[LogEntryDocument]:
-    """The stored log entries, an event missing from the store told as damage."""
-    try:
-        yield from entries
-    except MissingEvent as missing:
-        raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
-                                  )) from None
 
 
 class Queries:
@@ -305,7 +291,7 @@ class Queries:
                                  events=self._event_states(UUID(view.campaign_id)),
                                  cancelled_by=cancelled_by, last=last, batch=batch)
                   if before > 1 and (last is None or last > 0) else iter(()))
-        entries = chain(_undamaged(view.slug, stored), pending)
+        entries = chain(undamaged(view.slug, stored), pending)
         return LogStream(ruleset=view.ruleset, events=view.events, day=view.game.day.number,
                          entries=(self._reader.with_targets(view.slug, entries) if targets
                                   else entries))

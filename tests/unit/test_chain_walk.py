@@ -8,7 +8,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from domain.events import link_hash
+from domain.links import link_hash
 from tracker.chain import check_chain
 
 CAMPAIGN = "00000000-0000-0000-0000-000000000007"
