@@ -65,7 +65,8 @@ CAMPAIGNS: dict[str, list[Words]] = {
                               ("encounter", "move", "Kira", "--to", "2,0")]),
 }
 
-SELECTIONS = [LogFilter(), LogFilter(last=3), LogFilter(day=1), LogFilter(since=4),
+EVERY = LogFilter()
+SELECTIONS = [EVERY, LogFilter(last=3), LogFilter(day=1), LogFilter(since=4),
               LogFilter(session=1), LogFilter(day=1, last=2)]
 
 
@@ -74,13 +75,13 @@ def modelled(ruleset: str) -> Callable[[int, str, dict[str, Any]], dict[str, Any
     return lambda seq, type_name, state: stored_document(seq, type_name, state, types)
 
 
-def kept(db: str, selection: LogFilter = LogFilter(), *, targets: bool = True,
+def kept(db: str, selection: LogFilter = EVERY, *, targets: bool = True,
          campaign: str | None = None) -> list[dict[str, Any]] | None:
     found = read_log(db, campaign, selection, targets=targets, modelled=modelled)
     return None if found is None else list(found.entries)
 
 
-def trackers(db: str, selection: LogFilter = LogFilter(), *, targets: bool = True,
+def trackers(db: str, selection: LogFilter = EVERY, *, targets: bool = True,
              campaign: str | None = None) -> list[dict[str, Any]]:
     with Trek.open(db, rulesets=RULESETS, writable=False) as trek:
         return list(trek.queries.log_stream(campaign, selection, targets=targets).entries)
@@ -133,7 +134,8 @@ def test_a_store_of_an_earlier_release_reads_its_old_events_through_their_models
     assert got == trackers(db, campaign="ashes-road")
     # Release 0.1 stored its characters at their class's first version: upcast when read.
     added = [entry for entry in got if entry["type"] == "CharacterAdded"]
-    assert added and all("class_version" not in entry for entry in added)
+    assert added
+    assert all("class_version" not in entry for entry in added)
 
 
 @pytest.mark.slow
@@ -189,7 +191,7 @@ def test_an_edited_newest_event_or_a_session_never_held_is_the_trackers_sentence
     assert kept(db, LogFilter(session=3)) is None
     run = trek_run("log", "--session", "3", db=db)
     assert (run.returncode, run.stdout) == (1, "")
-    assert "Error: There is no session 3; ashes-road has sessions 1 to 2.\n" == run.stderr
+    assert run.stderr == "Error: There is no session 3; ashes-road has sessions 1 to 2.\n"
     newest = len(CAMPAIGNS["besm"])
     behind_trek(db, "UPDATE stored_events SET state = replace(state, 'provisions', 'gold') "
                     "WHERE originator_version = ?", (newest,))
