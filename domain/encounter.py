@@ -27,7 +27,7 @@ from domain.ruleset import (
     check_character_options,
 )
 from domain.state import Combatant, Encounter, Game, Side, friends
-from domain.values import CampaignName, Name, check_square
+from domain.values import CampaignName, Name
 
 
 def open_encounter(game: Game) -> Encounter:
@@ -276,7 +276,6 @@ def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
     elif character is not None or command.name in game.conveyances:
         raise RuleViolation(f"{command.name} is on the roster; `trek encounter join "
                             f"{command.name}` brings a roster character in")
-    check_square(command.at, "the cell")
     check_can_stand(encounter, command.at, name=command.name)
     grid = GRIDS[encounter.grid]
     if command.facing is not None and command.facing not in grid.directions:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, create_model
 
 from domain.battlemap import LegendSpec
 from domain.deferred import Deferred
@@ -17,6 +19,7 @@ from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game, Side
+from domain.values import placed
 
 if TYPE_CHECKING:
     from domain.plan import PlanRules
@@ -68,10 +71,28 @@ class DayEndOptions:
     hours: int = 8
 
 
+# Each command class's validator, by class: built by pydantic from the class's fields the first
+# time one is made, so defining a command costs what a plain frozen dataclass costs.
+_VALIDATORS: dict[type[Any], type[BaseModel]] = {}
+
+
+def _validator(cls: type[Any]) -> type[BaseModel]:
+    found = _VALIDATORS.get(cls)
+    if found is None:
+        hints = typing.get_type_hints(cls, include_extras=True)
+        fields: dict[str, Any] = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls)}
+        found = _VALIDATORS[cls] = create_model(
+            cls.__name__, __config__=ConfigDict(arbitrary_types_allowed=True), **fields)
+    return found
+
+
 @dataclass(frozen=True)
 class Command:
-    """A command only some rulesets offer; each ruleset package defines its own.
+    """A write, as data; the shared ones are in domain.commands, a ruleset's own in its package.
 
+    Each is a frozen dataclass whose fields carry their bounds (`Annotated` with the checks of
+    domain.values): pydantic checks every field as the command is made, so a command that
+    exists is within them, and one out of them is refused with the rules' own sentence.
     `what` names it in messages; `given_rolls` are the totals the GM rolled, keyed by the
     label the ruleset rolls them under (defined once, beside the command).
     """
@@ -79,6 +100,14 @@ class Command:
     what: ClassVar[str] = "command"
     # An overland command is refused while an encounter is open.
     overland: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        if not dataclasses.fields(self):
+            return
+        checked = _validator(type(self))(**{f.name: getattr(self, f.name)
+                                           for f in dataclasses.fields(self)})
+        for name, value in checked:
+            object.__setattr__(self, name, value)
 
     def given_rolls(self) -> Mapping[str, int]:
         return {}
@@ -103,7 +132,7 @@ class EnterCombatant(Command):
     what: ClassVar[str] = "encounter join"
 
     name: str
-    at: Square
+    at: Annotated[Square, placed("the cell")]
     side: Side = Side.PARTY
     facing: str | None = None
     from_roster: bool = True

@@ -1,7 +1,10 @@
 """Bounds on everything a GM types: names, texts and numbers, checked before an event exists.
 
-The same bounds are pydantic constraints on the events themselves, so no event outside them
-can be made, stored or shown; the `check_*` helpers give the sentence a GM reads.
+A command carries the bounds of what it is given on its fields (`bounded`, `named`, `texted`:
+pydantic runs the `check_*` helpers as the command is made), so a command out of bounds is
+refused, with the sentence a GM reads, before the campaign is even loaded. The same bounds are
+pydantic constraints on the events themselves, so no event outside them can be made, stored or
+shown.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from domain.bounds import (
     MAX_TEXT,
 )
 from domain.errors import RuleViolation
+from domain.geometry import Square
 
 
 def _shown(text: str) -> str:
@@ -73,6 +77,34 @@ def check_square(square: tuple[int, int], what: str) -> None:
     if abs(x) > MAX_COORDINATE or abs(y) > MAX_COORDINATE:
         raise RuleViolation(f"{what} {x},{y} is too far out; coordinates stay within "
                             f"±{MAX_COORDINATE:,}")
+
+
+# What a command's field is checked with as the command is made: each runs a `check_*` helper,
+# so the refusal is the same sentence and the same error (a RuleViolation, which pydantic lets
+# through unchanged) as when the rules checked it.
+
+
+def bounded(what: str, low: int, high: int) -> AfterValidator:
+    """A whole number from `low` to `high`, named `what` in the refusal."""
+    return AfterValidator(lambda value: check_number(value, what, low, high))
+
+
+def named(what: str = "name", *, limit: int = MAX_NAME) -> AfterValidator:
+    """A name (see `check_name`)."""
+    return AfterValidator(lambda name: check_name(name, what, limit=limit))
+
+
+def texted(what: str, *, limit: int = MAX_TEXT) -> AfterValidator:
+    """A text such as a reason or a title (see `check_text`)."""
+    return AfterValidator(lambda text: check_text(text, what, limit=limit))
+
+
+def placed(what: str) -> AfterValidator:
+    """A square within the coordinates Trek keeps (see `check_square`)."""
+    def validate(square: Square) -> Square:
+        check_square(square, what)
+        return square
+    return AfterValidator(validate)
 
 
 def _valid_text(limit: int) -> AfterValidator:
