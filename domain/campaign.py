@@ -472,7 +472,6 @@ class Campaign:
     @handle.register
     def _(self, command: StartEncounter) -> TrekEvent:
         name = command.name
-        check_text(name, "encounter name", limit=MAX_CAMPAIGN_NAME)
         if not self.ruleset.encounters:
             raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
                              "release; nothing was recorded")
@@ -522,8 +521,6 @@ class Campaign:
     @handle.register
     def _(self, command: StartSession) -> TrekEvent:
         title = command.title
-        if title is not None:
-            check_text(title, "session title")
         if self.session is not None:
             raise RuleViolation(
                 f"session {self.session} is still open; `trek session end` it first"
@@ -646,8 +643,6 @@ class Campaign:
         `before` is the game just before the earliest target, and `later` every event from it
         on, as the application loads them: read once, in order, so it may be a stream.
         """
-        if reason is not None:
-            check_text(reason, "reason")
         self.check_cancellable(targets)
 
         unseen = set(targets)
@@ -688,8 +683,6 @@ class Campaign:
 
         `later` is read once, in order, so it may be a stream (see `cancel`).
         """
-        if reason is not None:
-            check_text(reason, "reason")
         self.check_restorable(targets)
         plan = self._replan(before, later, set(), set(targets))
         if plan.dropped:

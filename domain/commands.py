@@ -6,17 +6,94 @@ ruleset's own commands subclass `domain.ruleset.Command` in its own package and 
 ruleset through the same door.
 
 `what` names each in the campaign's refusals; `overland` ones are refused while an encounter
-is open.
+is open. Each field carries its bounds (see `Command`): a name, a text or a number out of them
+is refused as the command is made, with the sentence the GM reads, and the rules decide only
+what depends on the campaign (who exists, the ruleset's stats, the house rules' bounds).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
+from pydantic import AfterValidator
+
+from domain.bounds import MAX_AMOUNT, MAX_CAMPAIGN_NAME, MAX_LEVEL, MAX_MILES, MAX_POINTS
+from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
 from domain.state import Role
+from domain.supplies import SUPPLY_KINDS
+from domain.values import check_name, check_number, texted
+
+# -- the bounds of what the roster is given -------------------------------------------------------
+
+
+def _new_name(name: str) -> str:
+    """A name for someone new on the roster (whether it is free is the campaign's question)."""
+    if not name.strip():
+        raise RuleViolation("a name cannot be empty")
+    return check_name(name)
+
+
+def check_levels(levels: Mapping[str, int], what: str) -> None:
+    for name, level in levels.items():
+        check_name(name, f"{what} name")
+        if level < 0:
+            raise RuleViolation(f"the {what} {name} needs a level of 0 or more, not {level}")
+        check_number(level, f"the {what} {name}'s level", 0, MAX_LEVEL)
+
+
+def _new_character(options: CharacterOptions) -> CharacterOptions:
+    """The shared parts of `roster add-character`: the name, skill and attribute levels, and
+    the Health and Energy maxima (the ruleset checks its own stats)."""
+    _new_name(options.name)
+    check_levels(options.skills, "skill")
+    check_levels(options.attributes, "attribute")
+    for option in ("health_max", "energy_max"):
+        value = getattr(options, option)
+        if value is not None:
+            check_number(value, f"--{option.replace('_', '-')}", 0, MAX_POINTS)
+    return options
+
+
+def _move(move: tuple[str, int] | None) -> tuple[str, int] | None:
+    """`--move ATTRIBUTE=LEVEL` of a mount or vehicle: miles a day, else a movement level."""
+    if move is not None:
+        attribute, level = move
+        check_name(attribute, "movement attribute")
+        high = MAX_MILES if attribute == "miles" else MAX_LEVEL
+        check_number(level, f"--move {attribute}", 0, high)
+    return move
+
+
+def _supplies(minimum: int) -> AfterValidator:
+    """KIND=N amounts of supplies, each `minimum` or more."""
+    def validate(amounts: Mapping[str, int]) -> Mapping[str, int]:
+        if not amounts:
+            raise RuleViolation("name at least one supply, as KIND=N")
+        for kind, amount in amounts.items():
+            if kind not in SUPPLY_KINDS:
+                raise RuleViolation(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}")
+            if amount < minimum:
+                raise RuleViolation(
+                    f"{kind} needs a whole number of at least {minimum}, not {amount}")
+            check_number(amount, kind, minimum, MAX_AMOUNT)
+        return amounts
+    return AfterValidator(validate)
+
+
+def _harm(what: str) -> AfterValidator:
+    def validate(amount: int) -> int:
+        if amount < 0:
+            raise RuleViolation("harm takes away Health or Energy; give amounts of 0 or more")
+        return check_number(amount, what, 0, MAX_POINTS)
+    return AfterValidator(validate)
+
+
+NewName = Annotated[str, AfterValidator(_new_name)]
+Conveyance = Annotated[tuple[str, int] | None, AfterValidator(_move)]
+Reason = Annotated[str, texted("reason")] | None
 
 # -- the roster ---------------------------------------------------------------------------------
 
@@ -25,15 +102,15 @@ from domain.state import Role
 class AddCharacter(Command):
     what: ClassVar[str] = "roster add-character"
 
-    options: CharacterOptions
+    options: Annotated[CharacterOptions, AfterValidator(_new_character)]
 
 
 @dataclass(frozen=True)
 class AddMount(Command):
     what: ClassVar[str] = "roster add-mount"
 
-    name: str
-    move: tuple[str, int] | None = None
+    name: NewName
+    move: Conveyance = None
     rider: str | None = None
 
 
@@ -41,8 +118,8 @@ class AddMount(Command):
 class AddVehicle(Command):
     what: ClassVar[str] = "roster add-vehicle"
 
-    name: str
-    move: tuple[str, int] | None = None
+    name: NewName
+    move: Conveyance = None
     driver: str | None = None
     passengers: tuple[str, ...] = ()
 
@@ -81,21 +158,21 @@ class Rejoin(Command):
 class SetSupplies(Command):
     what: ClassVar[str] = "supplies set"
 
-    amounts: Mapping[str, int]
+    amounts: Annotated[Mapping[str, int], _supplies(0)]
 
 
 @dataclass(frozen=True)
 class AddSupplies(Command):
     what: ClassVar[str] = "supplies add"
 
-    amounts: Mapping[str, int]
+    amounts: Annotated[Mapping[str, int], _supplies(1)]
 
 
 @dataclass(frozen=True)
 class SpendSupplies(Command):
     what: ClassVar[str] = "supplies spend"
 
-    amounts: Mapping[str, int]
+    amounts: Annotated[Mapping[str, int], _supplies(1)]
 
 
 @dataclass(frozen=True)
@@ -103,9 +180,9 @@ class Harm(Command):
     what: ClassVar[str] = "harm"
 
     character: str
-    health: int = 0
-    energy: int = 0
-    reason: str | None = None
+    health: Annotated[int, _harm("--health")] = 0
+    energy: Annotated[int, _harm("--energy")] = 0
+    reason: Reason = None
 
 
 @dataclass(frozen=True)
@@ -150,7 +227,7 @@ class StartEncounter(Command):
 
     what: ClassVar[str] = "encounter start"
 
-    name: str
+    name: Annotated[str, texted("encounter name", limit=MAX_CAMPAIGN_NAME)]
     battle_map: Mapping[str, Any] | None = None
 
 
@@ -173,7 +250,7 @@ class EndEncounter(Command):
 class StartSession(Command):
     what: ClassVar[str] = "session start"
 
-    title: str | None = None
+    title: Annotated[str, texted("session title")] | None = None
 
 
 @dataclass(frozen=True)
@@ -193,7 +270,7 @@ class Undo(Command):
 
     seq: int | None = None
     cascade: bool = False
-    reason: str | None = None
+    reason: Reason = None
     last: str | None = None
 
 
@@ -204,4 +281,4 @@ class Redo(Command):
     what: ClassVar[str] = "redo"
 
     seq: int
-    reason: str | None = None
+    reason: Reason = None

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic.fields import FieldInfo
 
-from domain.bounds import MAX_AMOUNT, MAX_LEVEL, MAX_MILES, MAX_POINTS
+from domain.bounds import MAX_AMOUNT
 from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
     ByEventClass,
@@ -32,8 +32,8 @@ from domain.ruleset import (
     Situation,
     check_character_options,
 )
-from domain.state import SUPPLY_KINDS, Character, ConveyanceKind, Game, Role
-from domain.values import check_name, check_number, check_text
+from domain.state import Character, ConveyanceKind, Game, Role
+from domain.values import check_number
 
 
 def known(names: Mapping[str, Any], what: str) -> str:
@@ -50,9 +50,7 @@ def character(game: Game, name: str) -> Character:
 
 
 def check_new_name(game: Game, name: str) -> None:
-    if not name.strip():
-        raise RuleViolation("a name cannot be empty")
-    check_name(name)
+    """The name is free (the command checked that it is a name)."""
     if name in game.characters or name in game.conveyances:
         raise RuleViolation(f"the roster already has someone called {name!r}; pick another name")
 
@@ -70,39 +68,15 @@ def check_free_to_board(game: Game, name: str) -> Character:
     return member
 
 
-def check_levels(levels: Mapping[str, int], what: str) -> None:
-    for name, level in levels.items():
-        check_name(name, f"{what} name")
-        if level < 0:
-            raise RuleViolation(f"the {what} {name} needs a level of 0 or more, not {level}")
-        check_number(level, f"the {what} {name}'s level", 0, MAX_LEVEL)
-
-
-def check_move(move: tuple[str, int] | None) -> None:
-    if move is None:
-        return
-    attribute, level = move
-    check_name(attribute, "movement attribute")
-    high = MAX_MILES if attribute == "miles" else MAX_LEVEL
-    check_number(level, f"--move {attribute}", 0, high)
-
-
 def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOptions) -> Decision:
     check_new_name(situation.game, options.name)
     check_character_options(ruleset, options)
-    check_levels(options.skills, "skill")
-    check_levels(options.attributes, "attribute")
-    for option in ("health_max", "energy_max"):
-        value = getattr(options, option)
-        if value is not None:
-            check_number(value, f"--{option.replace('_', '-')}", 0, MAX_POINTS)
     return CharacterAdded(name=options.name, **ruleset.character(situation, options))
 
 
 def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
               rider: str | None) -> Decision:
     check_new_name(situation.game, name)
-    check_move(move)
     movement = ruleset.mount(situation, name, move, rider)
     if rider is not None:
         check_free_to_board(situation.game, rider)
@@ -113,7 +87,6 @@ def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[s
                 driver: str | None, passengers: list[str]) -> Decision:
     game = situation.game
     check_new_name(game, name)
-    check_move(move)
     movement = ruleset.vehicle(situation, name, move)
     aboard = ([driver] if driver is not None else []) + passengers
     if len(set(aboard)) != len(aboard):
@@ -195,24 +168,11 @@ def rejoin(situation: Situation, name: str) -> Decision:
     return MemberRejoined(name=name)
 
 
-def _check_kinds(amounts: Mapping[str, int], minimum: int) -> None:
-    if not amounts:
-        raise RuleViolation("name at least one supply, as KIND=N")
-    for kind, amount in amounts.items():
-        if kind not in SUPPLY_KINDS:
-            raise RuleViolation(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}")
-        if amount < minimum:
-            raise RuleViolation(f"{kind} needs a whole number of at least {minimum}, not {amount}")
-        check_number(amount, kind, minimum, MAX_AMOUNT)
-
-
 def set_supplies(situation: Situation, values: Mapping[str, int]) -> Decision:
-    _check_kinds(values, 0)
     return SuppliesSet(values=dict(values))
 
 
 def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
-    _check_kinds(amounts, 1)
     supplies = situation.game.supplies
     for kind, amount in amounts.items():
         if supplies[kind] + amount > MAX_AMOUNT:
@@ -222,7 +182,6 @@ def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
 
 
 def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
-    _check_kinds(amounts, 1)
     supplies = situation.game.supplies
     for kind, amount in amounts.items():
         if amount > supplies[kind]:
@@ -233,12 +192,6 @@ def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision
 def harm(situation: Situation, name: str, health: int, energy: int,
          reason: str | None) -> Decision:
     character(situation.game, name)
-    if health < 0 or energy < 0:
-        raise RuleViolation("harm takes away Health or Energy; give amounts of 0 or more")
-    check_number(health, "--health", 0, MAX_POINTS)
-    check_number(energy, "--energy", 0, MAX_POINTS)
-    if reason is not None:
-        check_text(reason, "reason")
     if health == 0 and energy == 0:
         raise RuleViolation("say how much harm: --health N and/or --energy N")
     return Harmed(character=name, health=health, energy=energy, reason=reason)
