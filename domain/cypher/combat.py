@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
@@ -151,6 +151,17 @@ def steps(value: object, what: str) -> int:
     return number
 
 
+def _chase_level(level: int) -> int:
+    if not 1 <= level <= MAX_DIFFICULTY:
+        raise RuleViolation(f"a chase's level is 1 to 10 (the NPC's level), not {level}")
+    return level
+
+
+# The steps a chase command eases or hinders its task by (the other tasks take theirs as options).
+Ease = Annotated[int, AfterValidator(lambda value: steps(value, "--ease"))]
+Hinder = Annotated[int, AfterValidator(lambda value: steps(value, "--hinder"))]
+
+
 # -- events ---------------------------------------------------------------------------------------
 
 
@@ -269,9 +280,9 @@ class StartChase(Command):
     what: ClassVar[str] = "chase"
 
     name: str
-    level: int
-    ease: int = 0
-    hinder: int = 0
+    level: Annotated[int, AfterValidator(_chase_level)]
+    ease: Ease = 0
+    hinder: Hinder = 0
     roll: int | None = None
     role: str = "chaser"
     extended: bool = False
@@ -282,8 +293,8 @@ class RollChase(Command):
     what: ClassVar[str] = "chase roll"
 
     name: str
-    ease: int = 0
-    hinder: int = 0
+    ease: Ease = 0
+    hinder: Hinder = 0
     roll: int | None = None
 
 
@@ -628,13 +639,9 @@ class CypherCombat:
         encounter = open_encounter(situation.game)
         runner = encounter.combatant(command.name)
         name = runner.name
-        if not 1 <= command.level <= MAX_DIFFICULTY:
-            raise RuleViolation(f"a chase's level is 1 to 10 (the NPC's level), not "
-                                f"{command.level}")
         if command.role not in ("chaser", "quarry"):
             raise RuleViolation(f"--role is chaser or quarry, not {command.role!r}")
-        ease = steps(command.ease, "--ease")
-        hinder = steps(command.hinder, "--hinder")
+        ease, hinder = command.ease, command.hinder
         state = state_of(runner)
         if state.chase is not None and state.chase.outcome is None:
             raise RuleViolation(f"{name} is still in a chase (level {state.chase.level}); "
@@ -692,8 +699,7 @@ class CypherCombat:
         if chase.outcome is not None:
             raise RuleViolation(f"{name}'s chase has already {chase.outcome}; no more rolls "
                                 f"(`trek encounter chase {name} --level L` starts another)")
-        ease = steps(command.ease, "--ease")
-        hinder = steps(command.hinder, "--hinder")
+        ease, hinder = command.ease, command.hinder
         outcome = task(difficulty_of(chase.level, ease, hinder), CHASE_ROLL, command.roll,
                        dice, recorded)
         if outcome.success:

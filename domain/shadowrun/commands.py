@@ -4,14 +4,33 @@ free attack that stopped a mover."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
+from pydantic import AfterValidator
+
+from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import Command
 from domain.shadowrun import DEFAULT_SPRINT_TN as DEFAULT_SPRINT_TN
 
 # The label a sprint's dice are rolled (and recorded) under.
 SPRINT_ROLL = "athletics (running)"
+MIN_TN, MAX_TN = 2, 30
+# The successes a GM may give for a sprint (Athletics dice, Combat Pool dice added).
+MAX_SUCCESSES = 30
+
+
+def _target_number(tn: int) -> int:
+    if not MIN_TN <= tn <= MAX_TN:
+        raise RuleViolation(f"--tn must be {MIN_TN} to {MAX_TN}, not {tn}")
+    return tn
+
+
+def _successes(successes: int) -> int:
+    if not 0 <= successes <= MAX_SUCCESSES:
+        raise RuleViolation(f"--roll is the number of successes: 0 to {MAX_SUCCESSES}, "
+                            f"not {successes}")
+    return successes
 
 
 @dataclass(frozen=True)
@@ -29,8 +48,8 @@ class Sprint(Command):
     what: ClassVar[str] = "encounter sprint"
 
     name: str
-    tn: int = DEFAULT_SPRINT_TN
-    successes: int | None = None
+    tn: Annotated[int, AfterValidator(_target_number)] = DEFAULT_SPRINT_TN
+    successes: Annotated[int, AfterValidator(_successes)] | None = None
 
 
 @dataclass(frozen=True)
