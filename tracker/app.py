@@ -31,6 +31,7 @@ from domain.ruleset import (
 )
 from domain.state import Game
 from domain.values import check_name
+from projections import readmodels
 from projections.compare import changes
 from projections.db import Database
 from projections.projector import ChainBroken, Progress, Projector
@@ -201,8 +202,7 @@ class Trek:
 
         Kept in the store's own settings (the `trek_meta` table beside its format mark): not
         an event of any campaign, and left as it is by a rebuild of the read models."""
-        rows = self.views.query("SELECT value FROM trek_meta WHERE key = ?", (IN_USE_KEY,))
-        return str(rows[0][0]) if rows else None
+        return readmodels.setting(self.views, IN_USE_KEY)
 
     def use_campaign(self, slug: str) -> dict[str, Any]:
         """Make `slug` the campaign that commands naming none use; records no event."""
@@ -213,9 +213,7 @@ class Trek:
             raise self.reader.no_campaign(slug)
         previous = self.campaign_in_use()
         with self.reader.store_errors(), self.views.transaction() as cursor:
-            cursor.execute(
-                "INSERT INTO trek_meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (IN_USE_KEY, slug))
+            readmodels.save_setting(cursor, IN_USE_KEY, slug)
         return {"campaign": slug, "previous": previous if previous in known else None}
 
     def _load(self, slug: str) -> Campaign:

@@ -11,7 +11,7 @@ from uuid import UUID
 from domain.campaign import snapshot_problem
 from domain.events import CampaignStarted
 from domain.links import stored_bytes
-from projections.db import has_current_schema
+from projections import readmodels
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, check_chain
@@ -97,18 +97,8 @@ class ChainReader:
     def known_heads(self) -> dict[str, tuple[int, str]]:
         """`_known_head` of every campaign the read models know, read before a rebuild
         empties them."""
-        heads: dict[str, tuple[int, str]] = {}
-        db = self.projector.db
         with store_errors(self.location):
-            if has_current_schema(db):
-                for cid, events, last_hash in db.query(
-                        "SELECT campaign_id, events, last_hash FROM trek_view_campaigns"):
-                    heads[str(UUID(str(cid)))] = (int(events), str(last_hash))
-            if db.has_table("trek_chain_heads"):
-                for cid, seq, digest in db.query(
-                        "SELECT campaign_id, seq, hash FROM trek_chain_heads"):
-                    heads[str(UUID(str(cid)))] = (int(seq), str(digest))
-        return heads
+            return readmodels.known_heads(self.projector.db)
 
     def _known_head(self, cid: UUID) -> tuple[int, str] | None:
         """The chain's head as kept when the newest event was folded (or, in a store from

@@ -16,6 +16,7 @@ from domain.errors import NotFound, TamperedLog
 from domain.events import CampaignStarted, TrekEvent
 from domain.links import link_hash, stored_bytes, stored_link
 from domain.route import Route, build_route
+from projections import readmodels
 from projections.audit import AuditDocument, Auditor
 from projections.compare import Change, changes
 from projections.db import has_current_schema
@@ -213,9 +214,7 @@ class Queries:
         """The name of the ruleset a campaign is played under (its events' words are its own):
         one row of the campaigns' read model, the whole view only for a campaign not in it yet."""
         name = self._trek.resolve(slug)
-        rows = self._reader.views.query(
-            "SELECT ruleset FROM trek_view_campaigns WHERE slug = ?", (name,))
-        return str(rows[0][0]) if rows else self.view(name).ruleset
+        return readmodels.ruleset_of(self._reader.views, name) or self.view(name).ruleset
 
     def status(self, slug: str | None, as_of: int | None = None) -> StatusDocument:
         if as_of is None:
@@ -275,10 +274,7 @@ class Queries:
         # read models are not stored, or are still an older release's: then all of them).
         before = view.new_log[0].seq if view.new_log else view.events + 1
         if before == 1 and has_current_schema(self._reader.views):
-            rows = self._reader.views.query(
-                "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ?",
-                (view.campaign_id,))
-            before = int(rows[0][0] or 0) + 1
+            before = (readmodels.newest_entry(self._reader.views, view.campaign_id) or 0) + 1
         pending = [doc for doc in (self._pending_document(e, cancelled_by(e.seq, None))
                                    for e in view.new_log if e.seq >= before)
                    if selection.matches(doc)]
@@ -369,10 +365,8 @@ class Queries:
         if point.number > view.game.day.number:
             raise NotFound(f"{name} has not reached day {point.number}; it is on day "
                            f"{view.game.day.number}")
-        rows = self._reader.views.query(
-            "SELECT MAX(seq) FROM trek_view_entries WHERE campaign_id = ? AND day = ?",
-            (view.campaign_id, point.number))
-        found = [int(rows[0][0])] if rows and rows[0][0] is not None else []
+        stored = readmodels.newest_entry(self._reader.views, view.campaign_id, day=point.number)
+        found = [] if stored is None else [stored]
         found += [entry.seq for entry in view.new_log if entry.day == point.number]
         if not found:
             raise NotFound(f"no event of {name} falls on day {point.number}")

@@ -12,8 +12,9 @@ from uuid import UUID
 from domain.campaign import Campaign, campaign_id
 from domain.errors import NotFound
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
+from projections import readmodels
 from projections.cancellations import KeptCancellations, Unfolded, unfolded
-from projections.db import Database, has_current_schema
+from projections.db import Database
 from projections.projector import Progress, Projector
 from projections.views import event_document
 from tracker.application import TrekApplication
@@ -50,9 +51,7 @@ class StoreReader:
     # -- campaigns ----------------------------------------------------------------------------
 
     def campaigns(self) -> list[dict[str, Any]]:
-        rows = self.views.query(
-            "SELECT slug, name, ruleset, events FROM trek_view_campaigns ORDER BY slug")
-        return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
+        return readmodels.campaigns(self.views)
 
     def no_campaign(self, slug: str) -> NotFound:
         """The refusal for a campaign the store does not hold, naming those it does."""
@@ -90,11 +89,7 @@ class StoreReader:
     def _folded_up_to(self, cid: UUID) -> int:
         """How many of a campaign's events its read models have folded (-1: they are still in
         an older release's tables)."""
-        if not has_current_schema(self.views):
-            return -1
-        rows = self.views.query("SELECT events FROM trek_view_campaigns WHERE campaign_id = ?",
-                                (str(cid),))
-        return int(rows[0][0]) if rows else 0
+        return readmodels.folded_up_to(self.views, str(cid))
 
     # -- events -------------------------------------------------------------------------------
 
