@@ -8,13 +8,14 @@ ruleset's decision (see `EncounterRules`).
 
 from __future__ import annotations
 
+from functools import cache, singledispatch
 from typing import Any, ClassVar
 
 from pydantic import Field
 
 from domain.cells import Cell
 from domain.errors import NotFound, RuleViolation
-from domain.events import ByEventClass, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import GRIDS
 from domain.labels import labels_of
@@ -314,24 +315,39 @@ def require_round(encounter: Encounter) -> None:
         raise RuleViolation("no round has started; `trek encounter round` starts round 1")
 
 
-# The events `redecide` answers for; any other is some ruleset's to decide again.
-_SHARED: ByEventClass[bool] = ByEventClass(dict.fromkeys(
-    (EncounterStarted, CombatantEntered, CombatantRemoved, EncounterEnded), True))
-
-
 def redecide(rules: EncounterRules, situation: Situation, event: TrekEvent) -> Decision | None:
     """Decide a shared encounter event again, for re-checking history; None if not one."""
-    if not _SHARED[type(event)]:
-        return None
-    if isinstance(event, EncounterStarted):
-        return start(situation, event.name, event.map, event.grid)
-    if isinstance(event, CombatantEntered):
-        # The stats were given at the time; the place and the name are what may now clash.
-        return enter(rules, situation, EnterCombatant(
-            name=event.name, at=event.at, side=event.side, facing=event.facing,
-            from_roster=event.from_roster), recorded=(event.stats, event.state))
-    if isinstance(event, CombatantRemoved):
-        return remove(situation, event.name)
-    if isinstance(event, EncounterEnded):
-        return end(situation)
+    return _redo_of(type(event))(event, rules, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: EncounterRules, situation: Situation) -> Decision | None:
     return None
+
+
+@_redo.register
+def _(event: EncounterStarted, rules: EncounterRules, situation: Situation) -> Decision:
+    return start(situation, event.name, event.map, event.grid)
+
+
+@_redo.register
+def _(event: CombatantEntered, rules: EncounterRules, situation: Situation) -> Decision:
+    # The stats were given at the time; the place and the name are what may now clash.
+    return enter(rules, situation, EnterCombatant(
+        name=event.name, at=event.at, side=event.side, facing=event.facing,
+        from_roster=event.from_roster), recorded=(event.stats, event.state))
+
+
+@_redo.register
+def _(event: CombatantRemoved, rules: EncounterRules, situation: Situation) -> Decision:
+    return remove(situation, event.name)
+
+
+@_redo.register
+def _(event: EncounterEnded, rules: EncounterRules, situation: Situation) -> Decision:
+    return end(situation)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)

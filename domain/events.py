@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -56,27 +56,6 @@ def canonical_bytes(state: dict[str, Any]) -> bytes:
 # alone; format 2 also hashes the row's identity: the campaign, the seq and the topic, so a row
 # moved, renumbered or given another kind no longer matches the link its successor holds.
 CHAIN_FORMAT = 2
-
-
-_V = TypeVar("_V")
-
-
-class ByEventClass(dict[type, "_V | None"], Generic[_V]):
-    """Entries by event class, looked up by an event's own class (`table[type(event)]`).
-
-    A class not among the entries finds the first entry it is a subclass of, or None; the
-    answer is kept, so each class is worked out once (`isinstance` on a pydantic model class
-    goes through the ABC machinery, and a replay or an undo asks for every event).
-    """
-
-    def __init__(self, entries: Mapping[type, _V]) -> None:
-        super().__init__(entries)
-        self._entries = tuple(entries.items())
-
-    def __missing__(self, kind: type) -> _V | None:
-        found = next((value for cls, value in self._entries if issubclass(kind, cls)), None)
-        self[kind] = found
-        return found
 
 
 def topic_of(cls: type[object]) -> str:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from functools import cache, singledispatch
 from typing import Any
 
 from pydantic.fields import FieldInfo
@@ -10,7 +11,6 @@ from pydantic.fields import FieldInfo
 from domain.bounds import MAX_AMOUNT
 from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import (
-    ByEventClass,
     CharacterAdded,
     Harmed,
     HouseRuleChanged,
@@ -228,7 +228,19 @@ def set_rule(ruleset: Ruleset, situation: Situation, key: str, value: int) -> De
     return HouseRuleChanged(key=key, value=value, previous=previous)
 
 
-def _redo_character(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
+    """Decide a recorded roster, supplies, harm or house-rule event again from its inputs;
+    None for any other event."""
+    return _redo_of(type(event))(event, ruleset, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, ruleset: Ruleset, situation: Situation) -> Decision | None:
+    return None
+
+
+@_redo.register
+def _(event: CharacterAdded, ruleset: Ruleset, situation: Situation) -> Decision:
     options = CharacterOptions(
         name=event.name, skills=event.skills, attributes=event.attributes,
         health_max=event.health_max or None, energy_max=event.energy_max or None,
@@ -237,42 +249,65 @@ def _redo_character(ruleset: Ruleset, situation: Situation, event: Any) -> Decis
     return add_character(ruleset, situation, options)
 
 
-def _redo_mount(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+@_redo.register
+def _(event: MountAdded, ruleset: Ruleset, situation: Situation) -> Decision:
     move = (event.attribute, event.level) if event.attribute else None
     return add_mount(ruleset, situation, event.name, move, event.rider)
 
 
-def _redo_vehicle(ruleset: Ruleset, situation: Situation, event: Any) -> Decision:
+@_redo.register
+def _(event: VehicleAdded, ruleset: Ruleset, situation: Situation) -> Decision:
     move = ((event.attribute, event.level) if event.attribute
             else ("miles", event.miles) if event.miles is not None else None)
     return add_vehicle(ruleset, situation, event.name, move, event.driver,
                        list(event.passengers))
 
 
-Redo = Callable[[Ruleset, Situation, Any], Decision]
-
-# How each roster, supplies, harm or house-rule event is decided again, in the order they are
-# tried: an event's own type finds its entry at once, a subclass the first entry it is one of.
-_REDO: ByEventClass[Redo] = ByEventClass({
-    CharacterAdded: _redo_character,
-    MountAdded: _redo_mount,
-    VehicleAdded: _redo_vehicle,
-    MemberAssigned: lambda _, situation, event: assign(
-        situation, event.character, event.conveyance, event.role),
-    MemberDismounted: lambda _, situation, event: dismount(situation, event.character),
-    MemberLeftBehind: lambda _, situation, event: leave(situation, event.name),
-    MemberRejoined: lambda _, situation, event: rejoin(situation, event.name),
-    SuppliesSet: lambda _, situation, event: set_supplies(situation, event.values),
-    SuppliesAdded: lambda _, situation, event: add_supplies(situation, event.amounts),
-    SuppliesSpent: lambda _, situation, event: spend_supplies(situation, event.amounts),
-    Harmed: lambda _, situation, event: harm(
-        situation, event.character, event.health, event.energy, event.reason),
-    HouseRuleChanged: lambda ruleset, situation, event: set_rule(
-        ruleset, situation, event.key, event.value),
-})
+@_redo.register
+def _(event: MemberAssigned, ruleset: Ruleset, situation: Situation) -> Decision:
+    return assign(situation, event.character, event.conveyance, event.role)
 
 
-def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
-    """Decide a recorded roster, supplies, harm or house-rule event again from its inputs."""
-    redo = _REDO[type(event)]
-    return None if redo is None else redo(ruleset, situation, event)
+@_redo.register
+def _(event: MemberDismounted, ruleset: Ruleset, situation: Situation) -> Decision:
+    return dismount(situation, event.character)
+
+
+@_redo.register
+def _(event: MemberLeftBehind, ruleset: Ruleset, situation: Situation) -> Decision:
+    return leave(situation, event.name)
+
+
+@_redo.register
+def _(event: MemberRejoined, ruleset: Ruleset, situation: Situation) -> Decision:
+    return rejoin(situation, event.name)
+
+
+@_redo.register
+def _(event: SuppliesSet, ruleset: Ruleset, situation: Situation) -> Decision:
+    return set_supplies(situation, event.values)
+
+
+@_redo.register
+def _(event: SuppliesAdded, ruleset: Ruleset, situation: Situation) -> Decision:
+    return add_supplies(situation, event.amounts)
+
+
+@_redo.register
+def _(event: SuppliesSpent, ruleset: Ruleset, situation: Situation) -> Decision:
+    return spend_supplies(situation, event.amounts)
+
+
+@_redo.register
+def _(event: Harmed, ruleset: Ruleset, situation: Situation) -> Decision:
+    return harm(situation, event.character, event.health, event.energy, event.reason)
+
+
+@_redo.register
+def _(event: HouseRuleChanged, ruleset: Ruleset, situation: Situation) -> Decision:
+    return set_rule(ruleset, situation, event.key, event.value)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from functools import cache, singledispatch
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
 
 from domain.events import (
-    ByEventClass,
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
@@ -227,29 +227,7 @@ class CampaignView:
         seq = event.originator_version
         if seq != self.events + 1:
             raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
-        if not _SPECIAL[type(event)]:
-            event.apply_to(self.game)
-        elif isinstance(event, EventsCancelled):
-            self.reversals.append(event)
-            correct(self.game, event)
-            cancelled = self.cancelled
-            for target in event.cancels:
-                cancelled[target] = seq
-                self.marks[target] = seq
-        elif isinstance(event, EventsRestored):
-            self.reversals.append(event)
-            correct(self.game, event)
-            cancelled = self.cancelled
-            for target in event.restores:
-                cancelled.pop(target, None)
-                self.marks[target] = None
-        else:
-            event.apply_to(self.game)
-            if isinstance(event, SessionStarted):
-                self.session = event.number
-                self.sessions = event.number
-            elif isinstance(event, SessionEnded):
-                self.session = None
+        _fold_of(type(event))(event, self)
         self.events = seq
         self._last = event
         self.new_log.append(LogEntry(event, self.game.day.number))
@@ -259,10 +237,48 @@ class CampaignView:
         return Situation(game=self.game, map=self.map, ruleset=self.ruleset)
 
 
-# Whether the view folds an event beyond `apply_to` (a reversal, a session's start or end),
-# worked out once per class, not once per event.
-_SPECIAL: ByEventClass[bool] = ByEventClass(dict.fromkeys(
-    (EventsCancelled, EventsRestored, SessionStarted, SessionEnded), True))
+@singledispatch
+def _fold(event: TrekEvent, view: CampaignView) -> None:
+    """Fold one event into the view's game: most events change nothing else."""
+    event.apply_to(view.game)
+
+
+@_fold.register
+def _(event: EventsCancelled, view: CampaignView) -> None:
+    view.reversals.append(event)
+    correct(view.game, event)
+    cancelled = view.cancelled
+    for target in event.cancels:
+        cancelled[target] = event.seq
+        view.marks[target] = event.seq
+
+
+@_fold.register
+def _(event: EventsRestored, view: CampaignView) -> None:
+    view.reversals.append(event)
+    correct(view.game, event)
+    cancelled = view.cancelled
+    for target in event.restores:
+        cancelled.pop(target, None)
+        view.marks[target] = None
+
+
+@_fold.register
+def _(event: SessionStarted, view: CampaignView) -> None:
+    event.apply_to(view.game)
+    view.session = event.number
+    view.sessions = event.number
+
+
+@_fold.register
+def _(event: SessionEnded, view: CampaignView) -> None:
+    event.apply_to(view.game)
+    view.session = None
+
+
+# The fold of each event class as singledispatch finds it, asked once per class: a replay
+# folds every event, and asking per event costs more than folding a small one.
+_fold_of = cache(_fold.dispatch)
 
 
 def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from functools import singledispatchmethod
+from functools import cache, singledispatch, singledispatchmethod
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
@@ -61,7 +61,7 @@ from domain.bounds import MAX_LEVEL
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
-from domain.events import ByEventClass, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import MapSection, Terrain, extent
@@ -632,8 +632,7 @@ class Besm(CombatRules, NothingOnEntry):
         return self.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        redo = _REDO[type(event)]
-        return None if redo is None else redo(self, situation, event)
+        return _redo_of(type(event))(event, self, situation)
 
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
         # Only the modes the GM chose are given again; the defaults are worked out anew.
@@ -799,25 +798,78 @@ class Besm(CombatRules, NothingOnEntry):
         )
 
 
-# How each BESM event is decided again from what it recorded, in the order they are tried: an
-# event's own type finds its entry at once.
-_REDO: ByEventClass[Callable[[Besm, Situation, Any], Decision]] = ByEventClass({
-    Moved: Besm.redo_move,
-    RoundStarted: lambda rules, situation, _: rules.start_round(situation, StartRound()),
-    CombatantMoved: Besm.redo_combatant_move,
-    WentProne: lambda rules, situation, event: rules.go_prone(situation, event.name),
-    StoodUp: lambda rules, situation, event: rules.stand(situation, event.name),
-    Acted: lambda rules, situation, event: rules.act(situation, event.name, event.ranged),
-    DayStarted: lambda rules, situation, _: rules.start_day(situation),
-    DayEnded: Besm._redo_day_end,
-    ShortcutAttempted: lambda rules, situation, event: rules.shortcut(
-        situation, Besm._recorded(event), name=event.name),
-    ForcedMarched: lambda rules, situation, event: rules.forced_march(
-        situation, Besm._recorded(event)),
-    NightTravelled: lambda rules, situation, event: rules.night_travel(
-        situation, Besm._recorded(event), by=event.roll.by),
-    Foraged: lambda rules, situation, event: rules.forage(
-        situation, Besm._recorded(event), by=event.roll.by, take=event.take),
-    Repaired: lambda rules, situation, event: rules.repair(
-        situation, Besm._recorded(event), conveyance=event.conveyance, by=event.roll.by),
-})
+@singledispatch
+def _redo(event: TrekEvent, rules: Besm, situation: Situation) -> Decision | None:
+    """Decide a BESM event again from what it recorded; None when it is not one of BESM's."""
+    return None
+
+
+@_redo.register
+def _(event: Moved, rules: Besm, situation: Situation) -> Decision:
+    return rules.redo_move(situation, event)
+
+
+@_redo.register
+def _(event: RoundStarted, rules: Besm, situation: Situation) -> Decision:
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: CombatantMoved, rules: Besm, situation: Situation) -> Decision:
+    return rules.redo_combatant_move(situation, event)
+
+
+@_redo.register
+def _(event: WentProne, rules: Besm, situation: Situation) -> Decision:
+    return rules.go_prone(situation, event.name)
+
+
+@_redo.register
+def _(event: StoodUp, rules: Besm, situation: Situation) -> Decision:
+    return rules.stand(situation, event.name)
+
+
+@_redo.register
+def _(event: Acted, rules: Besm, situation: Situation) -> Decision:
+    return rules.act(situation, event.name, event.ranged)
+
+
+@_redo.register
+def _(event: DayStarted, rules: Besm, situation: Situation) -> Decision:
+    return rules.start_day(situation)
+
+
+@_redo.register
+def _(event: DayEnded, rules: Besm, situation: Situation) -> Decision:
+    return rules._redo_day_end(situation, event)
+
+
+@_redo.register
+def _(event: ShortcutAttempted, rules: Besm, situation: Situation) -> Decision:
+    return rules.shortcut(situation, Besm._recorded(event), name=event.name)
+
+
+@_redo.register
+def _(event: ForcedMarched, rules: Besm, situation: Situation) -> Decision:
+    return rules.forced_march(situation, Besm._recorded(event))
+
+
+@_redo.register
+def _(event: NightTravelled, rules: Besm, situation: Situation) -> Decision:
+    return rules.night_travel(situation, Besm._recorded(event), by=event.roll.by)
+
+
+@_redo.register
+def _(event: Foraged, rules: Besm, situation: Situation) -> Decision:
+    return rules.forage(situation, Besm._recorded(event), by=event.roll.by, take=event.take)
+
+
+@_redo.register
+def _(event: Repaired, rules: Besm, situation: Situation) -> Decision:
+    return rules.repair(situation, Besm._recorded(event), conveyance=event.conveyance,
+                        by=event.roll.by)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)
