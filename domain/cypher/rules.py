@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from functools import singledispatchmethod
+from functools import cache, singledispatch, singledispatchmethod
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -384,20 +384,56 @@ class Cypher(CypherCombat, NothingOnEntry):
         return self.chase_roll(situation, command, dice)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        if isinstance(event, RoundStarted):
-            return self.start_round(situation, StartRound())
-        if isinstance(event, CypherMoved):
-            return self.redo_combatant_move(situation, event)
-        if isinstance(event, PushedOff):
-            return self.redo_push(situation, event)
-        if isinstance(event, ChaseStarted):
-            return self.redo_chase(situation, event)
-        if isinstance(event, ChaseRolled):
-            return self.redo_chase_roll(situation, event)
-        if isinstance(event, Travelled):
-            return self.redo_move(situation, event)
-        if isinstance(event, DayStarted):
-            return self.start_day(situation)
-        if isinstance(event, DayEnded):
-            return self.end_day(situation, DayEndOptions(hours=event.hours))
-        return None
+        return _redo_of(type(event))(event, self, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: Cypher, situation: Situation) -> Decision | None:
+    """Decide a Cypher event again from what it recorded; None when it is not one of the
+    ruleset's."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: Cypher, situation: Situation) -> Decision:
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: CypherMoved, rules: Cypher, situation: Situation) -> Decision:
+    return rules.redo_combatant_move(situation, event)
+
+
+@_redo.register
+def _(event: PushedOff, rules: Cypher, situation: Situation) -> Decision:
+    return rules.redo_push(situation, event)
+
+
+@_redo.register
+def _(event: ChaseStarted, rules: Cypher, situation: Situation) -> Decision:
+    return rules.redo_chase(situation, event)
+
+
+@_redo.register
+def _(event: ChaseRolled, rules: Cypher, situation: Situation) -> Decision:
+    return rules.redo_chase_roll(situation, event)
+
+
+@_redo.register
+def _(event: Travelled, rules: Cypher, situation: Situation) -> Decision:
+    return rules.redo_move(situation, event)
+
+
+@_redo.register
+def _(event: DayStarted, rules: Cypher, situation: Situation) -> Decision:
+    return rules.start_day(situation)
+
+
+@_redo.register
+def _(event: DayEnded, rules: Cypher, situation: Situation) -> Decision:
+    return rules.end_day(situation, DayEndOptions(hours=event.hours))
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)

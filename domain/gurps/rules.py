@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functools import singledispatchmethod
+from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
 from domain.dice import Dice
@@ -54,13 +54,34 @@ class Gurps(WithoutOverland, HexRules, NothingOnEntry):
         return self.change_posture(situation, command.name, command.posture)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        if isinstance(event, RoundStarted):
-            return self.start_round(situation, StartRound())
-        if isinstance(event, HexMoved):
-            return self.redo_move(situation, event)
-        if isinstance(event, PostureChanged):
-            return self.change_posture(situation, event.name, event.posture)
-        return None
+        return _redo_of(type(event))(event, self, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: Gurps, situation: Situation) -> Decision | None:
+    """Decide a gurps event again from what it recorded; None when it is not one of the
+    ruleset's."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: Gurps, situation: Situation) -> Decision:
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: HexMoved, rules: Gurps, situation: Situation) -> Decision:
+    return rules.redo_move(situation, event)
+
+
+@_redo.register
+def _(event: PostureChanged, rules: Gurps, situation: Situation) -> Decision:
+    return rules.change_posture(situation, event.name, event.posture)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)
 
 
 __all__ = ["Gurps", "stats_of"]

@@ -3,7 +3,7 @@ Move-Point movement in encounters (`domain.movepoints.combat`)."""
 
 from __future__ import annotations
 
-from functools import singledispatchmethod
+from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
 from domain.dice import Dice
@@ -86,14 +86,41 @@ class Movepoints(WithoutOverland, MoveRules):
         return self.set_condition(situation, command.name, command.condition)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        if isinstance(event, RoundStarted):
-            return self.start_round(situation, StartRound())
-        if isinstance(event, MovePointsGained):
-            return self.act(situation, event.name, event.kind, {})
-        if isinstance(event, MovePointsMoved):
-            return self.walk(situation, event.name, list(event.route), fly=event.fly)
-        if isinstance(event, MovePointsStepped):
-            return self.step(situation, event.name, event.direction)
-        if isinstance(event, MovePointsCondition):
-            return self.set_condition(situation, event.name, event.change)
-        return None
+        return _redo_of(type(event))(event, self, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: Movepoints, situation: Situation) -> Decision | None:
+    """Decide a movepoints event again from what it recorded; None when it is not one of
+    the ruleset's."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: Movepoints, situation: Situation) -> Decision:
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: MovePointsGained, rules: Movepoints, situation: Situation) -> Decision:
+    return rules.act(situation, event.name, event.kind, {})
+
+
+@_redo.register
+def _(event: MovePointsMoved, rules: Movepoints, situation: Situation) -> Decision:
+    return rules.walk(situation, event.name, list(event.route), fly=event.fly)
+
+
+@_redo.register
+def _(event: MovePointsStepped, rules: Movepoints, situation: Situation) -> Decision:
+    return rules.step(situation, event.name, event.direction)
+
+
+@_redo.register
+def _(event: MovePointsCondition, rules: Movepoints, situation: Situation) -> Decision:
+    return rules.set_condition(situation, event.name, event.change)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)

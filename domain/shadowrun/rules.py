@@ -3,7 +3,7 @@ tactical movement by Initiative Pass in encounters."""
 
 from __future__ import annotations
 
-from functools import singledispatchmethod
+from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
 from domain.dice import Dice, RecordedDice
@@ -103,16 +103,43 @@ class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
         return self.intercept(situation, command.name, command.by, command.at)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        if isinstance(event, RoundStarted):
-            return self.redo_round(situation, event)
-        if isinstance(event, MovedInPass):
-            return self.redo_move(situation, event)
-        if isinstance(event, PassStarted):
-            return self.next_pass(situation)
-        if isinstance(event, Sprinted):
-            given = event.roll.total if event.roll.dice is None else None
-            return self.sprint(situation, event.name, event.roll.target, given,
-                               RecordedDice({SPRINT_ROLL: event.roll}))
-        if isinstance(event, Intercepted):
-            return self.intercept(situation, event.name, event.by, event.at)
-        return None
+        return _redo_of(type(event))(event, self, situation)
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: Shadowrun, situation: Situation) -> Decision | None:
+    """Decide a shadowrun event again from what it recorded; None when it is not one of
+    the ruleset's."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: Shadowrun, situation: Situation) -> Decision:
+    return rules.redo_round(situation, event)
+
+
+@_redo.register
+def _(event: MovedInPass, rules: Shadowrun, situation: Situation) -> Decision:
+    return rules.redo_move(situation, event)
+
+
+@_redo.register
+def _(event: PassStarted, rules: Shadowrun, situation: Situation) -> Decision:
+    return rules.next_pass(situation)
+
+
+@_redo.register
+def _(event: Sprinted, rules: Shadowrun, situation: Situation) -> Decision:
+    given = event.roll.total if event.roll.dice is None else None
+    return rules.sprint(situation, event.name, event.roll.target, given,
+                        RecordedDice({SPRINT_ROLL: event.roll}))
+
+
+@_redo.register
+def _(event: Intercepted, rules: Shadowrun, situation: Situation) -> Decision:
+    return rules.intercept(situation, event.name, event.by, event.at)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
+# asks for every later event.
+_redo_of = cache(_redo.dispatch)
