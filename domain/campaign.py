@@ -9,7 +9,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial, singledispatchmethod
+from functools import cache, partial, singledispatch, singledispatchmethod
 from typing import Any, ClassVar, Protocol, Self
 from uuid import UUID
 
@@ -239,17 +239,7 @@ class Campaign:
                 f"event {event.seq} does not link to event {event.seq - 1} as it was recorded: "
                 "the log was changed behind Trek's back; `trek verify` names the event")
         event.apply_to(self.game)
-        if isinstance(event, EventsCancelled):
-            for seq in event.cancels:
-                self._changes[seq] = event.seq
-        elif isinstance(event, EventsRestored):
-            for seq in event.restores:
-                self._changes[seq] = None
-        elif isinstance(event, SessionStarted):
-            self.session = event.number
-            self.sessions = event.number
-        elif isinstance(event, SessionEnded):
-            self.session = None
+        _absorb_of(type(event))(event, self)
         self.last_hash = event.event_hash()
         self._version = event.originator_version
         self._modified_on = event.timestamp
@@ -653,11 +643,9 @@ class Campaign:
                 if event.seq in unseen:
                     unseen.discard(event.seq)
                     if not type(event).undoable:
-                        name = type(event).__name__
                         raise RuleViolation(
-                            f"event {event.seq} ({name}) keeps the books and cannot be undone"
-                            + ("; `trek redo` takes a reversal back" if "Events" in name
-                               else "")
+                            f"event {event.seq} ({type(event).__name__}) keeps the books and "
+                            "cannot be undone" + _undo_hint(event)
                         )
                 yield event
 
@@ -730,6 +718,51 @@ class Campaign:
         campaign._version = snapshot.originator_version
         campaign._modified_on = snapshot.timestamp
         return campaign
+
+
+@singledispatch
+def _absorb(event: TrekEvent, campaign: Campaign) -> None:
+    """What folding an event in keeps beside the game: most events keep nothing more."""
+
+
+@_absorb.register
+def _(event: EventsCancelled, campaign: Campaign) -> None:
+    for seq in event.cancels:
+        campaign._changes[seq] = event.seq
+
+
+@_absorb.register
+def _(event: EventsRestored, campaign: Campaign) -> None:
+    for seq in event.restores:
+        campaign._changes[seq] = None
+
+
+@_absorb.register
+def _(event: SessionStarted, campaign: Campaign) -> None:
+    campaign.session = event.number
+    campaign.sessions = event.number
+
+
+@_absorb.register
+def _(event: SessionEnded, campaign: Campaign) -> None:
+    campaign.session = None
+
+
+# Each event class's fold as singledispatch finds it, asked once per class: loading a campaign
+# folds every event since its snapshot.
+_absorb_of = cache(_absorb.dispatch)
+
+
+@singledispatch
+def _undo_hint(event: TrekEvent) -> str:
+    """What the refusal to undo an event that keeps the books adds for it: nothing, but for a
+    reversal, which redo takes back."""
+    return ""
+
+
+@_undo_hint.register
+def _(event: EventsCancelled | EventsRestored) -> str:
+    return "; `trek redo` takes a reversal back"
 
 
 class CampaignSnapshot(BaseModel):

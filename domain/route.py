@@ -8,6 +8,8 @@ every event: its day, its session, and whether a later reversal cancelled it.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import singledispatch
 from typing import Any, TypedDict
 
 from domain.events import CampaignStarted, EventsCancelled, EventsRestored, TrekEvent
@@ -32,6 +34,36 @@ def _square(square: Square) -> dict[str, int]:
     return {"x": square.x, "y": square.y}
 
 
+@dataclass
+class _Log:
+    """What the log itself says about the journey: where it began, and which events a later
+    reversal cancelled (event seq -> the reversal's)."""
+
+    start: Square | None = None
+    cancelled_by: dict[int, int] = field(default_factory=dict)
+
+
+@singledispatch
+def _note(event: TrekEvent, log: _Log) -> None:
+    """Note what an event says about the log: most events say nothing."""
+
+
+@_note.register
+def _(event: CampaignStarted, log: _Log) -> None:
+    log.start = event.start
+
+
+@_note.register
+def _(event: EventsCancelled, log: _Log) -> None:
+    log.cancelled_by.update(dict.fromkeys(event.cancels, event.seq))
+
+
+@_note.register
+def _(event: EventsRestored, log: _Log) -> None:
+    for seq in event.restores:
+        log.cancelled_by.pop(seq, None)
+
+
 def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> Route:
     """The route document of `events` (a campaign's log from its start, possibly cut short).
 
@@ -40,21 +72,14 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
     `strong` unless `session` is given and the event belongs to another session.
     """
     game = Game()
-    start: Square | None = None
-    cancelled_by: dict[int, int] = {}
+    log = _Log()
     segments: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
     last = 0
     for event in events:
         event.apply_to(game)
         last = event.seq
-        if isinstance(event, CampaignStarted):
-            start = event.start
-        elif isinstance(event, EventsCancelled):
-            cancelled_by.update(dict.fromkeys(event.cancels, event.seq))
-        elif isinstance(event, EventsRestored):
-            for seq in event.restores:
-                cancelled_by.pop(seq, None)
+        _note(event, log)
         about = {"seq": event.seq, "type": type(event).__name__, "day": game.day.number,
                  "session": event.session,
                  "strong": session is None or event.session == session}
@@ -65,9 +90,9 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
             at = mark.at if mark.at is not None else game.position
             marks.append({**about, "kind": mark.kind, "label": mark.label, "at": _square(at)})
     for item in (*segments, *marks):
-        item["cancelled_by"] = cancelled_by.get(item["seq"])
+        item["cancelled_by"] = log.cancelled_by.get(item["seq"])
     return {
-        "start": _square(start if start is not None else Square(0, 0)),
+        "start": _square(log.start if log.start is not None else Square(0, 0)),
         "position": _square(game.position),
         "day": game.day.number,
         "events": last,

@@ -9,7 +9,7 @@ import secrets
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
-from functools import singledispatchmethod
+from functools import singledispatch, singledispatchmethod
 from typing import Any
 
 from eventsourcing.application import AggregateNotFoundError
@@ -452,15 +452,7 @@ class Trek:
         def action(campaign: Campaign) -> TrekEvent:
             if seq < 1 or seq > campaign.version:
                 raise NotFound(f"there is no event {seq}; the log runs 1 to {campaign.version}")
-            named = self.reader.event(campaign.slug, seq)
-            if isinstance(named, EventsCancelled):
-                cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
-                             if named.cancels else {})
-                targets = [s for s in named.cancels if cancelled.get(s) == seq]
-                if not targets:
-                    raise RuleViolation(f"everything event {seq} cancelled is already restored")
-            else:
-                targets = [seq]
+            targets = _redo_targets(self.reader.event(campaign.slug, seq), campaign)
             campaign.check_restorable(targets)
             first = min(targets)
             before = self._game_before(campaign, first)
@@ -652,6 +644,24 @@ class Trek:
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})
         return {"verified": all(r["intact"] for r in reports), "campaigns": reports}
+
+
+@singledispatch
+def _redo_targets(named: TrekEvent, campaign: Campaign) -> list[int]:
+    """What `trek redo SEQ` restores: the event itself."""
+    return [named.seq]
+
+
+@_redo_targets.register
+def _(named: EventsCancelled, campaign: Campaign) -> list[int]:
+    # Redoing an undo restores what it cancelled that still stands cancelled by it.
+    seq = named.seq
+    cancelled = (campaign.cancelled_in(min(named.cancels), max(named.cancels))
+                 if named.cancels else {})
+    targets = [s for s in named.cancels if cancelled.get(s) == seq]
+    if not targets:
+        raise RuleViolation(f"everything event {seq} cancelled is already restored")
+    return targets
 
 
 def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,
