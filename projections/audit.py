@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import singledispatch
 from typing import Any, TypedDict
 
 from domain.events import (
@@ -95,13 +96,8 @@ class Auditor:
         event.apply_to(game)
         name = type(event).__name__
         self.types[event.seq] = name
-        # A session's opening event is stamped with the session before it; it belongs to its own.
-        audit = self._session(event.number if isinstance(event, SessionStarted)
-                              else event.session)
-        if isinstance(event, SessionStarted):
-            audit.title, audit.started_at = event.title, event.timestamp.isoformat()
-        elif isinstance(event, SessionEnded):
-            audit.ended_at = event.timestamp.isoformat()
+        audit = self._session(session_of(event))
+        _open_or_close(event, audit)
         audit.events.append(event.seq)
         if event.gm and event.gm not in audit.gms:
             audit.gms.append(event.gm)
@@ -116,13 +112,9 @@ class Auditor:
                 "roll": roll.total, "dice": list(roll.dice) if roll.dice else None,
                 "target": roll.target, "success": roll.success, "cancelled_by": cancelled_by,
             })
-        if isinstance(event, EventsCancelled | EventsRestored):
-            named = event.cancels if isinstance(event, EventsCancelled) else event.restores
-            audit.undos.append({
-                "seq": event.seq, "action": "undo" if isinstance(event, EventsCancelled)
-                else "redo", "events": [{"seq": s, "type": self.types.get(s)} for s in named],
-                "at": event.timestamp.isoformat(), "gm": event.gm, "reason": event.reason,
-            })
+        undo = _undo(event, self.types)
+        if undo is not None:
+            audit.undos.append(undo)
             return
         if cancelled_by is not None or not type(event).undoable:
             return
@@ -149,3 +141,56 @@ class Auditor:
         # Sessions in order, then whatever was recorded outside any session.
         chosen.sort(key=lambda a: (a.number is None, a.number or 0))
         return [a.document() for a in chosen]
+
+
+@singledispatch
+def session_of(event: TrekEvent) -> int | None:
+    """The session an event belongs to: the one it was recorded in."""
+    return event.session
+
+
+@session_of.register
+def _(event: SessionStarted) -> int | None:
+    # A session's opening event is stamped with the session before it; it belongs to its own.
+    return event.number
+
+
+@singledispatch
+def _open_or_close(event: TrekEvent, audit: SessionAudit) -> None:
+    """Note a session's start or end in its audit: any other event is neither."""
+
+
+@_open_or_close.register
+def _(event: SessionStarted, audit: SessionAudit) -> None:
+    audit.title, audit.started_at = event.title, event.timestamp.isoformat()
+
+
+@_open_or_close.register
+def _(event: SessionEnded, audit: SessionAudit) -> None:
+    audit.ended_at = event.timestamp.isoformat()
+
+
+@singledispatch
+def _undo(event: TrekEvent, types: dict[int, str]) -> dict[str, Any] | None:
+    """A reversal's entry among the undos and redos (`types`: each seq's event type so far);
+    None for any other event."""
+    return None
+
+
+@_undo.register
+def _(event: EventsCancelled, types: dict[int, str]) -> dict[str, Any] | None:
+    return _undo_entry(event, "undo", event.cancels, types)
+
+
+@_undo.register
+def _(event: EventsRestored, types: dict[int, str]) -> dict[str, Any] | None:
+    return _undo_entry(event, "redo", event.restores, types)
+
+
+def _undo_entry(event: EventsCancelled | EventsRestored, action: str, named: list[int],
+                types: dict[int, str]) -> dict[str, Any]:
+    return {
+        "seq": event.seq, "action": action,
+        "events": [{"seq": s, "type": types.get(s)} for s in named],
+        "at": event.timestamp.isoformat(), "gm": event.gm, "reason": event.reason,
+    }

@@ -12,6 +12,7 @@ folds the reversals, with the other read models and their tracking position.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from functools import cache, singledispatch
 from typing import Any
 
 from domain.campaign import overlay
@@ -24,18 +25,29 @@ def save_cancellations(cursor: Cursor, reversals: Iterable[TrekEvent]) -> None:
     """Write the rows of the reversals just folded (any other event is passed over)."""
     rows: list[tuple[str, int, int, int]] = []
     for event in reversals:
-        if isinstance(event, EventsCancelled):
-            named, cancels = event.cancels, 1
-        elif isinstance(event, EventsRestored):
-            named, cancels = event.restores, 0
-        else:
-            continue
-        cid = str(event.originator_id)
-        rows.extend((cid, seq, event.seq, cancels) for seq in named)
+        rows.extend(_rows(event))
     if rows:
         cursor.executemany(
             f"INSERT INTO {TABLE} (campaign_id, seq, reversal, cancels) VALUES (?, ?, ?, ?) "
             "ON CONFLICT (campaign_id, seq, reversal) DO NOTHING", rows)
+
+
+@singledispatch
+def _rows(event: TrekEvent) -> list[tuple[str, int, int, int]]:
+    """A reversal's rows (campaign, seq, reversal, cancels); any other event has none."""
+    return []
+
+
+@_rows.register
+def _(event: EventsCancelled) -> list[tuple[str, int, int, int]]:
+    cid = str(event.originator_id)
+    return [(cid, seq, event.seq, 1) for seq in event.cancels]
+
+
+@_rows.register
+def _(event: EventsRestored) -> list[tuple[str, int, int, int]]:
+    cid = str(event.originator_id)
+    return [(cid, seq, event.seq, 0) for seq in event.restores]
 
 
 def kept_map(db: Database, campaign_id: str) -> dict[int, int]:
@@ -63,11 +75,27 @@ def unfolded(events: Iterable[TrekEvent]) -> Unfolded:
     """What the reversals among `events` (in order) did to the events they named."""
     changes: Unfolded = {}
     for event in events:
-        if isinstance(event, EventsCancelled):
-            changes.update(dict.fromkeys(event.cancels, event.seq))
-        elif isinstance(event, EventsRestored):
-            changes.update(dict.fromkeys(event.restores, None))
+        _unfold_of(type(event))(event, changes)
     return changes
+
+
+@singledispatch
+def _unfold(event: TrekEvent, changes: Unfolded) -> None:
+    """Note what a reversal did to the events it named: any other event did nothing."""
+
+
+@_unfold.register
+def _(event: EventsCancelled, changes: Unfolded) -> None:
+    changes.update(dict.fromkeys(event.cancels, event.seq))
+
+
+@_unfold.register
+def _(event: EventsRestored, changes: Unfolded) -> None:
+    changes.update(dict.fromkeys(event.restores, None))
+
+
+# Asked once per event class, not once per event (see projections/views.py's `_fold_of`).
+_unfold_of = cache(_unfold.dispatch)
 
 
 class KeptCancellations:

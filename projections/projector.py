@@ -6,6 +6,7 @@ import gc
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import singledispatch
 from typing import Any, Protocol
 
 from domain.events import CampaignStarted, TrekEvent
@@ -84,14 +85,24 @@ def _set_position(cursor: Cursor, notification_id: int) -> None:
         (TRACKING_NAME, notification_id))
 
 
+@singledispatch
+def _started_view(event: TrekEvent) -> CampaignView | None:
+    """The new view an event starts: only a campaign's first event starts one."""
+    return None
+
+
+@_started_view.register
+def _(event: CampaignStarted) -> CampaignView | None:
+    return CampaignView.start(event)
+
+
 def fold(views: dict[str, CampaignView], event: TrekEvent,
          load: Callable[[str], CampaignView | None]) -> CampaignView:
     cid = str(event.originator_id)
     view = views.get(cid)
     if view is None:
-        if isinstance(event, CampaignStarted):
-            view = CampaignView.start(event)
-        else:
+        view = _started_view(event)
+        if view is None:
             view = load(cid)
             if view is None:
                 raise ViewsOutOfStep(f"event {event.seq} belongs to a campaign with no view")
@@ -313,9 +324,10 @@ class Projector:
         for view in views.values():
             stored = self.stored_view(view.campaign_id)
             late = unstored.get(view.campaign_id, [])
-            if stored is None and late and isinstance(late[0], CampaignStarted):
-                stored = CampaignView.start(late[0])
-                late = late[1:]
+            if stored is None and late:
+                stored = _started_view(late[0])
+                if stored is not None:
+                    late = late[1:]
             if stored is None:
                 problems.append(f"{view.slug}: no stored read models")
                 continue

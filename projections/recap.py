@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import singledispatch
 from typing import Any, TypedDict
 
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
-from domain.events import SessionStarted, SuppliesSet, TrekEvent
+from domain.events import SuppliesSet, TrekEvent
 from domain.state import Conveyance
-from projections.audit import Auditor, SessionAudit
+from projections.audit import Auditor, SessionAudit, session_of
 
 
 class SessionRecap(TypedDict):
@@ -75,7 +76,7 @@ class Recapper(Auditor):
         if self.whole:
             return None
         # As in the audit: a session's opening event belongs to the session it opens.
-        return event.number if isinstance(event, SessionStarted) else event.session
+        return session_of(event)
 
     def _session(self, number: int | None) -> SessionAudit:
         return super()._session(None if self.whole else number)
@@ -120,23 +121,7 @@ class Recapper(Auditor):
     def _fights(self, extras: SessionExtras, event: TrekEvent) -> None:
         """A fight is listed in every session that played some of it, with the rounds played
         there."""
-        if isinstance(event, EncounterStarted):
-            self.fight = event.name
-        if self.fight is None:
-            return
-        if not isinstance(event, EncounterStarted | RoundStarted | EncounterEnded):
-            return
-        fights = extras.fights
-        if not fights or fights[-1]["name"] != self.fight or fights[-1]["ended"] \
-                or isinstance(event, EncounterStarted):
-            fights.append({"seq": event.seq, "name": self.fight,
-                           "started": isinstance(event, EncounterStarted), "rounds": [],
-                           "ended": False})
-        if isinstance(event, RoundStarted):
-            fights[-1]["rounds"].append(event.number)
-        if isinstance(event, EncounterEnded):
-            fights[-1]["ended"] = True
-            self.fight = None
+        _fight(event, self, extras.fights)
 
     def recap(self, number: int | None) -> SessionRecap | None:
         """One session's recap document (or the whole campaign's), None when it saw nothing."""
@@ -160,3 +145,37 @@ class Recapper(Auditor):
             "rests": extras.rests, "fights": extras.fights, "notes": extras.notes,
             "corrections": audit["undos"],
         }
+
+
+@singledispatch
+def _fight(event: TrekEvent, recap: Recapper, fights: list[dict[str, Any]]) -> None:
+    """What an event does to the session's list of fights: most events nothing."""
+
+
+@_fight.register
+def _(event: EncounterStarted, recap: Recapper, fights: list[dict[str, Any]]) -> None:
+    recap.fight = event.name
+    _listed(fights, event.name, event.seq, started=True)
+
+
+@_fight.register
+def _(event: RoundStarted, recap: Recapper, fights: list[dict[str, Any]]) -> None:
+    if recap.fight is not None:
+        _listed(fights, recap.fight, event.seq)["rounds"].append(event.number)
+
+
+@_fight.register
+def _(event: EncounterEnded, recap: Recapper, fights: list[dict[str, Any]]) -> None:
+    if recap.fight is not None:
+        _listed(fights, recap.fight, event.seq)["ended"] = True
+        recap.fight = None
+
+
+def _listed(fights: list[dict[str, Any]], name: str, seq: int, *,
+            started: bool = False) -> dict[str, Any]:
+    """The entry of the fight under way among a session's fights: a new one when it starts,
+    or when the session has not listed it yet."""
+    if started or not fights or fights[-1]["name"] != name or fights[-1]["ended"]:
+        fights.append({"seq": seq, "name": name, "started": started, "rounds": [],
+                       "ended": False})
+    return fights[-1]
