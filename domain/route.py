@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from functools import singledispatch
+from functools import cache, singledispatch
 from typing import Any, TypedDict
 
 from domain.events import CampaignStarted, EventsCancelled, EventsRestored, TrekEvent
@@ -64,6 +64,10 @@ def _(event: EventsRestored, log: _Log) -> None:
         log.cancelled_by.pop(seq, None)
 
 
+# Each event class's case, asked once per class: a route folds every event of the log.
+_note_of = cache(_note.dispatch)
+
+
 def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> Route:
     """The route document of `events` (a campaign's log from its start, possibly cut short).
 
@@ -79,7 +83,7 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
     for event in events:
         event.apply_to(game)
         last = event.seq
-        _note(event, log)
+        _note_of(type(event))(event, log)
         about = {"seq": event.seq, "type": type(event).__name__, "day": game.day.number,
                  "session": event.session,
                  "strong": session is None or event.session == session}

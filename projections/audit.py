@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import singledispatch
+from functools import cache, singledispatch
 from typing import Any, TypedDict
 
 from domain.events import (
@@ -94,10 +94,11 @@ class Auditor:
         supplies = {kind: game.supplies.get(kind, 0) for kind in SUPPLY_KINDS}
         fleet = {name: c.model_copy() for name, c in game.conveyances.items()}
         event.apply_to(game)
-        name = type(event).__name__
+        kind = type(event)
+        name = kind.__name__
         self.types[event.seq] = name
-        audit = self._session(session_of(event))
-        _open_or_close(event, audit)
+        audit = self._session(_session_of(kind)(event))
+        _open_or_close_of(kind)(event, audit)
         audit.events.append(event.seq)
         if event.gm and event.gm not in audit.gms:
             audit.gms.append(event.gm)
@@ -112,7 +113,7 @@ class Auditor:
                 "roll": roll.total, "dice": list(roll.dice) if roll.dice else None,
                 "target": roll.target, "success": roll.success, "cancelled_by": cancelled_by,
             })
-        undo = _undo(event, self.types)
+        undo = _undo_of(kind)(event, self.types)
         if undo is not None:
             audit.undos.append(undo)
             return
@@ -185,6 +186,12 @@ def _(event: EventsCancelled, types: dict[int, str]) -> dict[str, Any] | None:
 @_undo.register
 def _(event: EventsRestored, types: dict[int, str]) -> dict[str, Any] | None:
     return _undo_entry(event, "redo", event.restores, types)
+
+
+# Each event class's cases, asked once per class: an audit or a recap folds every event.
+_session_of = cache(session_of.dispatch)
+_open_or_close_of = cache(_open_or_close.dispatch)
+_undo_of = cache(_undo.dispatch)
 
 
 def _undo_entry(event: EventsCancelled | EventsRestored, action: str, named: list[int],

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import singledispatch
+from functools import cache, singledispatch
 from typing import Any, TypedDict
 
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
@@ -76,7 +76,7 @@ class Recapper(Auditor):
         if self.whole:
             return None
         # As in the audit: a session's opening event belongs to the session it opens.
-        return session_of(event)
+        return _session_of(type(event))(event)
 
     def _session(self, number: int | None) -> SessionAudit:
         return super()._session(None if self.whole else number)
@@ -103,7 +103,9 @@ class Recapper(Auditor):
             if gained_health or gained_energy:
                 extras.rests.append({"seq": event.seq, "day": day, "character": name,
                                      "health": gained_health, "energy": gained_energy})
-        self._fights(extras, event)
+        # A fight is listed in every session that played some of it, with the rounds played
+        # there.
+        _fight_of(type(event))(event, self, extras.fights)
         for mark in event.route_marks():
             if not mark.audited:
                 extras.notes.append({"seq": event.seq, "day": day, "kind": mark.kind,
@@ -117,11 +119,6 @@ class Recapper(Auditor):
         if isinstance(event, SuppliesSet):
             supplies = dict(self.game.supplies)
         super()._count(audit, event, supplies, fleet)
-
-    def _fights(self, extras: SessionExtras, event: TrekEvent) -> None:
-        """A fight is listed in every session that played some of it, with the rounds played
-        there."""
-        _fight(event, self, extras.fights)
 
     def recap(self, number: int | None) -> SessionRecap | None:
         """One session's recap document (or the whole campaign's), None when it saw nothing."""
@@ -169,6 +166,11 @@ def _(event: EncounterEnded, recap: Recapper, fights: list[dict[str, Any]]) -> N
     if recap.fight is not None:
         _listed(fights, recap.fight, event.seq)["ended"] = True
         recap.fight = None
+
+
+# Each event class's cases, asked once per class: a recap folds every event.
+_session_of = cache(session_of.dispatch)
+_fight_of = cache(_fight.dispatch)
 
 
 def _listed(fights: list[dict[str, Any]], name: str, seq: int, *,
