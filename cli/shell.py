@@ -185,7 +185,7 @@ class Shell:
 
 
 def _recent(trek: Trek, slug: str) -> list[tuple[int, str, bool]]:
-    from projections.logread import LogFilter
+    from projections.logpages import LogFilter
 
     stream = trek.queries.log_stream(slug, LogFilter(last=RECENT_EVENTS))
     entries = [(int(e["seq"]), str(e["type"]), e["cancelled_by"] is not None)

@@ -6,10 +6,8 @@ from collections.abc import Callable, Iterator, Mapping
 
 from domain.events import TrekEvent
 from projections.db import Database
-from projections.logpages import BATCH, EventStates, LogFilter, MissingEvent, stored_pages
+from projections.logpages import BATCH, EventStates, LogFilter, stored_pages
 from projections.views import LogEntryDocument, log_entries
-
-__all__ = ["BATCH", "EventStates", "LogFilter", "MissingEvent", "stored_entries"]
 
 
 def stored_entries(db: Database, campaign_id: str, selection: LogFilter, *, before: int,

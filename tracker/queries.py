@@ -20,7 +20,8 @@ from projections import readmodels
 from projections.audit import AuditDocument, Auditor
 from projections.compare import Change, changes
 from projections.db import has_current_schema
-from projections.logread import EventStates, LogFilter, stored_entries
+from projections.logpages import EventStates, LogFilter
+from projections.logread import stored_entries
 from projections.views import (
     CampaignView,
     EncounterDocument,

@@ -93,7 +93,7 @@ class Live:
                 reader.close()
 
     def _poll(self, reader: Any) -> None:
-        from projections.logread import LogFilter
+        from projections.logpages import LogFilter
 
         with self.lock:
             followed = {slug: list(listeners) for slug, listeners in self.listeners.items()}

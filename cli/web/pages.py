@@ -160,7 +160,7 @@ def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str
     """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
     from cli import render as words
     from cli.route import route_svg
-    from projections.logread import LogFilter
+    from projections.logpages import LogFilter
 
     with _reader(db) as trek:
         status = trek.queries.status(slug)

@@ -26,7 +26,7 @@ from domain.commands import (
     Undo,
 )
 from domain.ruleset import DayEndOptions
-from projections.logread import LogFilter
+from projections.logpages import LogFilter
 from tracker.app import Trek
 
 

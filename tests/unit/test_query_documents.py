@@ -17,7 +17,7 @@ from domain.ruleset import CharacterOptions, EnterCombatant, StartRound
 from domain.state import Side
 from projections.audit import AuditDocument
 from projections.compare import Change
-from projections.logread import LogFilter
+from projections.logpages import LogFilter
 from projections.recap import RecapDocument
 from projections.views import (
     CharacterStatus,
