@@ -8,6 +8,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import UTC, datetime
 from functools import singledispatch, singledispatchmethod
 from typing import Any
@@ -45,6 +46,7 @@ from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.queries import Queries
 from tracker.reading import NAMED_BY, StoreReader
+from tracker.reversals import index_reversals
 from tracker.stores import (
     Location,
     StoreError,
@@ -153,12 +155,15 @@ class Trek:
                             memory=memory if memory is not None else MemoryStores())
         trek = cls(location, opened.app, opened.views, gm=gm,
                    writable=writable, rulesets=rulesets, preview=preview)
-        if opened.upgrade and writable:
+        if writable:
             with opening_errors(location, create=create):
-                if trek.projector.upgrade():
+                if opened.upgrade and trek.projector.upgrade():
                     # An earlier release's read models were dropped: fold the log into this
                     # release's tables now, so the command finds its campaigns.
                     trek.catch_up()
+                # Loading a campaign reads its undos and redos through this index (a store of
+                # an earlier release gets it on its first command that may record).
+                index_reversals(opened.app.recorder, opened.views)
         return trek
 
     def close(self) -> None:
@@ -347,6 +352,13 @@ class Trek:
             head = self.projector.chain_head(str(campaign_id(name)))
             campaign = self._load_to_record(name)
             self._check_head(campaign, head)
+            if self.writable and (head is None or head[0] < campaign.kept_at):
+                # The read models stopped short of the newest snapshot (a process stopped
+                # between an append and their update): they are brought up now, though nothing
+                # decided here reads them, so even a refused command repairs them. Should that
+                # fail, the update after the append tries again.
+                with suppress(Exception):
+                    self.catch_up()
             campaign.stamp = self._stamp()
             event = action(campaign)
             if preview:
