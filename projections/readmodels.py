@@ -15,16 +15,6 @@ def campaigns(db: Database) -> list[dict[str, Any]]:
     return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
 
 
-def folded_up_to(db: Database, campaign_id: str) -> int:
-    """How many of a campaign's events its read models have folded (-1: they are still in an
-    older release's tables)."""
-    if not has_current_schema(db):
-        return -1
-    rows = db.query("SELECT events FROM trek_view_campaigns WHERE campaign_id = ?",
-                    (campaign_id,))
-    return int(rows[0][0]) if rows else 0
-
-
 def ruleset_of(db: Database, slug: str) -> str | None:
     """The ruleset of the campaign `slug` as its read models hold it (None: not folded yet)."""
     rows = db.query("SELECT ruleset FROM trek_view_campaigns WHERE slug = ?", (slug,))

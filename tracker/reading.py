@@ -5,20 +5,20 @@ one sentence."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, suppress
-from typing import Any, TypeVar, cast
+from contextlib import AbstractContextManager
+from typing import Any, Literal, TypeVar, cast
 from uuid import UUID
 
 from domain.campaign import Campaign, campaign_id
-from domain.errors import NotFound
+from domain.errors import NotFound, TamperedLog
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from projections import readmodels
-from projections.cancellations import KeptCancellations, Unfolded, unfolded
 from projections.db import Database
 from projections.projector import Progress, Projector
 from projections.views import event_document
 from tracker.application import TrekApplication
-from tracker.mapper import page_events
+from tracker.chain import damaged
+from tracker.reversals import Row, StoredCancellations, events_table, reversal_rows
 from tracker.stores import Location, store_errors
 
 # The field of a reversal's document that names the events it acts on, by its type.
@@ -38,6 +38,9 @@ class StoreReader:
         self.views = views
         self.projector = projector
         self.writable = writable
+        # The events table as the read models' connection reaches it (None: a store in memory;
+        # False: not looked up yet).
+        self._events_table: str | Literal[False] | None = False
 
     def store_errors(self) -> AbstractContextManager[None]:
         """Tells a failure of the store in one sentence (see `tracker/stores.py`)."""
@@ -60,36 +63,24 @@ class StoreReader:
 
     def get(self, cid: UUID, version: int | None = None) -> Campaign:
         """The campaign at `version` (default: the newest) as the write side sees it: its
-        latest snapshot up to there, the events since, and its cancellations read by key."""
+        latest snapshot up to there, the events since, and the cancellations that stood at the
+        snapshot, read from its undos and redos in the event store when first asked."""
         campaign: Campaign = self.app.repository.get(cid, version=version)
         assert isinstance(campaign, Campaign)
         if campaign.needs_cancellations:
-            upto = campaign.kept_at
-            campaign.keep(KeptCancellations(self.views, str(cid), upto,
-                                            lambda: self._cancellations_up_to(cid, upto)))
+            upto, slug = campaign.kept_at, campaign.slug
+            campaign.keep(StoredCancellations(
+                upto, lambda: self._reversals(cid, upto),
+                lambda seq: TamperedLog(damaged(slug, seq, "the undo or redo stored there "
+                                                "cannot be read any more"))))
         return campaign
 
-    def _cancellations_up_to(self, cid: UUID, upto: int) -> tuple[bool, Unfolded]:
-        """Make ready to read a campaign's cancellations as of version `upto` by key: the read
-        models are caught up first when they are behind it (a process may have stopped between
-        an append and their update); what they still lack (a read-only command, say) is
-        folded from the event store. Returns whether the kept table may be read, and that."""
-        reach = self._folded_up_to(cid)
-        if reach < upto and self.writable:
-            # Should that fail, what the read models lack is folded from the log below (and
-            # the command's own update after its append repairs them, see `Trek._finish`).
-            with suppress(Exception):
-                self.catch_up()
-            reach = self._folded_up_to(cid)
-        if reach >= upto:
-            return True, {}
-        return reach >= 0, unfolded(page_events(self.app.events, cid, gt=max(reach, 0),
-                                                lte=upto))
-
-    def _folded_up_to(self, cid: UUID) -> int:
-        """How many of a campaign's events its read models have folded (-1: they are still in
-        an older release's tables)."""
-        return readmodels.folded_up_to(self.views, str(cid))
+    def _reversals(self, cid: UUID, upto: int) -> list[Row]:
+        """A campaign's undos and redos up to version `upto`, as stored."""
+        with self.store_errors():
+            if self._events_table is False:
+                self._events_table = events_table(self.app.recorder, self.views)
+            return reversal_rows(self.app.recorder, self.views, self._events_table, cid, upto)
 
     # -- events -------------------------------------------------------------------------------
 
