@@ -34,8 +34,8 @@ SCHEMA = [
         session BIGINT, cancelled_by BIGINT, PRIMARY KEY (campaign_id, seq))""",
 ]
 
-# Each event a reversal cancelled (cancels 1) or restored (0), read by key: what the write side
-# asks of cancellations (projections/cancellations.py), so snapshots need not carry them.
+# Each event a reversal cancelled (cancels 1) or restored (0), kept by key for the read side and
+# `trek replay --verify` (projections/cancellations.py); recording reads the reversals themselves.
 CANCELLATIONS = "trek_view_cancellations"
 SCHEMA += [
     f"""CREATE TABLE IF NOT EXISTS {CANCELLATIONS} (
