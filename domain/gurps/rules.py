@@ -59,7 +59,7 @@ class Gurps(WithoutOverland, HexRules, NothingOnEntry):
 
 @singledispatch
 def _redo(event: TrekEvent, rules: Gurps, situation: Situation) -> Decision | None:
-    """Decide a gurps event again from what it recorded; None when it is not one of the
+    """Decide a GURPS event again from what it recorded; None when it is not one of the
     ruleset's."""
     return None
 

@@ -91,7 +91,7 @@ class Movepoints(WithoutOverland, MoveRules):
 
 @singledispatch
 def _redo(event: TrekEvent, rules: Movepoints, situation: Situation) -> Decision | None:
-    """Decide a movepoints event again from what it recorded; None when it is not one of
+    """Decide a Move-Point event again from what it recorded; None when it is not one of
     the ruleset's."""
     return None
 

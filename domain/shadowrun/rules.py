@@ -108,7 +108,7 @@ class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
 
 @singledispatch
 def _redo(event: TrekEvent, rules: Shadowrun, situation: Situation) -> Decision | None:
-    """Decide a shadowrun event again from what it recorded; None when it is not one of
+    """Decide a Shadowrun event again from what it recorded; None when it is not one of
     the ruleset's."""
     return None
 
