@@ -49,19 +49,17 @@ class CharacterStatus(TypedDict):
     role: str | None
 
 
-# The open encounter as `trek encounter status --json` prints it. `pass` and `passes` are the
-# fields of the round's part a ruleset adds (Shadowrun's initiative passes); the combatants
-# carry their ruleset's own fields. (Written as a call: `pass` is a Python keyword.)
-EncounterDocument = TypedDict("EncounterDocument", {
-    "name": str,
-    "ruleset": str,
-    "grid": str,
-    "round": int,
-    "map": dict[str, Any] | None,
-    "pass": NotRequired[int],
-    "passes": NotRequired[int],
-    "combatants": dict[str, dict[str, Any]],
-})
+class EncounterDocument(TypedDict):
+    """The open encounter as `trek encounter status --json` prints it. The fields a ruleset adds
+    to the whole encounter (its `encounter_fields`, a round's parts, say) come between `map` and
+    `combatants`, and each combatant carries its ruleset's own fields."""
+
+    name: str
+    ruleset: str
+    grid: str
+    round: int
+    map: dict[str, Any] | None
+    combatants: dict[str, dict[str, Any]]
 
 
 class StatusDocument(TypedDict):
@@ -456,7 +454,7 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
     if encounter is None:
         return None
     labels = labels_of(encounter.labels, list(encounter.combatants))
-    # The ruleset's fields of the whole encounter are the ones EncounterDocument declares.
+    # The ruleset's fields of the whole encounter come beside the ones EncounterDocument names.
     return cast(EncounterDocument, {
         "name": encounter.name, "ruleset": ruleset.name, "grid": encounter.grid,
         "round": encounter.round,
