@@ -33,7 +33,7 @@ from projections.logpages import (
     plain_document,
     stored_pages,
 )
-from projections.stored_status import code_stamp, kept_status, open_sqlite
+from projections.stored_status import code_stamp, in_one_read, kept_status, open_sqlite
 
 # The store setting (a `trek_meta` row) holding a ruleset's event kinds, by ruleset.
 KINDS_KEY = "log_kinds:"
@@ -94,14 +94,7 @@ def read_log(db: str, campaign: str | None, selection: LogFilter, *, targets: bo
     conn = open_sqlite(db)
     if conn is None:
         return None
-    try:
-        conn.execute("BEGIN")
-        try:
-            found = _current(conn, campaign, selection)
-        finally:
-            conn.execute("COMMIT")
-    except (sqlite3.Error, ValueError, TypeError, KeyError):
-        found = None
+    found = in_one_read(conn, lambda read: _current(read, campaign, selection))
     if found is None:
         conn.close()
         return None
@@ -151,10 +144,7 @@ def _current(conn: sqlite3.Connection, campaign: str | None, selection: LogFilte
         if not 1 <= selection.session <= int(sessions):
             # The ordinary path says which sessions there are.
             return None
-    tables = {name for (name,) in conn.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "trek_chain_heads" not in tables:
-        return None
+    # A store without kept heads (an earlier release's) fails here, and is the tracker's.
     head = conn.execute("SELECT seq, hash FROM trek_chain_heads WHERE campaign_id = ?",
                         (kept.campaign_id,)).fetchone()
     newest = conn.execute(

@@ -20,10 +20,12 @@ import hashlib
 import json
 import os
 import sqlite3
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
+
+_T = TypeVar("_T")
 
 STATUS_TABLE = """CREATE TABLE IF NOT EXISTS trek_view_status (
         campaign_id TEXT PRIMARY KEY, events BIGINT NOT NULL, code TEXT NOT NULL,
@@ -92,13 +94,7 @@ def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
     if conn is None:
         return None
     try:
-        conn.execute("BEGIN")
-        try:
-            kept = kept_status(conn, campaign)
-        finally:
-            conn.execute("COMMIT")
-    except (sqlite3.Error, ValueError, TypeError):
-        return None
+        kept = in_one_read(conn, lambda read: kept_status(read, campaign))
     finally:
         conn.close()
     return None if kept is None else kept.document
@@ -126,6 +122,20 @@ def open_sqlite(db: str) -> sqlite3.Connection | None:
         conn.close()
         return None
     return conn
+
+
+def in_one_read(conn: sqlite3.Connection, read: Callable[[sqlite3.Connection], _T]) -> _T | None:
+    """What `read` finds in one read transaction (one snapshot of the store), or None when the
+    store cannot say (a lock, a table or value not as Trek writes them): the ordinary path
+    then reads it and says why."""
+    try:
+        conn.execute("BEGIN")
+        try:
+            return read(conn)
+        finally:
+            conn.execute("COMMIT")
+    except (sqlite3.Error, ValueError, TypeError, KeyError):
+        return None
 
 
 class Kept(NamedTuple):
