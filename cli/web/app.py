@@ -1,8 +1,10 @@
 """`trek serve`'s web application: the JSON API, the live stream and the two pages.
 
-Every write and every API read goes through the `trek` click commands (cli/web/commands.py), so
-the API answers with the documents `--json` prints and refuses with the CLI's sentences. The
-pages are drawn from the same documents. Secrets: the GM's reads and writes, the players'
+Every write goes through the `trek` click commands (cli/web/commands.py), so the API answers
+with the documents `--json` prints and refuses with the CLI's sentences. Every read (the API's,
+the pages', the live stream's) goes through the queries of one read-only store the server holds
+from start-up to shutdown (cli/web/reads.py): the same documents, and no store opened per
+request. Secrets: the GM's reads and writes, the players'
 only reads; sent as `Authorization: Bearer SECRET`, or as `?key=` on a page load or a stream
 (a browser's EventSource sends no header); writes take the header only, so no cross-site form
 can record.
@@ -11,13 +13,14 @@ can record.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -32,6 +35,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cli.web import pages
 from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words, has_control
 from cli.web.live import Live
+from cli.web.reads import Reads
+from domain.errors import TrackerError
+
+if TYPE_CHECKING:
+    from tracker.app import Trek
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -94,25 +102,32 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def create_app(config: ServeConfig) -> FastAPI:
+def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None) -> FastAPI:
+    """The application; its reads go through the store `open_store` opens (by default the
+    configured store, read-only), opened once at start-up and closed at shutdown."""
     runner = Runner(config.db)
 
-    def open_reader() -> Any:
+    def open_reader() -> Trek:
         from cli.context import rulesets
         from tracker.app import Trek
 
         return Trek.open(config.db, rulesets=rulesets(), writable=False)
 
-    live = Live(open_reader, config.poll_interval)
+    reads = Reads(open_store or open_reader)
+    live = Live(reads, config.poll_interval)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # A store that cannot be opened now is tried again by the first read, which says why.
+        with contextlib.suppress(Exception):
+            await run_in_threadpool(reads.open)
         live.start()
         try:
             yield
         finally:
             live.stop()
             runner.close()
+            reads.close()
 
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json",
@@ -147,6 +162,7 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     app.add_middleware(Guard)
     app.state.live = live
+    app.state.reads = reads
 
     # -- who is asking -------------------------------------------------------------------------
 
@@ -187,7 +203,7 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     def known(slug: str) -> None:
         if slug not in campaigns:
-            campaigns.update(pages.campaign_slugs(config.db))
+            campaigns.update(reads.run(lambda trek: {c["slug"] for c in trek.campaigns()}))
         if slug not in campaigns:
             raise ApiError(404, f"There is no campaign {slug!r} in this store")
 
@@ -202,6 +218,16 @@ def create_app(config: ServeConfig) -> FastAPI:
         status = {1: 422, 2: 400}.get(outcome.exit_code, 500)
         return JSONResponse({"error": _sentence(outcome.sentence())}, status_code=status)
 
+    async def read(query: Callable[[Trek], Any]) -> Any:
+        """A document read through the server's store; a refusal (a damaged log, a store
+        that cannot be reached) is 422 with the command line's sentence."""
+        from cli.main import _sentence as told
+
+        try:
+            return await run_in_threadpool(reads.run, query)
+        except TrackerError as error:
+            raise ApiError(422, told(str(error))) from None
+
     # -- the API -------------------------------------------------------------------------------
 
     @app.get("/api/campaigns/{slug}/status", tags=["reads"],
@@ -209,32 +235,30 @@ def create_app(config: ServeConfig) -> FastAPI:
     async def status(slug: str, request: Request) -> Response:
         role_of(request)
         known(slug)
-        return await run(slug, ["status"])
+        return JSONResponse(await read(lambda trek: trek.queries.status(slug)))
 
     @app.get("/api/campaigns/{slug}/log", tags=["reads"],
              summary="The document of `trek log --json` (`?from=SEQ`, `?last=N`)")
     async def log(slug: str, request: Request,
                   since: str | None = Query(None, alias="from", max_length=20),
                   last: str | None = Query(None, max_length=20)) -> Response:
+        from projections.logpages import LogFilter
+
         role = role_of(request)
         known(slug)
-        argv = ["log"]
-        if since is not None:
-            argv += ["--from", since]
-        if last is not None:
-            argv += ["--last", last]
-        response = await run(slug, argv)
-        if role == "player" and response.status_code == 200:
-            entries = json.loads(bytes(response.body))
-            return JSONResponse([pages.for_players(entry) for entry in entries])
-        return response
+        selection = LogFilter(since=_at_least_one("from", "the seq to start from", since),
+                              last=_at_least_one("last", "the number of rows to show", last))
+        entries = await read(lambda trek: list(trek.queries.log_stream(slug, selection).entries))
+        if role == "player":
+            entries = [pages.for_players(entry) for entry in entries]
+        return JSONResponse(entries)
 
     @app.get("/api/campaigns/{slug}/encounter", tags=["reads"],
              summary="The document of `trek encounter status --json` (null with none open)")
     async def encounter(slug: str, request: Request) -> Response:
         role_of(request)
         known(slug)
-        return await run(slug, ["encounter", "status"])
+        return JSONResponse(await read(lambda trek: trek.queries.encounter_status(slug)))
 
     @app.post("/api/campaigns/{slug}/commands", tags=["writes"],
               summary="Run a command: the words after `trek`, as the command line takes them",
@@ -272,10 +296,9 @@ def create_app(config: ServeConfig) -> FastAPI:
             raise ApiError(400, "A combatant's name may not hold control characters")
         known(slug)
 
+        encounter = await read(lambda trek: trek.queries.encounter_status(slug))
+
         def measured() -> dict[str, Any]:
-            status = runner.run(slug, ["encounter", "status"])
-            if status.exit_code != 0:
-                raise RulerRefused(_sentence(status.sentence()))
 
             def preview(argv: list[str]) -> tuple[int, Any, str, Any]:
                 outcome, after = runner.preview_after(slug, argv)
@@ -283,7 +306,7 @@ def create_app(config: ServeConfig) -> FastAPI:
                     return outcome.exit_code, None, _sentence(outcome.sentence()), None
                 return 0, outcome.document(), "", after
 
-            return measure(preview, status.document(), given.name, given.to, given.band)
+            return measure(preview, encounter, given.name, given.to, given.band)
 
         try:
             return JSONResponse(await run_in_threadpool(measured))
@@ -292,20 +315,20 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     @app.get("/api/campaigns/{slug}/events", tags=["reads"],
              summary="Server-Sent Events: one `trek log --json` entry per event recorded "
-                     "by anyone, as it is recorded (`?from=SEQ` or Last-Event-ID: from there)")
+                     "by anyone, each once and in order, its seq as the message's `id:`",
+             description="Without more, the stream starts with the next event recorded. A "
+                         "client that reconnects sends the last id it got as the "
+                         "`Last-Event-ID` header (a browser's EventSource does) or as "
+                         "`?last_event_id=SEQ`, and is sent every event after it, once; "
+                         "`?from=SEQ` starts at event SEQ.")
     async def events(slug: str, request: Request,
-                     since: str | None = Query(None, alias="from", max_length=20)) -> Response:
+                     since: str | None = Query(None, alias="from", max_length=20),
+                     last_event_id: str | None = Query(None, max_length=20)) -> Response:
         role = role_of(request)
         known(slug)
-        head = await run_in_threadpool(pages.last_seq, config.db, slug)
-        # A stream picks up where it was (Last-Event-ID, as a browser reconnects) or at
-        # ?from=SEQ; else with the next event recorded.
-        resume = request.headers.get("last-event-id", "")
-        if resume.isdigit():
-            head = min(head, int(resume))
-        elif since is not None and since.isdigit() and int(since) >= 1:
-            head = min(head, int(since) - 1)
-        listener = live.listen(slug, head)
+        newest: int = await read(lambda trek: trek.queries.last_seq(slug))
+        listener = live.listen(slug, _stream_head(
+            newest, request.headers.get("last-event-id") or last_event_id, since))
 
         async def stream() -> AsyncIterator[str]:
             try:
@@ -359,8 +382,9 @@ def create_app(config: ServeConfig) -> FastAPI:
         if view == "gm" and role != "gm":
             raise ApiError(403, "The GM's page needs the GM's secret; the players' page is "
                                 "/players")
+        documents = await read(lambda trek: pages.documents(trek.queries, shown))
         html = await run_in_threadpool(
-            pages.page, config.db, shown, view=view,
+            pages.page, documents, shown, view=view,
             fog=config.fog and view == "player", part=part)
         return HTMLResponse(html)
 
@@ -405,6 +429,40 @@ async def _bounded_body(request: Request) -> bytes:
         if len(body) > MAX_BODY:
             raise ApiError(413, f"A request body is at most {MAX_BODY} bytes")
     return bytes(body)
+
+
+def _at_least_one(name: str, what: str, given: str | None) -> int | None:
+    """A query parameter that counts from 1 (None when not given), refused (400) as the
+    command line refuses its option."""
+    if given is None:
+        return None
+    import click
+
+    from cli.options import AtLeastOne
+
+    try:
+        return AtLeastOne(what).convert(given, None, None)
+    except click.BadParameter as error:
+        raise ApiError(400, f"Invalid value for '{name}': {error.message}") from None
+
+
+def _stream_head(newest: int, resume: str | None, since: str | None) -> int:
+    """The seq a new stream's first event comes after: the last one a reconnecting client got
+    (Last-Event-ID), else the one before ?from=SEQ, else the newest (the next event recorded
+    comes first). Never past the newest: a client that saw more than this store holds is
+    sent what comes next. A value that is not a seq is passed over, as a browser would."""
+    resumed = _seq(resume)
+    if resumed is not None:
+        return min(newest, resumed)
+    start = _seq(since)
+    if start is not None and start >= 1:
+        return min(newest, start - 1)
+    return newest
+
+
+def _seq(text: str | None) -> int | None:
+    text = (text or "").strip()
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
 
 
 def _validation_sentence(errors: Any) -> str:

@@ -1,20 +1,28 @@
 """The live stream: one poller per server watches the logs its listeners follow and hands
-every new entry to each of them.
+every new entry to each of them, once and in order.
 
 The SQLite recorder cannot subscribe, so the poller reads each followed campaign's newest seq
 (one row) every quarter of a second, and the new log entries only when it moved. It sees what
 anyone recorded: this server, a `trek` command in a terminal, another server on the same
-PostgreSQL store. One poller serves every listener, so twenty open pages cost one query.
+PostgreSQL store. One poller serves every listener, so twenty open pages cost one query. It
+reads through the server's held store (cli/web/reads.py).
+
+A listener's head is the seq of the last entry it was handed, never the newest seq read
+before the entries: an event recorded between those two reads is among the entries, and is
+handed then and not again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import functools
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from cli.web.reads import Reads
+    from tracker.app import Trek
 
 INTERVAL = 0.25
 
@@ -36,8 +44,8 @@ class Listener:
 class Live:
     """The poller thread and its listeners, by campaign."""
 
-    def __init__(self, open_reader: Callable[[], Any], interval: float = INTERVAL) -> None:
-        self.open_reader = open_reader
+    def __init__(self, reads: Reads, interval: float = INTERVAL) -> None:
+        self.reads = reads
         self.interval = interval
         self.lock = threading.Lock()
         self.listeners: dict[str, set[Listener]] = {}
@@ -74,37 +82,35 @@ class Live:
                 self.listeners.pop(listener.slug, None)
 
     def _run(self) -> None:
-        reader: Any = None
         while not self.stopping.is_set():
-            try:
-                if reader is None:
-                    reader = self.open_reader()
-                self._poll(reader)
-            except Exception:
-                # The store went away for a moment (a restart, a lock): open it again.
-                if reader is not None:
-                    with contextlib.suppress(Exception):
-                        reader.close()
-                reader = None
+            self.poll()
             self.woken.wait(self.interval)
             self.woken.clear()
-        if reader is not None:
-            with contextlib.suppress(Exception):
-                reader.close()
 
-    def _poll(self, reader: Any) -> None:
-        from projections.logpages import LogFilter
-
+    def poll(self) -> None:
+        """Hand each listener the entries recorded past its head, in order."""
         with self.lock:
             followed = {slug: list(listeners) for slug, listeners in self.listeners.items()}
         for slug, listeners in followed.items():
             head = min(listener.head for listener in listeners)
-            last = reader.queries.last_seq(slug)
-            if last <= head:
+            try:
+                entries = self.reads.run(functools.partial(_after, slug=slug, head=head))
+            except Exception:
+                # Tried again at the next poll; one campaign's failure holds up no other.
                 continue
-            entries = list(reader.queries.log_stream(slug, LogFilter(since=head + 1)).entries)
             for listener in listeners:
                 for entry in entries:
                     if entry["seq"] > listener.head:
                         listener.hand(entry)
-                listener.head = max(listener.head, last)
+                        listener.head = entry["seq"]
+
+
+def _after(trek: Trek, slug: str, head: int) -> list[dict[str, Any]]:
+    """The log entries of `slug` past seq `head`: none read unless its newest seq moved."""
+    from projections.logpages import LogFilter
+
+    if trek.queries.last_seq(slug) <= head:
+        return []
+    selection = LogFilter(since=head + 1)
+    return [cast(dict[str, Any], entry)
+            for entry in trek.queries.log_stream(slug, selection).entries]

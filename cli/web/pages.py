@@ -9,12 +9,16 @@ within one square of.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
+
+if TYPE_CHECKING:
+    from tracker.queries import Queries
 
 HERE = Path(__file__).parent
 LOG_ROWS = 200
@@ -35,23 +39,6 @@ def environment() -> Environment:
 
 def render(template: str, **context: Any) -> str:
     return environment().get_template(template).render(**context)
-
-
-def _reader(db: str) -> Any:
-    from cli.context import rulesets
-    from tracker.app import Trek
-
-    return Trek.open(db, rulesets=rulesets(), writable=False)
-
-
-def campaign_slugs(db: str) -> set[str]:
-    with _reader(db) as trek:
-        return {campaign["slug"] for campaign in trek.campaigns()}
-
-
-def last_seq(db: str, slug: str) -> int:
-    with _reader(db) as trek:
-        return int(trek.queries.last_seq(slug))
 
 
 def for_players(entry: dict[str, Any]) -> dict[str, Any]:
@@ -156,19 +143,38 @@ def round_panel(encounter: dict[str, Any], acts: list[dict[str, Any]]) -> list[d
     return rows
 
 
-def page(db: str, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
+@dataclass(frozen=True)
+class PageDocuments:
+    """What a page is drawn from, read through the server's queries in one go."""
+
+    status: dict[str, Any]
+    route: dict[str, Any]
+    battle: dict[str, Any] | None
+    entries: list[dict[str, Any]]
+    ruleset: str
+
+
+def documents(queries: Queries, slug: str) -> PageDocuments:
+    """The documents of a campaign's page: its status, route, the open fight's picture and
+    the newest log entries."""
+    from projections.logpages import LogFilter
+
+    status = queries.status(slug)
+    battle = queries.encounter_picture(slug) if status.get("encounter") else None
+    stream = queries.log_stream(slug, LogFilter(last=LOG_ROWS))
+    return PageDocuments(status=dict(status), route=dict(queries.route(slug)),
+                         battle=dict(battle) if battle is not None else None,
+                         entries=[dict(entry) for entry in stream.entries],
+                         ruleset=stream.ruleset)
+
+
+def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
     """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
     from cli import render as words
     from cli.route import route_svg
-    from projections.logpages import LogFilter
 
-    with _reader(db) as trek:
-        status = trek.queries.status(slug)
-        route = trek.queries.route(slug)
-        battle = trek.queries.encounter_picture(slug) if status.get("encounter") else None
-        stream = trek.queries.log_stream(slug, LogFilter(last=LOG_ROWS))
-        entries = list(stream.entries)
-        ruleset = stream.ruleset
+    status, route, battle, entries, ruleset = (read.status, read.route, read.battle,
+                                               read.entries, read.ruleset)
     words.mount_one(ruleset)
     gm = view == "gm"
     rows = []

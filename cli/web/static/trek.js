@@ -37,20 +37,39 @@
   }
   meters();
 
-  var stream = new EventSource(api + "/events?key=" + encodeURIComponent(key));
-  var dropped = false;
-  stream.onopen = function () {
-    connected = true;
-    setLive("live", true);
-    // Back after a drop: what was recorded meanwhile is drawn now.
-    if (dropped) { dropped = false; refresh(); }
-  };
-  stream.onerror = function () {
-    connected = false;
-    dropped = true;
-    setLive("reconnecting…", false);
-  };
-  stream.onmessage = function () { refresh(); };
+  // Many events arriving together (a reconnect's catching up) redraw the page once.
+  var redraw = null;
+  function refreshSoon() {
+    if (redraw === null) {
+      redraw = setTimeout(function () { redraw = null; refresh(); }, 50);
+    }
+  }
+
+  // Each message's id is its event's seq. The stream starts after the last event this page
+  // was drawn with, so nothing recorded before it opened is missed; when the connection drops,
+  // the browser reconnects sending the last id it got (Last-Event-ID) and is sent what it
+  // missed, once, each message redrawing the page.
+  var seen = app.dataset.seq || "0";
+  function listen() {
+    var stream = new EventSource(api + "/events?key=" + encodeURIComponent(key) +
+                                 "&last_event_id=" + encodeURIComponent(seen));
+    stream.onopen = function () {
+      connected = true;
+      setLive("live", true);
+    };
+    stream.onerror = function () {
+      connected = false;
+      setLive("reconnecting…", false);
+      // Given up by the browser (the server answered with an error, not a stream): a new
+      // stream a little later, from the last event seen.
+      if (stream.readyState === EventSource.CLOSED) { setTimeout(listen, 3000); }
+    };
+    stream.onmessage = function (message) {
+      if (message.lastEventId) { seen = message.lastEventId; }
+      refreshSoon();
+    };
+  }
+  listen();
 
   if (view !== "gm") { return; }
 
