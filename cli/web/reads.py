@@ -34,9 +34,10 @@ class Reads:
         self._closed = False
 
     def open(self) -> None:
-        """Open the store now (at start-up) rather than on the first read."""
+        """Open the store now (at start-up) rather than on the first read, its event store's
+        connection too (made on first use)."""
         with self._lock:
-            self._opened()
+            self._opened().app.recorder.max_notification_id()
 
     def run(self, read: Callable[[Trek], T]) -> T:
         """`read(trek)` on the held store; a failure of the store itself drops it, so the next
