@@ -215,3 +215,26 @@ def test_the_round_panel_runs_a_fight_and_the_players_follow(
         assert (sprint["type"], sprint["name"]) == ("Sprinted", "Kira")
         assert gm_errors == []
         assert player_errors == []
+
+
+def test_an_event_recorded_while_the_page_loads_is_drawn(browser: Any, served: Served) -> None:
+    """The page is drawn at event 21; event 22 is recorded before its stream opens. The stream
+    starts after the page's last event (not with the next one recorded), so 22 is drawn."""
+    context = browser.new_context(viewport={"width": 1300, "height": 900})
+    try:
+        page = context.new_page()
+        opened: list[str] = []
+
+        def record_first(route: Any) -> None:
+            if not opened:
+                assert served.command(["day", "start"]).status_code == 200
+            opened.append(route.request.url)
+            route.continue_()
+
+        page.route("**/events?*", record_first)
+        page.goto(f"{served.base}/players?key={PLAYER_KEY}")
+        page.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+        page.locator(".sub", has_text="Day 4").wait_for(timeout=WITHIN)
+        assert "last_event_id=21" in opened[0]
+    finally:
+        context.close()
