@@ -299,7 +299,6 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         encounter = await read(lambda trek: trek.queries.encounter_status(slug))
 
         def measured() -> dict[str, Any]:
-
             def preview(argv: list[str]) -> tuple[int, Any, str, Any]:
                 outcome, after = runner.preview_after(slug, argv)
                 if outcome.exit_code != 0:
