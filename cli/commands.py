@@ -28,6 +28,7 @@ from cli.options import (
     KeyValue,
     PointType,
     SquareType,
+    TrekCommand,
     WordTerrain,
     character_from,
     character_options,
@@ -506,7 +507,7 @@ def _kinds_listed() -> str:
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
 
-class _KindsListed(click.Command):
+class _KindsListed(TrekCommand):
     """`trek undo`, whose help ends with the words `--last` takes: read off every ruleset's
     events, so worked out only when the help is shown."""
 

@@ -19,7 +19,7 @@ import click
 
 from cli import render
 from cli.context import open_store, settings
-from cli.options import EventNumber, store_options
+from cli.options import EventNumber, TrekCommand, store_options
 from domain.errors import TrackerError
 from tracker.app import Trek
 
@@ -252,7 +252,7 @@ def _route_picture(trek: Trek, doc: Mapping[str, Any]) -> str | None:
     return route_svg(route)
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--session", type=EventNumber("the session number"),
               help="Session N (default: the latest, open or ended; a campaign without "
                    "sessions is recapped whole).")

@@ -8,7 +8,7 @@ Each refusal is checked against the store read without Trek: a refused command r
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -62,6 +62,65 @@ def test_a_name_given_twice_is_refused_and_nothing_is_recorded(
     before = stored_events(party)
     refused(trek_run(*args), f"{name} is given twice", where)
     assert stored_events(party) == before
+
+
+# An option that takes one value, given twice: click would keep the last one silently.
+ONE_VALUE_TWICE = [
+    # RULES §3: a mount has exactly one movement attribute
+    ("roster", "add-mount", "Swift", "--move", "speed=1", "--move", "flight=1"),
+    ("night-travel", "--roll", "2", "--roll", "3"),
+    ("shortcut", "Kessel Pass", "--roll", "5", "--roll", "6"),
+    ("harm", "Kira", "--health", "1", "--health", "2"),
+    ("move", "--to", "1,0", "--to", "2,0"),
+    ("day", "end", "--hours", "6", "--hours", "8"),
+    ("status", "--db", "trek.db", "--db", "other.db"),
+]
+
+
+@pytest.mark.parametrize("args", ONE_VALUE_TWICE)
+def test_an_option_that_takes_one_value_given_twice_is_refused(
+        trek_run: Run, party: Path, args: tuple[str, ...]) -> None:
+    before = stored_events(party)
+    twice = args[next(i for i, word in enumerate(args) if word.startswith("--"))]
+    run = trek_run(*args)
+    usage_error(run)
+    assert f"{twice} is given twice; it takes one value" in run.stderr, run
+    assert stored_events(party) == before
+    assert not (party.parent / "other.db").exists()
+
+
+def test_every_option_that_takes_one_value_refuses_a_second(trek_run: Run) -> None:
+    """Every command of every ruleset, every option of it that takes one value: given twice,
+    the command line is refused before the value is even read."""
+    import click
+
+    import cli.commands  # noqa: F401  (mounts every ruleset's commands and options)
+    from cli.main import trek
+
+    def commands(group: click.Group, ctx: click.Context) -> Iterator[
+            tuple[click.Command, click.Context]]:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None
+            sub = click.Context(command, info_name=name, parent=ctx)
+            yield command, sub
+            if isinstance(command, click.Group):
+                yield from commands(command, sub)
+
+    root = click.Context(trek, info_name="trek")
+    checked = 0
+    for command, ctx in [(trek, root), *commands(trek, root)]:
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.multiple or param.count \
+                    or param.is_flag:
+                continue
+            option = param.opts[0]
+            with pytest.raises(click.UsageError, match=f"{option} is given twice"):
+                command.make_context(ctx.info_name, [option, "x", option, "x"],
+                                     parent=ctx.parent)
+            checked += 1
+    # audit --session to watch --for, the rulesets' stat options included
+    assert checked > 150
 
 
 def test_the_same_name_in_two_spellings_is_two_names(trek_run: Run, party: Path) -> None:
