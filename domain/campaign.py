@@ -427,6 +427,8 @@ class Campaign:
 
     @handle.register
     def _(self, command: Harm) -> TrekEvent:
+        roster.check_harm_pools(self.situation(), command.character, command.health,
+                                command.energy)
         return self._record(lambda: roster.harm(
             self.situation(), command.character, command.health, command.energy,
             command.reason))

@@ -123,6 +123,50 @@ def test_every_option_that_takes_one_value_refuses_a_second(trek_run: Run) -> No
     assert checked > 150
 
 
+@pytest.fixture
+def cypher_day(trek_run: Run, tmp_path: Path) -> Path:
+    """A Cypher campaign (RULES §5: no Health, no Energy, no rest rules, no hazards) with Ana
+    on foot and day 1 open: events 1 to 3."""
+    ok(trek_run("init", "Road to Qi", "--ruleset", "cypher", "--seed", "5"))
+    ok(trek_run("roster", "add-character", "Ana", "--might", "12"))
+    ok(trek_run("day", "start"))
+    return tmp_path / "trek.db"
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (("harm", "Ana", "--health", "3"), "--health"),
+    (("harm", "Ana", "--energy", "2"), "--energy"),
+    (("harm", "Ana", "--health", "3", "--energy", "2"), "--health"),
+    (("day", "end", "--hours", "6"), "--hours"),
+    (("move", "E", "--through-hazard"), "--through-hazard"),
+    (("move", "--to", "2,0", "--through-hazard"), "--through-hazard"),
+])
+def test_an_option_the_cypher_ruleset_has_no_use_for_is_refused(
+        trek_run: Run, cypher_day: Path, args: tuple[str, ...], option: str) -> None:
+    before = stored_events(cypher_day)
+    refused(trek_run(*args), "the cypher ruleset has no", f"leave out {option}")
+    assert stored_events(cypher_day) == before
+
+
+def test_harm_in_cypher_names_what_it_lacks_and_day_and_move_work_without_the_options(
+        trek_run: Run, cypher_day: Path) -> None:
+    refused(trek_run("harm", "Ana"), "the cypher ruleset has no Health or Energy")
+    assert len(stored_events(cypher_day)) == 3
+    recorded(trek_run("move", "E", "--json"), 4, "Travelled")
+    recorded(trek_run("day", "end", "--json"), 5, "DayEnded")
+
+
+def test_besm_keeps_hours_health_and_energy(trek_run: Run, party: Path) -> None:
+    # Kira, Body 6, Mind 5, Soul 5: Energy 50; camping regains Mind-Soul = 5 an hour.
+    harmed = recorded(trek_run("harm", "Kira", "--health", "3", "--energy", "40", "--json"),
+                      8, "Harmed")
+    assert (harmed["health"], harmed["energy"]) == (3, 40)
+    ended = recorded(trek_run("day", "end", "--hours", "6", "--json"), 9, "DayEnded")
+    assert ended["hours"] == 6
+    assert ended["recovery"]["Kira"]["energy"] == 30
+    assert ok(trek_run("status", "--json")).json()["characters"]["Kira"]["energy"] == 40
+
+
 def test_the_same_name_in_two_spellings_is_two_names(trek_run: Run, party: Path) -> None:
     # Names are matched exactly: ride and Ride are two skills, so both are kept.
     event = recorded(trek_run("roster", "add-character", "Xa", "--body", "5", "--mind", "5",
