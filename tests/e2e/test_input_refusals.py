@@ -167,6 +167,23 @@ def test_besm_keeps_hours_health_and_energy(trek_run: Run, party: Path) -> None:
     assert ok(trek_run("status", "--json")).json()["characters"]["Kira"]["energy"] == 40
 
 
+@pytest.mark.parametrize("args", [
+    ("roster", "add-character", "Fish"),
+    ("roster", "add-character", "Fish", "--skill", "swim=2"),
+    ("encounter", "add", "Fish", "--side", "enemy", "--at", "3,3"),
+])
+def test_a_move_point_fighter_without_a_full_move_is_refused(
+        trek_run: Run, tmp_path: Path, args: tuple[str, ...]) -> None:
+    # RULES §10: MP are gained as (half) the highest Full Move; without one, never a point.
+    ok(trek_run("init", "Pit", "--ruleset", "movepoints", "--seed", "1"))
+    ok(trek_run("encounter", "start", "Brawl"))
+    before = stored_events(tmp_path / "trek.db")
+    refused(trek_run(*args), "--full-move", "never gain")
+    assert stored_events(tmp_path / "trek.db") == before
+    recorded(trek_run(*args, "--full-move", "swim=4", "--json"), 3,
+             "CharacterAdded" if args[0] == "roster" else "CombatantEntered")
+
+
 def test_the_same_name_in_two_spellings_is_two_names(trek_run: Run, party: Path) -> None:
     # Names are matched exactly: ride and Ride are two skills, so both are kept.
     event = recorded(trek_run("roster", "add-character", "Xa", "--body", "5", "--mind", "5",
