@@ -47,7 +47,7 @@ class FullMove(NamedValue):
 CHARACTER_OPTIONS = [
     click.Option(["--full-move", "full_move"], type=FullMove(), multiple=True,
                  help="Move-Points: a Full Move, N (land) or TYPE=N with TYPE swim or fly "
-                      "(repeatable, one per type)."),
+                      "(at least one; repeatable, one per type)."),
 ]
 
 ENCOUNTER_MOVE_OPTIONS = [
