@@ -47,7 +47,13 @@ from domain.besm.events import (
     StrainLanded,
     Upkeep,
 )
-from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
+from domain.besm.maps import (
+    MAP_SECTIONS,
+    TERRAINS,
+    find_shortcut,
+    near_shortcut,
+    shortcuts,
+)
 from domain.besm.state import (
     HouseRules,
     TravelDay,
@@ -659,6 +665,10 @@ class Besm(CombatRules, NothingOnEntry):
         game_map = situation.map
         shortcut = find_shortcut(game_map, name) if game_map is not None else None
         if game_map is None or shortcut is None:
+            near = near_shortcut(game_map, name) if game_map is not None else None
+            if near is not None:
+                raise NotFound(f"the map has no shortcut called {name!r} (names match exactly, "
+                               f"capitals included); perhaps you meant {near.name!r}")
             known = ", ".join(s.name for s in shortcuts(game_map)) if game_map else ""
             raise NotFound(
                 f"the map has no shortcut called {name!r}"

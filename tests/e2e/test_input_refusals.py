@@ -184,6 +184,24 @@ def test_a_move_point_fighter_without_a_full_move_is_refused(
              "CharacterAdded" if args[0] == "roster" else "CombatantEntered")
 
 
+def test_a_shortcut_in_other_capitals_is_refused_naming_the_one_meant(
+        trek_run: Run, tmp_path: Path) -> None:
+    # Names match exactly everywhere: "Kessel pass" is not the map's "Kessel Pass".
+    ashen = Path(__file__).parents[2] / "docs" / "examples" / "ashen-reach.toml"
+    ok(trek_run("init", "F", "--map", str(ashen), "--at", "1,1", "--seed", "3"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    ok(trek_run("day", "start"))
+    before = stored_events(tmp_path / "trek.db")
+    for near in ("Kessel pass", "kessel pass", " Kessel Pass"):
+        refused(trek_run("shortcut", near, "--roll", "5"),
+                f"no shortcut called {near!r}", "perhaps you meant 'Kessel Pass'")
+    refused(trek_run("shortcut", "Dragon Gate"), "no shortcut called 'Dragon Gate'",
+            "it has Kessel Pass")
+    assert stored_events(tmp_path / "trek.db") == before
+    recorded(trek_run("shortcut", "Kessel Pass", "--roll", "5", "--json"), 4,
+             "ShortcutAttempted")
+
+
 def test_the_same_name_in_two_spellings_is_two_names(trek_run: Run, party: Path) -> None:
     # Names are matched exactly: ride and Ride are two skills, so both are kept.
     event = recorded(trek_run("roster", "add-character", "Xa", "--body", "5", "--mind", "5",
