@@ -28,6 +28,7 @@ from cli.options import (
     KeyValue,
     PointType,
     SquareType,
+    TrekCommand,
     WordTerrain,
     character_from,
     character_options,
@@ -447,10 +448,10 @@ def day_start() -> None:
 @day.command("end")
 @click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
               help="How a character spends the night, CHAR=MODE")
-@click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
-              help="Hours slept (Energy is regained per hour).")
+@click.option("--hours", type=click.IntRange(0, 24),
+              help="Hours slept (default 8; Energy is regained per hour).")
 @recording_options
-def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
+def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
     from domain.commands import EndDay
     from domain.ruleset import DayEndOptions
@@ -506,7 +507,7 @@ def _kinds_listed() -> str:
     return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
 
 
-class _KindsListed(click.Command):
+class _KindsListed(TrekCommand):
     """`trek undo`, whose help ends with the words `--last` takes: read off every ruleset's
     events, so worked out only when the help is shown."""
 

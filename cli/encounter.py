@@ -19,6 +19,8 @@ from cli.options import (
     EventNumber,
     PointType,
     SquareType,
+    TrekCommand,
+    TrekSubgroup,
     WordTerrain,
     character_from,
     character_options,
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 
 
-class ByRulesetHelp(click.Command):
+class ByRulesetHelp(TrekCommand):
     """A command whose `--help` lists the options every campaign has first, then each
     ruleset's own in a section of its own (`ruleset_options`: a title and the options' names,
     in the registry's order). Nothing is read from a store, so the help is as quick as ever."""
@@ -60,7 +62,7 @@ class ByRulesetHelp(click.Command):
                     formatter.write_dl(records)
 
 
-@click.group()
+@click.group(cls=TrekSubgroup)
 def encounter() -> None:
     """Fights and scenes round by round on a battle map: who moved how far, what is left."""
 

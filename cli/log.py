@@ -13,13 +13,13 @@ import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, rulesets, settings
-from cli.options import CSV_HELP, AtLeastOne, EventNumber, csv_or_json, store_options
+from cli.options import CSV_HELP, AtLeastOne, EventNumber, TrekCommand, csv_or_json, store_options
 from projections.kept_log import Modelled, read_log
 from projections.logpages import LogFilter
 from tracker.chain import undamaged
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--day", "day_number", type=EventNumber("the day number", low=0),
               help="Only events of day N.")
 @click.option("--session", type=EventNumber("the session number"),

@@ -18,7 +18,14 @@ from typing import Any
 
 import click
 
-from cli.options import PointType, Settings, store_options
+from cli.options import (
+    PointType,
+    Settings,
+    TrekCommand,
+    TrekSubgroup,
+    refuse_repeated,
+    store_options,
+)
 from cli.output import json_text
 from domain.errors import TrackerError
 from tracker.points import Point
@@ -103,6 +110,9 @@ class TrekGroup(click.Group):
     sentence on stderr and exit 1, never a traceback, and ends any command quietly with exit 0
     when the reader of its output leaves early (`trek status | head -1`)."""
 
+    command_class = TrekCommand
+    group_class = TrekSubgroup
+
     def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -140,6 +150,10 @@ class TrekGroup(click.Group):
             importlib.import_module(COMMANDS_MODULE)
         if name not in self.commands:
             self.add_command(getattr(importlib.import_module(module), attribute), name)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
 
     def make_context(self, info_name: str | None, args: list[str],
                      parent: click.Context | None = None, **extra: Any) -> click.Context:

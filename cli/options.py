@@ -55,6 +55,45 @@ def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     return callback
 
 
+def refuse_repeated(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Refuse an option that takes one value given more than once (`--roll 2 --roll 3`):
+    click would keep the last silently. A repeatable option (`multiple`) and a flag are not
+    checked; the words are split as the command will split them, before any value is read."""
+    if ctx.resilient_parsing:
+        return
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    seen: set[click.Parameter] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.multiple or param.count \
+                or param.is_flag:
+            continue
+        if param in seen:
+            name = "/".join(param.opts)
+            raise click.UsageError(f"{name} is given twice; it takes one value, so give it "
+                                   "once", ctx)
+        seen.add(param)
+
+
+class TrekCommand(click.Command):
+    """Every trek command: an option that takes one value is refused when given twice."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class TrekSubgroup(click.Group):
+    """A group of trek commands (`roster`, `encounter`): its commands and groups are made as
+    `TrekCommand` and `TrekSubgroup`, and its own options are checked alike."""
+
+    command_class = TrekCommand
+    group_class = type
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
 def store_options(func: F) -> F:
     """--db, --campaign, --gm and --json, accepted before or after the command name."""
     for option in reversed([

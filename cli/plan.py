@@ -15,7 +15,7 @@ import click
 
 from cli import render
 from cli.context import open_store, settings
-from cli.options import PointType, SquareType, store_options
+from cli.options import PointType, SquareType, TrekCommand, store_options
 from cli.ruleset_line import command_lines
 from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
@@ -30,7 +30,7 @@ DEFAULT_DAYS = 10
 POLICY_WORDS: dict[str, Callable[[Any], str]] = {}
 
 
-@click.command("plan")
+@click.command(cls=TrekCommand, name="plan")
 @click.option("--to", "to", required=True, type=SquareType(),
               help="The square to reach, X,Y.")
 @click.option("--as-of", "as_of", type=PointType(),

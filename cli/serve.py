@@ -20,7 +20,7 @@ from urllib.parse import quote
 import click
 
 from cli.context import settings
-from cli.options import store_options
+from cli.options import TrekCommand, store_options
 from domain.errors import TrackerError
 
 KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
@@ -39,7 +39,7 @@ class SecretType(click.ParamType[str]):
         return text
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (0.0.0.0: every network of this machine).")
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli.options import Settings, store_options
+from cli.options import Settings, TrekCommand, store_options
 
 if TYPE_CHECKING:
     from cli.context import KeptStores
@@ -248,7 +248,7 @@ def _no_colour() -> Iterator[None]:
                 os.environ[name] = value
 
 
-@click.command("shell")
+@click.command(cls=TrekCommand, name="shell")
 @click.option("--keep-going", is_flag=True,
               help="With lines piped in: run every line even after a refusal, and exit 1 if "
                    "any was refused.")

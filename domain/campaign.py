@@ -427,6 +427,8 @@ class Campaign:
 
     @handle.register
     def _(self, command: Harm) -> TrekEvent:
+        roster.check_harm_pools(self.situation(), command.character, command.health,
+                                command.energy)
         return self._record(lambda: roster.harm(
             self.situation(), command.character, command.health, command.energy,
             command.reason))
@@ -604,6 +606,12 @@ class Campaign:
 
     @staticmethod
     def _redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision:
+        if type(event).overland and situation.game.encounter is not None:
+            # Recorded while no encounter was open, as every overland event is: a history in
+            # which one is open then (its end undone, its start redone) cannot keep it.
+            raise encounter.EncounterOpen(
+                f"no overland travel while the encounter {situation.game.encounter.name} "
+                "would be open")
         decision = roster.redecide(ruleset, situation, event)
         if decision is None:
             decision = encounter.redecide(ruleset, situation, event)

@@ -149,6 +149,9 @@ class TrekEvent(BaseModel):
     # A day-clock event that closes the day (the audit counts a day for the session that
     # closed it).
     closes_day: ClassVar[bool] = False
+    # An event of overland travel (the day's clock, a move, a ruleset's travel): RULES §4 and
+    # §6 allow none while an encounter is open, and re-checking history asks the same.
+    overland: ClassVar[bool] = False
 
     def rolls(self) -> list[Roll]:
         return []

@@ -68,7 +68,8 @@ class MoveOptions:
 @dataclass(frozen=True)
 class DayEndOptions:
     rests: Mapping[str, str] = field(default_factory=dict)
-    hours: int = 8
+    # Hours slept; None when not given (a ruleset that sleeps takes its own default).
+    hours: int | None = None
 
 
 # Each command class's validator, by class: built by pydantic from the class's fields the first

@@ -15,6 +15,7 @@ from domain.state import Conveyance, ConveyanceState, Day, Game
 
 
 class DayStarted(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
     number: int
@@ -28,6 +29,7 @@ class DayStarted(TrekEvent):
 
 class Moved(TrekEvent):
     """The party walked `path` (its first square is where it stood), one budget point a step."""
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     path: list[Square]
@@ -47,6 +49,7 @@ class Moved(TrekEvent):
 
 
 class ShortcutAttempted(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
 
     name: str
@@ -93,6 +96,7 @@ def strain_entries(before: Mapping[str, Conveyance],
 
 
 class ForcedMarched(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
 
     base: int
@@ -125,6 +129,7 @@ class ForcedMarched(TrekEvent):
 
 
 class NightTravelled(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
 
     roll: Roll
@@ -147,6 +152,7 @@ class NightTravelled(TrekEvent):
 
 
 class Foraged(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
 
     roll: Roll
@@ -168,6 +174,7 @@ class Foraged(TrekEvent):
 
 
 class Repaired(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
 
     conveyance: str
@@ -217,6 +224,7 @@ class Upkeep(BaseModel):
 
 
 class DayEnded(TrekEvent):
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
     closes_day: ClassVar[bool] = True
 

@@ -12,6 +12,7 @@ from domain.state import Day, Game
 
 class DayStarted(TrekEvent):
     """A travel day opens: the whole day is the budget (kept as a fraction in the state)."""
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
     class_version: ClassVar[int] = 2
@@ -32,6 +33,7 @@ class DayStarted(TrekEvent):
 
 class DayEnded(TrekEvent):
     """The travel day closes; this ruleset has no rest or upkeep rules."""
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
 
     closes_day: ClassVar[bool] = True
@@ -53,6 +55,7 @@ class DayEnded(TrekEvent):
 
 class Travelled(TrekEvent):
     """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     # The square left, then every square arrived at.

@@ -101,7 +101,8 @@ def command_lines(draw: st.DrawFn) -> list[str]:
             if param.is_flag:
                 args.append(flag)
             else:
-                for _ in range(draw(st.integers(1, 2)) if param.multiple else 1):
+                # Twice, now and then, for one that takes one value too: that is refused.
+                for _ in range(draw(st.integers(1, 2))):
                     args += [flag, draw(value_for(param))]
     if draw(st.integers(0, 9)) == 0:
         args += ["--db", draw(DB_VALUES)]
@@ -228,6 +229,29 @@ def test_a_name_given_twice_to_any_name_value_parameter_is_refused(
     [error] = [row for row in result.output.splitlines() if row.startswith("Error: ")]
     # (--full-move reads its type in small letters.)
     assert f"{name} is given twice".casefold() in error.casefold(), (line, error)
+    assert log_rows(db) == before
+
+
+ONE_VALUE = [(path, param) for path, command in COMMANDS for param in command.params
+             if isinstance(param, click.Option) and not param.multiple and not param.count
+             and not param.is_flag]
+
+
+@FUZZ
+@given(data=st.data())
+def test_an_option_that_takes_one_value_given_twice_is_refused(
+        data: st.DataObject, template: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    path, param = data.draw(st.sampled_from(ONE_VALUE))
+    flag = data.draw(st.sampled_from(param.opts))
+    line = [*path, flag, data.draw(value_for(param)), flag, data.draw(value_for(param))]
+    db = tmp_path_factory.mktemp("once") / "trek.db"
+    shutil.copyfile(template, db)
+    before = log_rows(db)
+    with contextlib.chdir(tmp_path_factory.mktemp("cwd")):
+        result = CliRunner().invoke(trek, ["--db", str(db), "--gm", "fuzz", *line])
+    assert result.exit_code == 2, (line, result.output)
+    assert f"{param.opts[0]} is given twice; it takes one value" in result.output, (
+        line, result.output)
     assert log_rows(db) == before
 
 

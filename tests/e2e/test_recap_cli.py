@@ -84,7 +84,7 @@ SESSION_1 = f"""\
 
 ## Travel
 
-- Days travelled: 1, 2
+- Days travelled: 2 (days 1, 2)
 - Distance: 6 squares, 36 miles (6 miles a square)
 
 ## Supplies
@@ -163,7 +163,7 @@ def test_html_recap_in_chromium(played: Trek, tmp_path: Path, chromium: Browser)
     for heading in ("Travel", "Supplies", "On the road", "Mounts and vehicles",
                     "Health and Energy regained", "Corrections"):
         assert f"<h2>{heading}</h2>" in dom
-    assert "<li>Days travelled: 1, 2</li>" in dom
+    assert "<li>Days travelled: 2 (days 1, 2)</li>" in dom
     assert "<li>Distance: 6 squares, 36 miles (6 miles a square)</li>" in dom
     assert '<td>provisions</td><td class="n">2</td><td class="n">2</td>' in dom
     # The hostile name is text in the table, never an element.
