@@ -47,8 +47,11 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     `less -FRX` (either set to "" or "cat": none). Piped output, --json, --jsonl and --csv are
     never paged.
 
+    A row recorded for anyone but the GM who started the campaign says so in its note: `by
+    NAME` (another GM's `--gm`), `asked by SEAT` (a player's request).
+
     With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
-    cancelled_by, summary.
+    cancelled_by, summary, actor, requested_by.
     """
     csv_or_json(as_csv)
     if as_jsonl and (as_csv or settings().json):
@@ -63,12 +66,15 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     if kept is not None:
         ruleset, events, day, types = kept.ruleset, kept.events, kept.day, kept.types
         entries: Iterable[Mapping[str, Any]] = undamaged(kept.campaign, kept.entries)
+        gm: str | None = kept.gm
     else:
-        stream = open_store(writes=False).queries.log_stream(settings().campaign, selection,
-                                                             targets=targets)
+        queries = open_store(writes=False).queries
+        stream = queries.log_stream(settings().campaign, selection, targets=targets)
         ruleset, events, day, entries = (stream.ruleset, stream.events, stream.day,
                                          stream.entries)
         types = list(rulesets().event_types(ruleset)) if human else []
+        # The table names who asked for each event its campaign's own GM did not.
+        gm = queries.campaign_gm(settings().campaign) if human else None
     if human or as_csv:
         # The campaign's ruleset says each event's line in its own words.
         render.mount_one(ruleset)
@@ -82,7 +88,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
             render.emit_json_list(entries)
         else:
             render.print_log(entries, ruleset, out=out, last_seq=events, last_day=day,
-                             event_types=types,
+                             event_types=types, gm=gm,
                              empty=_nothing_matches(day_number, session, since))
 
 

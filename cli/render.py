@@ -324,18 +324,37 @@ def _log_table(widths: Sequence[int] | None = None) -> Table:
     return table
 
 
-def _log_cells(entry: Mapping[str, Any], ruleset: str) -> tuple[list[str], str | None]:
-    """A log row's five cells and its style (cancelled events are dimmed and struck out)."""
+def _log_cells(entry: Mapping[str, Any], ruleset: str, gm: str | None
+               ) -> tuple[list[str], str | None]:
+    """A log row's five cells and its style (cancelled events are dimmed and struck out).
+
+    The note says who the event was recorded for when that is not `gm`, the campaign's own
+    GM: `by Bob` for another GM's command, `asked by SEAT` for a player's request (`, approved
+    by Bob` when another GM approved it)."""
     cancelled = entry["cancelled_by"]
-    note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
     return ([str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry, ruleset),
-             note], "dim strike" if cancelled else None)
+             _log_note(entry, gm)], "dim strike" if cancelled else None)
+
+
+def _log_note(entry: Mapping[str, Any], gm: str | None) -> str:
+    """A log row's note: the reversal that cancelled the event, and for whom it was recorded
+    when that is not `gm` (None: nobody's actor is named, only a seat that asked)."""
+    cancelled = entry["cancelled_by"]
+    notes = [f"{_CANCELLED_NOTE}{cancelled}"] if cancelled else []
+    actor, seat = entry.get("actor"), entry.get("requested_by")
+    other = gm is not None and actor is not None and actor != gm
+    if seat is not None:
+        notes.append(f"asked by {seat}" + (f", approved by {actor}" if other else ""))
+    elif other:
+        notes.append(f"by {actor}")
+    return "; ".join(notes)
 
 
 def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Console | None = None,
               last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
-              chunk: int = LOG_CHUNK, empty: str | None = None) -> None:
-    """The log as a table, printed as the entries come.
+              chunk: int = LOG_CHUNK, empty: str | None = None, gm: str | None = None) -> None:
+    """The log as a table, printed as the entries come; an event recorded for anyone but `gm`
+    (the campaign's own GM) says for whom in its note (`_log_cells`).
 
     A log of at most `chunk` rows is one table sized to what it holds. A longer one is printed
     `chunk` rows at a time without ever holding more: its columns are sized before the rest is
@@ -353,12 +372,12 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     if len(first) <= chunk:
         table = _log_table()
         for entry in first:
-            cells, style = _log_cells(entry, ruleset)
+            cells, style = _log_cells(entry, ruleset, gm)
             table.add_row(*cells, style=style)
         out.print(table)
         return
     widths = _log_widths(first, ruleset, out.width, last_seq=last_seq, last_day=last_day,
-                         event_types=event_types)
+                         event_types=event_types, gm=gm)
     # The borders and header are rich's own (a table with no rows); the rows are laid out
     # here, in those widths, so a long log is not measured again chunk after chunk.
     frame = out.render_lines(_log_table(widths), out.options, pad=False, new_lines=True)
@@ -367,7 +386,8 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     page = first
     while page:
         out.print(Segments(segment for entry in page
-                           for segment in _log_row(out, widths, *_log_cells(entry, ruleset))),
+                           for segment in _log_row(out, widths,
+                                                   *_log_cells(entry, ruleset, gm))),
                   end="", soft_wrap=True)
         page = list(islice(rows, chunk))
     out.print(Segments(bottom), end="", soft_wrap=True)
@@ -400,7 +420,7 @@ def _wrapped(out: Console, text: str, width: int) -> list[str]:
 
 
 def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, last_seq: int,
-                last_day: int, event_types: Iterable[str]) -> tuple[int, ...]:
+                last_day: int, event_types: Iterable[str], gm: str | None) -> tuple[int, ...]:
     """The content width of each log column, from what is known before the rest is read."""
     seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
     day = max(len(LOG_HEADERS[1]), len(str(max(last_day, *(e["day"] for e in first)))))
@@ -411,6 +431,10 @@ def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, las
     note = len(_CANCELLED_NOTE) + seq
     if room - note < 40:
         note = len(_CANCELLED_NOTE.rstrip(" #"))
+    # A note that names who asked, in the first rows, as wide as it is while that leaves the
+    # summary room (a longer one further down wraps).
+    said = max(cell_len(_log_note(e, gm)) for e in first)
+    note = max(note, min(said, room - 40))
     room -= note
     longest = max(cell_len(summary(e, ruleset)) for e in first)
     what = max(len(LOG_HEADERS[3]), min(longest, room))

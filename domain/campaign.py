@@ -16,6 +16,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain import encounter, roster
+from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.commands import (
     AddCharacter,
@@ -137,10 +138,18 @@ CANCELLATION_WINDOW = 4096
 
 @dataclass(frozen=True)
 class Stamp:
-    """Who records the next events, when, and in which session: given by the application."""
+    """Who records the next events and when, given by the application: the GM the store was
+    opened by (`--gm`, TREK_GM, the server's GM) and the actor whose command it is (None: that
+    GM's own)."""
 
     gm: str
     at: datetime
+    actor: Actor | None = None
+
+    @property
+    def recorded_for(self) -> Actor:
+        """Who the events are recorded for."""
+        return self.actor if self.actor is not None else Actor.gm(self.gm)
 
 
 class Campaign:
@@ -268,6 +277,8 @@ class Campaign:
                 "originator_version": self._version + 1,
                 "timestamp": self.stamp.at,
                 "gm": self.stamp.gm,
+                "actor": self.stamp.recorded_for.name,
+                "requested_by": self.stamp.recorded_for.seat,
                 "session": self.session,
                 "prev_hash": self.last_hash,
                 "chain": CHAIN_FORMAT,
@@ -309,8 +320,9 @@ class Campaign:
         try:
             started = CampaignStarted(
                 originator_id=campaign_id(slug), originator_version=1, timestamp=stamp.at,
-                gm=stamp.gm, slug=slug, name=name, ruleset=ruleset, seed=seed, map=game_map,
-                start=start, chain=CHAIN_FORMAT,
+                gm=stamp.gm, actor=stamp.recorded_for.name,
+                requested_by=stamp.recorded_for.seat, slug=slug, name=name, ruleset=ruleset,
+                seed=seed, map=game_map, start=start, chain=CHAIN_FORMAT,
             )
         except ValidationError as error:
             raise refusal(error) from None

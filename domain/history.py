@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from domain.errors import RuleViolation
-from domain.events import TrekEvent
+from domain.events import ENVELOPE, TrekEvent
 from domain.ruleset import Decision, Situation
 from domain.state import Game
 from domain.values import refusal
@@ -30,10 +30,6 @@ class Replan:
     # that cannot be read twice.
     types: dict[int, str] = field(default_factory=dict)
 
-
-# The bookkeeping every event carries, which a decision never has (see `TrekEvent.payload`).
-_ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "gm", "session",
-                       "prev_hash", "chain"})
 
 
 def recorded_same(decision: Decision, event: TrekEvent) -> bool:
@@ -58,7 +54,7 @@ def same_outcome(decision: Decision, event: TrekEvent) -> bool:
 
 
 def _payload_getter(kind: type[TrekEvent]) -> Callable[[dict[str, Any]], Any]:
-    names = [name for name in kind.model_fields if name not in _ENVELOPE]
+    names = [name for name in kind.model_fields if name not in ENVELOPE]
     if not names:
         return lambda _: ()
     return itemgetter(*names)
@@ -78,7 +74,7 @@ def stands_as_recorded(decision: Decision, event: TrekEvent, game: Game) -> bool
     if not kind.derived or type(decision) is not kind:
         return False
     names = [name for name in kind.model_fields
-             if name not in _ENVELOPE and name not in kind.derived]
+             if name not in ENVELOPE and name not in kind.derived]
     if any(getattr(decision, name) != getattr(event, name) for name in names):
         mine = decision.model_dump(mode="json", include=set(names))
         if mine != event.model_dump(mode="json", include=set(names)):

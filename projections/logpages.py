@@ -149,8 +149,10 @@ def _with_events(rows: list[Row], events: EventStates) -> list[Row]:
     return [(*row, states[int(row[0])]) for row in rows]
 
 
-# What every stored event carries besides what it says (see TrekEvent.payload).
-BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash", "chain"})
+# What every stored event carries besides what it says (see TrekEvent.payload; `requested_by`
+# is stored only when a seat asked).
+BOOKKEEPING = frozenset({"timestamp", "gm", "actor", "requested_by", "session", "prev_hash",
+                         "chain"})
 
 
 def plain_document(seq: int, type_name: str, state: dict[str, Any]) -> dict[str, Any]:
@@ -167,15 +169,23 @@ def plain_document(seq: int, type_name: str, state: dict[str, Any]) -> dict[str,
 def log_entry(row: Sequence[Any], state: Mapping[str, Any], document: Mapping[str, Any]
               ) -> dict[str, Any]:
     """A log entry from its index row (seq, type, day, session, cancelled_by, ...), its event's
-    stored state (parsed) and the event's document: who recorded the event and when are read
-    from the event itself."""
+    stored state (parsed) and the event's document: who recorded the event, for whom and when
+    are read from the event itself (`actor_of`)."""
     seq, type_, day, session, cancelled_by = row[:5]
     return {
         "seq": int(seq), "type": type_, "day": int(day), "session": session,
-        "gm": state.get("gm", ""), "recorded_at": _recorded_at(state.get("timestamp")),
-        "cancelled_by": cancelled_by,
+        "gm": state.get("gm", ""), "actor": actor_of(state),
+        "requested_by": state.get("requested_by"),
+        "recorded_at": _recorded_at(state.get("timestamp")), "cancelled_by": cancelled_by,
         **{k: v for k, v in document.items() if k not in ("seq", "type")},
     }
+
+
+def actor_of(state: Mapping[str, Any]) -> str:
+    """Whose word recorded an event, from its stored state: its actor, else (an event stored
+    before actors were stamped) its GM."""
+    actor = state.get("actor")
+    return actor if isinstance(actor, str) else str(state.get("gm", ""))
 
 
 def _recorded_at(stored: Any) -> str | None:

@@ -12,6 +12,7 @@ from functools import cache, singledispatch
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
 
+from domain.actors import Actor
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
@@ -91,6 +92,8 @@ LogEntryDocument = TypedDict("LogEntryDocument", {  # noqa: UP013
     "day": int,
     "session": int | None,
     "gm": str,
+    "actor": str,
+    "requested_by": str | None,
     "recorded_at": str | None,
     "cancelled_by": int | None,
     "targets": NotRequired[list[dict[str, Any]]],
@@ -126,6 +129,10 @@ class LogEntry:
     @property
     def gm(self) -> str:
         return self.source.gm
+
+    @property
+    def recorded_for(self) -> Actor:
+        return self.source.recorded_for
 
     @property
     def recorded_at(self) -> str:

@@ -19,6 +19,7 @@ from eventsourcing.persistence import (
     RecordConflictError,
 )
 
+from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
@@ -286,8 +287,8 @@ class Trek:
             raise TamperedLog(damaged(name, found.broken_at, found.problem, recording=True)
                               ) from None
 
-    def _stamp(self) -> Stamp:
-        return Stamp(gm=self.gm, at=self.clock())
+    def _stamp(self, actor: Actor | None = None) -> Stamp:
+        return Stamp(gm=self.gm, at=self.clock(), actor=actor)
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -335,8 +336,9 @@ class Trek:
         self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
     def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
-               preview: bool = False) -> Documents:
-        """Load the campaign, let `action` record one event, save it, and catch up the views.
+               preview: bool = False, actor: Actor | None = None) -> Documents:
+        """Load the campaign, let `action` record one event for `actor` (None: this Trek's
+        GM), save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
         again and decides afresh, so no event is lost or recorded twice. A previewing Trek
@@ -359,7 +361,7 @@ class Trek:
                 # fail, the update after the append tries again.
                 with suppress(Exception):
                     self.catch_up()
-            campaign.stamp = self._stamp()
+            campaign.stamp = self._stamp(actor)
             event = action(campaign)
             if preview:
                 self.previewed = campaign
@@ -417,15 +419,19 @@ class Trek:
 
     # -- the one door for every write ---------------------------------------------------------
 
-    def handle(self, slug: str | None, command: Command, *, preview: bool = False
-               ) -> Documents:
+    def handle(self, slug: str | None, command: Command, *, preview: bool = False,
+               actor: Actor | None = None) -> Documents:
         """Load the campaign, decide `command`, save its event and catch up the read models;
         the event's document (a reversal's with `targets`, what it cancelled or restored).
 
-        With `preview` (or on a previewing Trek) the event is decided as recording would
-        decide it and returned unsaved, its seq the one it would get.
+        The event is stamped with `actor`, who the command is recorded for (None: this
+        Trek's GM, `--gm`); an actor whose names fail the checks is refused before the
+        campaign is loaded. With `preview` (or on a previewing Trek) the event is decided as
+        recording would decide it and returned unsaved, its seq the one it would get.
         """
-        docs = self._record(slug, self._action(command), preview=preview)
+        if actor is not None:
+            actor.check()
+        docs = self._record(slug, self._action(command), preview=preview, actor=actor)
         if any(doc["type"] in NAMED_BY for doc in docs):
             return list(self.reader.with_targets(self.resolve(slug), docs))
         return docs
