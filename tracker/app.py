@@ -279,7 +279,8 @@ class Trek:
         damage the chain walk names, never with what the damage made the decoder say."""
         try:
             return self._load(name)
-        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError):
+        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError, NotFound):
+            # NotFound: a campaign whose every event was deleted still has its kept head.
             found = self._chain_reader().check(campaign_id(name))
             if found.intact or found.broken_at is None or found.problem is None:
                 raise
@@ -646,12 +647,17 @@ class Trek:
     def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
         """Walk each campaign's hash chain over the stored rows; names the first broken link."""
         reader = self._chain_reader()
-        names = [self.resolve(slug)] if slug is not None else reader.logged_campaigns(
-            lambda: [c["slug"] for c in self.campaigns()])
+        if slug is not None:
+            name = self.resolve(slug)
+            named = [(name, campaign_id(name))]
+        else:
+            logged = reader.logged_campaigns(lambda: [c["slug"] for c in self.campaigns()])
+            named = [(name, campaign_id(name)) for name in logged]
+            named += reader.lost_campaigns(logged)
         reports = []
-        for name in names:
-            check = reader.check(campaign_id(name))
-            if check.events == 0:
+        for name, cid in named:
+            check = reader.check(cid)
+            if check.events == 0 and check.intact:
                 raise self.reader.no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})

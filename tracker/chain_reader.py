@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
-from domain.campaign import snapshot_problem
+from domain.campaign import campaign_id, snapshot_problem
 from domain.events import CampaignStarted
 from domain.links import stored_bytes
 from projections import readmodels
+from projections.db import has_current_schema
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, check_chain
@@ -62,6 +63,23 @@ class ChainReader:
             if first and isinstance(first[0], CampaignStarted):
                 slugs.append(first[0].slug)
         return sorted(slugs)
+
+    def lost_campaigns(self, logged: list[str]) -> list[tuple[str, UUID]]:
+        """The campaigns Trek keeps a chain head for (or read models of) of which the log
+        holds no event at all, each as (its slug as the read models keep it, else its id; its
+        id): every event deleted behind Trek's back, which is damage, never no campaign.
+        `logged` are the slugs `logged_campaigns` found in the log. A store in memory has
+        none: nothing outside this process can have changed it."""
+        if not isinstance(getattr(self.app.recorder, "events_table_name", None), str):
+            return []
+        db = self.projector.db
+        with store_errors(self.location):
+            heads = readmodels.known_heads(db)
+            slugs = ({str(UUID(str(cid))): str(slug) for cid, slug in db.query(
+                "SELECT campaign_id, slug FROM trek_view_campaigns")}
+                if has_current_schema(db) else {})
+        held = {str(campaign_id(slug)) for slug in logged}
+        return [(slugs.get(cid, cid), UUID(cid)) for cid in sorted(heads) if cid not in held]
 
     def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
         """The first snapshot of a campaign that was changed after it was taken, if any.
@@ -152,3 +170,8 @@ class RebuildLinks:
             if (not walk.end().intact or self.reader._snapshot_problem(cid) is not None
                     or str(cid) in self.headless):
                 raise ChainBroken(str(cid))
+        walked = {str(cid) for cid, _ in self.walks.values()}
+        for cid in self.heads:
+            # A head kept for a campaign of which no row was folded: all its events deleted.
+            if cid not in walked and not ChainWalk(cid, self.heads[cid]).end().intact:
+                raise ChainBroken(cid)
