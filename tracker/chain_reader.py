@@ -171,7 +171,7 @@ class RebuildLinks:
                     or str(cid) in self.headless):
                 raise ChainBroken(str(cid))
         walked = {str(cid) for cid, _ in self.walks.values()}
-        for cid in self.heads:
+        for kept, head in self.heads.items():
             # A head kept for a campaign of which no row was folded: all its events deleted.
-            if cid not in walked and not ChainWalk(cid, self.heads[cid]).end().intact:
-                raise ChainBroken(cid)
+            if kept not in walked and not ChainWalk(kept, head).end().intact:
+                raise ChainBroken(kept)
