@@ -619,10 +619,13 @@ class Trek:
         snapshot and the events since, as recording loads it): the status they show and the
         kept status document. Comparing every read model with a fold of the whole log is
         `trek replay --verify`'s work."""
-        result = self.verify_chain(slug)
+        kinds: dict[str, list[str]] = {}
+        result = self.verify_chain(slug, kinds)
         for report in result["campaigns"]:
-            report["read_models"] = (self._read_model_differences(report["campaign"])
-                                     if report["intact"] else None)
+            name = report["campaign"]
+            report["read_models"] = (
+                self._read_model_differences(name) + self._index_differences(name, kinds[name])
+                if report["intact"] else None)
         result["verified"] = all(r["intact"] and not r["read_models"]
                                  for r in result["campaigns"])
         return result
@@ -644,8 +647,19 @@ class Trek:
                       ] or ["the kept status document differs from the log's"]
         return found
 
-    def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
-        """Walk each campaign's hash chain over the stored rows; names the first broken link."""
+    def _index_differences(self, name: str, kinds: list[str]) -> list[str]:
+        """Where the log's index of campaign `name` differs from the kinds of event its log
+        holds (`kinds`, read by the chain walk); nothing when its read models are not stored
+        (yet, or still in an older release's tables)."""
+        cid = campaign_id(name)
+        if self.projector.stored_view(str(cid)) is None:
+            return []
+        return self._chain_reader().index_differences(cid, kinds)
+
+    def verify_chain(self, slug: str | None = None, kinds: dict[str, list[str]] | None = None
+                     ) -> dict[str, Any]:
+        """Walk each campaign's hash chain over the stored rows; names the first broken link.
+        `kinds`: each campaign's event kinds as walked, by its name (for `trek verify`)."""
         reader = self._chain_reader()
         if slug is not None:
             name = self.resolve(slug)
@@ -656,7 +670,7 @@ class Trek:
             named += reader.lost_campaigns(logged)
         reports = []
         for name, cid in named:
-            check = reader.check(cid)
+            check = reader.check(cid, None if kinds is None else kinds.setdefault(name, []))
             if check.events == 0 and check.intact:
                 raise self.reader.no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,

@@ -13,6 +13,7 @@ from domain.events import CampaignStarted
 from domain.links import stored_bytes
 from projections import readmodels
 from projections.db import has_current_schema
+from projections.logpages import IndexDiffers, kind_of
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, check_chain
@@ -35,9 +36,11 @@ class ChainReader:
         self.location = location
         self.page = page
 
-    def check(self, cid: UUID) -> ChainCheck:
-        """The walk of one campaign's chain, then of its snapshots' digests."""
-        check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
+    def check(self, cid: UUID, kinds: list[str] | None = None) -> ChainCheck:
+        """The walk of one campaign's chain, then of its snapshots' digests; `kinds` is given
+        each walked event's kind (its class's name), for `index_differences`."""
+        check = check_chain(self._stored_rows(cid, kinds), str(cid),
+                            known=self._known_head(cid))
         if check.intact and (damage := self._snapshot_problem(cid)) is not None:
             check = ChainCheck(check.events, damage[0], damage[1])
         if check.intact and check.events and self.projector.head_missing(str(cid)):
@@ -127,15 +130,40 @@ class ChainReader:
             head = (stored.events, stored.last_hash) if stored else None
         return head
 
-    def _stored_rows(self, cid: UUID) -> Iterator[tuple[int, str, bytes]]:
+    def index_differences(self, cid: UUID, kinds: list[str]) -> list[str]:
+        """Where the log's index of a campaign names another kind of event than the log holds
+        (`kinds`, the kind of event 1, 2, ... as the chain walk read them), or an event the log
+        does not hold: the index's rows read a page at a time, a sentence for the first."""
+        after = 0
+        while True:
+            with store_errors(self.location):
+                rows = self.projector.db.query(
+                    "SELECT seq, type FROM trek_view_entries WHERE campaign_id = ? AND seq > ? "
+                    "ORDER BY seq LIMIT ?", (str(cid), after, self.page))
+            for seq, indexed in rows:
+                after = int(seq)
+                if after > len(kinds):
+                    return [f"the log's index holds an event {after}, which the log does not"]
+                if kinds[after - 1] != indexed:
+                    return [str(IndexDiffers(after, str(indexed), kinds[after - 1]))]
+            if len(rows) < self.page:
+                return []
+
+    def _stored_rows(self, cid: UUID, kinds: list[str] | None = None
+                     ) -> Iterator[tuple[int, str, bytes]]:
         select = row_pages(self.app.recorder, cid)
         after = 0
+        # One string per kind, however many events share it.
+        named: dict[str, str] = {}
         while True:
             with store_errors(self.location):
                 rows = select(after, None, self.page)
             if not rows:
                 return
             for row in rows:
+                if kinds is not None:
+                    kind = kind_of(row.topic)
+                    kinds.append(named.setdefault(kind, kind))
                 yield row.originator_version, row.topic, stored_bytes(row.state)
             after = rows[-1].originator_version
 

@@ -531,3 +531,36 @@ def test_every_event_deleted_is_damage_named_by_every_command(
     emptied = trek_run("verify", db=db)
     assert emptied.returncode == 0, emptied
     assert "The store holds no campaign" in emptied.stdout
+
+
+def test_a_log_index_row_of_another_kind_is_one_sentence_and_verify_names_it(
+        db: str, open_trek: OpenTrek, trek_run: Any) -> None:
+    """Event 9 is a move; its index row made to say Foraged would have its stored move read
+    as a forage (which has rolls the move lacks)."""
+    journey(open_trek, db)
+    [(topic,)] = sql(db, "SELECT topic FROM {events} WHERE originator_id = ? "
+                     "AND originator_version = 9", (cid(db),))
+    assert topic.endswith(":Moved")
+    sql(db, "UPDATE trek_view_entries SET type = 'Foraged' WHERE seq = 9")
+    sentence = ("Error: The log of ashes-road cannot be shown: the log's index names event 9 a "
+                "Foraged, but the event store holds a Moved there, so one of them was changed "
+                "behind Trek's back; `trek replay --verify` names every read model that differs "
+                "from the log (`trek replay` rebuilds them) and `trek verify` checks the log "
+                "itself.")
+    for command in (("log",), ("log", "--json"), ("log", "--csv"), ("log", "--day", "1")):
+        run = trek_run(*command, db=db)
+        assert run.returncode == 1, run
+        assert run.stderr.splitlines() == [sentence], run
+    # A page that does not reach event 9 is shown as it is.
+    assert trek_run("log", "--last", "3", db=db).returncode == 0
+    verified = trek_run("verify", db=db)
+    assert verified.returncode == 1, verified
+    assert ("Error: The read models of ashes-road differ from its log (the log's index names "
+            "event 9 a Foraged, but the event store holds a Moved there); `trek replay` "
+            "rebuilds them.") in verified.stderr
+    deep = trek_run("replay", "--verify", db=db)
+    assert deep.returncode == 1, deep
+    assert "ashes-road: log entry 9 differs" in deep.stdout + deep.stderr
+    assert trek_run("replay", db=db).returncode == 0
+    assert [e["type"] for e in trek_run("log", "--json", db=db).json()][8] == "Moved"
+    assert trek_run("verify", db=db).returncode == 0
