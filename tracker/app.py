@@ -51,6 +51,8 @@ from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
+    damaged_store,
+    sqlite_damage,
 )
 from tracker.topics import UnknownTopic
 
@@ -619,6 +621,7 @@ class Trek:
         snapshot and the events since, as recording loads it): the status they show and the
         kept status document. Comparing every read model with a fold of the whole log is
         `trek replay --verify`'s work."""
+        self._check_file()
         kinds: dict[str, list[str]] = {}
         result = self.verify_chain(slug, kinds)
         for report in result["campaigns"]:
@@ -646,6 +649,30 @@ class Trek:
                       f"gives {c['a']!r}" for c in changes(expected, kept[1])
                       ] or ["the kept status document differs from the log's"]
         return found
+
+    def _check_file(self) -> None:
+        """SQLite's own check of every page of an SQLite store (`PRAGMA quick_check`, a read
+        of the file, as the chain walk is of the log): a store SQLite cannot read is damaged,
+        whatever its chains say."""
+        if self.location.kind is not StoreKind.SQLITE:
+            return
+        try:
+            with self.reader.store_errors():
+                found = [str(row[0]) for row in self.views.query("PRAGMA quick_check")]
+        except StoreError:
+            raise
+        except Exception as error:
+            damage = sqlite_damage(error)
+            if damage is None:
+                raise
+            found = [damage]
+        if found != ["ok"]:
+            # Its first finding, on one line (SQLite heads them with the database's name).
+            lines = [line for text in found for line in text.splitlines()
+                     if line.strip() and not line.startswith("***")]
+            detail = lines[0] if lines else found[0]
+            raise damaged_store(self.location.display,
+                                detail if len(detail) <= 160 else detail[:160] + "...")
 
     def _index_differences(self, name: str, kinds: list[str]) -> list[str]:
         """Where the log's index of campaign `name` differs from the kinds of event its log
