@@ -629,7 +629,9 @@ def verify() -> None:
     if broken:
         first = broken[0]
         raise TrackerError(f"the log of {first['campaign']} is damaged at event "
-                           f"{first['broken_at']} ({first['problem']})")
+                           f"{first['broken_at']} ({first['problem']}); restore the store from "
+                           "a backup, or take the log as it now stands with `trek replay "
+                           "--accept-tampering`")
     differing = [r for r in result["campaigns"] if r["read_models"]]
     if differing:
         first = differing[0]

@@ -192,13 +192,27 @@ class TrekGroup(click.Group):
             settings = ctx.find_object(Settings)
             text = f"{type(error).__name__}: {error}"
             appended: list[Any] = []
+            reading = False
             if settings is not None:
                 text = _scrubbed(settings.db, text)
                 appended = [e for t in settings.opened for e in t.appended]
+                # A command that opened its store only to read had nothing to record.
+                reading = bool(settings.opened) and not any(
+                    t.writable or t.preview for t in settings.opened)
+                from tracker.stores import damaged_store, sqlite_damage
+
+                damage = sqlite_damage(error)
+                if damage is not None and not appended:
+                    # Whatever read the file met the damage: the store is told as damaged.
+                    message = str(damaged_store(settings.db, damage))
+                    raise click.ClickException(_sentence(_scrubbed(settings.db, message))
+                                               ) from None
             if appended:
                 from tracker.app import recorded_but
 
                 message = recorded_but(appended, f"Trek could not finish ({text})")
+            elif reading:
+                message = f"Trek could not finish ({text})"
             else:
                 message = f"Trek could not finish ({text}); nothing was recorded"
             raise click.ClickException(_sentence(message)) from None

@@ -588,6 +588,8 @@ def print_audit(result: Mapping[str, Any]) -> None:
 
 
 def print_chain(result: dict[str, Any]) -> None:
+    if not result["campaigns"]:
+        console.print("The store holds no campaign, so there is no chain to check.")
     for report in result["campaigns"]:
         if report["intact"]:
             console.print(f"{report['campaign']}: the hash chain of {report['events']} events "

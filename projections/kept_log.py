@@ -30,6 +30,7 @@ from projections.logpages import (
     LogFilter,
     MissingEvent,
     actor_of,
+    kind_of,
     log_entry,
     plain_document,
     stored_pages,
@@ -80,8 +81,8 @@ class _Reader:
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
 
-    def states(self, gt: int, lte: int) -> list[tuple[int, bytes | str]]:
-        return self.query("SELECT originator_version, state FROM stored_events "
+    def states(self, gt: int, lte: int) -> list[tuple[int, str, bytes | str]]:
+        return self.query("SELECT originator_version, topic, state FROM stored_events "
                           "WHERE originator_id IN (?, ?) AND originator_version > ? "
                           "AND originator_version <= ?", (*self.keys, gt, lte))
 
@@ -198,4 +199,4 @@ def _target(reader: _Reader, seq: int, document_of: Modelled) -> dict[str, Any]:
     if not rows:
         raise MissingEvent(seq)
     topic, state = rows[0]
-    return document_of(seq, str(topic).rpartition(":")[2], json.loads(state))
+    return document_of(seq, kind_of(str(topic)), json.loads(state))

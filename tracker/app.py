@@ -52,6 +52,8 @@ from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
+    damaged_store,
+    sqlite_damage,
 )
 from tracker.topics import UnknownTopic
 
@@ -280,7 +282,8 @@ class Trek:
         damage the chain walk names, never with what the damage made the decoder say."""
         try:
             return self._load(name)
-        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError):
+        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError, NotFound):
+            # NotFound: a campaign whose every event was deleted still has its kept head.
             found = self._chain_reader().check(campaign_id(name))
             if found.intact or found.broken_at is None or found.problem is None:
                 raise
@@ -624,10 +627,14 @@ class Trek:
         snapshot and the events since, as recording loads it): the status they show and the
         kept status document. Comparing every read model with a fold of the whole log is
         `trek replay --verify`'s work."""
-        result = self.verify_chain(slug)
+        self._check_file()
+        kinds: dict[str, list[str]] = {}
+        result = self.verify_chain(slug, kinds)
         for report in result["campaigns"]:
-            report["read_models"] = (self._read_model_differences(report["campaign"])
-                                     if report["intact"] else None)
+            name = report["campaign"]
+            report["read_models"] = (
+                self._read_model_differences(name) + self._index_differences(name, kinds[name])
+                if report["intact"] else None)
         result["verified"] = all(r["intact"] and not r["read_models"]
                                  for r in result["campaigns"])
         return result
@@ -649,15 +656,55 @@ class Trek:
                       ] or ["the kept status document differs from the log's"]
         return found
 
-    def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
-        """Walk each campaign's hash chain over the stored rows; names the first broken link."""
+    def _check_file(self) -> None:
+        """SQLite's own check of every page of an SQLite store (`PRAGMA quick_check`, a read
+        of the file, as the chain walk is of the log): a store SQLite cannot read is damaged,
+        whatever its chains say."""
+        if self.location.kind is not StoreKind.SQLITE:
+            return
+        try:
+            with self.reader.store_errors():
+                found = [str(row[0]) for row in self.views.query("PRAGMA quick_check")]
+        except StoreError:
+            raise
+        except Exception as error:
+            damage = sqlite_damage(error)
+            if damage is None:
+                raise
+            found = [damage]
+        if found != ["ok"]:
+            # Its first finding, on one line (SQLite heads them with the database's name).
+            lines = [line for text in found for line in text.splitlines()
+                     if line.strip() and not line.startswith("***")]
+            detail = lines[0] if lines else found[0]
+            raise damaged_store(self.location.display,
+                                detail if len(detail) <= 160 else detail[:160] + "...")
+
+    def _index_differences(self, name: str, kinds: list[str]) -> list[str]:
+        """Where the log's index of campaign `name` differs from the kinds of event its log
+        holds (`kinds`, read by the chain walk); nothing when its read models are not stored
+        (yet, or still in an older release's tables)."""
+        cid = campaign_id(name)
+        if self.projector.stored_view(str(cid)) is None:
+            return []
+        return self._chain_reader().index_differences(cid, kinds)
+
+    def verify_chain(self, slug: str | None = None, kinds: dict[str, list[str]] | None = None
+                     ) -> dict[str, Any]:
+        """Walk each campaign's hash chain over the stored rows; names the first broken link.
+        `kinds`: each campaign's event kinds as walked, by its name (for `trek verify`)."""
         reader = self._chain_reader()
-        names = [self.resolve(slug)] if slug is not None else reader.logged_campaigns(
-            lambda: [c["slug"] for c in self.campaigns()])
+        if slug is not None:
+            name = self.resolve(slug)
+            named = [(name, campaign_id(name))]
+        else:
+            logged = reader.logged_campaigns(lambda: [c["slug"] for c in self.campaigns()])
+            named = [(name, campaign_id(name)) for name in logged]
+            named += reader.lost_campaigns(logged)
         reports = []
-        for name in names:
-            check = reader.check(campaign_id(name))
-            if check.events == 0:
+        for name, cid in named:
+            check = reader.check(cid, None if kinds is None else kinds.setdefault(name, []))
+            if check.events == 0 and check.intact:
                 raise self.reader.no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})

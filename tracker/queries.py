@@ -312,10 +312,10 @@ class Queries:
 
         select = row_pages(self._reader.app.recorder, cid)
 
-        def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
+        def states(gt: int, lte: int) -> list[tuple[int, str, bytes | str]]:
             with self._reader.store_errors():
                 rows = select(gt, lte, lte - gt)
-            return [(row.originator_version, row.state) for row in rows]
+            return [(row.originator_version, row.topic, row.state) for row in rows]
 
         return states
 
