@@ -255,7 +255,7 @@ class Queries:
         stored JSON (None when that is not an event's: the log says it is damaged). `trek log`
         names the actor of every event recorded for anyone else."""
         name = self._trek.resolve(slug)
-        for _, state in self._event_states(campaign_id(name))(0, 1):
+        for _, _topic, state in self._event_states(campaign_id(name))(0, 1):
             try:
                 started = json.loads(stored_bytes(state))
             except ValueError:
