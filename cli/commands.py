@@ -18,6 +18,7 @@ import click
 
 from cli import render
 from cli.context import open_store, record, recorded, rulesets, settings
+from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
@@ -32,8 +33,10 @@ from cli.options import (
     character_from,
     character_options,
     csv_or_json,
+    reads,
     recording_options,
     store_options,
+    store_recording_options,
 )
 from cli.ruleset_line import command_lines
 from domain.bounds import MAX_POINTS
@@ -66,7 +69,7 @@ RULESET_NAMES = [entry.name for entry in ENTRIES]
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@recording_options
+@store_recording_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed).
@@ -178,6 +181,7 @@ def map_group() -> None:
 @click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
+@reads(MapShow)
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
@@ -199,10 +203,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
         _write_route_picture(route, target, html=html_file is not None)
         return
     if settings().json:
-        # The map is the document's own `map`; the route does not repeat it.
-        render.emit_json({"campaign": route["campaign"], "position": route["position"],
-                          "map": route["map"],
-                          "route": {k: v for k, v in route.items() if k != "map"}})
+        render.emit_json(route_document(route))
         return
     render.print_map(route["map"], route["position"])
 
@@ -406,6 +407,7 @@ def rules() -> None:
 
 @rules.command("show")
 @store_options
+@reads(RulesShow)
 def rules_show() -> None:
     """Show the campaign's house rules."""
     values = open_store(writes=False).queries.rules(settings().campaign)
@@ -551,6 +553,7 @@ def redo(seq: int, reason: str | None) -> None:
 @click.argument("a", type=PointType(with_campaign=True))
 @click.argument("b", type=PointType(with_campaign=True), default="now")
 @store_options
+@reads(Diff)
 def diff(a: Point, b: Point) -> None:
     """What changed between two points: position, supplies, levels, states, Health/Energy.
 
@@ -569,6 +572,7 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
+@reads(Audit)
 def audit(session: int | None, as_csv: bool) -> None:
     """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
@@ -592,7 +596,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 @click.argument("name", metavar="NEW-SLUG")
 @click.option("--at", "at", type=SEQ,
               help="Copy the history up to event SEQ (default: all of it).")
-@recording_options
+@store_recording_options
 def branch(name: str, at: int | None) -> None:
     """Start a what-if campaign in this store whose history is this one's up to SEQ.
 
