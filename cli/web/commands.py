@@ -170,12 +170,16 @@ class Door:
         if fields.get("battle_map") is not None:
             raise Refused(403, "A battle map is read from a file: start the encounter with "
                                "`trek encounter start NAME --map FILE` on the command line")
+        adapter = TypeAdapter(kinds[name])
         try:
-            command: Command = TypeAdapter(kinds[name]).validate_python(fields)
+            command: Command = adapter.validate_python(fields)
         except ValidationError as error:
             raise Refused(400, _invalid(error.errors())) from None
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
+        unknown = _unknown_key(fields, adapter.dump_python(command))
+        if unknown is not None:
+            raise Refused(400, f"The command {name} has no field {unknown}")
         return command
 
     def run(self, slug: str, asked: Command | Query, *, preview: bool = False) -> Any:
@@ -221,9 +225,28 @@ def _told(error: Exception) -> str:
     return _sentence(str(error))
 
 
+def _unknown_key(given: Any, made: Any, at: str = "") -> str | None:
+    """The first key of `given` that the command made of it does not hold (a misspelt field
+    would otherwise be dropped without a word), by its dotted path."""
+    if isinstance(given, Mapping) and isinstance(made, Mapping):
+        for key, value in given.items():
+            where = f"{at}.{key}" if at else str(key)
+            if key not in made:
+                return where
+            found = _unknown_key(value, made[key], where)
+            if found is not None:
+                return found
+    elif isinstance(given, list | tuple) and isinstance(made, list | tuple):
+        for number, (value, kept) in enumerate(zip(given, made, strict=False)):
+            found = _unknown_key(value, kept, f"{at}.{number}")
+            if found is not None:
+                return found
+    return None
+
+
 def _invalid(errors: Any) -> str:
     for error in errors:
         where = ".".join(str(part) for part in error.get("loc", ()))
         message = str(error.get("msg", "is not valid"))
-        return f"The command's {where or 'fields'} are not valid: {message}"
+        return f"The command's field {where or 'values'} is not valid: {message}"
     return "The command is not valid"
