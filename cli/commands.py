@@ -18,7 +18,6 @@ import click
 
 from cli import render
 from cli.context import open_store, record, recorded, rulesets, settings
-from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
 from cli.main import OPENING_WORDS, trek
 from cli.options import (
     CSV_HELP,
@@ -38,6 +37,7 @@ from cli.options import (
     store_options,
     store_recording_options,
 )
+from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
 from cli.ruleset_line import command_lines
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS

@@ -101,7 +101,7 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
         render.print_events(docs, ruleset(), preview=settings().preview)
 
 
-class Parsed(Exception):  # noqa: N818 - a signal, not an error
+class Parsed(Exception):
     """Raised by `record` while words are only being read (cli/parse.py): the command they
     make, handed back before any store is opened."""
 

@@ -18,9 +18,8 @@ from typing import Any
 
 import click
 
-from cli.options import PointType, Settings, reads, store_options
+from cli.options import PointType, Settings, store_options
 from cli.output import json_text
-from cli.reads import Status
 from domain.errors import TrackerError
 from tracker.points import Point
 
@@ -281,7 +280,6 @@ def _settings() -> Settings:
 @click.option("--as-of", "as_of", type=PointType(),
               help="The state right after event SEQ, or at the end of day N (day:N).")
 @store_options
-@reads(Status)
 def status(as_of: Point | None) -> None:
     """Where the party is, its movement, supplies, roster and conveyances."""
     settings = _settings()

@@ -32,7 +32,7 @@ class ParseError(Exception):
     """Words that make no command: a usage mistake, with click's sentence (exit 2, HTTP 400)."""
 
 
-class NotATableCommand(Exception):  # noqa: N818 - named for what the words are
+class NotATableCommand(Exception):
     """Words that make a command with no place at a table: it acts on files or on the whole
     store (HTTP 403)."""
 
@@ -93,7 +93,8 @@ def _read_command(ctx: click.Context, settings: Settings) -> Parsed:
                 raise NotATableCommand(_elsewhere(_path(ctx)[1:]))
             ctx.fail("Missing command.")
         name, found, rest = group.resolve_command(ctx, args)
-        assert found is not None and name is not None
+        assert found is not None
+        assert name is not None
         _refuse_printing(found, ctx, name, rest)
         _refuse_other_than_the_table(ctx, found, name, rest)
         ctx = found.make_context(name, rest, parent=ctx)

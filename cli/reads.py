@@ -134,3 +134,16 @@ class RulesShow(Query):
 
 QUERIES: tuple[type[Query], ...] = (Status, Log, EncounterStatus, MapShow, Audit, Diff,
                                     RulesShow)
+
+
+def _mark_status() -> None:
+    """`trek status` is the query Status. It lives in cli/main.py, which loads no other module
+    of the command line so that `trek --help` and `trek status` start quickly: marked here."""
+    from cli.main import status
+    from cli.options import reads
+
+    assert status.callback is not None
+    reads(Status)(status.callback)
+
+
+_mark_status()

@@ -9,6 +9,7 @@ files or on the whole store (403), the rules (422).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -129,10 +130,9 @@ class Door:
     def _drop(self) -> None:
         trek, self._trek = self._trek, None
         if trek is not None:
-            try:
+            # Closing what failed: the next request opens the store afresh.
+            with contextlib.suppress(Exception):
                 trek.close()
-            except Exception:  # noqa: S110 - closing what failed; the next request reopens
-                pass
 
     def campaigns(self) -> set[str]:
         with self.lock:
@@ -188,7 +188,7 @@ class Door:
         with self.lock:
             return self._run(slug, asked, preview=preview)
 
-    def preview_after(self, slug: str, asked: Command) -> tuple[Any, Any]:
+    def preview_after(self, slug: str, asked: Command | Query) -> tuple[Any, Any]:
         """Preview a command; with it, the open encounter as the previewed event would leave
         it (None when it is not an encounter's)."""
         with self.lock:
