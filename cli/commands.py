@@ -410,7 +410,7 @@ def rules() -> None:
 @reads(RulesShow)
 def rules_show() -> None:
     """Show the campaign's house rules."""
-    values = open_store(writes=False).queries.rules(settings().campaign)
+    values = RulesShow().answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(values)
         return
@@ -487,10 +487,9 @@ def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) 
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
     if document is None:
-        trek_app = open_store(writes=False)
-        campaign = settings().campaign
-        document = (trek_app.queries.status(campaign) if as_of is None
-                    else trek_app.queries.status_at(campaign, as_of))
+        from cli.reads import Status
+
+        document = Status(as_of).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(document)
     else:
@@ -561,7 +560,7 @@ def diff(a: Point, b: Point) -> None:
     default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
     compare a branch with its original: `trek diff ashes-road@now what-if@now`.
     """
-    result = open_store(writes=False).queries.diff(settings().campaign, a, b)
+    result = Diff(a, b).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(result)
     else:
@@ -581,7 +580,7 @@ def audit(session: int | None, as_csv: bool) -> None:
     target, success, cancelled_by, gm, at, detail.
     """
     csv_or_json(as_csv)
-    result = open_store(writes=False).queries.audit(settings().campaign, session)
+    result = Audit(session).answer(open_store(writes=False), settings().campaign)
     if as_csv:
         from cli import spreadsheet
 

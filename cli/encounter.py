@@ -192,7 +192,7 @@ def status() -> None:
     # The campaign's kept status document holds its encounter, when it is current.
     kept = read_status(settings().db, settings().campaign)
     doc = (kept["encounter"] if kept is not None
-           else open_store(writes=False).queries.encounter_status(settings().campaign))
+           else EncounterStatus().answer(open_store(writes=False), settings().campaign))
     if settings().json:
         render.emit_json(doc)
     elif doc is None:
