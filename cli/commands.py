@@ -33,9 +33,12 @@ from cli.options import (
     character_from,
     character_options,
     csv_or_json,
+    reads,
     recording_options,
     store_options,
+    store_recording_options,
 )
+from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
 from cli.ruleset_line import command_lines
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
@@ -67,7 +70,7 @@ RULESET_NAMES = [entry.name for entry in ENTRIES]
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@recording_options
+@store_recording_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed).
@@ -179,6 +182,7 @@ def map_group() -> None:
 @click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
+@reads(MapShow)
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
@@ -200,10 +204,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
         _write_route_picture(route, target, html=html_file is not None)
         return
     if settings().json:
-        # The map is the document's own `map`; the route does not repeat it.
-        render.emit_json({"campaign": route["campaign"], "position": route["position"],
-                          "map": route["map"],
-                          "route": {k: v for k, v in route.items() if k != "map"}})
+        render.emit_json(route_document(route))
         return
     render.print_map(route["map"], route["position"])
 
@@ -407,9 +408,10 @@ def rules() -> None:
 
 @rules.command("show")
 @store_options
+@reads(RulesShow)
 def rules_show() -> None:
     """Show the campaign's house rules."""
-    values = open_store(writes=False).queries.rules(settings().campaign)
+    values = RulesShow().answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(values)
         return
@@ -486,10 +488,9 @@ def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) 
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
     if document is None:
-        trek_app = open_store(writes=False)
-        campaign = settings().campaign
-        document = (trek_app.queries.status(campaign) if as_of is None
-                    else trek_app.queries.status_at(campaign, as_of))
+        from cli.reads import Status
+
+        document = Status(as_of).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(document)
     else:
@@ -552,6 +553,7 @@ def redo(seq: int, reason: str | None) -> None:
 @click.argument("a", type=PointType(with_campaign=True))
 @click.argument("b", type=PointType(with_campaign=True), default="now")
 @store_options
+@reads(Diff)
 def diff(a: Point, b: Point) -> None:
     """What changed between two points: position, supplies, levels, states, Health/Energy.
 
@@ -559,7 +561,7 @@ def diff(a: Point, b: Point) -> None:
     default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
     compare a branch with its original: `trek diff ashes-road@now what-if@now`.
     """
-    result = open_store(writes=False).queries.diff(settings().campaign, a, b)
+    result = Diff(a, b).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(result)
     else:
@@ -570,6 +572,7 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
+@reads(Audit)
 def audit(session: int | None, as_csv: bool) -> None:
     """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
@@ -578,7 +581,7 @@ def audit(session: int | None, as_csv: bool) -> None:
     target, success, cancelled_by, gm, at, detail.
     """
     csv_or_json(as_csv)
-    result = open_store(writes=False).queries.audit(settings().campaign, session)
+    result = Audit(session).answer(open_store(writes=False), settings().campaign)
     if as_csv:
         from cli import spreadsheet
 
@@ -593,7 +596,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 @click.argument("name", metavar="NEW-SLUG")
 @click.option("--at", "at", type=SEQ,
               help="Copy the history up to event SEQ (default: all of it).")
-@recording_options
+@store_recording_options
 def branch(name: str, at: int | None) -> None:
     """Start a what-if campaign in this store whose history is this one's up to SEQ.
 

@@ -101,10 +101,25 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
         render.print_events(docs, ruleset(), preview=settings().preview)
 
 
+class Parsed(Exception):
+    """Raised by `record` while words are only being read (cli/parse.py): the command they
+    make, handed back before any store is opened."""
+
+    def __init__(self, command: Command) -> None:
+        super().__init__(command.what)
+        self.command = command
+
+
 def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
     """Hand `command` to the one door (`Trek.handle`), or with --preview only show the event
     it would record. A command that needs the campaign to be built (a battle map read with
-    its ruleset's legend) comes as a function of the store and the campaign."""
+    its ruleset's legend) comes as a function of the store and the campaign.
+
+    While words are only being read (cli/parse.py), the command is handed back instead."""
+    if settings().parsing:
+        if callable(command):
+            raise RuntimeError("a command of the table needs no store to be made")
+        raise Parsed(command)
     trek = open_store(preview=settings().preview)
     campaign = settings().campaign
     if callable(command):

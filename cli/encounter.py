@@ -25,9 +25,11 @@ from cli.options import (
     character_from,
     character_options,
     given_extras,
+    reads,
     recording_options,
     store_options,
 )
+from cli.reads import EncounterStatus
 from domain.errors import MapError, TrackerError
 from tracker.points import Point
 
@@ -81,15 +83,16 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
     from domain.commands import StartEncounter
     from tracker.mapformats.tomlfile import load_battle_map
 
-    map_text, note = None, None
-    if map_file is not None:
-        from cli import mapimport
+    if map_file is None:
+        if terrains:
+            raise TrackerError("--terrain goes with --map FILE, a map from another tool")
+        record(StartEncounter(name))
+        return
+    from cli import mapimport
 
-        map_text, note = mapimport.map_text(map_file, _ruleset, battle=True, terrains=terrains)
-    elif terrains:
-        raise TrackerError("--terrain goes with --map FILE, a map from another tool")
+    map_text, note = mapimport.map_text(map_file, _ruleset, battle=True, terrains=terrains)
     try:
-        record(lambda t, c: StartEncounter(name, None if map_text is None else load_battle_map(
+        record(lambda t, c: StartEncounter(name, load_battle_map(
             map_text, t.rulesets.named(t.queries.ruleset_of(c)).battle_legend)))
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
@@ -182,6 +185,7 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 
 @encounter.command("status")
 @store_options
+@reads(EncounterStatus)
 def status() -> None:
     """The battle map with each combatant's initial, and who has moved, what remains and
     any penalties (`--json`: the document scripts read, null with no encounter)."""
@@ -190,7 +194,7 @@ def status() -> None:
     # The campaign's kept status document holds its encounter, when it is current.
     kept = read_status(settings().db, settings().campaign)
     doc = (kept["encounter"] if kept is not None
-           else open_store(writes=False).queries.encounter_status(settings().campaign))
+           else EncounterStatus().answer(open_store(writes=False), settings().campaign))
     if settings().json:
         render.emit_json(doc)
     elif doc is None:

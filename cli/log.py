@@ -13,7 +13,16 @@ import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, rulesets, settings
-from cli.options import CSV_HELP, AtLeastOne, EventNumber, TrekCommand, csv_or_json, store_options
+from cli.options import (
+    CSV_HELP,
+    AtLeastOne,
+    EventNumber,
+    TrekCommand,
+    csv_or_json,
+    reads,
+    store_options,
+)
+from cli.reads import Log
 from projections.kept_log import Modelled, read_log
 from projections.logpages import LogFilter
 from tracker.chain import undamaged
@@ -35,6 +44,7 @@ from tracker.chain import undamaged
 @click.option("--no-pager", "no_pager", is_flag=True,
               help="Print straight to the terminal instead of through the pager.")
 @store_options
+@reads(Log)
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
         as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
     """Every recorded event in order, reversals included.

@@ -33,9 +33,12 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
-    # The stores a front-end keeps open from one command to the next (`trek shell`, `trek
-    # serve`): a cli.context.KeptStores.
+    # The stores a front-end keeps open from one command to the next (`trek shell`): a
+    # cli.context.KeptStores.
     kept: Any = None
+    # Words read into a command and nothing else (cli/parse.py): `record` hands the command
+    # back instead of opening a store.
+    parsing: bool = False
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
@@ -115,15 +118,40 @@ PREVIEW_HELP = ("Show the event this would record (with --json, exactly what rec
                 "prints) and record nothing; a refusal is still refused.")
 
 
+# The commands of the table, by callback: each builds one command object from its parameters
+# and hands it to `cli.context.record`, reading and writing nothing before; cli/parse.py runs
+# these (and only these) to turn words into a command.
+TABLE_COMMANDS: set[Callable[..., Any]] = set()
+# The read commands of the table, by callback: the query each stands for (cli/reads.py), made
+# from its parameters by name without running the callback.
+QUERY_COMMANDS: dict[Callable[..., Any], type[Any]] = {}
+
+
 def recording_options(func: F) -> F:
-    """The store options of a command that records one event, and --preview.
+    """The store options of a command of the table that records one event, and --preview.
 
     Every recording command takes these instead of `store_options`; `cli.context.record`
     reads --preview, so no command handles it itself.
     """
+    TABLE_COMMANDS.add(func)
+    return store_recording_options(func)
+
+
+def store_recording_options(func: F) -> F:
+    """--preview and the store options of a command that records but is not one of the
+    table's (it makes a campaign: `init`, `branch`)."""
     func = click.option("--preview", is_flag=True, default=False, expose_value=False,
                         callback=_merge("preview"), help=PREVIEW_HELP)(func)
     return store_options(func)
+
+
+def reads(query: type[Any]) -> Callable[[F], F]:
+    """Mark a read command of the table as the query `query`, whose fields are the command's
+    parameters by name."""
+    def mark(func: F) -> F:
+        QUERY_COMMANDS[func] = query
+        return func
+    return mark
 
 
 def character_options(func: F) -> F:

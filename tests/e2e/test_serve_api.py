@@ -110,9 +110,6 @@ def test_a_refusal_is_422_with_the_cli_sentence_and_records_nothing(
     (["--db", "other.db", "status"], "--db is fixed by the server"),
     (["move", "--campaign=x", "E"], "--campaign is fixed by the server"),
     (["status", "--help"], "--help is not available"),
-    (["map", "show", "--svg", "/tmp/x.svg"], "--svg is not available"),
-    (["init", "Other"], "init"),
-    (["serve"], "serve"),
     (["harm", "Kira", "--reason", "a\x1b[31mred"], "control characters"),
     ([], "argv"),
     (["x" * 500], "at most"),
@@ -124,6 +121,22 @@ def test_a_usage_mistake_is_400_and_records_nothing(served: Served, argv: list[s
     error = response.json()["error"]
     assert fragment in error
     assert error.endswith((".", "?"))
+    assert events_count(served) == 21
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["map", "show", "--svg", "/tmp/x.svg"], "--svg is not available"),
+    (["init", "Other"], "init"),
+    (["serve"], "serve"),
+])
+def test_a_command_that_is_not_the_tables_is_403_and_records_nothing(
+        served: Served, argv: list[str], fragment: str) -> None:
+    response = served.command(argv)
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert fragment in error
+    assert "trek command line" in error
+    assert error.endswith(".")
     assert events_count(served) == 21
 
 
