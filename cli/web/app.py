@@ -118,7 +118,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         from cli.context import rulesets
         from tracker.app import Trek
 
-        return Trek.open(config.db, rulesets=rulesets(), writable=False)
+        return Trek.open(config.db, rulesets=rulesets(), writable=False, memory=memory)
 
     reads = Reads(open_store or open_reader)
     live = Live(reads, config.poll_interval)
