@@ -146,6 +146,19 @@ def remove(name: str) -> None:
     record(RemoveCombatant(name))
 
 
+@encounter.command("door")
+@click.argument("door", metavar="NAME|X,Y")
+@click.argument("state", metavar="open|close", type=click.Choice(["open", "close"],
+                                                                  case_sensitive=False))
+@recording_options
+def door(door: str, state: str) -> None:
+    """Open or close a door of the battle map, named or by its grid point X,Y (free: it spends
+    no movement)."""
+    from domain.commands import ChangeDoor
+
+    record(ChangeDoor(door=door, closed=state.lower() == "close"))
+
+
 @encounter.command("round")
 @recording_options
 def round_(**options: Any) -> None:

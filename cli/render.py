@@ -133,6 +133,7 @@ _SUMMARIES.update({
                                      " on an open plain"),
     "CombatantEntered": lambda d: f"{d['name']} ({d['side']}) enters at {_sq(d['at'])}",
     "CombatantRemoved": lambda d: f"{d['name']} leaves the fight",
+    "DoorChanged": lambda d: f"the {d['door']} is {'closed' if d['closed'] else 'opened'}",
     "RoundStarted": lambda d: f"round {d['number']} starts",
     "EncounterEnded": lambda d: f"encounter {d['name']} ends after {d['rounds']} round(s)",
 })
