@@ -15,7 +15,9 @@ import json
 import struct
 import tomllib
 import zlib
+from datetime import UTC, datetime
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,10 +25,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.errors import MapError
+from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
+from domain.errors import MapError, RuleViolation
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from tracker.mapformats import Target, convert, format_of, parse
 from tracker.mapformats.tomlfile import load_battle_map, load_map
-from tracker.mapformats.uvtt import cells_crossed
+from tracker.mapformats.uvtt import edges_along
 
 BESM_OVERLAND = Target(frozenset({"open", "feature", "hazard"}), battle=False)
 CYPHER_OVERLAND = Target(frozenset({"open", "rough", "difficult", "water", "high-gravity",
@@ -308,51 +314,168 @@ def uvtt(**changes: Any) -> str:
     return json.dumps(doc)
 
 
-def test_uvtt_walls_and_closed_doors_become_wall_cells() -> None:
-    # The wall on y=1 lands in row 1 (the cells below the line): (0,1) (1,1) (2,1); the
-    # x=3.5 wall is column 3 from top to bottom; the closed door is (0,2); the open one
-    # leaves (1,2) open.
+def test_uvtt_walls_and_doors_land_on_the_edges_between_squares() -> None:
+    # The wall on the grid line y=1 from x=0 to 3 is those three edges; the wall down x=3.5
+    # runs half a square off the lines, so it lands on the nearest line, x=4 (a half rounds
+    # up); the portals along y=2.5 land on y=3 (the map's foot), each one square wide.
     imported = convert(parse("uvtt", uvtt(), "cellar"), BESM_BATTLE)
     doc = tomllib.loads(imported.toml)
-    assert doc["map"] == {"name": "cellar", "grid": "square",
-                          "rows": ["...#", "####", "c..#"]}
-    assert doc["legend"] == {".": {"terrain": "open", "name": "open"},
-                             "#": {"terrain": "wall", "name": "wall"},
-                             "c": {"terrain": "wall", "name": "closed door"}}
+    assert doc["map"] == {"name": "cellar", "grid": "square", "rows": ["....", "....", "...."]}
+    assert doc["wall"] == [{"points": [[0, 1], [3, 1]]}, {"points": [[4, 0], [4, 3]]}]
+    assert doc["door"] == [
+        {"from": [0, 3], "to": [1, 3], "name": "door at 0,3", "closed": True},
+        {"from": [1, 3], "to": [2, 3], "name": "door at 1,3", "closed": False}]
     report = imported.report
-    assert report["terrains"] == {"open": "open", "wall": "wall"}
+    assert (report["walls"], report["doors"]) == (2, 2)
     assert "image (the picture is not decoded)" in report["ignored"]
-    assert "1 open doors" in report["ignored"]
+    assert "1 wall segments off the grid lines (each on the edges nearest to it)" in (
+        report["used"])
     assert {"environment", "format", "lights"} <= set(report["ignored"])
 
 
 def test_uvtt_map_origin_moves_the_walls() -> None:
     text = uvtt(resolution={"map_origin": {"x": 10, "y": 20}, "map_size": {"x": 2, "y": 2},
                             "pixels_per_grid": 50},
-                line_of_sight=[[{"x": 11.5, "y": 20}, {"x": 11.5, "y": 22}]], portals=[])
-    assert toml_of("uvtt", text, BESM_BATTLE)["map"]["rows"] == [".#", ".#"]
+                line_of_sight=[[{"x": 11, "y": 20}, {"x": 11, "y": 22}]], portals=[])
+    assert toml_of("uvtt", text, BESM_BATTLE)["wall"] == [{"points": [[1, 0], [1, 2]]}]
 
 
-def test_segments_cross_the_cells_worked_by_hand() -> None:
-    def crossed(a: tuple[float, float], b: tuple[float, float]) -> set[tuple[int, int]]:
-        return set(cells_crossed((Fraction(a[0]), Fraction(a[1])),
-                                 (Fraction(b[0]), Fraction(b[1]))))
+def test_segments_land_on_the_edges_nearest_them_worked_by_hand() -> None:
+    def along(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[int, int, str]]:
+        return list(edges_along((Fraction(a[0]), Fraction(a[1])),
+                                (Fraction(b[0]), Fraction(b[1]))))
 
-    # Corner to corner: only the diagonal cells, not their neighbours.
-    assert crossed((0, 0), (3, 3)) == {(0, 0), (1, 1), (2, 2)}
-    # x from 0.5 to 2.5 while y goes 0.5 to 1.5: crosses x=1 at t=1/4, y=1 at t=1/2, x=2 at 3/4.
-    assert crossed((0.5, 0.5), (2.5, 1.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
-    # Drawn backwards, the same cells.
-    assert crossed((2.5, 1.5), (0.5, 0.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
+    # On a grid line: exactly the edges under it, either way round.
+    assert along((0, 2), (3, 2)) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    assert sorted(along((3, 2), (0, 2))) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    # A little off the line y=2 (2.1 to 1.9), and not quite reaching x=0 or 3: the same edges.
+    assert along((0.2, 2.1), (2.9, 1.9)) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    # Corner to corner (0,0) to (2,2): a staircase of grid points (0,0) (1,0) (1,1) (2,1)
+    # (2,2), each step the one whose end lies nearer the slanting line (a tie goes across).
+    assert along((0, 0), (2, 2)) == [(0, 0, "h"), (1, 0, "v"), (1, 1, "h"), (2, 1, "v")]
+    # Shorter than half a square: no edge at all.
+    assert along((1.1, 1), (1.4, 1)) == []
 
 
-def test_a_wall_from_far_away_marks_only_the_cells_on_the_map() -> None:
-    # From x = -10^300 to x = 10^300 along the middle of row 1 of a 4×3 map: row 1, all of it,
-    # worked out without walking a googol of cells.
-    text = uvtt(line_of_sight=[[{"x": -1e300, "y": 1.5}, {"x": 1e300, "y": 1.5}]], portals=[])
+def test_a_wall_from_far_away_marks_only_the_edges_on_the_map() -> None:
+    # Along the grid line y=1 from x = -10^300 to 10^300 on a 4×3 map: the whole line across
+    # the map, worked out without walking a googol of edges.
+    text = uvtt(line_of_sight=[[{"x": -1e300, "y": 1}, {"x": 1e300, "y": 1}]], portals=[])
     imported = convert(parse("uvtt", text, "far"), BESM_BATTLE)
-    assert tomllib.loads(imported.toml)["map"]["rows"] == ["....", "####", "...."]
+    assert tomllib.loads(imported.toml)["wall"] == [{"points": [[0, 1], [4, 1]]}]
     assert "walls beyond the map's edge (cut off there)" in imported.report["ignored"]
+
+
+# A room 5 squares by 4 between grid points (1,1) and (6,5) on an 8×6 map whose file counts
+# from map_origin (-2, 3): file x = x - 2, y = y + 3. Its right wall leaves a two-wide exit
+# between (6,2) and (6,4); the top wall runs on through a closed door from (3,1) to (4,1);
+# the foot wall breaks for an open door from (2,5) to (3,5); a pillar fills square (3,3).
+def room(**changes: Any) -> str:
+    def line(*points: tuple[float, float]) -> list[dict[str, float]]:
+        return [{"x": x - 2, "y": y + 3} for x, y in points]
+
+    doc: dict[str, Any] = {
+        "format": 0.3,
+        "resolution": {"map_origin": {"x": -2, "y": 3}, "map_size": {"x": 8, "y": 6},
+                       "pixels_per_grid": 256},
+        "line_of_sight": [line((1, 1), (6, 1), (6, 2)), line((6, 4), (6, 5), (3, 5)),
+                          line((2, 5), (1, 5), (1, 1))],
+        "objects_line_of_sight": [line((3, 3), (4, 3), (4, 4), (3, 4), (3, 3))],
+        "portals": [
+            {"position": line((3.5, 1))[0], "bounds": line((3, 1), (4, 1)),
+             "rotation": 0, "closed": True, "freestanding": False},
+            {"position": line((2.5, 5))[0], "bounds": line((3, 5), (2, 5)),
+             "rotation": 3.14159, "closed": False, "freestanding": False},
+        ],
+        "image": "iVBORw0KGgo=",
+    }
+    doc.update(changes)
+    return json.dumps(doc)
+
+
+def room_step(x: int, y: int, direction: str) -> Any:
+    """Kira, on (x, y) of the imported room in a BESM fight, steps once toward `direction`."""
+    imported = convert(parse("uvtt", room(), "room"), BESM_BATTLE)
+    c = Campaign.start(Stamp("gm", datetime(2024, 5, 1, tzinfo=UTC)), name="Room",
+                       ruleset="besm", rulesets=RULESETS, seed=1, game_map=None, at=None)
+    c.handle(AddCharacter(CharacterOptions(name="Kira", extra={"body": 6, "mind": 5,
+                                                                "soul": 4})))
+    c.handle(StartEncounter("Room", load_battle_map(imported.toml,
+                                                    RULESETS.named("besm").battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(x, y)))
+    c.handle(StartRound())
+    return c.handle(MoveCombatant(name="Kira", steps=(direction,)))
+
+
+def test_a_uvtt_room_imports_to_the_edges_its_file_shows() -> None:
+    doc = toml_of("uvtt", room(), BESM_BATTLE, stem="room")
+    # Rows of edges first (by y), then columns (by x); the closed door's edge is not wall.
+    assert [w["points"] for w in doc["wall"]] == [
+        [[1, 1], [3, 1]], [[4, 1], [6, 1]], [[3, 3], [4, 3]], [[3, 4], [4, 4]],
+        [[1, 5], [2, 5]], [[3, 5], [6, 5]],
+        [[1, 1], [1, 5]], [[3, 3], [3, 4]], [[4, 3], [4, 4]], [[6, 1], [6, 2]],
+        [[6, 4], [6, 5]]]
+    assert doc["door"] == [
+        {"from": [3, 1], "to": [4, 1], "name": "door at 3,1", "closed": True},
+        {"from": [2, 5], "to": [3, 5], "name": "door at 2,5", "closed": False}]
+
+
+@pytest.mark.parametrize(("x", "y", "direction"), [
+    (5, 2, "E"), (5, 3, "E"),          # the exit is two wide: both squares step out
+    (2, 4, "S"), (2, 5, "N"),          # the open door passes, both ways
+    (6, 2, "W"), (7, 0, "SW"),         # back in by the exit; outside, clear of any corner
+])
+def test_the_imported_room_lets_through_where_its_file_is_open(x: int, y: int,
+                                                               direction: str) -> None:
+    event = room_step(x, y, direction)
+    assert event.path[0] == Square(x, y)
+    assert event.path[-1] == Square(x, y).step(direction)
+
+
+@pytest.mark.parametrize(("x", "y", "direction", "words"), [
+    (5, 1, "E", "a wall stands between 5,1 and 6,1"),
+    (5, 4, "E", "a wall stands between 5,4 and 6,4"),
+    # The corners where two walls meet hold against diagonal steps out of the room.
+    (5, 4, "SE", "a wall meets the corner 6,5"),
+    (1, 1, "NW", "a wall meets the corner 1,1"),
+    (1, 4, "SW", "a wall meets the corner 1,5"),
+    # Nor does the exit's edge let a diagonal step slip round the wall's end.
+    (5, 1, "SE", "a wall meets the corner 6,2"),
+    # The closed door blocks; the pillar's square is shut on every side.
+    (3, 1, "N", "the door at 3,1 is closed between 3,1 and 3,0"),
+    (0, 0, "SE", "a wall meets the corner 1,1"),
+    (3, 2, "S", "a wall stands between 3,2 and 3,3"),
+])
+def test_the_imported_room_holds_where_its_file_has_walls(x: int, y: int, direction: str,
+                                                          words: str) -> None:
+    with pytest.raises(RuleViolation, match=words):
+        room_step(x, y, direction)
+
+
+def test_a_df2vtt_file_reads_as_a_dd2vtt_file() -> None:
+    assert format_of("room.df2vtt", room()) == format_of("room.dd2vtt", room()) == "uvtt"
+    assert (convert(parse(format_of("room.df2vtt", ""), room(), "room"), BESM_BATTLE).toml
+            == convert(parse(format_of("room.dd2vtt", ""), room(), "room"), BESM_BATTLE).toml)
+
+
+def test_an_image_given_as_a_path_is_looked_for_beside_the_file(tmp_path: Path) -> None:
+    (tmp_path / "room.png").write_bytes(b"\x89PNG")
+    found = convert(parse("uvtt", room(image="room.png"), "room", folder=tmp_path),
+                    BESM_BATTLE).report
+    assert ("image 'room.png' (a picture file, found beside the file; Trek does not keep the "
+            "picture)") in found["ignored"]
+    missing = convert(parse("uvtt", room(image="maps/cellar.webp"), "room", folder=tmp_path),
+                      BESM_BATTLE).report
+    assert ("image 'maps/cellar.webp' (a picture file, not found beside the file; Trek does "
+            "not keep the picture)") in missing["ignored"]
+
+
+def test_a_portal_keeps_its_name_and_names_stay_apart() -> None:
+    doc = json.loads(room())
+    doc["portals"][0]["name"] = "Vault\u0007 door"
+    doc["portals"][1]["name"] = "Vault door"
+    text = toml_of("uvtt", json.dumps(doc), BESM_BATTLE)
+    assert [d["name"] for d in text["door"]] == ["Vault door", "Vault door (2)"]
 
 
 def test_uvtt_is_for_battle_maps_only() -> None:
@@ -375,7 +498,7 @@ def test_malformed_uvtt_files_are_refused_with_the_reason(text: str, reason: str
 
 @pytest.mark.parametrize(("name", "text", "fmt"), [
     ("a.tmj", "", "tiled"), ("a.TXT", "", "textmapper"), ("a.textmapper", "", "textmapper"),
-    ("a.dd2vtt", "", "uvtt"), ("a.uvtt", "", "uvtt"),
+    ("a.dd2vtt", "", "uvtt"), ("a.df2vtt", "", "uvtt"), ("a.uvtt", "", "uvtt"),
     ("a.json", '{"orientation": "orthogonal"}', "tiled"),
     ("a.json", '{"resolution": {}}', "uvtt"),
 ])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from domain.errors import MapError
@@ -30,6 +31,7 @@ EXTENSIONS: dict[str, Format | None] = {
     ".txt": "textmapper",
     ".textmapper": "textmapper",
     ".dd2vtt": "uvtt",
+    ".df2vtt": "uvtt",
     ".uvtt": "uvtt",
 }
 FORMAT_TITLES: dict[Format, str] = {
@@ -54,6 +56,17 @@ class SourceCell:
 OPEN = SourceCell("open")
 
 
+@dataclass(frozen=True)
+class SourceDoor:
+    """A door on the edges between squares (RULES §16): from grid point `start` to `end` in a
+    straight line."""
+
+    name: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+    closed: bool
+
+
 @dataclass
 class SourceMap:
     """A parsed file: the grid of source cells and what the parser read and skipped."""
@@ -65,6 +78,10 @@ class SourceMap:
     used: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     battle_only: bool = False
+    # Walls and doors on the edges between squares (battle maps on squares only): each wall
+    # its grid points, from point to point along the grid lines.
+    walls: list[list[tuple[int, int]]] = field(default_factory=list)
+    doors: list[SourceDoor] = field(default_factory=list)
 
     @property
     def width(self) -> int:
@@ -109,8 +126,10 @@ def format_of(filename: str, text: str) -> Format:
     return "uvtt" if isinstance(doc, dict) and "resolution" in doc else "tiled"
 
 
-def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None) -> SourceMap:
-    """The file's text as a SourceMap; a MapError gives the reason it cannot be read."""
+def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None,
+          folder: Path | None = None) -> SourceMap:
+    """The file's text as a SourceMap; a MapError gives the reason it cannot be read. `folder`:
+    where the file is (files it names, such as a picture, are looked for there)."""
     from tracker.mapformats import textmapper, tiled, uvtt
 
     if fmt == "tiled":
@@ -118,7 +137,7 @@ def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None) -> Sou
     elif fmt == "textmapper":
         source = textmapper.parse(text, stem, grid=grid or "hex")
     else:
-        source = uvtt.parse(text, stem)
+        source = uvtt.parse(text, stem, folder)
     if grid is not None and fmt != "textmapper":
         source.ignored.append(f"--grid {grid} (the {FORMAT_TITLES[fmt]} file gives its grid)")
     return source
@@ -164,6 +183,13 @@ def convert(source: SourceMap, target: Target,
         lines.append(f"{toml_string(key)} = {{ {', '.join(parts)} }}")
     if dropped_penalty:
         ignored.append("tile penalties (battle maps have no penalty key)")
+    for wall in source.walls:
+        points = ", ".join(f"[{x}, {y}]" for x, y in wall)
+        lines += ["", "[[wall]]", f"points = [{points}]"]
+    for door in source.doors:
+        lines += ["", "[[door]]", f"from = [{door.start[0]}, {door.start[1]}]",
+                  f"to = [{door.end[0]}, {door.end[1]}]", f"name = {toml_string(door.name)}",
+                  f"closed = {'true' if door.closed else 'false'}"]
     report: dict[str, Any] = {
         "format": source.format,
         "grid": grid,
@@ -172,6 +198,8 @@ def convert(source: SourceMap, target: Target,
         "used": list(source.used),
         "ignored": ignored,
         "terrains": {word: terrains[word] for word in words},
+        "walls": len(source.walls),
+        "doors": len(source.doors),
         "wrote": None,
     }
     return Imported(toml="\n".join(lines) + "\n", report=report)
