@@ -244,7 +244,7 @@ class ChangeDoor(Command):
 
     what: ClassVar[str] = "encounter door"
 
-    door: str
+    door: Annotated[str, texted("door", limit=MAX_CAMPAIGN_NAME)]
     closed: bool
 
 
