@@ -53,34 +53,39 @@ def start(trek_run: Run, tmp_path: Path) -> None:
     recorded(trek_run("encounter", "round", "--json"), 5, "RoundStarted")
 
 
-def test_a_door_opens_lets_kira_through_and_its_undo_needs_cascade(trek_run: Run,
-                                                                   tmp_path: Path) -> None:
-    start(trek_run, tmp_path)
-    refused(trek_run("encounter", "door", "cellar door", "close"),
+def test_a_door_opens_lets_kira_through_and_its_undo_needs_cascade(
+        trek_run: Run, tmp_path: Path, db: str) -> None:
+    """On SQLite and on PostgreSQL (the `db` fixture)."""
+    def on_db(*args: str) -> TrekRun:
+        return trek_run(*args, db=db)
+
+    run = on_db
+    start(run, tmp_path)
+    refused(run("encounter", "door", "cellar door", "close"),
             "the cellar door is already closed")
-    refused(trek_run("encounter", "door", "vault", "open"), "no door called 'vault'",
+    refused(run("encounter", "door", "vault", "open"), "no door called 'vault'",
             "cellar door, door at 4,2")
-    refused(trek_run("encounter", "move", "Kira", "E"),
+    refused(run("encounter", "move", "Kira", "E"),
             "step 1 is refused: the cellar door is closed between 2,0 and 3,0")
-    doc = ok(trek_run("encounter", "status", "--json")).json()
+    doc = ok(run("encounter", "status", "--json")).json()
     assert [(d["name"], d["closed"]) for d in doc["doors"]] == [
         ("cellar door", True), ("door at 4,2", False)]
 
-    event = recorded(trek_run("encounter", "door", "cellar door", "open", "--json"), 6,
+    event = recorded(run("encounter", "door", "cellar door", "open", "--json"), 6,
                      "DoorChanged")
     assert (event["door"], event["closed"]) == ("cellar door", False)
-    doc = ok(trek_run("encounter", "status", "--json")).json()
+    doc = ok(run("encounter", "status", "--json")).json()
     assert doc["doors"][0]["closed"] is False
     assert doc["combatants"]["Kira"]["remaining"] == 8          # the door cost nothing
-    moved = recorded(trek_run("encounter", "move", "Kira", "E", "--json"), 7, "CombatantMoved")
+    moved = recorded(run("encounter", "move", "Kira", "E", "--json"), 7, "CombatantMoved")
     assert moved["path"] == [{"x": 2, "y": 0}, {"x": 3, "y": 0}]
 
-    refused(trek_run("undo", "6"), "event 7", "--cascade")
-    ok(trek_run("undo", "6", "--cascade"))
-    doc = ok(trek_run("encounter", "status", "--json")).json()
+    refused(run("undo", "6"), "event 7", "--cascade")
+    ok(run("undo", "6", "--cascade"))
+    doc = ok(run("encounter", "status", "--json")).json()
     assert doc["doors"][0]["closed"] is True
     assert doc["combatants"]["Kira"]["position"] == {"x": 2, "y": 0}
-    log = ok(trek_run("log", "--json")).json()
+    log = ok(run("log", "--json")).json()
     assert [e["cancelled_by"] for e in log if e["seq"] in (6, 7)] == [8, 8]
 
 

@@ -290,3 +290,48 @@ def test_a_hex_map_takes_no_edge_walls() -> None:
     text = ROOM.replace("[map]\n", "[map]\ngrid = \"hex\"\n")
     with pytest.raises(MapError, match="walls and doors on edges are for square maps"):
         load_battle_map(text, RULESETS.named("gurps").battle_legend)
+
+
+# A Cypher hold in zero gravity, 6 × 2 squares of 5 feet: a wall on the map's left line beside
+# 0,0, and one across the line x = 3 in row 0 only.
+HOLD = """\
+[map]
+name = "Hold"
+rows = ["zzzzzz", "zzzzzz"]
+
+[legend]
+"z" = { terrain = "zero-gravity" }
+
+[[wall]]
+points = [[0, 0], [0, 1]]
+
+[[wall]]
+points = [[3, 0], [3, 1]]
+"""
+
+
+def hold(x: int, y: int) -> Campaign:
+    c = Campaign.start(STAMP, name="Hold", ruleset="cypher", rulesets=RULESETS, seed=5,
+                       game_map=None, at=None)
+    c.handle(AddCharacter(CharacterOptions(name="Kira", extra=HEROES["cypher"]["extra"])))
+    c.handle(StartEncounter("Hold", load_battle_map(HOLD, RULESETS.named("cypher")
+                                                    .battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(x, y)))
+    c.handle(StartRound())
+    return c
+
+
+def test_a_cypher_push_starts_from_a_wall_between_squares_and_stops_against_one() -> None:
+    from domain.cypher.combat import Push
+
+    # 0,0 has the wall on its left edge to push off; 20 feet is 4 cells, difficulty
+    # ⌈20 ÷ 4⌉ = 5 (target 15), but the wall on x = 3 stops it on 2,0: landed, no drift.
+    c = hold(0, 0)
+    event = c.handle(Push(name="Kira", direction="E", feet=20, roll=15))
+    assert event.path == [Square(0, 0), Square(1, 0), Square(2, 0)]
+    encounter = c.game.encounter
+    assert encounter is not None
+    assert encounter.combatants["Kira"].state["drifting"] is None
+    # 1,1 has no wall on any edge and no wall cell around it: nothing to push off.
+    c = hold(1, 1)
+    refused(c, lambda: c.handle(Push(name="Kira", direction="E", feet=20, roll=15)), "wall")
