@@ -87,7 +87,7 @@ def test_text_mapper_report_counts_what_it_ignored() -> None:
                                   "swamp": "difficult", "mountain": "feature"}
     ignored = report["ignored"]
     for expected in ("1 comments", "1 attributes lines (colours and styles)", "1 include lines",
-                     "1 paths (rivers, roads and trails between hexes)", "1 quoted labels",
+                     "1 paths (rivers and trails between hexes)", "1 quoted labels",
                      "2 unlisted cells (made open ground)",
                      "1 further type words after a cell's terrain word"):
         assert expected in ignored
@@ -140,7 +140,6 @@ def test_an_override_to_a_terrain_the_map_cannot_use_is_refused() -> None:
 
 @pytest.mark.parametrize(("text", "line", "reason"), [
     ("0101 forest\n0001 hills\n", 2, "column or row of 0"),
-    ("0101 forest\n\n0301\n", 3, "no type after it"),
     ("0101 forest\n201001 hills\n", 2, "201×1 cells, larger than Trek imports"),
 ])
 def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line: int,
@@ -148,6 +147,61 @@ def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line
     error = refusal("textmapper", text)
     assert error.line == line
     assert reason in error.reason
+
+
+def test_every_word_trek_cannot_place_is_refused_at_once_with_its_lines() -> None:
+    text = "0101 glade\n0201 moor\n# a comment\n0301 glade\n0102 forest\n"
+    error = refusal("textmapper", text, BESM_OVERLAND)
+    assert str(error) == (
+        "the map uses 2 words Trek cannot turn into a terrain here: 'glade' (lines 1, 4) and "
+        "'moor' (line 2); say what each is with --terrain glade=TERRAIN --terrain "
+        "moor=TERRAIN (one of feature, hazard, open)")
+    # Named once each, the map goes through.
+    doc = toml_of("textmapper", text, BESM_OVERLAND,
+                  overrides={"glade": "open", "moor": "hazard"})
+    assert doc["map"]["rows"] == ["gmg", "f.."]
+
+
+def test_a_colour_word_is_never_taken_for_the_type() -> None:
+    # Gnomeyland writes the hex's colour before its type. Naming the colour does not turn
+    # known difficult ground into open ground...
+    doc = toml_of("textmapper", "0101 light-green bushes\n0201 light-green\n",
+                  CYPHER_OVERLAND, overrides={"light-green": "open"})
+    assert doc["map"]["rows"] == ["bl"]
+    assert doc["legend"]["b"] == {"terrain": "difficult", "name": "bushes"}
+    assert doc["legend"]["l"] == {"terrain": "open", "name": "light-green"}
+    # ...and a refusal names the type beside the colour, not the colour.
+    error = refusal("textmapper", "0101 light-green glade\n0201 dark-soil moor\n",
+                    CYPHER_OVERLAND)
+    assert "'glade' (line 1) and 'moor' (line 2)" in str(error)
+    assert "light-green" not in str(error)
+    assert "dark-soil" not in str(error)
+
+
+def test_bare_and_label_only_coordinates_are_open_ground_not_refused() -> None:
+    source = parse("textmapper", '0101 forest\n0201\n0301 "Old Mill" 20\n', "vale")
+    imported = convert(source, CYPHER_OVERLAND)
+    assert tomllib.loads(imported.toml)["map"]["rows"] == ["f.."]
+    assert "2 coordinates with no type (open ground)" in imported.report["used"]
+    assert "1 quoted labels" in imported.report["ignored"]
+
+
+def test_road_lines_make_the_hexes_they_join_roads_on_an_overland_map() -> None:
+    text = "0101 grass\n0201 grass\n0301 forest\n0102 grass\n0101-0201-0301 road\n"
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND)
+    legend = doc["legend"]
+    rows = doc["map"]["rows"]
+    # (0,0) (1,0) (2,0) lie on the road; (0,1) does not.
+    assert [legend[ch].get("road", False) for ch in rows[0]] == [True, True, True]
+    assert legend[rows[1][0]] == {"terrain": "open", "name": "grass"}
+    assert legend[rows[0][2]]["terrain"] == "difficult"
+    game_map = load_map(convert(parse("textmapper", text, "vale"), CYPHER_OVERLAND).toml,
+                        RULESETS.named("cypher"))
+    assert [game_map.cell(Square(x, 0)).road for x in range(3)] == [True, True, True]
+    assert game_map.cell(Square(0, 1)).road is False
+    # A battle map has no roads: the report says they were left out.
+    report = convert(parse("textmapper", text, "vale"), GURPS_BATTLE).report
+    assert "roads (battle maps have no road key)" in report["ignored"]
 
 
 def test_a_text_mapper_file_without_hexes_is_refused() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from domain.errors import MapError
-from tracker.mapformats.terrains import check_overrides, knows, resolve_terrains
+from tracker.mapformats.terrains import check_overrides, is_colour, knows, resolve_terrains
 
 Grid = Literal["square", "hex"]
 Format = Literal["tiled", "textmapper", "uvtt"]
@@ -49,8 +49,10 @@ class SourceCell:
     name: str | None = None
     penalty: int = 0
     # Further words the source gives the cell (Text Mapper's `0203 hills river`); the first
-    # word with a meaning names the terrain.
+    # word with a meaning names the terrain, a colour only when no other word has one.
     others: tuple[str, ...] = ()
+    # A road runs through it (Text Mapper's `0101-0203 road`): overland maps keep it.
+    road: bool = False
 
 
 OPEN = SourceCell("open")
@@ -82,6 +84,8 @@ class SourceMap:
     # its grid points, from point to point along the grid lines.
     walls: list[list[tuple[int, int]]] = field(default_factory=list)
     doors: list[SourceDoor] = field(default_factory=list)
+    # The lines each source word is on, where the format knows them (for refusals).
+    word_lines: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def width(self) -> int:
@@ -157,7 +161,7 @@ def convert(source: SourceMap, target: Target,
     if extra:
         ignored.append(f"{extra} further type words after a cell's terrain word")
     words = _words_in_order(source)
-    terrains = resolve_terrains(words, target.words, overrides)
+    terrains = resolve_terrains(words, target.words, overrides, source.word_lines)
     grid: Grid = source.grid
     if grid == "hex" and not target.battle:
         ignored.append("the hex layout (overland maps are squares: each hex becomes the square "
@@ -171,7 +175,7 @@ def convert(source: SourceMap, target: Target,
     lines.extend(f"  {toml_string(''.join(keys[c] for c in row))},"
                  for row in source.cells)
     lines += ["]", "", "[legend]"]
-    dropped_penalty = False
+    dropped_penalty = dropped_road = False
     for cell, key in keys.items():
         parts = [f"terrain = {toml_string(terrains[cell.word])}",
                  f"name = {toml_string(cell.name or cell.word)}"]
@@ -180,9 +184,16 @@ def convert(source: SourceMap, target: Target,
                 dropped_penalty = True
             else:
                 parts.append(f"penalty = {cell.penalty}")
+        if cell.road:
+            if target.battle:
+                dropped_road = True
+            else:
+                parts.append("road = true")
         lines.append(f"{toml_string(key)} = {{ {', '.join(parts)} }}")
     if dropped_penalty:
         ignored.append("tile penalties (battle maps have no penalty key)")
+    if dropped_road:
+        ignored.append("roads (battle maps have no road key)")
     for wall in source.walls:
         points = ", ".join(f"[{x}, {y}]" for x, y in wall)
         lines += ["", "[[wall]]", f"points = [{points}]"]
@@ -207,8 +218,9 @@ def convert(source: SourceMap, target: Target,
 
 def _chosen_words(source: SourceMap, allowed: frozenset[str],
                   overrides: Mapping[str, str]) -> tuple[SourceMap, int]:
-    """The source with each cell down to one word: the first with a meaning (or the first,
-    which is then refused by name), and how many further words were left out."""
+    """The source with each cell down to one word: the first with a meaning that is not a
+    colour, else the first colour with one (or, when none has a meaning, the first that is not
+    a colour, which is then refused by name), and how many further words were left out."""
     extra = 0
     rows: list[list[SourceCell]] = []
     for row in source.cells:
@@ -218,7 +230,10 @@ def _chosen_words(source: SourceMap, allowed: frozenset[str],
                 new_row.append(cell)
                 continue
             words = (cell.word, *cell.others)
-            word = next((w for w in words if knows(w, allowed, overrides)), cell.word)
+            types = [w for w in words if not is_colour(w)] or list(words)
+            colours = [w for w in words if is_colour(w)]
+            word = next((w for w in [*types, *colours] if knows(w, allowed, overrides)),
+                        types[0])
             extra += len(words) - 1
             new_row.append(replace(cell, word=word, others=()))
         rows.append(new_row)
@@ -248,7 +263,7 @@ def _legend_keys(source: SourceMap, terrains: Mapping[str, str]) -> dict[SourceC
                 continue
             terrain = terrains[cell.word]
             preferred = []
-            if cell.word.casefold() == "open" and not cell.penalty:
+            if cell.word.casefold() == "open" and not cell.penalty and not cell.road:
                 preferred.append(".")
             if terrain == "wall":
                 preferred.append("#")

@@ -3,7 +3,7 @@ becomes, given the words the target map may use."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from domain.errors import MapError
 
@@ -46,6 +46,22 @@ _add(("low-gravity",), ("low-gravity", "open"))
 _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
 
 
+# Colours and shades: Text Mapper draws them as a hex's fill (Gnomeyland's `light-green`,
+# `soil`, `dust` before the type word), so they are never taken for the type while the line
+# has another word.
+_COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
+                      "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
+                      "soil", "dust", "dirt", "stone-grey", "sea-green"})
+
+
+def is_colour(word: str) -> bool:
+    """Whether `word` is a colour or shade (`light-green`, `dark-grey`, `soil`)."""
+    folded = word.casefold()
+    for prefix in ("light-", "dark-", "pale-", "deep-", "bright-"):
+        folded = folded.removeprefix(prefix)
+    return folded in _COLOURS
+
+
 def built_in(word: str, allowed: frozenset[str]) -> str | None:
     """The Trek word the built-in table gives `word` on a map allowing `allowed`, if any."""
     folded = word.casefold()
@@ -72,16 +88,43 @@ def check_overrides(overrides: Mapping[str, str], allowed: frozenset[str]) -> No
 
 
 def resolve_terrains(words: Iterable[str], allowed: frozenset[str],
-                     overrides: Mapping[str, str]) -> dict[str, str]:
-    """The Trek word for every source word, --terrain first; an unknown word is refused."""
+                     overrides: Mapping[str, str],
+                     lines: Mapping[str, Sequence[int]] | None = None) -> dict[str, str]:
+    """The Trek word for every source word, --terrain first; the words Trek cannot place are
+    refused all at once, each with the lines it is on (`lines`, where the format knows them)."""
     check_overrides(overrides, allowed)
     folded = _folded(overrides)
     result: dict[str, str] = {}
+    unknown: list[str] = []
     for word in words:
         meaning = folded.get(word.casefold()) or built_in(word, allowed)
         if meaning is None:
-            raise MapError(f"the map uses the word {word!r}, which Trek cannot turn into a "
-                           f"terrain here; say what it is with --terrain {word}=TERRAIN "
-                           f"(one of {', '.join(sorted(allowed))})")
-        result[word] = meaning
+            unknown.append(word)
+        else:
+            result[word] = meaning
+    if unknown:
+        raise MapError(_unknown_words(unknown, allowed, lines or {}))
     return result
+
+
+def _on_lines(numbers: Sequence[int]) -> str:
+    if not numbers:
+        return ""
+    shown = ", ".join(str(n) for n in numbers[:5])
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return f" ({'line' if len(numbers) == 1 else 'lines'} {shown}{more})"
+
+
+def _unknown_words(unknown: Sequence[str], allowed: frozenset[str],
+                   lines: Mapping[str, Sequence[int]]) -> str:
+    terrains = ", ".join(sorted(allowed))
+    if len(unknown) == 1:
+        [word] = unknown
+        return (f"the map uses the word {word!r}{_on_lines(lines.get(word, ()))}, which Trek "
+                f"cannot turn into a terrain here; say what it is with --terrain {word}=TERRAIN "
+                f"(one of {terrains})")
+    named = [f"{word!r}{_on_lines(lines.get(word, ()))}" for word in unknown]
+    options = " ".join(f"--terrain {word}=TERRAIN" for word in unknown)
+    return (f"the map uses {len(unknown)} words Trek cannot turn into a terrain here: "
+            f"{', '.join(named[:-1])} and {named[-1]}; say what each is with {options} "
+            f"(one of {terrains})")
