@@ -21,6 +21,7 @@ from tracker.mapformats import (
     convert,
     format_of,
     parse,
+    unread_extension,
 )
 from tracker.mapformats.tomlfile import load_battle_map, load_map
 
@@ -33,9 +34,7 @@ def is_imported(path: Path) -> bool:
         return False
     if suffix in EXTENSIONS:
         return True
-    known = ", ".join(sorted(EXTENSIONS))
-    raise TrackerError(f"Trek cannot tell what kind of map {str(path)!r} is; it reads "
-                       f"Trek's .toml maps and imports {known} files")
+    raise TrackerError(unread_extension(str(path), suffix))
 
 
 def read_text(path: Path, what: str) -> str:

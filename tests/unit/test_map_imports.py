@@ -327,6 +327,52 @@ def external_tileset() -> str:
     return json.dumps(doc)
 
 
+def test_an_external_json_tileset_beside_the_map_is_read_as_if_embedded(tmp_path: Path
+                                                                        ) -> None:
+    embedded = json.loads(tiled([1, 1, 1, 1, 1, 2]))
+    tileset = {k: v for k, v in embedded["tilesets"][0].items() if k != "firstgid"}
+    (tmp_path / "terrain.tsj").write_text(json.dumps(tileset))
+    external = {**embedded, "tilesets": [{"firstgid": 1, "source": "terrain.tsj"}]}
+    assert (convert(parse("tiled", json.dumps(external), "keep", folder=tmp_path),
+                    CYPHER_OVERLAND).toml
+            == convert(parse("tiled", json.dumps(embedded), "keep"), CYPHER_OVERLAND).toml)
+
+
+@pytest.mark.parametrize(("source", "reason"), [
+    ("terrain.tsx", "external tileset 'terrain.tsx', which is not JSON; save it as a .tsj "
+                    "beside the map, or embed it in Tiled (the Embed Tileset button of the "
+                    "Tilesets panel) or export with `tiled --embed-tilesets`"),
+    ("missing.tsj", "external tileset 'missing.tsj', which Trek cannot read beside the map"),
+])
+def test_an_external_tileset_trek_cannot_read_is_refused_naming_what_tiled_offers(
+        tmp_path: Path, source: str, reason: str) -> None:
+    doc = json.loads(tiled([1] * 6))
+    doc["tilesets"] = [{"firstgid": 1, "source": source}]
+    with pytest.raises(MapError) as caught:
+        parse("tiled", json.dumps(doc), "keep", folder=tmp_path)
+    assert reason in str(caught.value)
+
+
+def test_a_tiles_class_or_its_terrain_set_colour_is_its_word() -> None:
+    # Tile 0 has the class "forest"; tiles 1 and 2 only a terrain set's colours: tile 1's
+    # corners are Water 3 times and Grass once (water wins), tile 2's Grass and Water twice
+    # each (the first it names, Grass, wins); tile 3 has a terrain property, which wins.
+    doc = json.loads(tiled([1, 2, 3, 4, 1, 2]))
+    doc["tilesets"][0]["tiles"] = [
+        {"id": 0, "type": "forest"},
+        {"id": 3, "class": "ignored", "properties": [
+            {"name": "terrain", "type": "string", "value": "swamp"}]}]
+    doc["tilesets"][0]["wangsets"] = [{"name": "Ground", "type": "corner", "colors": [
+        {"name": "Grass", "color": "#00ff00"}, {"name": "Water", "color": "#0000ff"}],
+        "wangtiles": [{"tileid": 1, "wangid": [0, 2, 0, 2, 0, 1, 0, 2]},
+                      {"tileid": 2, "wangid": [0, 1, 0, 2, 0, 2, 0, 1]}]}]
+    doc = toml_of("tiled", json.dumps(doc), CYPHER_OVERLAND)
+    assert doc["map"]["rows"] == ["fwg", "sfw"]
+    assert {k: (v["terrain"], v["name"]) for k, v in doc["legend"].items()} == {
+        "f": ("difficult", "forest"), "w": ("water", "Water"), "g": ("open", "Grass"),
+        "s": ("difficult", "swamp")}
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("{not json", "is not valid JSON"),
     ("[1, 2]", "is not a JSON object"),

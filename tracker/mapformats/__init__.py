@@ -117,9 +117,7 @@ def format_of(filename: str, text: str) -> Format:
     """The format a file is in, from its extension (and, for `.json`, its top-level keys)."""
     suffix = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     if suffix not in EXTENSIONS:
-        known = ", ".join(sorted(EXTENSIONS))
-        raise MapError(f"Trek cannot tell what kind of map {filename!r} is; it reads .toml "
-                       f"maps and imports {known} files")
+        raise MapError(unread_extension(filename, suffix))
     found = EXTENSIONS[suffix]
     if found is not None:
         return found
@@ -130,6 +128,16 @@ def format_of(filename: str, text: str) -> Format:
     return "uvtt" if isinstance(doc, dict) and "resolution" in doc else "tiled"
 
 
+def unread_extension(filename: str, suffix: str) -> str:
+    """The refusal of a file whose extension Trek does not read, naming the ones it does."""
+    known = ", ".join(sorted(EXTENSIONS))
+    tiled = (" (a Tiled XML file: export it as JSON in Tiled, File > Export As with the JSON "
+             "map format, or `tiled --embed-tilesets --export-map json MAP.tmx MAP.tmj`)"
+             if suffix in (".tmx", ".tsx") else "")
+    return (f"Trek cannot tell what kind of map {filename!r} is{tiled}; it reads .toml maps "
+            f"and imports {known} files")
+
+
 def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None,
           folder: Path | None = None) -> SourceMap:
     """The file's text as a SourceMap; a MapError gives the reason it cannot be read. `folder`:
@@ -137,7 +145,7 @@ def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None,
     from tracker.mapformats import textmapper, tiled, uvtt
 
     if fmt == "tiled":
-        source = tiled.parse(text, stem)
+        source = tiled.parse(text, stem, folder)
     elif fmt == "textmapper":
         source = textmapper.parse(text, stem, grid=grid or "hex")
     else:
