@@ -51,7 +51,7 @@ _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
 # has another word.
 _COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
                       "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
-                      "soil", "dust", "dirt", "stone-grey", "sea-green"})
+                      "soil", "dust", "stone-grey", "sea-green"})
 
 
 def is_colour(word: str) -> bool:
