@@ -91,7 +91,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
     assert report["terrains"] == {"forest": "difficult", "hills": "rough", "open": "open",
                                   "mountain": "feature"}
     assert report["wrote"] == "vale.toml"
-    assert "1 quoted labels" in report["ignored"]
+    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
     assert "3 unlisted cells (made open ground)" in report["ignored"]
     assert not (files / "trek.db").exists()  # converting a file touches no store
 
@@ -99,7 +99,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
              1, "CampaignStarted")
     shown = ok(trek_run("map", "show", "--json")).json()["map"]
     assert cells(shown) == [
-        [("difficult", "forest"), ("rough", "hills"), ("open", "open")],
+        [("difficult", "forest"), ("rough", "Old Mill"), ("open", "open")],
         [("open", "open"), ("open", "open"), ("feature", "mountain")],
     ]
 

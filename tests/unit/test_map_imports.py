@@ -68,12 +68,13 @@ include https://example.org/gnomeyland.txt
 
 
 def test_text_mapper_lines_become_rows_column_then_row_with_unlisted_cells_open() -> None:
-    # Cells: (0,0) forest, (1,0) hills, (2,1) mountain, (0,1) swamp; (2,0) and (1,1) unlisted.
+    # Cells: (0,0) forest, (1,0) hills labelled "Old Mill" (its name), (2,1) mountain, (0,1)
+    # swamp; (2,0) and (1,1) unlisted.
     doc = toml_of("textmapper", VALE, CYPHER_OVERLAND)
-    assert doc["map"] == {"name": "vale", "rows": ["fh.", "s.m"]}
+    assert doc["map"] == {"name": "vale", "rows": ["fo.", "s.m"]}
     assert doc["legend"] == {
         "f": {"terrain": "difficult", "name": "forest"},
-        "h": {"terrain": "rough", "name": "hills"},
+        "o": {"terrain": "rough", "name": "Old Mill"},
         ".": {"terrain": "open", "name": "open"},
         "s": {"terrain": "difficult", "name": "swamp"},
         "m": {"terrain": "feature", "name": "mountain"},
@@ -87,10 +88,11 @@ def test_text_mapper_report_counts_what_it_ignored() -> None:
                                   "swamp": "difficult", "mountain": "feature"}
     ignored = report["ignored"]
     for expected in ("1 comments", "1 attributes lines (colours and styles)", "1 include lines",
-                     "1 paths (rivers and trails between hexes)", "1 quoted labels",
+                     "1 paths (rivers and trails between hexes)",
                      "2 unlisted cells (made open ground)",
                      "1 further type words after a cell's terrain word"):
         assert expected in ignored
+    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
     # An overland map is squares: the hexes are laid out as squares, and the report says so.
     assert report["grid"] == "square"
     assert any("hex layout" in item for item in ignored)
@@ -181,9 +183,22 @@ def test_a_colour_word_is_never_taken_for_the_type() -> None:
 def test_bare_and_label_only_coordinates_are_open_ground_not_refused() -> None:
     source = parse("textmapper", '0101 forest\n0201\n0301 "Old Mill" 20\n', "vale")
     imported = convert(source, CYPHER_OVERLAND)
-    assert tomllib.loads(imported.toml)["map"]["rows"] == ["f.."]
+    doc = tomllib.loads(imported.toml)
+    assert doc["map"]["rows"] == ["f.o"]
+    assert doc["legend"]["o"] == {"terrain": "open", "name": "Old Mill"}
     assert "2 coordinates with no type (open ground)" in imported.report["used"]
-    assert "1 quoted labels" in imported.report["ignored"]
+
+
+def test_labels_give_way_when_there_are_more_kinds_than_legend_characters() -> None:
+    # 90 hexes in a row, each grass with a label of its own: 90 kinds of cell, more than the 77
+    # legend characters Trek always has, so every hex keeps its word and loses its name.
+    text = "".join(f"{x:02d}01 grass \"Farm {x}\"\n" for x in range(1, 91))
+    imported = convert(parse("textmapper", text, "farms"), CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert doc["map"]["rows"] == ["g" * 90]
+    assert doc["legend"] == {"g": {"terrain": "open", "name": "grass"}}
+    assert ("the names of 90 cells (more kinds of cell than legend characters; each keeps "
+            "its word)") in imported.report["ignored"]
 
 
 def test_road_lines_make_the_hexes_they_join_roads_on_an_overland_map() -> None:
@@ -199,6 +214,18 @@ def test_road_lines_make_the_hexes_they_join_roads_on_an_overland_map() -> None:
                         RULESETS.named("cypher"))
     assert [game_map.cell(Square(x, 0)).road for x in range(3)] == [True, True, True]
     assert game_map.cell(Square(0, 1)).road is False
+    # A road between hexes that are not neighbours runs through the straight line of hexes
+    # between them: 0101 to 0104 is column 0, rows 0 to 3; 0101 to 0401 on squares, row 0.
+    for text, grid, cells in [
+            ("0101 grass\n0204 grass\n0101-0104 road\n", "hex",
+             [(0, 0), (0, 1), (0, 2), (0, 3)]),
+            ("0101 grass\n0402 grass\n0101-0401 road\n", "square",
+             [(0, 0), (1, 0), (2, 0), (3, 0)])]:
+        doc = toml_of("textmapper", text, CYPHER_OVERLAND, grid=grid)
+        rows, legend = doc["map"]["rows"], doc["legend"]
+        on_road = {(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row)
+                   if legend[ch].get("road")}
+        assert on_road == set(cells), grid
     # A battle map has no roads: the report says they were left out.
     report = convert(parse("textmapper", text, "vale"), GURPS_BATTLE).report
     assert "roads (battle maps have no road key)" in report["ignored"]

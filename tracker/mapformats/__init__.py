@@ -170,6 +170,10 @@ def convert(source: SourceMap, target: Target,
         ignored.append(f"{extra} further type words after a cell's terrain word")
     words = _words_in_order(source)
     terrains = resolve_terrains(words, target.words, overrides, source.word_lines)
+    source, unnamed = _fitting_names(source)
+    if unnamed:
+        ignored.append(f"the names of {unnamed} cells (more kinds of cell than legend "
+                       "characters; each keeps its word)")
     grid: Grid = source.grid
     if grid == "hex" and not target.battle:
         ignored.append("the hex layout (overland maps are squares: each hex becomes the square "
@@ -248,6 +252,18 @@ def _chosen_words(source: SourceMap, allowed: frozenset[str],
     return replace(source, cells=rows), extra
 
 
+def _fitting_names(source: SourceMap) -> tuple[SourceMap, int]:
+    """The source as it is when every kind of cell (word, name, penalty, road) can have its own
+    legend character; else with the names dropped (each cell keeps its word), and how many
+    named cells lost theirs."""
+    kinds = {cell for row in source.cells for cell in row}
+    if len(kinds) <= _SPARE_COUNT:
+        return source, 0
+    lost = sum(1 for row in source.cells for cell in row if cell.name is not None)
+    rows = [[replace(cell, name=None) for cell in row] for row in source.cells]
+    return replace(source, cells=rows), lost
+
+
 def _words_in_order(source: SourceMap) -> list[str]:
     seen: dict[str, None] = {}
     for row in source.cells:
@@ -258,6 +274,8 @@ def _words_in_order(source: SourceMap) -> list[str]:
 
 # Legend characters handed out when a word's own initial is taken; none needs quoting care.
 _SPARE_KEYS = "#~^%&*+=-:;!?$0123456789" + "abcdefghijklmnopqrstuvwxyz".upper()
+# How many legend characters are always there to hand out: `.` and the spares.
+_SPARE_COUNT = len(set(_SPARE_KEYS + "abcdefghijklmnopqrstuvwxyz."))
 
 
 def _legend_keys(source: SourceMap, terrains: Mapping[str, str]) -> dict[SourceCell, str]:

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import replace
 
 from domain.errors import MapError
-from tracker.mapformats import OPEN, Grid, SourceCell, SourceMap, check_size
+from tracker.mapformats import MAX_SIDE, OPEN, Grid, SourceCell, SourceMap, check_size
 
 # Four digits, column then row (six on big maps), then the types; a quoted label may follow.
 _CELL = re.compile(r"^(\d{4}|\d{6})(?:\s+(.*))?$")
@@ -33,9 +33,34 @@ def _kind(line: str) -> str:
     return "other lines"
 
 
+def _road_cells(points: list[str], grid: Grid) -> set[tuple[int, int]]:
+    """The cells a road runs through: each listed hex and the straight line of cells from each
+    to the next (Text Mapper draws the road through their centres)."""
+    from domain.geometry import Square
+    from domain.grid import GRIDS
+
+    cells: set[tuple[int, int]] = set()
+    here: Square | None = None
+    for digits in points:
+        half = len(digits) // 2
+        x, y = int(digits[:half]) - 1, int(digits[half:]) - 1
+        if x < 0 or y < 0 or max(x, y) > MAX_SIDE:
+            here = None
+            continue
+        there = Square(x, y)
+        if here is not None:
+            for direction in GRIDS[grid].steps_toward(here, there):
+                here = GRIDS[grid].step(here, direction)
+                cells.add(here)
+        cells.add(there)
+        here = there
+    return cells
+
+
 def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
     """Hexes (or squares) from `XXYY word...` lines; every other line is counted as ignored."""
     placed: dict[tuple[int, int], tuple[str, ...]] = {}
+    named: dict[tuple[int, int], str] = {}
     on_lines: dict[tuple[int, int], int] = {}
     roads: set[tuple[int, int]] = set()
     ignored: Counter[str] = Counter()
@@ -50,11 +75,7 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
         road = _ROAD.match(line)
         if road is not None:
             road_lines += 1
-            for digits in road.group(1).split("-"):
-                half = len(digits) // 2
-                x, y = int(digits[:half]), int(digits[half:])
-                if x >= 1 and y >= 1:
-                    roads.add((x - 1, y - 1))
+            roads |= _road_cells(road.group(1).split("-"), grid)
             continue
         match = _CELL.match(line)
         if match is None:
@@ -69,6 +90,8 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
         check_size(x, y, lineno)
         without_labels, found = _LABEL.subn(" ", rest or "")
         labels += found
+        label = next((text[1:-1].strip() for text in _LABEL.findall(rest or "")
+                      if text[1:-1].strip()), None)
         # Text Mapper's numbers after a label are its size; they are no type.
         words = tuple(w for w in without_labels.split() if not w.isdigit())
         if not words:
@@ -79,6 +102,10 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
             repeated += 1
         placed[(x - 1, y - 1)] = words
         on_lines[(x - 1, y - 1)] = lineno
+        if label is not None:
+            named[(x - 1, y - 1)] = label
+        else:
+            named.pop((x - 1, y - 1), None)
     if not placed:
         raise MapError("the Text Mapper file has no hex lines such as 0101 forest")
     width = max(x for x, _ in placed) + 1
@@ -86,7 +113,7 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
     cells = [[OPEN] * width for _ in range(height)]
     word_lines: dict[str, list[int]] = {}
     for (x, y), words in placed.items():
-        cells[y][x] = SourceCell(words[0], others=words[1:])
+        cells[y][x] = SourceCell(words[0], name=named.get((x, y)), others=words[1:])
         for word in words:
             word_lines.setdefault(word, []).append(on_lines[(x, y)])
     outside = 0
@@ -104,9 +131,9 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
         used.append(f"{road_lines} road lines (the hexes they join are roads)")
     if bare:
         used.append(f"{bare} coordinates with no type (open ground)")
-    notes = [f"{count} {kind}" for kind, count in sorted(ignored.items())]
     if labels:
-        notes.append(f"{labels} quoted labels")
+        used.append(f"{labels} quoted labels (the first on a line names its hex)")
+    notes = [f"{count} {kind}" for kind, count in sorted(ignored.items())]
     if repeated:
         notes.append(f"{repeated} repeated coordinates (the later line wins)")
     if outside:
