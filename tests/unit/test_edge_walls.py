@@ -1,13 +1,17 @@
 """Walls between squares and doors (RULES §16), worked by hand on one small map and played in
 every ruleset that plays on squares.
 
-x: 0 1 2 3 4 5        grid points run 0..6 both ways; cell (x, y) has (x, y) as its top-left
-   . . . | . .        | the cellar door: the edge from point (3,0) to (3,1), closed
-   . . . . . .
-   ─ ─ ─┐. _ .        ─ a wall from (0,2) to (3,2) turning down to (3,5); _ the door at 4,2
-   . . .│. . .          (the top edge of cell (4,2), open)
-   . . .│. . .
-   . . . . . .
+Cell (x, y) has grid point (x, y) as its top-left corner; the lines between the rows below are
+the grid lines y = 2 and so on:
+
+     x:  0   1   2   3   4   5
+    y0   .   .   . ┃ .   .   .     ┃ on x = 3 beside row 0: the cellar door (closed)
+    y1   .   .   .   .   .   .
+        ━━━━━━━━━━━┓     ┄┄┄       ━ a wall from (0,2) to (3,2), then down x = 3 to (3,5)
+    y2   .   .   . ┃ .   .   .     ┄ on y = 2 from x = 4 to 5: the door at 4,2 (open)
+    y3   .   .   . ┃ .   .   .
+    y4   .   .   . ┃ .   .   .
+    y5   .   .   .   .   .   .
 """
 
 from __future__ import annotations
