@@ -17,6 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from rulesets import RULESETS
@@ -129,3 +130,101 @@ def test_the_ballrooms_arc_divides_the_map_with_no_corner_to_slip_through() -> N
     assert Square(32, 0) in above
     assert Square(16, 20) not in above
     assert Square(16, 30) not in above
+
+
+def imported(name: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A fixture's JSON and the battle map Trek makes of it."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    made = convert(parse("uvtt", text, Path(name).stem, folder=FIXTURES), BESM_BATTLE)
+    return json.loads(text), load_battle_map(made.toml, RULESETS.named("besm").battle_legend)
+
+
+def shifted(doc: dict[str, Any], point: dict[str, float]) -> Point:
+    origin = doc["resolution"].get("map_origin", {"x": 0, "y": 0})
+    return (Fraction(point["x"]) - Fraction(origin["x"]),
+            Fraction(point["y"]) - Fraction(origin["y"]))
+
+
+FILES = ["prismatic_ballroom_main.uvtt", "dd2vtt_importer_test.dd2vtt",
+         "uvtt2fgu_sampleMap.dd2vtt"]
+
+
+@pytest.mark.parametrize("name", FILES)
+def test_every_wall_and_door_of_the_file_comes_in(name: str) -> None:
+    doc, battle_map = imported(name)
+    width, height = (int(doc["resolution"]["map_size"][axis]) for axis in ("x", "y"))
+    doors = battle_map.get("doors", [])
+    # Every portal is a door, open or closed as the file says, in the file's order.
+    assert [door["closed"] for door in doors] == [p["closed"] for p in doc["portals"]]
+    in_doors = {edge for door in doors
+                for edge in run_edges(tuple(door["from"]), tuple(door["to"]))}
+    # Every segment of every wall and object outline is its run of edges, the doors' edges
+    # being doors.
+    expected: set[tuple[int, int, str]] = set()
+    for key in ("line_of_sight", "objects_line_of_sight"):
+        for line in doc.get(key, []):
+            for p, q in pairwise(line):
+                expected.update(edges_along(shifted(doc, p), shifted(doc, q)))
+    expected = {(x, y, kind) for x, y, kind in expected
+                if 0 <= x <= width and 0 <= y <= height} - in_doors
+    written = {edge for wall in battle_map.get("walls", [])
+               for a, b in pairwise(wall) for edge in run_edges(tuple(a), tuple(b))}
+    assert written == expected
+
+
+def step_to(battle_map: dict[str, Any], closed: dict[str, bool], start: Square,
+            goal: Square) -> int | None:
+    """The fewest steps from `start` to `goal` under RULES §16 (`closed`: doors' states)."""
+    seen = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        if here == goal:
+            return seen[here]
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                there = Square(here.x + dx, here.y + dy)
+                if (there in seen or not (0 <= there.x < 40 and 0 <= there.y < 40)
+                        or edge_refusal(battle_map, closed, here, there) is not None):
+                    continue
+                seen[there] = seen[here] + 1
+                queue.append(there)
+    return None
+
+
+def test_the_dungeondraft_sample_keeps_its_room_its_open_door_and_its_closed_one() -> None:
+    # The file draws a room from (3, 2) to (11, 10) with map_origin (2, 1): the room is (1, 1)
+    # to (9, 9) on the map. A wall down x = 7 (5 on the map) halves it, with a closed door
+    # from y 2.5 to 3.5 (2 to 3 on the map, once rounded) and an open one centred on y = 9.
+    _doc, battle_map = imported("uvtt2fgu_sampleMap.dd2vtt")
+    doors = {door["name"]: (door["from"], door["to"], door["closed"])
+             for door in battle_map["doors"]}
+    assert doors == {"door at 5,2": ([5, 2], [5, 3], True),
+                     "door at 5,8": ([5, 8], [5, 9], False)}
+    as_given = {name: closed for name, (_, _, closed) in doors.items()}
+    # From 4,6 to 6,7: down to the open door's row, through it, and up: 4 steps (4,7 to 5,8
+    # would cut the wall's end at (5, 8)).
+    assert step_to(battle_map, as_given, Square(4, 6), Square(6, 7)) == 4
+    # With that door closed too, the halves are apart, and nothing ever leaves the room.
+    shut = dict.fromkeys(as_given, True)
+    assert step_to(battle_map, shut, Square(4, 6), Square(6, 7)) is None
+    assert step_to(battle_map, as_given, Square(4, 6), Square(0, 0)) is None
+    # 4,6 to 8,8: the same 3 steps to 5,8 through the door, then 3 along row 8.
+    assert step_to(battle_map, as_given, Square(4, 6), Square(8, 8)) == 6
+
+
+def test_a_door_half_a_square_off_the_lines_still_fills_its_gap() -> None:
+    # The test map's door from (10.5, 14) to (9.5, 14) lies between walls that end at its
+    # ends; rounded, the door is the edge from (10, 14) to (11, 14) with wall on either side.
+    _doc, battle_map = imported("dd2vtt_importer_test.dd2vtt")
+    names = [door["name"] for door in battle_map["doors"]]
+    assert names == ["door at 11,6", "door at 12,15", "door at 10,14"]
+    walls = {edge for wall in battle_map["walls"]
+             for a, b in pairwise(wall) for edge in run_edges(tuple(a), tuple(b))}
+    assert {(9, 14, "h"), (11, 14, "h")} <= walls
+    assert (10, 14, "h") not in walls
+    closed = dict.fromkeys(names, True)
+    assert edge_refusal(battle_map, closed, Square(10, 13), Square(10, 14)) == (
+        "the door at 10,14 is closed between 10,13 and 10,14")
+    assert edge_refusal(battle_map, {**closed, "door at 10,14": False}, Square(10, 13),
+                        Square(10, 14)) is None
