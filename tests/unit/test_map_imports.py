@@ -178,6 +178,22 @@ def test_a_colour_word_is_never_taken_for_the_type() -> None:
     assert "'glade' (line 1) and 'moor' (line 2)" in str(error)
     assert "light-green" not in str(error)
     assert "dark-soil" not in str(error)
+    # Gnomeyland's tints that are also ground words (rock is a wall, water water) give way to
+    # the type beside them, and are the ground when alone.
+    doc = toml_of("textmapper", "0101 rock hill\n0201 water swamp\n0301 rock\n0401 water\n",
+                  CYPHER_OVERLAND)
+    assert [doc["legend"][ch]["name"] for ch in doc["map"]["rows"][0]] == [
+        "hill", "swamp", "rock", "water"]
+
+
+def test_gnomeyland_ground_words_are_known() -> None:
+    # Text Mapper's Gnomeyland library: firs are forest, fir and forest hills are hills,
+    # fir and forest mountains are mountains, a thorp or a large town open ground.
+    text = ("0101 dark-green fir\n0201 green fir-hill\n0301 forest-mountains\n"
+            "0401 light-soil thorp\n0501 large-town\n0601 brushland\n")
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND)
+    assert [doc["legend"][ch]["terrain"] for ch in doc["map"]["rows"][0]] == [
+        "difficult", "rough", "feature", "open", "open", "difficult"]
 
 
 def test_bare_and_label_only_coordinates_are_open_ground_not_refused() -> None:

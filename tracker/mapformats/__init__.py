@@ -84,8 +84,8 @@ class SourceMap:
     # its grid points, from point to point along the grid lines.
     walls: list[list[tuple[int, int]]] = field(default_factory=list)
     doors: list[SourceDoor] = field(default_factory=list)
-    # The lines each source word is on, where the format knows them (for refusals).
-    word_lines: dict[str, list[int]] = field(default_factory=dict)
+    # The line each cell was given on, by (x, y), where the format has lines (for refusals).
+    cell_lines: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @property
     def width(self) -> int:
@@ -169,7 +169,7 @@ def convert(source: SourceMap, target: Target,
     if extra:
         ignored.append(f"{extra} further type words after a cell's terrain word")
     words = _words_in_order(source)
-    terrains = resolve_terrains(words, target.words, overrides, source.word_lines)
+    terrains = resolve_terrains(words, target.words, overrides, _word_lines(source))
     source, unnamed = _fitting_names(source)
     if unnamed:
         ignored.append(f"the names of {unnamed} cells (more kinds of cell than legend "
@@ -262,6 +262,14 @@ def _fitting_names(source: SourceMap) -> tuple[SourceMap, int]:
     lost = sum(1 for row in source.cells for cell in row if cell.name is not None)
     rows = [[replace(cell, name=None) for cell in row] for row in source.cells]
     return replace(source, cells=rows), lost
+
+
+def _word_lines(source: SourceMap) -> dict[str, list[int]]:
+    """The lines each cell's chosen word was given on, in order."""
+    found: dict[str, list[int]] = {}
+    for (x, y), line in sorted(source.cell_lines.items(), key=lambda item: item[1]):
+        found.setdefault(source.cells[y][x].word, []).append(line)
+    return found
 
 
 def _words_in_order(source: SourceMap) -> list[str]:

@@ -21,16 +21,20 @@ def _add(words: Iterable[str], meanings: tuple[str, ...]) -> None:
 
 _add(("open", "grass", "grassland", "plain", "plains", "meadow", "field", "fields", "farmland",
       "floor", "ground", "road", "trail", "path", "desert", "sand", "dirt", "steppe", "savanna",
-      "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast"), ("open",))
+      "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast",
+      # Gnomeyland's settlements (Text Mapper).
+      "thorp", "large-town"), ("open",))
 _add(("forest", "forests", "woods", "wood", "trees", "tree", "jungle", "fir-forest",
-      "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket"),
-     _PASSABLE_SLOW)
-_add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree"),
+      "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket",
+      "fir", "firs", "brushland"), _PASSABLE_SLOW)
+_add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree",
+      "fir-hill", "forest-hill", "green-hills"),
      ("rough", "difficult", "treacherous", "open"))
 _add(("swamp", "swamps", "marsh", "marshes", "bog", "fen", "mud", "difficult", "rubble",
       "debris"), ("difficult", "rough", "treacherous", "hazard", "water"))
 _add(("ice", "snow", "glacier", "treacherous"), ("treacherous", "difficult", "rough", "hazard"))
-_add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm"),
+_add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm",
+      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains"),
      ("feature", "wall"))
 _add(("water", "lake", "sea", "ocean", "deep-water", "pond"),
      ("water", "deep-water", "feature", "wall"))
@@ -46,12 +50,16 @@ _add(("low-gravity",), ("low-gravity", "open"))
 _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
 
 
-# Colours and shades: Text Mapper draws them as a hex's fill (Gnomeyland's `light-green`,
-# `soil`, `dust` before the type word), so they are never taken for the type while the line
-# has another word.
+# Colours and shades: Text Mapper draws them as a hex's fill, not a symbol. Gnomeyland (its
+# library of ground tints written before the type word, `0106 dark-green fir-forest`) defines
+# these as attributes alone: white, shadow, light-soil, soil, dark-soil, rock, dust, sand,
+# water, ocean, light-grey, grey, dark-grey, blue-green, poisoned, light-green, green,
+# dark-green, dry, port and red. They are never taken for the type while the line has another
+# word; alone on a line, such a word is the hex's ground.
 _COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
                       "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
-                      "soil", "dust", "stone-grey", "sea-green"})
+                      "soil", "dust", "rock", "sand", "water", "ocean", "shadow", "blue-green",
+                      "poisoned", "dry", "port"})
 
 
 def is_colour(word: str) -> bool:
@@ -103,7 +111,10 @@ def resolve_terrains(words: Iterable[str], allowed: frozenset[str],
         else:
             result[word] = meaning
     if unknown:
-        raise MapError(_unknown_words(unknown, allowed, lines or {}))
+        lines = lines or {}
+        # In the order the file first uses them, where it has lines.
+        unknown.sort(key=lambda word: min(lines.get(word) or [0]))
+        raise MapError(_unknown_words(unknown, allowed, lines))
     return result
 
 

@@ -111,19 +111,14 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
     width = max(x for x, _ in placed) + 1
     height = max(y for _, y in placed) + 1
     cells = [[OPEN] * width for _ in range(height)]
-    word_lines: dict[str, list[int]] = {}
     for (x, y), words in placed.items():
         cells[y][x] = SourceCell(words[0], name=named.get((x, y)), others=words[1:])
-        for word in words:
-            word_lines.setdefault(word, []).append(on_lines[(x, y)])
     outside = 0
     for x, y in sorted(roads):
         if x < width and y < height:
             cells[y][x] = replace(cells[y][x], road=True)
         else:
             outside += 1
-    for found_lines in word_lines.values():
-        found_lines.sort()
     used = ["XXYY type lines (column then row, from 0101)",
             "the first type word of each line Trek knows (or --terrain names) as its terrain; "
             "a colour such as light-green only when no other word is known"]
@@ -142,4 +137,4 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
     if missing:
         notes.append(f"{missing} unlisted cells (made open ground)")
     return SourceMap(format="textmapper", name=stem, grid=grid, cells=cells, used=used,
-                     ignored=notes, word_lines=word_lines)
+                     ignored=notes, cell_lines=on_lines)
