@@ -250,7 +250,8 @@ def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) 
 def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | None,
                terrains: tuple[tuple[str, str], ...], force: bool) -> None:
     """Convert a map from Tiled (.tmj, .json), Text Mapper (.txt, .textmapper) or Universal
-    VTT (.dd2vtt, .uvtt) into a Trek TOML map, and say what was read and what was ignored.
+    VTT (.dd2vtt, .df2vtt, .uvtt) into a Trek TOML map, and say what was read and what was
+    ignored.
 
     Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
     the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.

@@ -72,9 +72,9 @@ def encounter() -> None:
 @encounter.command("start")
 @click.argument("name")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A TOML battle map (grid, rows, legend), or one from Tiled (.tmj, .json), "
-                   "Text Mapper (.txt) or Universal VTT (.dd2vtt, .uvtt); without one, an "
-                   "open plain.")
+              help="A TOML battle map (grid, rows, legend, walls and doors), or one from Tiled "
+                   "(.tmj, .json), Text Mapper (.txt) or Universal VTT (.dd2vtt, .df2vtt, "
+                   ".uvtt); without one, an open plain.")
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @recording_options
@@ -149,6 +149,19 @@ def remove(name: str) -> None:
     from domain.commands import RemoveCombatant
 
     record(RemoveCombatant(name))
+
+
+@encounter.command("door")
+@click.argument("door", metavar="NAME|X,Y")
+@click.argument("state", metavar="open|close", type=click.Choice(["open", "close"],
+                                                                  case_sensitive=False))
+@recording_options
+def door(door: str, state: str) -> None:
+    """Open or close a door of the battle map, named or by its grid point X,Y (free: it spends
+    no movement)."""
+    from domain.commands import ChangeDoor
+
+    record(ChangeDoor(door=door, closed=state.lower() == "close"))
 
 
 @encounter.command("round")

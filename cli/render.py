@@ -133,6 +133,7 @@ _SUMMARIES.update({
                                      " on an open plain"),
     "CombatantEntered": lambda d: f"{d['name']} ({d['side']}) enters at {_sq(d['at'])}",
     "CombatantRemoved": lambda d: f"{d['name']} leaves the fight",
+    "DoorChanged": lambda d: f"the {d['door']} is {'closed' if d['closed'] else 'opened'}",
     "RoundStarted": lambda d: f"round {d['number']} starts",
     "EncounterEnded": lambda d: f"encounter {d['name']} ends after {d['rounds']} round(s)",
 })
@@ -792,6 +793,15 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
         for i, (mark, words) in enumerate(map_key(battle_map)):
             key.append(("  " if i else "") + f"{mark} {words}")
         console.print(key)
+        # Walls and doors lie between the squares, where a grid of characters has no room:
+        # the doors are told here, and `encounter show --svg` draws both.
+        if battle_map.get("walls") or doc.get("doors"):
+            doors = "; ".join(
+                f"{d['name']} ({'closed' if d['closed'] else 'open'}) {_sq(d['from'])}"
+                f"–{_sq(d['to'])}" for d in doc.get("doors", []))
+            console.print(Text(f"walls between squares: {len(battle_map.get('walls', []))}"
+                               + (f"; doors: {doors}" if doors else "")
+                               + " (`trek encounter show --svg` draws them)", style="dim"))
     marks = token_labels(doc["combatants"])
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")

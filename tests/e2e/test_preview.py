@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 #   y0 ........
 #   y1 ..##....
 #   y2 ..#::...
-#   y3 ........
+#   y3 ........        and a gate on the line x=7 beside 6,0 (RULES §16)
 SQUARES = """\
 [map]
 name = "Kessel Pass"
@@ -43,6 +43,11 @@ rows = ["........", "..##....", "..#::...", "........"]
 "." = { terrain = "open" }
 "#" = { terrain = "wall" }
 ":" = { terrain = "difficult" }
+
+[[door]]
+from = [7, 0]
+to = [7, 1]
+name = "gate"
 """
 
 HEXES = """\
@@ -198,7 +203,9 @@ SCENARIOS: dict[str, Scenario] = {
          ("encounter", "act", "Oren", "--ranged"),
          ("encounter", "round",),
          ("encounter", "prone", "Oren"),
+         ("encounter", "door", "gate", "open"),
          ("encounter", "stand", "Oren"),
+         ("encounter", "door", "7,0", "close"),
          ("encounter", "move", "Kira", "W", "W"),
          ("undo", "--cascade"))),
     "gurps-encounter": _encounter(

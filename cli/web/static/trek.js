@@ -345,6 +345,15 @@
   app.addEventListener("click", function (event) {
     var token = event.target.closest("#fight g.combatant");
     if (token) { pickMover(token.dataset.name); return; }
+    // A door opens or closes with a click (recorded like any command; it moves nobody).
+    var door = event.target.closest("#fight g.door");
+    if (door) {
+      var named = door.dataset.door.charAt(0) === "-" ? ["--", door.dataset.door]
+        : [door.dataset.door];
+      record(["encounter", "door"].concat(named,
+              [door.dataset.closed === "true" ? "open" : "close"]));
+      return;
+    }
     var row = event.target.closest(".round-panel tr[data-name] td.label, .round-panel tr[data-name] td.name");
     if (row) { pickMover(row.closest("tr").dataset.name); return; }
     var fight = event.target.closest("#fight .cell");
