@@ -114,8 +114,9 @@ def create_app(config: ServeConfig) -> FastAPI:
             live.stop()
             runner.close()
 
+    # The description is served by a route of its own, behind a secret like every other read.
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url="/api/openapi.json",
+                  openapi_url=None,
                   description="The API of `trek serve`: the documents of `trek ... --json`, "
                               "commands in the words of the command line, and a live stream "
                               "of the log. Send `Authorization: Bearer SECRET`.")
@@ -331,10 +332,18 @@ def create_app(config: ServeConfig) -> FastAPI:
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
 
+    @app.get("/api/openapi.json", include_in_schema=False)
+    async def openapi(request: Request) -> Response:
+        role_of(request)
+        return JSONResponse(app.openapi())
+
     @app.get("/api/docs", include_in_schema=False)
-    async def docs() -> Response:
+    async def docs(request: Request) -> Response:
+        role_of(request)
+        # The link to the description carries the secret only if this page was opened with it.
+        key = request.query_params.get("key")
         return HTMLResponse(pages.render("docs.html", api=app.openapi(),
-                                         paths=_paths(app.openapi())))
+                                         paths=_paths(app.openapi()), key=key))
 
     # -- the pages -----------------------------------------------------------------------------
 
