@@ -105,7 +105,7 @@ def test_a_refusal_is_422_with_the_cli_sentence_and_records_nothing(
 
 @pytest.mark.parametrize(("argv", "fragment"), [
     (["mvoe", "E"], "No such command"),
-    (["move", "--bogus"], "No such option"),
+    (["move", "--bogus"], "`trek move` has no option --bogus; its own options are --to"),
     (["undo", "seven"], "seven"),
     (["--db", "other.db", "status"], "--db is fixed by the server"),
     (["move", "--campaign=x", "E"], "--campaign is fixed by the server"),
