@@ -30,6 +30,7 @@ from cli.options import (
     SquareType,
     Whole,
     WordTerrain,
+    _merge,
     character_from,
     character_options,
     csv_or_json,
@@ -67,7 +68,10 @@ RULESET_NAMES = [entry.name for entry in ENTRIES]
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
 @click.option("--seed", type=Whole(0, 2**63 - 1, what="the seed"),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@recording_options
+# Taken only to be refused with a sentence (a script may add it to every line); not offered.
+@click.option("--preview", is_flag=True, default=False, expose_value=False, hidden=True,
+              callback=_merge("preview"))
+@store_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed).
