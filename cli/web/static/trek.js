@@ -149,6 +149,8 @@
   }
 
   function closeRuler() {
+    // A measure still waiting for the pointer to rest would open the ruler again.
+    clearTimeout(hoverTimer);
     ruler.hidden = true; target = null; pinned = false; measured = null; band = null;
     clearPath();
     ruler.className = "ruler";
@@ -247,6 +249,7 @@
 
   function measure(x, y, pin) {
     if (mover === null) { return; }
+    if (pin) { clearTimeout(hoverTimer); }
     target = x + "," + y;
     pinned = pin;
     measured = null;
