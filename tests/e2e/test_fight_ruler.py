@@ -103,12 +103,15 @@ def test_the_ruler_shows_what_a_click_records(
         players, player_errors = _open(browser, f"{server.base}/players?key={PLAYER_KEY}")
         # The players see the fight but no ruler.
         assert players.locator("#ruler, #fight-hint").count() == 0
-        # A day's movement meter only where the ruleset travels overland (RULES.md §7–§11:
-        # BESM and Cypher do; GURPS, Shadowrun and Move-Points only fight).
-        overland = fight.ruleset in {"besm", "cypher"}
+        # These campaigns have no overland map: the page is the fight, whichever ruleset
+        # (none shows a day not yet begun, or a day's movement of 0 of 0 squares).
+        name = next(w[2] for w in fight.setup if w[:2] == ("encounter", "start"))
         for page in (gm, players):
-            assert page.locator(".party .movement").count() == (1 if overland else 0)
-            assert ("No day yet" in page.locator("header .sub").inner_text()) == overland
+            assert page.locator(".party .movement").count() == 0
+            header = page.locator("header .sub").inner_text()
+            assert f"Encounter {name} · round 1" in header
+            assert "No day yet" not in header
+            assert "squares left today" not in page.locator("section.party").inner_text()
             # Health and Energy where someone has them (BESM works them out from the stats;
             # the others' characters here have none).
             vitals = page.locator(".roster th", has_text="Health").count()
