@@ -70,7 +70,7 @@ RULESET_NAMES = [entry.name for entry in ENTRIES]
               help="Seed for the dice Trek rolls (default: random, recorded).")
 # Taken only to be refused with a sentence (a script may add it to every line); not offered.
 @click.option("--preview", is_flag=True, default=False, expose_value=False, hidden=True,
-              callback=_merge("preview"))
+              callback=_merge("preview"), help="Refused: init has no preview.")
 @store_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
