@@ -154,12 +154,16 @@ def test_a_refusal_on_the_page_names_the_page_s_buttons_not_commands(
     # A command without a button is named by the words the command box takes.
     gm.fill("#command-words", "encounter round")
     gm.press("#command-words", "Enter")
-    expect(toast).to_have_text("No encounter is open; “encounter start NAME” in the command "
-                               "box opens one.")
+    expect(toast).to_have_text("No encounter is open; “encounter start NAME” opens one.")
     assert "trek " not in gm.locator("#toast").inner_text()
+    # An unknown option: the command's own options, and no --help the box would refuse.
+    gm.fill("#command-words", "move --far")
+    gm.press("#command-words", "Enter")
+    expect(toast).to_have_text("“move” has no option --far; its own options are --to and "
+                               "--through-hazard.")
     assert served.get("status").json()["events"] == 22
-    # (the browser notes each refused request, a 422, in its console)
-    assert [e for e in gm.errors if "status of 422" not in e] == []
+    # (the browser notes each refused request, a 422 or a 400, in its console)
+    assert [e for e in gm.errors if "Failed to load resource" not in e] == []
 
 
 def test_the_players_page_follows_the_gm_without_a_reload(

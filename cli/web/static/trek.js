@@ -104,13 +104,16 @@
   }
 
   function pageWords(text) {
-    return String(text).replace(/\b(run|use|try) `trek ([^`]+)`|`trek ([^`]+)`/g,
-      function (all, verb, asked, named) {
-        var words = asked || named;
-        var label = buttonFor(words);
-        if (label !== null) { return (verb ? "press " : "") + "“" + label + "”"; }
-        return (verb ? "type " : "") + "“" + words + "” in the command box";
-      });
+    return String(text)
+      // The page has no --help to offer (the command box refuses it).
+      .replace(/ \(`trek [^`]+ --help` lists every option it takes\)/g, "")
+      .replace(/\b(run|use|try) `trek ([^`]+)`|`trek ([^`]+)`/g,
+        function (all, verb, asked, named) {
+          var words = asked || named;
+          var label = buttonFor(words);
+          if (label !== null) { return (verb ? "press " : "") + "“" + label + "”"; }
+          return verb ? "type “" + words + "” in the command box" : "“" + words + "”";
+        });
   }
 
   function refusal(body) { return pageWords((body && body.error) || "Refused."); }
