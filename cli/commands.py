@@ -29,7 +29,9 @@ from cli.options import (
     PointType,
     SquareType,
     TrekCommand,
+    Whole,
     WordTerrain,
+    _merge,
     character_from,
     character_options,
     csv_or_json,
@@ -68,9 +70,12 @@ RULESET_NAMES = [entry.name for entry in ENTRIES]
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+@click.option("--seed", type=Whole(0, 2**63 - 1, what="the seed"),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@store_recording_options
+# Taken only to be refused with a sentence (a script may add it to every line); not offered.
+@click.option("--preview", is_flag=True, default=False, expose_value=False, hidden=True,
+              callback=_merge("preview"), help="Refused: init has no preview.")
+@store_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed).
@@ -389,9 +394,9 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
 
 @trek.command()
 @click.argument("character")
-@click.option("--health", type=click.IntRange(0, MAX_POINTS), default=0,
+@click.option("--health", type=Whole(0, MAX_POINTS, what="the Health taken"), default=0,
               help="Health to take away.")
-@click.option("--energy", type=click.IntRange(0, MAX_POINTS), default=0,
+@click.option("--energy", type=Whole(0, MAX_POINTS, what="the Energy taken"), default=0,
               help="Energy to take away.")
 @click.option("--reason", help="Why, for the log.")
 @recording_options
@@ -451,7 +456,7 @@ def day_start() -> None:
 @day.command("end")
 @click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
               help="How a character spends the night, CHAR=MODE")
-@click.option("--hours", type=click.IntRange(0, 24),
+@click.option("--hours", type=Whole(0, 24, what="the hours slept"),
               help="Hours slept (default 8; Energy is regained per hour).")
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
@@ -462,11 +467,20 @@ def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
 
 
-_DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
+class Direction(click.Choice[str]):
+    """A compass step in either case, refused with the eight directions rather than sixteen."""
+
+    def __init__(self) -> None:
+        super().__init__([*DIRECTIONS, *(d.lower() for d in DIRECTIONS)])
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        *first, last = DIRECTIONS
+        return (f"{value!r} is not a compass direction; give {', '.join(first)} or {last} "
+                "(either case)")
 
 
 @trek.command()
-@click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
+@click.argument("directions", nargs=-1, type=Direction(), metavar="[N|NE|E|SE|S|SW|W|NW]...")
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
 @recording_options

@@ -162,6 +162,8 @@ class TrekGroup(click.Group):
         except BrokenPipeError:
             _reader_left()
             raise click.exceptions.Exit(0) from None
+        except click.NoSuchOption as error:
+            raise _no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `trek --help` and `trek --version`, read by `| head`
                 _flush_output(quietly=True)
@@ -180,6 +182,8 @@ class TrekGroup(click.Group):
             return None
         except TrackerError as error:
             raise click.ClickException(_sentence(str(error))) from None
+        except click.NoSuchOption as error:
+            raise _no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `--help` and `--version` of a command
                 _flush_output(quietly=True)
@@ -216,6 +220,36 @@ class TrekGroup(click.Group):
             else:
                 message = f"Trek could not finish ({text}); nothing was recorded"
             raise click.ClickException(_sentence(message)) from None
+
+
+# Options every command takes, named after its own in a refusal of an unknown option.
+_STORE_OPTIONS = ("--db", "--campaign", "--gm", "--json", "--preview", "--help")
+
+
+def _no_such_option(error: click.NoSuchOption) -> click.UsageError:
+    """An unknown option, said with the options the command does take, rather than click's
+    nearest spelling among every option (`--by` is not `--db`)."""
+    ctx = error.ctx
+    if ctx is None:
+        return error
+    own = [param.opts[0] for param in ctx.command.get_params(ctx)
+           if isinstance(param, click.Option) and param.opts[0].startswith("--")
+           and param.opts[0] not in _STORE_OPTIONS]
+    import difflib
+
+    near = difflib.get_close_matches(error.option_name, own, n=1)
+    guess = f" (did you mean {near[0]}?)" if near else ""
+    path = ctx.command_path
+    takes = ("it has no options of its own" if not own else
+             f"its own option is {own[0]}" if len(own) == 1 else
+             f"its own options are {_listed(own)}")
+    name = _sentence(error.option_name).rstrip(".")
+    return click.UsageError(f"`{path}` has no option {name}{guess}; {takes} (`{path} --help` "
+                            "lists every option it takes).", ctx)
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _warn(ctx: click.Context) -> None:

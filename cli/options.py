@@ -185,8 +185,10 @@ def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
 
 def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
     """The ruleset stat options actually given (click passes every mounted one)."""
+    # `is` for None and False: 0 == False, and a 0 given (`--body 0`) is refused by the rules.
     return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in extra.items() if value not in (None, False, ())}
+            for key, value in extra.items()
+            if value is not None and value is not False and value != ()}
 
 
 class NamedValue(click.ParamType[tuple[str, Any]]):
@@ -240,8 +242,14 @@ class KeyValue(NamedValue):
         if not sep or not key.strip():
             # A bare word is most likely the name with its number left out.
             word = value.strip()
-            example = f"{word}=2" if not sep and _WORD.fullmatch(word) else self.example
-            self.fail(f"{value!r} should be NAME=N, for example {example}", param, ctx)
+            example = self.example
+            if not sep and word.isdigit():
+                # A bare number is most likely the number with its name left out.
+                example = f"{self.example.partition('=')[0]}={word}"
+            elif not sep and _WORD.fullmatch(word):
+                example = f"{word}=2"
+            self.fail(f"{value!r} should be NAME=N, a {self.noun} and a number, for example "
+                      f"{example}", param, ctx)
         try:
             amount = int(number)
         except ValueError:
@@ -286,7 +294,37 @@ class KeyChoice(NamedValue):
         return key.strip(), choice
 
 
-ROLL = click.IntRange(2, 12)
+class Whole(click.IntRange):
+    """A whole number within bounds, refused in words ("the 2d6 total must be a whole number
+    from 2 to 12, not 'six'") rather than in click's range notation."""
+
+    def __init__(self, low: int | None = None, high: int | None = None, *,
+                 what: str = "the number") -> None:
+        super().__init__(low, high)
+        self.what = what
+
+    def _span(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f"from {self.min} to {self.max}"
+        return f"of {self.min} or more" if self.min is not None else f"of at most {self.max}"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} must be a whole number {self._span()}, not {value!r}",
+                          param, ctx)
+        if (self.min is not None and number < self.min) or (
+                self.max is not None and number > self.max):
+            self.fail(f"{self.what} must be {self._span()}, not {number}", param, ctx)
+        return number
+
+
+ROLL = Whole(2, 12, what="the 2d6 total")
 ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."
 
 

@@ -444,21 +444,27 @@ def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, las
 
 def encounter_clock(doc: Mapping[str, Any]) -> list[str]:
     """The ruleset's own plain values of an encounter (`pass 2`, `passes 3`), in words."""
-    return [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
+    return [f"{_words(key)} {_value(value)}" for key, value in doc.items()
             if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
 
 
 def combatant_state(combatant: dict[str, Any]) -> list[str]:
     """What a combatant's ruleset keeps besides where it is and what it moved and has left,
-    in words, only what is set (`defense penalty 2`, `gait run`, `tn modifier 4`)."""
+    in words, only what is set (`defence penalty 2`, `gait run`, `tn modifier 4`)."""
     shown = []
     for key, value in combatant.items():
         if key in ("label", "side", "position", "facing", "moved", "remaining") or value in (
                 None, False, 0, "", {}):
             continue
-        words = key.replace("_", " ")
+        words = _words(key)
         shown.append(words if value is True else f"{words} {_value(value)}")
     return shown
+
+
+def _words(key: str) -> str:
+    """A document's key as words (`defense_penalty`: `defence penalty`): the keys keep their
+    recorded spelling, the words Trek's British one."""
+    return key.replace("_", " ").replace("defense", "defence")
 
 
 def encounter_value(value: Any) -> str:
@@ -474,7 +480,7 @@ def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{key.replace('_', ' ')} {_value(item)}"
+        return ", ".join(f"{_words(key)} {_value(item)}"
                          for key, item in value.items())
     return str(value)
 
@@ -811,7 +817,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
                      if isinstance(v, dict) and set(v) != {"x", "y"}})
     extra = sorted({k for c in doc["combatants"].values() for k in c}
                    - {"label", "side", "position", "facing", "moved", "remaining", *nested})
-    headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
+    headers = [_words(k.removesuffix("_penalty")) for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
     core_headers = ["", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
                     "left"]
@@ -842,7 +848,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
             fields.add_row(core[0], core[1], *mine)
         console.print(fields)
     for name, c in doc["combatants"].items():
-        details = [f"{key.replace('_', ' ')}: {_value(c[key])}" for key in nested
+        details = [f"{_words(key)}: {_value(c[key])}" for key in nested
                    if isinstance(c.get(key), dict)]
         if details:
             console.print(f"{name}: " + "; ".join(details), markup=False)

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import click
 
 from cli.context import settings
-from cli.options import TrekCommand, store_options
+from cli.options import TrekCommand, Whole, store_options
 from domain.errors import TrackerError
 
 KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
@@ -42,7 +42,7 @@ class SecretType(click.ParamType[str]):
 @click.command(cls=TrekCommand)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (0.0.0.0: every network of this machine).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+@click.option("--port", default=8765, show_default=True, type=Whole(0, 65535, what="the port"),
               help="The port to listen on; 0 picks a free one (the printed URLs say which).")
 @click.option("--no-open", "no_open", is_flag=True,
               help="Do not open the GM's page in a browser.")

@@ -136,8 +136,9 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
             door.close()
             reads.close()
 
+    # The description is served by a route of its own, behind a secret like every other read.
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url="/api/openapi.json",
+                  openapi_url=None,
                   description="The API of `trek serve`: the documents of `trek ... --json`, "
                               "commands in the words of the command line, and a live stream "
                               "of the log. Send `Authorization: Bearer SECRET`.")
@@ -173,7 +174,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     app.state.door = door
     described = app.openapi
 
-    def openapi() -> dict[str, Any]:
+    def described_with_commands() -> dict[str, Any]:
         """The API's description, with the JSON schema of every command type of the table
         (what `{"command": {"type": ...}}` takes)."""
         if app.openapi_schema is None:
@@ -183,7 +184,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         assert app.openapi_schema is not None
         return app.openapi_schema
 
-    app.openapi = openapi  # type: ignore[method-assign]
+    app.openapi = described_with_commands  # type: ignore[method-assign]
 
     # -- who is asking -------------------------------------------------------------------------
 
@@ -383,10 +384,18 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
 
+    @app.get("/api/openapi.json", include_in_schema=False)
+    async def description(request: Request) -> Response:
+        role_of(request)
+        return JSONResponse(app.openapi())
+
     @app.get("/api/docs", include_in_schema=False)
-    async def docs() -> Response:
+    async def docs(request: Request) -> Response:
+        role_of(request)
+        # The link to the description carries the secret only if this page was opened with it.
+        key = request.query_params.get("key")
         return HTMLResponse(pages.render("docs.html", api=app.openapi(),
-                                         paths=_paths(app.openapi())))
+                                         paths=_paths(app.openapi()), key=key))
 
     # -- the pages -----------------------------------------------------------------------------
 

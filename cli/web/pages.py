@@ -203,7 +203,9 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
                "actions": actions if gm else [],
                "clock": words.encounter_clock(encounter) if encounter else [],
                "panel": round_panel(encounter, acts if gm else []) if encounter else [],
-               "overland": words.has_overland(ruleset),
+               # A fight in a campaign without an overland map is all the page shows: no
+               # day, square or day's movement beside it.
+               "overland": words.has_overland(ruleset) and not (encounter and picture is None),
                "movement_text": (words.movement_text(status) if status.get("movement")
                                  else ""),
                # Health and Energy only where the ruleset keeps them for someone.

@@ -449,6 +449,12 @@ def test_init_refuses_preview_and_branch_previews_without_creating_the_campaign(
     before = _store_bytes(db)
     refused(trek_run("init", "Other Road", "--preview", db=str(db)),
             "init creates a campaign", "without --preview")
+    # Its help says it has none, and offers none among its options.
+    shown = ok(trek_run("init", "--help")).stdout
+    assert "It has no preview: --preview is refused" in shown
+    options = shown.split("Options:", 1)[1]
+    assert "--preview" not in options
+    assert "--seed" in options
     shown = ok(trek_run("branch", "what-if", "--at", "3", "--preview", "--json",
                         db=str(db))).json()
     assert _store_bytes(db) == before
