@@ -69,9 +69,6 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         ruleset, events, day, entries = (stream.ruleset, stream.events, stream.day,
                                          stream.entries)
         types = list(rulesets().event_types(ruleset)) if human else []
-    if human or as_csv:
-        # The campaign's ruleset says each event's line in its own words.
-        render.mount_one(ruleset)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,

@@ -36,6 +36,9 @@ class Settings:
     # The stores a front-end keeps open from one command to the next (`trek shell`, `trek
     # serve`): a cli.context.KeptStores.
     kept: Any = None
+    # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
+    # shell, the server or a test, else made when first needed.
+    root: Any = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:

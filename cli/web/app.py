@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from fastapi import FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
@@ -32,6 +32,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from cli.web import pages
 from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words, has_control
 from cli.web.live import Live
+
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -94,14 +97,21 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def create_app(config: ServeConfig) -> FastAPI:
+def create_app(config: ServeConfig, root: Root | None = None) -> FastAPI:
+    """The server over `config.db`, playing the rulesets of `root` (its composition root:
+    made here over the shipped rulesets when none is given), kept on `app.state.root`."""
+    from cli.bootstrap import bootstrap, use
+
+    root = use(root or bootstrap(config.db))
+    if root.db is None:
+        # The command line's root names its store once `trek serve` has read --db.
+        root.db = config.db
     runner = Runner(config.db)
+    # The commands the server runs play its rulesets.
+    runner.kept.root = root
 
     def open_reader() -> Any:
-        from cli.context import rulesets
-        from tracker.app import Trek
-
-        return Trek.open(config.db, rulesets=rulesets(), writable=False)
+        return root.open(config.db, writable=False)
 
     live = Live(open_reader, config.poll_interval)
 
@@ -113,6 +123,7 @@ def create_app(config: ServeConfig) -> FastAPI:
         finally:
             live.stop()
             runner.close()
+            root.close()
 
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
                   openapi_url="/api/openapi.json",
@@ -147,6 +158,7 @@ def create_app(config: ServeConfig) -> FastAPI:
 
     app.add_middleware(Guard)
     app.state.live = live
+    app.state.root = root
 
     # -- who is asking -------------------------------------------------------------------------
 

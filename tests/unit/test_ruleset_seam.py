@@ -19,6 +19,7 @@ import pytest
 from pydantic import BaseModel
 from rulesets import RULESETS
 
+from cli.registry import ENTRIES
 from domain.battlemap import LegendSpec
 from domain.commands import AddCharacter, EndEncounter, StartDay, StartEncounter, Undo
 from domain.dice import Dice
@@ -48,7 +49,6 @@ from domain.ruleset import (
 )
 from domain.state import Character, Combatant, Side
 from tracker.app import Trek
-from tracker.registry import ENTRIES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +59,7 @@ def shared_modules() -> list[Path]:
     for package in ("tracker", "domain", "projections", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT)
-            if relative == Path("tracker/registry.py"):
+            if relative == Path("cli/registry.py"):
                 continue
             if any(part == name or part.startswith((f"{name}.", f"{name}_"))
                    for part in relative.parts for name in names):
@@ -91,8 +91,9 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
     compares anything with a ruleset's name. Only the registry names them."""
     modules = shared_modules()
     assert len(modules) > 40  # the walk found the product, not an empty folder
-    owned = [(entry.package, entry.command_line) for entry in ENTRIES]
-    packages = [name for pair in owned for name in pair if name is not None]
+    # Each ruleset's package and its command-line module (named after it, as the registry's
+    # loader imports it).
+    packages = [name for entry in ENTRIES for name in (entry.package, f"cli.{entry.name}")]
     names = set(RULESETS.names)
 
     def a_ruleset(module: str) -> bool:
@@ -113,23 +114,19 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
     assert offending == []
 
 
-def test_only_the_composition_root_builds_the_registry() -> None:
-    """`cli/context.py` builds the registry of rulesets once and hands it down; no other product
-    module builds or imports one. The command line's mounting reads only the registry's
-    entries (names and module paths, importing no ruleset)."""
-    builds, reads = [], set()
+def test_only_the_composition_root_reads_the_registrys_entries() -> None:
+    """`cli/bootstrap.py` is handed the registry's entries (by default) and builds the registry
+    from them; no other product module imports `cli/registry.py` (tests/unit/test_structure.py
+    checks that `bootstrap` alone calls its builder)."""
+    reads = set()
     for package in ("tracker", "domain", "projections", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module == "tracker.registry":
-                    names = {alias.name for alias in node.names}
-                    if "build_registry" in names:
-                        builds.append(relative)
+            for _, module in imported_modules(tree, ".".join(Path(relative).parts[:-1])):
+                if module == "cli.registry" or module.startswith("cli.registry."):
                     reads.add(relative)
-    assert builds == ["cli/context.py"]
-    assert reads == {"cli/context.py", "cli/main.py", "cli/commands.py", "cli/ruleset_line.py"}
+    assert reads == {"cli/bootstrap.py"}
 
 
 def test_the_structural_check_finds_a_ruleset_imported_anywhere() -> None:
@@ -163,7 +160,6 @@ class Stride(WithoutOverland, NothingOnEntry):
 
     name = "stride"
     commands: frozenset[type[Command]] = frozenset()
-    command_line: str | None = None
     events: tuple[type[TrekEvent], ...] = (Strode,)
     character_options: frozenset[str] = frozenset({"stride"})
     audit_sections: tuple[str, ...] = ()
