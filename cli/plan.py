@@ -59,8 +59,9 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     once and said to be certain.
     """
     # The rulesets' own policy options (every other parameter is named above), each off
-    # unless given, in the order they are listed.
-    policy: Policy = dict(choices)
+    # unless given, in the order the command lists them.
+    listed = [param.name for param in click.get_current_context().command.params]
+    policy: Policy = {name: choices[name] for name in listed if name in choices}
     # Bounds first: a bad request opens no store.
     if not 1 <= trials <= MAX_TRIALS:
         raise RuleViolation(f"--trials is 1 to {MAX_TRIALS}, not {trials}")
