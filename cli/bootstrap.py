@@ -185,7 +185,11 @@ def root_of(settings: Any) -> Root:
     test), else one made now over the shipped rulesets."""
     if settings.root is None:
         kept = settings.kept
-        settings.root = (kept.root if kept is not None and kept.root is not None
-                         else bootstrap())
+        if kept is None:
+            settings.root = bootstrap()
+        else:
+            # The stores kept from one command to the next are opened by the same root.
+            kept.root = kept.root or bootstrap()
+            settings.root = kept.root
     root: Root = settings.root
     return root

@@ -1,8 +1,10 @@
 """The `trek` command line: the group, its refusals as one sentence, and the command table.
 
-Start-up is kept short: this module imports click and the shared options only. Every command
-but `status` lives in a module loaded the first time it runs (or shows its own help); `trek
---help` lists them from the table below, each with its one-line help. `trek status` reads the
+Start-up is kept short: this module imports click, the shared options and the composition root
+(cli/bootstrap.py, which loads nothing until asked). Every command but `status` lives in a
+module loaded the first time it runs (or shows its own help) and is built for the command's
+root, with its rulesets' parts; `trek --help` lists them from the table below and the
+registry's entries, each with its one-line help. `trek status` reads the
 campaign's kept status document straight from an SQLite store when that document is current
 (`projections/stored_status.py`), and otherwise goes through the tracker as every command does.
 """
