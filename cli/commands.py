@@ -8,6 +8,7 @@ is made anew from the rulesets' `CommandLine`s (the ones below are never edited)
 from __future__ import annotations
 
 import copy
+import inspect
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -509,12 +510,14 @@ def _kinds_listed() -> str:
 
 
 class _KindsListed(click.Command):
-    """`trek undo`, whose help ends with the words `--last` takes: read off every ruleset's
-    events, so worked out only when the help is shown."""
+    """`trek undo`, whose help ends with the words `--last` takes: read off the events of the
+    command's rulesets, so worked out only when the help is shown (and kept on no command)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        self.epilog = self.epilog or _kinds_listed()
-        super().format_epilog(ctx, formatter)
+        # As click writes an epilog.
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(inspect.cleandoc(_kinds_listed()))
 
 
 # `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
