@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from domain.ruleset import Registry
     from tracker.app import Trek
     from tracker.opening import MemoryStores
+    from tracker.queries import Queries
 
 
 class Root:
@@ -137,7 +138,7 @@ class Root:
         return self._reader
 
     @property
-    def queries(self) -> Any:
+    def queries(self) -> Queries:
         """The reads of the root's store (tracker/queries.py), opened on first use."""
         return self.reader().queries
 

@@ -411,6 +411,8 @@ def test_a_ruleset_handed_to_the_root_plugs_into_the_server(
     app = create_app(ServeConfig(db=db, campaign="stride-test", gm_key="g" * 20,
                                  player_key="p" * 20), stride_root)
     assert app.state.root is stride_root
+    # The root's queries read the server's store, played with the rulesets it was handed.
+    assert stride_root.queries.status("stride-test")["ruleset"] == "stride"
     gm = {"Authorization": "Bearer " + "g" * 20}
 
     async def ask() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
@@ -433,3 +435,4 @@ def test_a_ruleset_handed_to_the_root_plugs_into_the_server(
     assert page.status_code == 200
     assert "Rat strides 1 square(s)" in page.text
     assert "Kira strides 1 square(s)" in page.text
+    stride_root.close()
