@@ -140,15 +140,21 @@ def store_0_2(tmp_path: Path) -> Path:
 
 
 def labelled(status: dict[str, Any]) -> dict[str, Any]:
-    """Release 0.2's status, plus the one key added since: each combatant's token label (its
-    encounter's roster in order of entry, as RULES §13 gives them)."""
+    """Release 0.2's status, plus the keys added since: each combatant's token label (its
+    encounter's roster in order of entry, as RULES §13 gives them), and the encounter's doors
+    (RULES §16) and a square map's edge walls (none on a map of that release)."""
     encounter = status.get("encounter")
     if encounter is None:
         return status
     labels = labels_of({}, list(encounter["combatants"]))
     combatants = {name: {"label": labels[name], **c}
                   for name, c in encounter["combatants"].items()}
-    return {**status, "encounter": {**encounter, "combatants": combatants}}
+    battle_map = encounter.get("map")
+    if battle_map is not None:
+        # A square battle map's edge walls (none then); a hex map has none to list.
+        battle_map = {**battle_map, "walls": []} if encounter["grid"] == "square" else battle_map
+    return {**status, "encounter": {**encounter, "combatants": combatants, "doors": [],
+                                    "map": battle_map}}
 
 
 @pytest.mark.parametrize("slug", CAMPAIGNS_0_2)
