@@ -137,4 +137,8 @@ def _ruleset(trek: Trek, campaign: str | None, docs: Documents) -> str:
     for doc in docs:
         if doc["type"] == "CampaignStarted":
             return str(doc["ruleset"])
+    last = trek.last_recorded
+    if last is not None and last[0] == campaign:
+        # The campaign the events were just recorded in: its ruleset is known already.
+        return last[2]
     return trek.queries.ruleset_of(campaign)

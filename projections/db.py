@@ -90,7 +90,16 @@ class Database(Protocol):
     def close(self) -> None: ...
 
 
+# The read-model schema this release writes, kept in `trek_meta` under 'schema' once a store's
+# tables (its events table and the index of reversals included) are all this release's. A
+# store carrying it is opened without looking its tables up one by one (`SQLiteDatabase.current`).
+SCHEMA_MARK = "views-4"
+
+
 class SQLiteDatabase:
+    # True when the store's schema mark says every table and index this release uses exists.
+    current = False
+
     def __init__(self, path: str, *, read_only: bool = False, frozen: bool = False,
                  timeout: int = 30) -> None:
         if path == ":memory:":
@@ -106,10 +115,9 @@ class SQLiteDatabase:
             self.conn = sqlite3.connect(f"file:{quote(path)}{suffix}", uri=True,
                                         isolation_level=None, timeout=timeout,
                                         check_same_thread=False)
+        # A writer waits `timeout` seconds for the lock: sqlite3.connect set that busy timeout.
         if read_only:
             self.conn.execute("PRAGMA query_only = ON")
-        else:
-            self.conn.execute(f"PRAGMA busy_timeout = {timeout * 1000}")
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Cursor]:
@@ -136,6 +144,8 @@ class SQLiteDatabase:
         return self.conn.execute(sql, tuple(params)).fetchall()
 
     def has_table(self, name: str) -> bool:
+        if self.current:
+            return True
         return bool(self.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
 
@@ -265,3 +275,10 @@ def create_schema(db: Database) -> None:
             "INSERT INTO trek_meta (key, value) VALUES ('format', 'trek-1') "
             "ON CONFLICT (key) DO NOTHING"
         )
+
+
+def mark_schema(db: Database) -> None:
+    """Note in the store that its tables are all this release's (`SCHEMA_MARK`)."""
+    with db.transaction() as cursor:
+        cursor.execute("INSERT INTO trek_meta (key, value) VALUES ('schema', ?) "
+                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (SCHEMA_MARK,))

@@ -50,8 +50,8 @@ def save_kinds(cursor: Any, ruleset: str, kinds: dict[str, Any]) -> None:
     """Keep what the log needs to know of a ruleset's event kinds (`views.kinds_of`), stamped
     with this code."""
     key = KINDS_KEY + ruleset
-    cursor.execute("DELETE FROM trek_meta WHERE key = ?", (key,))
-    cursor.execute("INSERT INTO trek_meta (key, value) VALUES (?, ?)",
+    cursor.execute("INSERT INTO trek_meta (key, value) VALUES (?, ?) "
+                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
                    (key, json.dumps({"code": code_stamp(), **kinds})))
 
 

@@ -200,25 +200,30 @@ class Projector:
     def catch_up(self, progress: Progress | None = None, batch: int | None = None) -> int:
         """Fold every notification past the tracking position; returns how many were folded.
 
-        Each batch is one transaction: the views it changed and the new position together.
+        Each batch is one transaction: the views it changed and the new position together. A
+        batch that reads fewer rows than it may is the last: it read, under the write lock, up
+        to the log's end, so no further transaction is opened to find nothing.
         """
         done = 0
-        end = self.source.max_notification_id() or 0
-        position = self.position()
-        if position > end:
-            # Nothing would ever be folded again: the tracking row was changed.
-            raise ViewsOutOfStep(f"the read models stand at notification {position}, past the "
-                                 f"log's end at {end}")
-        total = end - position if progress else 0
+        total = 0
+        if progress:
+            total = (self.source.max_notification_id() or 0) - self.position()
         limit = batch or self.batch
         while True:
             with self.db.transaction() as cursor, _collector_paused():
-                folded = self._fold_batch(cursor, _position(cursor), limit)
-            if not folded:
-                return done
+                position = _position(cursor)
+                folded = self._fold_batch(cursor, position, limit)
+            if not folded and not done:
+                end = self.source.max_notification_id() or 0
+                if position > end:
+                    # Nothing would ever be folded again: the tracking row was changed.
+                    raise ViewsOutOfStep(f"the read models stand at notification {position}, "
+                                         f"past the log's end at {end}")
             done += folded
-            if progress:
+            if folded and progress:
                 progress(done, max(total, done))
+            if folded < limit:
+                return done
 
     def _fold_batch(self, cursor: Cursor, after: int, limit: int,
                     links: Links | None = None) -> int:

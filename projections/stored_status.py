@@ -77,10 +77,10 @@ def code_stamp() -> str:
 def save_status(cursor: Any, campaign_id: str, events: int, document: Mapping[str, Any]
                 ) -> None:
     """Keep a campaign's status document, covering its first `events` events."""
-    cursor.execute("DELETE FROM trek_view_status WHERE campaign_id = ?", (campaign_id,))
     cursor.execute(
         "INSERT INTO trek_view_status (campaign_id, events, code, status_json) "
-        "VALUES (?, ?, ?, ?)",
+        "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id) DO UPDATE SET events = excluded.events, "
+        "code = excluded.code, status_json = excluded.status_json",
         (campaign_id, events, code_stamp(), json.dumps(document, ensure_ascii=False)))
 
 

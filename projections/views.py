@@ -386,8 +386,8 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
         "INSERT INTO trek_chain_heads (campaign_id, seq, hash) VALUES (?, ?, ?) "
         "ON CONFLICT (campaign_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash "
         "WHERE excluded.seq > trek_chain_heads.seq", (cid, view.events, view.last_hash))
-    cursor.execute("DELETE FROM trek_view_state WHERE campaign_id = ?", (cid,))
-    cursor.execute("INSERT INTO trek_view_state (campaign_id, game_json) VALUES (?, ?)",
+    cursor.execute("INSERT INTO trek_view_state (campaign_id, game_json) VALUES (?, ?) "
+                   "ON CONFLICT (campaign_id) DO UPDATE SET game_json = excluded.game_json",
                    (cid, game.model_dump_json()))
     if view.new_log:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of

@@ -35,7 +35,7 @@ from domain.state import Game
 from domain.values import check_name
 from projections import readmodels
 from projections.compare import changes
-from projections.db import Database
+from projections.db import Database, SQLiteDatabase, mark_schema
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
 from projections.views import EncounterDocument, encounter_of, event_document
@@ -132,6 +132,9 @@ class Trek:
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
         # A previewing Trek's campaign as the last previewed event left it (never saved).
         self.previewed: Campaign | None = None
+        # The campaign the last recording use case loaded: the --campaign it was given (None:
+        # none), its slug and its ruleset, so what it prints need not look them up again.
+        self.last_recorded: tuple[str | None, str, str] | None = None
         # Every read: status, log, route, time travel, diff, audit, recap, the battle map.
         self.queries = Queries(self, self.reader)
 
@@ -158,7 +161,8 @@ class Trek:
                             memory=memory if memory is not None else MemoryStores())
         trek = cls(location, opened.app, opened.views, gm=gm,
                    writable=writable, rulesets=rulesets, preview=preview)
-        if writable:
+        # A store marked as in this release's schema has every table and index already.
+        if writable and not (isinstance(opened.views, SQLiteDatabase) and opened.views.current):
             with opening_errors(location, create=create):
                 if opened.upgrade and trek.projector.upgrade():
                     # An earlier release's read models were dropped: fold the log into this
@@ -167,6 +171,11 @@ class Trek:
                 # Loading a campaign reads its undos and redos through this index (a store of
                 # an earlier release gets it on its first command that may record).
                 index_reversals(opened.app.recorder, opened.views)
+                if opened.unmarked:
+                    # Every table and index is this release's now: later opens skip the checks.
+                    mark_schema(opened.views)
+                    assert isinstance(opened.views, SQLiteDatabase)
+                    opened.views.current = True
         return trek
 
     def close(self) -> None:
@@ -351,6 +360,7 @@ class Trek:
         self._require_writable(preview)
         name = self.resolve(slug)
         self.previewed = None
+        self.last_recorded = None
         for attempt in range(SAVE_ATTEMPTS):
             # The head is read before the log: events are only ever added, so the log read
             # after it reaches at least as far unless some were deleted.
@@ -366,6 +376,7 @@ class Trek:
                     self.catch_up()
             campaign.stamp = self._stamp(actor)
             event = action(campaign)
+            self.last_recorded = (slug, name, campaign.ruleset_name)
             if preview:
                 self.previewed = campaign
                 return [event_document(event)]
@@ -436,8 +447,13 @@ class Trek:
             actor.check()
         docs = self._record(slug, self._action(command), preview=preview, actor=actor)
         if any(doc["type"] in NAMED_BY for doc in docs):
-            return list(self.reader.with_targets(self.resolve(slug), docs))
+            return list(self.reader.with_targets(self.recorded_slug(slug), docs))
         return docs
+
+    def recorded_slug(self, slug: str | None) -> str:
+        """`resolve(slug)`, answered from the campaign just recorded in when it was the one."""
+        last = self.last_recorded
+        return last[1] if last is not None and last[0] == slug else self.resolve(slug)
 
     @singledispatchmethod
     def _action(self, command: Command) -> Callable[[Campaign], TrekEvent]:

@@ -16,7 +16,13 @@ from urllib.parse import quote
 from eventsourcing.persistence import PersistenceError
 
 from domain.ruleset import Registry
-from projections.db import Database, PostgresDatabase, SQLiteDatabase, create_schema
+from projections.db import (
+    SCHEMA_MARK,
+    Database,
+    PostgresDatabase,
+    SQLiteDatabase,
+    create_schema,
+)
 from tracker.application import TrekApplication
 from tracker.postgres_driver import require_driver
 from tracker.stores import (
@@ -24,7 +30,7 @@ from tracker.stores import (
     StoreError,
     StoreKind,
     check_postgres_store,
-    check_sqlite_store,
+    inspect_sqlite_store,
     lock_timeout,
     read_only_here,
 )
@@ -48,6 +54,9 @@ class OpenedStore:
     views: Database
     # True for a store on disk made by an earlier run (its read models may be older).
     upgrade: bool
+    # An SQLite file store not yet marked as in this release's schema: opening it to record
+    # checks its tables and then marks it (`projections.db.mark_schema`).
+    unmarked: bool = False
 
 
 @contextmanager
@@ -72,14 +81,16 @@ def open_store(location: Location, rulesets: Registry, *, create: bool, writable
             return _open_memory(location, rulesets, create=create, memory=memory)
         frozen = False
         if location.kind is StoreKind.SQLITE:
-            exists = check_sqlite_store(location.target, create=create)
+            exists, schema = inspect_sqlite_store(location.target, create=create)
             frozen = exists and read_only_here(location.target)
             if frozen and writable:
                 raise StoreError(f"the store {location.display} is read-only here; "
                                  "reading works, recording does not")
-            views: Database = SQLiteDatabase(
+            sqlite = SQLiteDatabase(
                 location.target, read_only=exists and not writable, frozen=frozen,
                 timeout=lock_timeout())
+            sqlite.current = schema == SCHEMA_MARK
+            views: Database = sqlite
         else:
             require_driver(location.target)
             exists = check_postgres_store(location, create=create)
@@ -90,7 +101,8 @@ def open_store(location: Location, rulesets: Registry, *, create: bool, writable
             location.eventsourcing_env(create=create or not exists, frozen=frozen), rulesets)
         if not exists:
             create_schema(views)
-        return OpenedStore(app, views, upgrade=exists)
+        unmarked = isinstance(views, SQLiteDatabase) and not views.current
+        return OpenedStore(app, views, upgrade=exists, unmarked=unmarked)
 
 
 def _open_memory(location: Location, rulesets: Registry, *, create: bool,

@@ -145,6 +145,8 @@ def index_reversals(recorder: Any, views: Database) -> bool:
 
 def _has_index(views: Database) -> bool:
     if isinstance(views, SQLiteDatabase):
+        if views.current:
+            return True
         rows: Sequence[Any] = views.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?", (INDEX_NAME,))
         return bool(rows)

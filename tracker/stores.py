@@ -232,6 +232,12 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
     A file that is not a Trek store is refused after looking at it read-only, so it is left
     exactly as it was.
     """
+    return inspect_sqlite_store(path, create=create)[0]
+
+
+def inspect_sqlite_store(path: str, *, create: bool) -> tuple[bool, str | None]:
+    """As `check_sqlite_store`, with the store's schema mark (`trek_meta` key 'schema': the
+    read-model schema it is in, None when an earlier release made it), read in one query."""
     file = Path(path)
     if not file.exists():
         if not create:
@@ -240,25 +246,33 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
             )
         if not file.parent.exists():
             raise StoreError(f"the folder {file.parent} does not exist; create it first")
-        return False
+        return False, None
     if file.is_dir():
         raise StoreError(f"{path} is a folder, not a Trek store; give a file path with --db")
     if file.stat().st_size == 0:
-        return _empty_leftover(path, create=create)
+        return _empty_leftover(path, create=create), None
     # Without a -wal file beside it, everything the file holds is in the file itself, so it is
     # looked at as immutable: no lock, and no -wal or -shm file made beside another program's
     # database. With one, it is read as any reader would (its sidecars exist already).
     no_wal = not Path(f"{path}-wal").exists()
     frozen = "&immutable=1" if read_only_here(path) or no_wal else ""
+    marks: dict[str, str] = {}
     try:
         conn = sqlite3.connect(f"file:{quote(str(file))}?mode=ro{frozen}", uri=True,
                                timeout=lock_timeout())
         try:
-            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-                return _empty_leftover(path, create=create)
-            row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
+            try:
+                marks = dict(conn.execute("SELECT key, value FROM trek_meta "
+                                          "WHERE key IN ('format', 'schema')").fetchall())
+            except sqlite3.OperationalError as error:
+                # No trek_meta table: an empty database is a leftover of an interrupted init.
+                if ("no such table" in str(error)
+                        and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0):
+                    return _empty_leftover(path, create=create), None
+                raise
         finally:
             conn.close()
+        row = (marks["format"],) if "format" in marks else None
     except sqlite3.OperationalError as error:
         if not _is_sqlite_file(file):
             row = None
@@ -280,7 +294,7 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
         raise StoreError(
             f"{path} is not a Trek store; it was left untouched (give another --db path)"
         )
-    return True
+    return True, marks.get("schema")
 
 
 def check_postgres_store(location: Location, *, create: bool) -> bool:

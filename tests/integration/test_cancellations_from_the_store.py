@@ -125,6 +125,7 @@ def test_a_store_without_the_index_of_reversals_is_read_and_given_it_on_recordin
     long_campaign(trek)
     with trek.views.transaction() as cursor:
         cursor.execute(f"DROP INDEX {INDEX_NAME}")
+        cursor.execute("DELETE FROM trek_meta WHERE key = 'schema'")
 
     reader = open_trek(db, writable=False)
     assert reader._load(SLUG).cancelled_in(1, 20) == {5: 16, 8: 14}

@@ -200,6 +200,7 @@ def test_a_store_whose_log_copied_every_event_is_rebuilt_when_opened_to_record(
     # The read models as release 0.2 kept them: a log table, no index.
     with sqlite3.connect(db) as conn:
         conn.execute("DROP TABLE trek_view_entries")
+        conn.execute("DELETE FROM trek_meta WHERE key = 'schema'")
         conn.execute(
             "CREATE TABLE trek_view_log (campaign_id TEXT NOT NULL, seq BIGINT NOT NULL, "
             "type TEXT NOT NULL, day BIGINT NOT NULL, session BIGINT, gm TEXT NOT NULL, "
