@@ -220,7 +220,7 @@ class TrekGroup(click.Group):
             _reader_left()
             raise click.exceptions.Exit(0) from None
         except click.NoSuchOption as error:
-            raise _no_such_option(error) from None
+            raise no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `trek --help` and `trek --version`, read by `| head`
                 _flush_output(quietly=True)
@@ -240,7 +240,7 @@ class TrekGroup(click.Group):
         except TrackerError as error:
             raise click.ClickException(_sentence(str(error), _root(ctx))) from None
         except click.NoSuchOption as error:
-            raise _no_such_option(error) from None
+            raise no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `--help` and `--version` of a command
                 _flush_output(quietly=True)
@@ -283,7 +283,7 @@ class TrekGroup(click.Group):
 _STORE_OPTIONS = ("--db", "--campaign", "--gm", "--json", "--preview", "--help")
 
 
-def _no_such_option(error: click.NoSuchOption) -> click.UsageError:
+def no_such_option(error: click.NoSuchOption) -> click.UsageError:
     """An unknown option, said with the options the command does take, rather than click's
     nearest spelling among every option (`--by` is not `--db`)."""
     ctx = error.ctx

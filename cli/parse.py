@@ -71,6 +71,11 @@ def read(words: Sequence[str], root: Root | None = None) -> Parsed:
         path = " ".join(_path(error.ctx)) if error.ctx is not None else "trek"
         raise ParseError(f"`{path}` needs a command after it; `{path} --help` lists them") \
             from None
+    except click.NoSuchOption as error:
+        from cli.main import no_such_option
+
+        # The command's own options, as the command line names them.
+        raise ParseError(no_such_option(error).format_message()) from None
     except click.UsageError as error:
         raise ParseError(error.format_message()) from None
     except click.exceptions.Exit:
