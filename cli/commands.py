@@ -32,6 +32,7 @@ from cli.options import (
     character_from,
     character_options,
     csv_or_json,
+    party_option,
     recording_options,
     store_options,
 )
@@ -177,6 +178,7 @@ def map_group() -> None:
               help="The route up to event SEQ, or to the end of day N (day:N).")
 @click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
+@party_option
 @store_options
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None) -> None:
@@ -344,6 +346,7 @@ def dismount(character: str) -> None:
 
 @roster.command()
 @click.argument("name")
+@party_option
 @recording_options
 def leave(name: str) -> None:
     """Leave a character, mount or vehicle behind where the party stands now."""
@@ -354,6 +357,7 @@ def leave(name: str) -> None:
 
 @roster.command()
 @click.argument("name")
+@party_option
 @recording_options
 def rejoin(name: str) -> None:
     """Take a member back into the party; only on the square it was left on."""
@@ -369,6 +373,7 @@ def rejoin(name: str) -> None:
 @click.argument("mode", type=click.Choice(["set", "add", "spend"]))
 @click.argument("amounts", nargs=-1, required=True,
                 type=KeyValue(noun="supply", example="provisions=2"))
+@party_option
 @recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
@@ -436,6 +441,7 @@ def day() -> None:
 
 
 @day.command("start")
+@party_option
 @recording_options
 def day_start() -> None:
     """Open the next day with a budget of the group's base movement."""
@@ -449,6 +455,7 @@ def day_start() -> None:
               help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=click.IntRange(0, 24), default=8, show_default=True,
               help="Hours slept (Energy is regained per hour).")
+@party_option
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
@@ -465,6 +472,7 @@ _DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
 @click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
+@party_option
 @recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
@@ -487,8 +495,9 @@ def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) 
     if document is None:
         trek_app = open_store(writes=False)
         campaign = settings().campaign
-        document = (trek_app.queries.status(campaign) if as_of is None
-                    else trek_app.queries.status_at(campaign, as_of))
+        party = settings().party
+        document = (trek_app.queries.status(campaign, party=party) if as_of is None
+                    else trek_app.queries.status_at(campaign, as_of, party=party))
     if settings().json:
         render.emit_json(document)
     else:

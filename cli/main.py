@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from cli.options import PointType, Settings, store_options
+from cli.options import PointType, Settings, party_option, store_options
 from cli.output import json_text
 from domain.errors import TrackerError
 from tracker.points import Point
@@ -33,6 +33,7 @@ COMMANDS_MODULE = "cli.commands"
 LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "encounter": ("cli.encounter", "encounter"),
     "log": ("cli.log", "log"),
+    "party": ("cli.party", "party"),
     "plan": ("cli.plan", "plan_command"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
@@ -63,6 +64,7 @@ SUMMARIES: dict[str, str] = {
     "log": "Every recorded event in order, reversals included.",
     "map": "The campaign's map.",
     "move": "Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y.",
+    "party": "Parties: split the party, merge parties, and choose the one commands act on.",
     "plan": "Play the journey to X,Y forward many times and show the odds of arriving by each "
             "day.",
     "recap": "What to hand the players after a session: days, distance, supplies, mounts and "
@@ -279,15 +281,19 @@ def _settings() -> Settings:
 @trek.command()
 @click.option("--as-of", "as_of", type=PointType(),
               help="The state right after event SEQ, or at the end of day N (day:N).")
+@party_option
 @store_options
 def status(as_of: Point | None) -> None:
     """Where the party is, its movement, supplies, roster and conveyances."""
     settings = _settings()
     document = None
-    if as_of is None:
+    if as_of is None and settings.party is None:
         from projections.stored_status import read_status
 
         document = read_status(settings.db, settings.campaign)
+        if document is not None and len(document.get("parties") or {}) > 1:
+            # Told from the party in use, which the kept document does not know.
+            document = None
         if document is not None and settings.json:
             sys.stdout.write(json_text(document))
             return

@@ -115,6 +115,12 @@ _SUMMARIES: dict[str, Describe] = {
     "SessionEnded": lambda d: f"session {d['number']} ends",
     "EventsCancelled": lambda d: _reversal("undo", d, "cancels"),
     "EventsRestored": lambda d: _reversal("redo", d, "restores"),
+    "PartySplit": lambda d: f"{', '.join(d['members'])} split from party {d['party']} as party "
+                            f"{d['name']} at {_sq(d['at'])}"
+                            + (f", taking {_amounts(d['supplies'])}" if d["supplies"] else ""),
+    "PartiesMerged": lambda d: f"party {d['name']} merges into party {d['party']} at "
+                               f"{_sq(d['at'])} on day {d['day']}"
+                               + (f" ({d['waited']} days waited)" if d["waited"] else ""),
 }
 
 

@@ -30,7 +30,7 @@ from domain.ruleset import (
     Command,
     Registry,
 )
-from domain.state import Game
+from domain.state import MAIN_PARTY, Game
 from domain.values import check_name
 from projections import readmodels
 from projections.compare import changes
@@ -65,6 +65,11 @@ Documents = list[dict[str, Any]]
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
+
+
+def party_key(slug: str) -> str:
+    """The store setting naming a campaign's party in use."""
+    return f"party_in_use:{slug}"
 
 
 class ConcurrentChange(TrackerError):
@@ -221,6 +226,41 @@ class Trek:
             readmodels.save_setting(cursor, IN_USE_KEY, slug)
         return {"campaign": slug, "previous": previous if previous in known else None}
 
+    # -- parties (RULES.md §15) ----------------------------------------------------------------
+
+    def party_in_use(self, slug: str) -> str | None:
+        """The party commands act on when they name none, as `trek party use` set it (None:
+        not set). A store setting like the campaign in use: not an event."""
+        return readmodels.setting(self.views, party_key(slug))
+
+    def use_party(self, slug: str | None, name: str) -> dict[str, Any]:
+        """Make `name` the party that commands naming none act on; records no event."""
+        self._require_writable()
+        self.catch_up()
+        campaign = self.resolve(slug)
+        game = self._load(campaign).game
+        if name not in game.party_names():
+            raise NotFound(f"there is no party called {name!r}; the campaign has "
+                           f"{', '.join(game.party_names())}")
+        previous = self.party_in_use(campaign)
+        with self.reader.store_errors(), self.views.transaction() as cursor:
+            readmodels.save_setting(cursor, party_key(campaign), name)
+        return {"campaign": campaign, "party": name, "previous": previous}
+
+    def acting_party(self, slug: str, game: Game, party: str | None) -> str:
+        """The party a command acts on: the one named (refused when there is none so
+        called), else the party in use, else `main`, else the first by name."""
+        names = game.party_names()
+        if party is not None:
+            if party not in names:
+                raise NotFound(f"there is no party called {party!r}; the campaign has "
+                               f"{', '.join(names)}")
+            return party
+        in_use = self.party_in_use(slug)
+        if in_use in names:
+            return str(in_use)
+        return MAIN_PARTY if MAIN_PARTY in names else names[0]
+
     def _load(self, slug: str) -> Campaign:
         try:
             campaign = self.reader.get(campaign_id(slug))
@@ -335,7 +375,7 @@ class Trek:
         self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
     def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
-               preview: bool = False) -> Documents:
+               preview: bool = False, party: str | None = None) -> Documents:
         """Load the campaign, let `action` record one event, save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
@@ -360,6 +400,7 @@ class Trek:
                 with suppress(Exception):
                     self.catch_up()
             campaign.stamp = self._stamp()
+            campaign.acting_party = self.acting_party(name, campaign.game, party)
             event = action(campaign)
             if preview:
                 self.previewed = campaign
@@ -417,15 +458,15 @@ class Trek:
 
     # -- the one door for every write ---------------------------------------------------------
 
-    def handle(self, slug: str | None, command: Command, *, preview: bool = False
-               ) -> Documents:
+    def handle(self, slug: str | None, command: Command, *, preview: bool = False,
+               party: str | None = None) -> Documents:
         """Load the campaign, decide `command`, save its event and catch up the read models;
         the event's document (a reversal's with `targets`, what it cancelled or restored).
 
         With `preview` (or on a previewing Trek) the event is decided as recording would
         decide it and returned unsaved, its seq the one it would get.
         """
-        docs = self._record(slug, self._action(command), preview=preview)
+        docs = self._record(slug, self._action(command), preview=preview, party=party)
         if any(doc["type"] in NAMED_BY for doc in docs):
             return list(self.reader.with_targets(self.resolve(slug), docs))
         return docs

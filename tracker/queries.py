@@ -217,14 +217,17 @@ class Queries:
         name = self._trek.resolve(slug)
         return readmodels.ruleset_of(self._reader.views, name) or self.view(name).ruleset
 
-    def status(self, slug: str | None, as_of: int | None = None) -> StatusDocument:
+    def status(self, slug: str | None, as_of: int | None = None, *,
+               party: str | None = None) -> StatusDocument:
         if as_of is None:
-            return self.status_of_view(self.view(slug))
-        return self.status_of_view(self.view_as_of(slug, as_of))
+            return self.status_of_view(self.view(slug), party)
+        return self.status_of_view(self.view_as_of(slug, as_of), party)
 
-    def status_of_view(self, view: CampaignView) -> StatusDocument:
-        """The `trek status --json` document of read models already read (`view`)."""
-        return status_of(view, self._trek.rulesets.named(view.ruleset))
+    def status_of_view(self, view: CampaignView, party: str | None = None) -> StatusDocument:
+        """The `trek status --json` document of read models already read (`view`), told from
+        party `party`'s side (None: the party in use)."""
+        side = self._trek.acting_party(view.slug, view.game, party)
+        return status_of(view, self._trek.rulesets.named(view.ruleset), side)
 
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
         """The read models right after event `seq`: the same fold, cut short at `seq`."""
@@ -373,15 +376,18 @@ class Queries:
             raise NotFound(f"no event of {name} falls on day {point.number}")
         return max(found)
 
-    def status_at(self, slug: str | None, point: Point) -> StatusDocument:
-        return self._seq_and_status(self._trek.resolve(point.campaign or slug), point)[1]
+    def status_at(self, slug: str | None, point: Point, *,
+                  party: str | None = None) -> StatusDocument:
+        return self._seq_and_status(self._trek.resolve(point.campaign or slug), point,
+                                    party)[1]
 
-    def _seq_and_status(self, name: str, point: Point) -> tuple[int, StatusDocument]:
+    def _seq_and_status(self, name: str, point: Point, party: str | None = None
+                        ) -> tuple[int, StatusDocument]:
         """The event a point names and the status right after it (now: the read models)."""
         seq = self.seq_of(name, point)
         if point.kind == "now":
-            return seq, self.status(name)
-        return seq, self.status_of_view(self.view_as_of(name, seq))
+            return seq, self.status(name, party=party)
+        return seq, self.status_of_view(self.view_as_of(name, seq), party)
 
     def diff(self, slug: str | None, a: Point, b: Point) -> DiffDocument:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""

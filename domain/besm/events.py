@@ -15,6 +15,7 @@ from domain.state import Conveyance, ConveyanceState, Day, Game
 
 
 class DayStarted(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
     number: int
@@ -28,6 +29,8 @@ class DayStarted(TrekEvent):
 
 class Moved(TrekEvent):
     """The party walked `path` (its first square is where it stood), one budget point a step."""
+
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     path: list[Square]
@@ -47,6 +50,7 @@ class Moved(TrekEvent):
 
 
 class ShortcutAttempted(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
 
     name: str
@@ -93,6 +97,7 @@ def strain_entries(before: Mapping[str, Conveyance],
 
 
 class ForcedMarched(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
 
     base: int
@@ -125,6 +130,7 @@ class ForcedMarched(TrekEvent):
 
 
 class NightTravelled(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
 
     roll: Roll
@@ -147,6 +153,7 @@ class NightTravelled(TrekEvent):
 
 
 class Foraged(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
 
     roll: Roll
@@ -168,6 +175,7 @@ class Foraged(TrekEvent):
 
 
 class Repaired(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
 
     conveyance: str
@@ -217,6 +225,7 @@ class Upkeep(BaseModel):
 
 
 class DayEnded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
     closes_day: ClassVar[bool] = True
 
