@@ -34,9 +34,11 @@ from tracker.chain import undamaged
               help="Print one JSON object per line (the objects --json lists).")
 @click.option("--no-pager", "no_pager", is_flag=True,
               help="Print straight to the terminal instead of through the pager.")
+@click.option("--party", metavar="NAME",
+              help="Only the events that acted on party NAME (RULES.md §15).")
 @store_options
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
-        as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
+        as_csv: bool, as_jsonl: bool, no_pager: bool, party: str | None) -> None:
     """Every recorded event in order, reversals included.
 
     --day, --session, --from and --last each narrow the rows and combine: `trek log --session 3
@@ -54,7 +56,10 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     if as_jsonl and (as_csv or settings().json):
         raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
                                "them.")
-    selection = LogFilter(day=day_number, session=session, since=since, last=last)
+    # The party an event acted on is in its document, not the log's index: with --party the
+    # rows are picked as they are read, and --last picks among those.
+    selection = LogFilter(day=day_number, session=session, since=since,
+                          last=None if party is not None else last)
     human = not (as_csv or as_jsonl or settings().json)
     # A reversal's row says what it undid or redid: its entry is given those events.
     targets = human or as_csv
@@ -69,6 +74,8 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         ruleset, events, day, entries = (stream.ruleset, stream.events, stream.day,
                                          stream.entries)
         types = list(rulesets().event_types(ruleset)) if human else []
+    if party is not None:
+        entries = _of_party(entries, party, last)
     if human or as_csv:
         # The campaign's ruleset says each event's line in its own words.
         render.mount_one(ruleset)
@@ -83,7 +90,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         else:
             render.print_log(entries, ruleset, out=out, last_seq=events, last_day=day,
                              event_types=types,
-                             empty=_nothing_matches(day_number, session, since))
+                             empty=_nothing_matches(day_number, session, since, party))
 
 
 def _modelled(ruleset: str) -> Modelled:
@@ -96,11 +103,23 @@ def _modelled(ruleset: str) -> Modelled:
 
 
 
-def _nothing_matches(day: int | None, session: int | None, since: int | None) -> str:
+def _of_party(entries: Iterable[Mapping[str, Any]], party: str, last: int | None
+              ) -> Iterable[Mapping[str, Any]]:
+    """The entries of events that acted on `party` (the `last` newest of them, if given)."""
+    picked = (entry for entry in entries if entry.get("party") == party)
+    if last is None:
+        return picked
+    from collections import deque
+
+    return list(deque(picked, maxlen=last))
+
+
+def _nothing_matches(day: int | None, session: int | None, since: int | None,
+                     party: str | None = None) -> str:
     """The sentence shown instead of an empty table when the filters pick no event (`--last`
     only picks among what they picked, so it is not named)."""
     given = [f"{flag} {value}" for flag, value in (("--day", day), ("--session", session),
-                                                    ("--from", since))
+                                                    ("--from", since), ("--party", party))
              if value is not None]
     if not given:
         return "The log holds no event."
