@@ -195,7 +195,8 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     seq = None
     if as_of is not None and as_of.kind != "now":
         seq = trek_app.queries.seq_of(campaign, as_of)
-    route = trek_app.queries.route(campaign, as_of=seq, session=session)
+    route = trek_app.queries.route(campaign, as_of=seq, session=session,
+                                   party=settings().party)
     target = svg_file or html_file
     if target is not None:
         _write_route_picture(route, target, html=html_file is not None)
@@ -203,10 +204,13 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     if settings().json:
         # The map is the document's own `map`; the route does not repeat it.
         render.emit_json({"campaign": route["campaign"], "position": route["position"],
+                          "party": route["party"], "parties": route["parties"],
                           "map": route["map"],
                           "route": {k: v for k, v in route.items() if k != "map"}})
         return
-    render.print_map(route["map"], route["position"])
+    others = {name: entry["position"] for name, entry in route["parties"].items()
+              if name != route["party"]}
+    render.print_map(route["map"], route["position"], others=others, party=route["party"])
 
 
 def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) -> None:

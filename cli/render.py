@@ -827,24 +827,38 @@ def _column_header(width: int, indent: int) -> list[str]:
     return [pad + tens.rstrip(), pad + "".join(str(x % 10) for x in range(width))]
 
 
-def print_map(game_map: dict[str, Any] | None, pos: dict[str, int]) -> None:
-    """The map as its rows with coordinates on the edges, the party's square marked @, and a
-    key of every character shown."""
+def print_map(game_map: dict[str, Any] | None, pos: dict[str, int], *,
+              others: Mapping[str, dict[str, int]] | None = None,
+              party: str | None = None) -> None:
+    """The map as its rows with coordinates on the edges, the party's square marked @ (every
+    other party's &), and a key of every character shown."""
+    others = others or {}
     if game_map is None:
-        console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
+        console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.",
+                      markup=False)
+        for name, at in others.items():
+            console.print(f"Party {name} stands at {at['x']},{at['y']}.", markup=False)
         return
+    elsewhere = {(at["x"], at["y"]) for at in others.values()}
     console.print(f"[bold]{plain(game_map['name'])}[/bold] {game_map['width']}×"
                   f"{game_map['height']}, {game_map['square_miles']} miles a square")
     indent = len(str(game_map["height"] - 1)) + 1
     for line in _column_header(game_map["width"], indent):
         console.print(line, markup=False)
     for y, row in enumerate(game_map["rows"]):
-        line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
+        line = "".join("@" if (x, y) == (pos["x"], pos["y"])
+                       else "&" if (x, y) in elsewhere else ch for x, ch in enumerate(row))
         console.print(f"{y:>{indent - 1}} {line}", markup=False)
     console.print("Key (x across the top, y down the left):", markup=False)
     for key, cell in game_map["legend"].items():
         extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
         console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(), markup=False)
-    console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
+    if others:
+        console.print(f"  '@': party {party}, at {pos['x']},{pos['y']}",
+                      markup=False)
+        for name, at in others.items():
+            console.print(f"  '&': party {name}, at {at['x']},{at['y']}", markup=False)
+    else:
+        console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
     for path in named_paths(game_map):
         console.print(f"  {path.listing}", markup=False)

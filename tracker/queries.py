@@ -340,7 +340,7 @@ class Queries:
         return section.shown(value) if section is not None else value
 
     def route(self, slug: str | None, *, as_of: int | None = None,
-              session: int | None = None) -> RouteDocument:
+              session: int | None = None, party: str | None = None) -> RouteDocument:
         """The route document (domain/route.py) with the map it is drawn on, up to `as_of`."""
         view = self.view(slug)
         name = view.slug
@@ -348,8 +348,11 @@ class Queries:
             self._check_session(view, session)
         if as_of is not None and not 1 <= as_of <= view.events:
             raise NotFound(f"there is no event {as_of}; the log runs 1 to {view.events}")
+        game = view.game if as_of is None else self._reader.get(campaign_id(name),
+                                                                 version=as_of).game
+        side = self._trek.acting_party(name, game, party)
         doc = build_route(page_events(self._reader.app.events, campaign_id(name), lte=as_of),
-                          session=session)
+                          session=session, party=side)
         return {"campaign": name, "name": view.name, "as_of": as_of,
                 "map": self._map_document(view), **doc}
 

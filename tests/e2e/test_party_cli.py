@@ -137,3 +137,31 @@ def test_undo_of_a_split_after_the_riders_moved_needs_cascade(
     undo = recorded(trek_run("undo", "6", "--cascade", "--json"), 8, "EventsCancelled")
     assert undo["cancels"] == [6, 7]
     assert list(status(trek_run)["parties"]) == ["main"]
+
+
+def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(trek_run("day", "start", "--party", "riders"))                                    # 7
+    ok(trek_run("move", "E", "E", "E", "--party", "riders"))                             # 8
+    ok(trek_run("day", "start"))                                                         # 9
+    ok(trek_run("move", "E"))                                                            # 10
+    # The party in use (main, at 1,1) is @, the riders (at 3,1) are &.
+    shown = ok(trek_run("map", "show")).stdout
+    assert "1 .@.&......" in shown
+    assert "'@': party main, at 1,1" in shown
+    assert "'&': party riders, at 3,1" in shown
+    document = ok(trek_run("map", "show", "--json", "--party", "riders")).json()
+    assert (document["party"], document["position"]) == ("riders", {"x": 3, "y": 1})
+    assert document["parties"] == {"main": {"position": {"x": 1, "y": 1}, "day": 1},
+                                   "riders": {"position": {"x": 3, "y": 1}, "day": 1}}
+    assert [(s["seq"], s["party"]) for s in document["route"]["segments"]] == [
+        (8, "riders"), (10, "main")]
+    ok(trek_run("map", "show", "--svg", "route.svg"))
+    svg = (tmp_path / "route.svg").read_text()
+    # The riders' ring and their route in long dashes; the key names both parties.
+    assert 'class="party other-party" data-party="riders"' in svg
+    assert 'class="segment other-party" data-seq="8" data-party="riders"' in svg
+    assert 'class="segment" data-seq="10" data-party="main"' in svg
+    assert "party main now (1,1)" in svg
+    assert "party riders now (3,1) and its route" in svg
