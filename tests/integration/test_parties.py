@@ -28,6 +28,7 @@ from domain.geometry import Square
 from domain.parties import MergeParties, SplitParty
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
+from tracker.points import Point
 
 OpenTrek = Callable[..., Trek]
 
@@ -322,3 +323,34 @@ def test_cypher_transit_is_each_partys_own(store: str, open_trek: OpenTrek) -> N
     [merged] = trek.handle(None, MergeParties("cart"))
     assert (merged["day"], merged["waited"]) == (2, 1)
     assert status(trek)["parties"]["main"]["members"] == ["Ana", "Bo", "Cart", "Cy"]
+
+
+def test_audit_recap_and_diff_count_what_each_party_spent(
+        store: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(store, create=True)
+    besm_table(trek)                                             # 5: provisions set 0 -> 5
+    trek.handle(None, SplitParty("riders", ("Kira", "Dusty"), {"provisions": 2}))      # 6
+    trek.handle(None, StartDay(), party="riders")                                       # 7
+    trek.handle(None, ForcedMarch(rolls={"Kira": 12}), party="riders")                  # 8
+    trek.handle(None, EndDay(DayEndOptions()), party="riders")                          # 9
+    [merged] = trek.handle(None, MergeParties("riders"))                                # 10
+    assert (merged["day"], merged["waited"]) == (1, 1)
+    # Handing supplies between parties neither gains nor spends them; the march spent 1.
+    [audit] = trek.queries.audit(None)["sessions"]
+    assert audit["supplies"] == {"gained": {"provisions": 5}, "spent": {"provisions": 1}}
+    [roll] = audit["rolls"]
+    assert (roll["seq"], roll["party"], roll["success"]) == (8, "riders", False)
+    recap = trek.queries.recap(None)
+    assert recap["supplies"]["spent"] == {"provisions": 1}
+    assert recap["days"] == [1]
+    # From the split to now: one day on, one provisions fewer, Dusty a level down.
+    changed = {c["field"]: (c["a"], c["b"])
+               for c in trek.queries.diff(None, Point.parse("5"), Point.parse("now"))["changes"]}
+    assert changed["day"] == (0, 1)
+    assert changed["supplies.provisions"] == (5, 4)
+    assert changed["conveyances.Dusty.level"] == (2, 1)
+    # Halfway, the riders stood apart: the diff names their party and its own square.
+    apart = {c["field"]: (c["a"], c["b"])
+             for c in trek.queries.diff(None, Point.parse("5"), Point.parse("6"))["changes"]}
+    assert apart["characters.Kira.party"] == ("main", "riders")
+    assert apart["parties.riders.supplies.provisions"] == (None, 2)
