@@ -256,6 +256,16 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
         console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
 
 
+def _where(status: Mapping[str, Any], member: Mapping[str, Any]) -> str:
+    """Where a member of the roster is: with its party (named when there are several), or
+    left behind on a square."""
+    if not member["with_party"]:
+        return f"left at {_sq(member['position'])}"
+    if len(status.get("parties") or {}) > 1:
+        return f"with party {member.get('party')} at {_sq(member['position'])}"
+    return "with party"
+
+
 def print_status(status: Mapping[str, Any]) -> None:
     """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
     own = _line(status["ruleset"])
@@ -274,7 +284,7 @@ def print_status(status: Mapping[str, Any]) -> None:
         table = Table("character", *(h for h, _ in measures), *aboard, "where")
         for name, c in status["characters"].items():
             on = (f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot",)
-            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            where = _where(status, c)
             table.add_row(name, *(cell(c) for _, cell in measures),
                           *(on if own.status_overland else ()), where)
         console.print(table)
@@ -282,7 +292,7 @@ def print_status(status: Mapping[str, Any]) -> None:
         columns = own.status_conveyance_columns
         table = Table("conveyance", "kind", *(h for h, _ in columns), "state", "where")
         for name, c in status["conveyances"].items():
-            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            where = _where(status, c)
             table.add_row(name, c["kind"], *(cell(c) for _, cell in columns), c["state"],
                           where)
         console.print(table)

@@ -420,10 +420,8 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     for name, entry in _other_parties(doc):
         entries.append(_KeyEntry(
             f"party:{name}", f'<circle cx="7" cy="-4" r="6" fill="none" '
-            f'stroke="{PARTY_COLOUR}" stroke-width="2" stroke-dasharray="5 2"/>'
-            f'<line x1="16" y1="-4" x2="30" y2="-4" stroke="#555" stroke-width="2.5" '
-            'stroke-dasharray="10 3"/>',
-            f"party {name} now ({_sq(entry['position'])}) and its route"))
+            f'stroke="{PARTY_COLOUR}" stroke-width="2" stroke-dasharray="5 2"/>',
+            f"party {name} now ({_sq(entry['position'])}), dashed"))
     return entries
 
 

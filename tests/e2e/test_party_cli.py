@@ -164,4 +164,4 @@ def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) 
     assert 'class="segment other-party" data-seq="8" data-party="riders"' in svg
     assert 'class="segment" data-seq="10" data-party="main"' in svg
     assert "party main now (1,1)" in svg
-    assert "party riders now (3,1) and its route" in svg
+    assert "party riders now (3,1), dashed" in svg
