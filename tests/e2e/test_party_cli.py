@@ -165,3 +165,43 @@ def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) 
     assert 'class="segment" data-seq="10" data-party="main"' in svg
     assert "party main now (1,1)" in svg
     assert "party riders now (3,1), dashed" in svg
+
+
+def test_the_gms_page_picks_the_party_and_shows_every_party(
+        trek_run: Run, tmp_path: Path) -> None:
+    import asyncio
+
+    import httpx
+
+    from cli.web.app import ServeConfig, create_app
+
+    table(trek_run, tmp_path)
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
+    ok(trek_run("day", "start", "--party", "riders"))
+    ok(trek_run("move", "E", "E", "E", "--party", "riders"))
+    app = create_app(ServeConfig(db=str(tmp_path / "trek.db"), campaign="long-road",
+                                 gm_key="g" * 20, player_key="p" * 20))
+    gm = {"Authorization": "Bearer " + "g" * 20}
+
+    async def visit() -> tuple[str, httpx.Response, str, str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            before = (await client.get("/", params={"key": "g" * 20})).text
+            used = await client.post("/api/campaigns/long-road/commands", headers=gm,
+                                     json={"argv": ["party", "use", "riders"]})
+            after = (await client.get("/", params={"key": "g" * 20})).text
+            players = (await client.get("/players", params={"key": "p" * 20})).text
+            return before, used, after, players
+
+    before, used, after, players = asyncio.run(visit())
+    assert '<option value="main" selected>main (0,1, day 0)</option>' in before
+    assert '<option value="riders">riders (3,1, day 1)</option>' in before
+    # Both parties on the map: the one in use ringed, the other's ring and route dashed.
+    assert 'class="party other-party" data-party="riders"' in before
+    assert used.status_code == 200
+    assert used.json()["party"] == "riders"
+    assert '<option value="riders" selected>' in after
+    assert "Party riders · " in after
+    assert "at 3,1" in after
+    # The players see every party too: the walkers' ring beside the riders'.
+    assert 'class="party other-party" data-party="main"' in players

@@ -108,6 +108,17 @@
     }).join(", ");
   }
 
+  // The party picker (a campaign split into parties): the party the day's actions, the
+  // command line and the ruler act on, kept in the store as `trek party use` keeps it.
+  document.addEventListener("change", function (event) {
+    var picker = event.target.closest("[data-party-picker]");
+    if (!picker) { return; }
+    command(["party", "use", picker.value], false).then(function (result) {
+      if (result.ok) { toast("Commands now act on party " + picker.value + "."); refresh(); }
+      else { toast(result.body.error || "Refused.", true); }
+    });
+  });
+
   function record(argv) {
     return command(argv, false).then(function (result) {
       if (result.ok) { toast("Recorded " + told(result.body) + "."); refresh(); }
