@@ -354,3 +354,26 @@ def test_audit_recap_and_diff_count_what_each_party_spent(
              for c in trek.queries.diff(None, Point.parse("5"), Point.parse("6"))["changes"]}
     assert apart["characters.Kira.party"] == ("main", "riders")
     assert apart["parties.riders.supplies.provisions"] == (None, 2)
+
+
+def test_a_split_campaign_across_snapshots_verifies_and_replays_the_same(
+        store: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(store, create=True)
+    besm_table(trek)
+    trek.handle(None, SplitParty("riders", ("Kira", "Dusty")))                         # 6
+    # 36 days for each party, three events a day: 6 + 216 = 222 events, past two snapshots.
+    for day in range(36):
+        for party in ("riders", "main"):
+            trek.handle(None, StartDay(), party=party)
+            trek.handle(None, steps("E" if day % 2 == 0 else "W"), party=party)
+            trek.handle(None, EndDay(DayEndOptions()), party=party)
+    shown = status(trek)
+    assert shown["events"] == 222
+    assert {name: (p["day"], p["position"]) for name, p in shown["parties"].items()} == {
+        "main": (36, {"x": 0, "y": 1}), "riders": (36, {"x": 0, "y": 1})}
+    assert trek.verify()["verified"] is True
+    assert trek.verify_views()["verified"] is True
+    # Opened again, the campaign loads from its newest snapshot and records on.
+    again = open_trek(store)
+    [day] = again.handle(None, StartDay(), party="riders")
+    assert (day["seq"], day["party"], day["number"]) == (223, "riders", 37)
