@@ -106,7 +106,8 @@ def test_keep_going_runs_every_line_and_exits_1_after_any_refusal(trek_run: Run)
         "Error: No such command 'teleport'.",
         "Error: A quotation mark is not closed; close it, or put a backslash before it to "
         "keep it as it is.",
-        "Error: No such option '--far'.",
+        # click suggests the option `move` has that is nearest (RULES.md §15's --party).
+        "Error: No such option '--far'. Did you mean '--party'?",
     ]
     assert status(trek_run)["supplies"]["provisions"] == 8
     ok(trek_run("shell", "--keep-going", input="supplies spend provisions=1\n"))
