@@ -55,6 +55,7 @@ from domain.geometry import Square
 from domain.grid import GRIDS
 from domain.history import Replan, describe_dropped, replan
 from domain.maps import GameMap, Terrain
+from domain.partial import WithoutOverland
 from domain.patch import diff
 from domain.ruleset import (
     Command,
@@ -447,12 +448,14 @@ class Campaign:
     @handle.register
     def _(self, command: parties.SplitParty) -> TrekEvent:
         self._check_overland(command)
+        self._check_parties()
         return self._record(lambda: parties.split(
             self.situation(), command.name, command.members, command.supplies or {}))
 
     @handle.register
     def _(self, command: parties.MergeParties) -> TrekEvent:
         self._check_overland(command)
+        self._check_parties()
         return self._record(lambda: parties.merge(self.situation(), command.name))
 
     @handle.register
@@ -469,6 +472,12 @@ class Campaign:
     def _(self, command: EndDay) -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.end_day(self.situation(), command.options))
+
+    def _check_parties(self) -> None:
+        """Parties travel overland (RULES.md §15): a ruleset without overland rules has one."""
+        if isinstance(self.ruleset, WithoutOverland):
+            raise NotOffered(f"the {self.ruleset_name} ruleset has no overland rules, so no "
+                             "parties to split or merge; rosters, supplies and encounters work")
 
     def _check_overland(self, command: Command) -> None:
         if command.overland and self.game.encounter is not None:

@@ -205,3 +205,14 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
     assert "at 3,1" in after
     # The players see every party too: the walkers' ring beside the riders'.
     assert 'class="party other-party" data-party="main"' in players
+
+
+def test_a_ruleset_without_overland_travel_has_one_party(trek_run: Run) -> None:
+    ok(trek_run("init", "Alley", "--ruleset", "gurps", "--seed", "1"))
+    refused(trek_run("party", "split", "scouts", "--member", "Kira"),
+            "the gurps ruleset has no overland rules, so no parties to split or merge")
+    refused(trek_run("party", "merge", "scouts"), "no parties to split or merge")
+    assert status(trek_run)["parties"] == {"main": {
+        "position": {"x": 0, "y": 0}, "day": 0, "day_open": False,
+        "movement": {"base": 0, "budget": 0, "used": 0, "remaining": 0},
+        "supplies": {"provisions": 0, "fuel": 0, "ammo": 0, "wealth": 0}, "members": []}}
