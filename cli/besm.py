@@ -10,7 +10,14 @@ import click
 
 from cli.context import record
 from cli.drawing import PATH_COLOUR, MarkStyle
-from cli.options import ROLL, ROLL_HELP, KeyValue, party_option, recording_options
+from cli.options import (
+    ROLL,
+    ROLL_HELP,
+    KeyValue,
+    TrekCommand,
+    party_option,
+    recording_options,
+)
 from cli.render import AuditSection, square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -20,7 +27,7 @@ if TYPE_CHECKING:
     from tracker.app import Trek
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.argument("route", metavar="NAME")  # the map's name for it, not one of the roster's
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @party_option
@@ -32,8 +39,8 @@ def shortcut(route: str, roll: int | None) -> None:
     record(TakeShortcut(name=route, roll=roll))
 
 
-@click.command("forced-march")
-@click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver"),
+@click.command(cls=TrekCommand, name="forced-march")
+@click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver", example="Kira=9"),
               multiple=True,
               help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
 @party_option
@@ -46,7 +53,7 @@ def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     record(ForcedMarch(rolls=given))
 
 
-@click.command("night-travel")
+@click.command(cls=TrekCommand, name="night-travel")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @click.option("--by", help="Who navigates (default: the best navigator).")
 @party_option
@@ -58,7 +65,7 @@ def night_travel(roll: int | None, by: str | None) -> None:
     record(TravelByNight(roll=roll, by=by))
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @click.option("--by", help="Who forages (default: the best forager).")
 @click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
@@ -72,7 +79,7 @@ def forage(roll: int | None, by: str | None, take: str) -> None:
     record(Forage(roll=roll, by=by, take=take))
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.argument("conveyance")
 @click.option("--by", required=True, help="Who repairs or tends it.")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
@@ -122,7 +129,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 ]
 
 
-@click.command("prone")
+@click.command(cls=TrekCommand, name="prone")
 @click.argument("name")
 @recording_options
 def prone(name: str) -> None:
@@ -132,7 +139,7 @@ def prone(name: str) -> None:
     record(GoProne(name=name))
 
 
-@click.command("stand")
+@click.command(cls=TrekCommand, name="stand")
 @click.argument("name")
 @recording_options
 def stand(name: str) -> None:

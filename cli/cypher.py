@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import MarkStyle
-from cli.options import SquareType, recording_options
+from cli.options import SquareType, TrekCommand, Whole, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -26,9 +26,9 @@ CHARACTER_OPTIONS = [
     click.Option(["--intellect"], type=int, help="Cypher Intellect pool (optional)."),
 ]
 
-D20 = click.IntRange(1, 20)
+D20 = Whole(1, 20, what="the d20 face")
 D20_HELP = "Cypher: the d20 face the GM rolled (1-20); left out, Trek rolls from the seed."
-STEPS = click.IntRange(min=0)
+STEPS = Whole(0, what="the number of steps")
 
 ENCOUNTER_MOVE_OPTIONS = [
     click.Option(["--immediate"], is_flag=True, default=False,
@@ -48,7 +48,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 ]
 
 
-@click.command("push")
+@click.command(cls=TrekCommand, name="push")
 @click.argument("name")
 @click.argument("direction")
 @click.option("--feet", type=int, required=True, help="How far the push should carry, in feet.")
@@ -61,7 +61,7 @@ def push(name: str, direction: str, feet: int, roll: int | None) -> None:
     record(Push(name=name, direction=direction, feet=feet, roll=roll))
 
 
-@click.command("chase")
+@click.command(cls=TrekCommand, name="chase")
 @click.argument("name")
 @click.option("--level", type=int, required=True, help="The level of the NPC chased or chasing.")
 @click.option("--ease", type=STEPS, default=0, help="Steps the Speed task is eased.")
@@ -82,7 +82,7 @@ def chase(name: str, level: int, ease: int, hinder: int, roll: int | None, role:
     record(command)
 
 
-@click.command("chase-roll")
+@click.command(cls=TrekCommand, name="chase-roll")
 @click.argument("name")
 @click.option("--ease", type=STEPS, default=0, help="Steps the Speed task is eased.")
 @click.option("--hinder", type=STEPS, default=0, help="Steps the Speed task is hindered.")

@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from cli.context import record
-from cli.options import recording_options
+from cli.options import TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -41,7 +41,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 ]
 
 
-@click.command("posture")
+@click.command(cls=TrekCommand, name="posture")
 @click.argument("name")
 @click.argument("posture", metavar="|".join(POSTURES).upper())
 @recording_options

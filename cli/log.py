@@ -13,13 +13,22 @@ import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, rulesets, settings
-from cli.options import CSV_HELP, AtLeastOne, EventNumber, csv_or_json, store_options
+from cli.options import (
+    CSV_HELP,
+    AtLeastOne,
+    EventNumber,
+    TrekCommand,
+    csv_or_json,
+    reads,
+    store_options,
+)
+from cli.reads import Log, of_party
 from projections.kept_log import Modelled, read_log
 from projections.logpages import LogFilter
 from tracker.chain import undamaged
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--day", "day_number", type=EventNumber("the day number", low=0),
               help="Only events of day N.")
 @click.option("--session", type=EventNumber("the session number"),
@@ -37,6 +46,7 @@ from tracker.chain import undamaged
 @click.option("--party", metavar="NAME",
               help="Only the events that acted on party NAME (RULES.md §15).")
 @store_options
+@reads(Log)
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
         as_csv: bool, as_jsonl: bool, no_pager: bool, party: str | None) -> None:
     """Every recorded event in order, reversals included.
@@ -49,8 +59,11 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     `less -FRX` (either set to "" or "cat": none). Piped output, --json, --jsonl and --csv are
     never paged.
 
+    A row recorded for anyone but the GM who started the campaign says so in its note: `by
+    NAME` (another GM's `--gm`), `asked by SEAT` (a player's request).
+
     With --csv: one row per event, columns seq, type, day, session, gm, recorded_at,
-    cancelled_by, summary.
+    cancelled_by, summary, actor, requested_by.
     """
     csv_or_json(as_csv)
     if as_jsonl and (as_csv or settings().json):
@@ -68,17 +81,17 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     if kept is not None:
         ruleset, events, day, types = kept.ruleset, kept.events, kept.day, kept.types
         entries: Iterable[Mapping[str, Any]] = undamaged(kept.campaign, kept.entries)
+        gm: str | None = kept.gm
     else:
-        stream = open_store(writes=False).queries.log_stream(settings().campaign, selection,
-                                                             targets=targets)
+        queries = open_store(writes=False).queries
+        stream = queries.log_stream(settings().campaign, selection, targets=targets)
         ruleset, events, day, entries = (stream.ruleset, stream.events, stream.day,
                                          stream.entries)
         types = list(rulesets().event_types(ruleset)) if human else []
+        # The table names who asked for each event its campaign's own GM did not.
+        gm = queries.campaign_gm(settings().campaign) if human else None
     if party is not None:
-        entries = _of_party(entries, party, last)
-    if human or as_csv:
-        # The campaign's ruleset says each event's line in its own words.
-        render.mount_one(ruleset)
+        entries = of_party(entries, party, last)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,
@@ -89,7 +102,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
             render.emit_json_list(entries)
         else:
             render.print_log(entries, ruleset, out=out, last_seq=events, last_day=day,
-                             event_types=types,
+                             event_types=types, gm=gm,
                              empty=_nothing_matches(day_number, session, since, party))
 
 
@@ -101,17 +114,6 @@ def _modelled(ruleset: str) -> Modelled:
     types = rulesets().event_types(ruleset)
     return lambda seq, type_name, state: stored_document(seq, type_name, state, types)
 
-
-
-def _of_party(entries: Iterable[Mapping[str, Any]], party: str, last: int | None
-              ) -> Iterable[Mapping[str, Any]]:
-    """The entries of events that acted on `party` (the `last` newest of them, if given)."""
-    picked = (entry for entry in entries if entry.get("party") == party)
-    if last is None:
-        return picked
-    from collections import deque
-
-    return list(deque(picked, maxlen=last))
 
 
 def _nothing_matches(day: int | None, session: int | None, since: int | None,

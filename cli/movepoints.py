@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import text as _t
-from cli.options import NamedValue, recording_options
+from cli.options import NamedValue, TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -47,7 +47,7 @@ class FullMove(NamedValue):
 CHARACTER_OPTIONS = [
     click.Option(["--full-move", "full_move"], type=FullMove(), multiple=True,
                  help="Move-Points: a Full Move, N (land) or TYPE=N with TYPE swim or fly "
-                      "(repeatable, one per type)."),
+                      "(at least one; repeatable, one per type)."),
 ]
 
 ENCOUNTER_MOVE_OPTIONS = [
@@ -56,7 +56,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 ]
 
 
-@click.command("step")
+@click.command(cls=TrekCommand, name="step")
 @click.argument("name")
 @click.argument("direction")
 @recording_options
@@ -68,7 +68,7 @@ def step(name: str, direction: str) -> None:
     record(Step(name=name, direction=direction))
 
 
-@click.command("condition")
+@click.command(cls=TrekCommand, name="condition")
 @click.argument("name")
 @click.argument("condition", metavar="stunned|immobile|clear")
 @recording_options

@@ -35,9 +35,15 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
-    # The stores a front-end keeps open from one command to the next (`trek shell`, `trek
-    # serve`): a cli.context.KeptStores.
+    # The stores a front-end keeps open from one command to the next (`trek shell`): a
+    # cli.context.KeptStores.
     kept: Any = None
+    # Words read into a command and nothing else (cli/parse.py): `record` hands the command
+    # back instead of opening a store.
+    parsing: bool = False
+    # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
+    # shell, the server or a test, else made when first needed.
+    root: Any = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
@@ -55,6 +61,45 @@ def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
                 settings.explicit.add(name)
         return value
     return callback
+
+
+def refuse_repeated(command: click.Command, ctx: click.Context, args: list[str]) -> None:
+    """Refuse an option that takes one value given more than once (`--roll 2 --roll 3`):
+    click would keep the last silently. A repeatable option (`multiple`) and a flag are not
+    checked; the words are split as the command will split them, before any value is read."""
+    if ctx.resilient_parsing:
+        return
+    _, _, order = command.make_parser(ctx).parse_args(args=list(args))
+    seen: set[click.Parameter] = set()
+    for param in order:
+        if not isinstance(param, click.Option) or param.multiple or param.count \
+                or param.is_flag:
+            continue
+        if param in seen:
+            name = "/".join(param.opts)
+            raise click.UsageError(f"{name} is given twice; it takes one value, so give it "
+                                   "once", ctx)
+        seen.add(param)
+
+
+class TrekCommand(click.Command):
+    """Every trek command: an option that takes one value is refused when given twice."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
+
+
+class TrekSubgroup(click.Group):
+    """A group of trek commands (`roster`, `encounter`): its commands and groups are made as
+    `TrekCommand` and `TrekSubgroup`, and its own options are checked alike."""
+
+    command_class = TrekCommand
+    group_class = type
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        refuse_repeated(self, ctx, args)
+        return super().parse_args(ctx, args)
 
 
 def store_options(func: F) -> F:
@@ -78,12 +123,28 @@ PREVIEW_HELP = ("Show the event this would record (with --json, exactly what rec
                 "prints) and record nothing; a refusal is still refused.")
 
 
+# The commands of the table, by callback: each builds one command object from its parameters
+# and hands it to `cli.context.record`, reading and writing nothing before; cli/parse.py runs
+# these (and only these) to turn words into a command.
+TABLE_COMMANDS: set[Callable[..., Any]] = set()
+# The read commands of the table, by callback: the query each stands for (cli/reads.py), made
+# from its parameters by name without running the callback.
+QUERY_COMMANDS: dict[Callable[..., Any], type[Any]] = {}
+
+
 def recording_options(func: F) -> F:
-    """The store options of a command that records one event, and --preview.
+    """The store options of a command of the table that records one event, and --preview.
 
     Every recording command takes these instead of `store_options`; `cli.context.record`
     reads --preview, so no command handles it itself.
     """
+    TABLE_COMMANDS.add(func)
+    return store_recording_options(func)
+
+
+def store_recording_options(func: F) -> F:
+    """--preview and the store options of a command that records but is not one of the
+    table's (it makes a campaign: `init`, `branch`)."""
     func = click.option("--preview", is_flag=True, default=False, expose_value=False,
                         callback=_merge("preview"), help=PREVIEW_HELP)(func)
     return store_options(func)
@@ -95,6 +156,22 @@ def party_option(func: F) -> F:
     return click.option("--party", expose_value=False, callback=_merge("party"),
                         metavar="NAME",
                         help="The party this acts on (default: the party in use).")(func)
+
+
+def party_read_option(func: F) -> F:
+    """--party NAME on a read of the table: the party it is told from, also a parameter of the
+    command (its query's field, cli/reads.py)."""
+    return click.option("--party", callback=_merge("party"), metavar="NAME",
+                        help="Told from party NAME's side (default: the party in use).")(func)
+
+
+def reads(query: type[Any]) -> Callable[[F], F]:
+    """Mark a read command of the table as the query `query`, whose fields are the command's
+    parameters by name."""
+    def mark(func: F) -> F:
+        QUERY_COMMANDS[func] = query
+        return func
+    return mark
 
 
 def character_options(func: F) -> F:
@@ -128,8 +205,10 @@ def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
 
 def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
     """The ruleset stat options actually given (click passes every mounted one)."""
+    # `is` for None and False: 0 == False, and a 0 given (`--body 0`) is refused by the rules.
     return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in extra.items() if value not in (None, False, ())}
+            for key, value in extra.items()
+            if value is not None and value is not False and value != ()}
 
 
 class NamedValue(click.ParamType[tuple[str, Any]]):
@@ -183,8 +262,14 @@ class KeyValue(NamedValue):
         if not sep or not key.strip():
             # A bare word is most likely the name with its number left out.
             word = value.strip()
-            example = f"{word}=2" if not sep and _WORD.fullmatch(word) else self.example
-            self.fail(f"{value!r} should be NAME=N, for example {example}", param, ctx)
+            example = self.example
+            if not sep and word.isdigit():
+                # A bare number is most likely the number with its name left out.
+                example = f"{self.example.partition('=')[0]}={word}"
+            elif not sep and _WORD.fullmatch(word):
+                example = f"{word}=2"
+            self.fail(f"{value!r} should be NAME=N, a {self.noun} and a number, for example "
+                      f"{example}", param, ctx)
         try:
             amount = int(number)
         except ValueError:
@@ -229,7 +314,37 @@ class KeyChoice(NamedValue):
         return key.strip(), choice
 
 
-ROLL = click.IntRange(2, 12)
+class Whole(click.IntRange):
+    """A whole number within bounds, refused in words ("the 2d6 total must be a whole number
+    from 2 to 12, not 'six'") rather than in click's range notation."""
+
+    def __init__(self, low: int | None = None, high: int | None = None, *,
+                 what: str = "the number") -> None:
+        super().__init__(low, high)
+        self.what = what
+
+    def _span(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f"from {self.min} to {self.max}"
+        return f"of {self.min} or more" if self.min is not None else f"of at most {self.max}"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} must be a whole number {self._span()}, not {value!r}",
+                          param, ctx)
+        if (self.min is not None and number < self.min) or (
+                self.max is not None and number > self.max):
+            self.fail(f"{self.what} must be {self._span()}, not {number}", param, ctx)
+        return number
+
+
+ROLL = Whole(2, 12, what="the 2d6 total")
 ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."
 
 

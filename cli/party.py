@@ -6,12 +6,12 @@ from typing import Any
 
 import click
 
-from cli.context import open_store, record, recorded, settings
-from cli.options import KeyValue, recording_options, store_options
+from cli.context import open_store, record, settings
+from cli.options import KeyValue, TrekSubgroup, recording_options, store_options
 from cli.render import console, emit_json
 
 
-@click.group()
+@click.group(cls=TrekSubgroup)
 def party() -> None:
     """Parties: split the party, merge parties, and choose the one commands act on."""
 
@@ -45,15 +45,9 @@ def party_merge(name: str, into: str | None) -> None:
     """Party NAME joins party OTHER on the same square: one party again, OTHER's name."""
     from domain.parties import MergeParties
 
-    trek = open_store(preview=settings().preview)
-    campaign = settings().campaign
-    docs = trek.handle(campaign, MergeParties(name=name), party=into or settings().party)
-    if trek.writable:
-        slug = trek.resolve(campaign)
-        if trek.party_in_use(slug) == name:
-            # The party in use no longer exists: commands act on the one it joined.
-            trek.use_party(slug, docs[0]["party"])
-    recorded(docs, lambda: trek.queries.ruleset_of(campaign))
+    if into is not None:
+        settings().party = into
+    record(MergeParties(name=name))
 
 
 @party.command("use")

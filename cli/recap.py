@@ -19,7 +19,7 @@ import click
 
 from cli import render
 from cli.context import open_store, settings
-from cli.options import EventNumber, store_options
+from cli.options import EventNumber, TrekCommand, store_options
 from domain.errors import TrackerError
 from tracker.app import Trek
 
@@ -44,11 +44,14 @@ def _plural(count: int, one: str, many: str | None = None) -> str:
 
 
 def _days(days: list[int]) -> str:
+    """How many days the recap covers, and which: "1 (day 4)", "3 (days 2 to 4)"."""
     if not days:
         return "none"
+    if len(days) == 1:
+        return f"1 (day {days[0]})"
     if days == list(range(days[0], days[-1] + 1)) and len(days) > 2:
-        return f"{days[0]} to {days[-1]}"
-    return ", ".join(map(str, days))
+        return f"{len(days)} (days {days[0]} to {days[-1]})"
+    return f"{len(days)} (days {', '.join(map(str, days))})"
 
 
 def title(doc: Mapping[str, Any], escape: Callable[[str], str] = str) -> str:
@@ -252,7 +255,7 @@ def _route_picture(trek: Trek, doc: Mapping[str, Any]) -> str | None:
     return route_svg(route)
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--session", type=EventNumber("the session number"),
               help="Session N (default: the latest, open or ended; a campaign without "
                    "sessions is recapped whole).")

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -23,6 +23,9 @@ from cli.output import json_text as json_text
 from cli.paging import PipeConsole
 from cli.ruleset_line import CommandLine
 from domain.grid import GRIDS
+
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
 console: Console = PipeConsole(highlight=False)
@@ -139,6 +142,7 @@ _SUMMARIES.update({
                                      " on an open plain"),
     "CombatantEntered": lambda d: f"{d['name']} ({d['side']}) enters at {_sq(d['at'])}",
     "CombatantRemoved": lambda d: f"{d['name']} leaves the fight",
+    "DoorChanged": lambda d: f"the {d['door']} is {'closed' if d['closed'] else 'opened'}",
     "RoundStarted": lambda d: f"round {d['number']} starts",
     "EncounterEnded": lambda d: f"encounter {d['name']} ends after {d['rounds']} round(s)",
 })
@@ -159,41 +163,25 @@ class AuditSection:
     recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
-# Each mounted ruleset's part (cli/ruleset_line.py), and the part of one that adds nothing.
+# The part of a ruleset that adds nothing (or of one the root does not have).
 _NOTHING_ADDED = CommandLine(title="")
-_MOUNTED: dict[str, CommandLine] = {}
-_AUDIT_SECTIONS: dict[str, AuditSection] = {}
-_ROUTE_MARKS: dict[str, Any] = {}
 
 
-def mount(ruleset: str, line: CommandLine) -> None:
-    """A ruleset's own words, mounted from its `CommandLine` by the composition root."""
-    _MOUNTED[ruleset] = line
-    for name, section in line.audit_sections.items():
-        _AUDIT_SECTIONS.setdefault(name, section)
-    for kind, style in line.route_marks.items():
-        _ROUTE_MARKS.setdefault(kind, style)
+def _root() -> Root:
+    """The composition root whose rulesets' words are shown: the running command's, else the
+    server's (cli/bootstrap.py hands it over; nothing here finds a ruleset by name)."""
+    from cli.bootstrap import current
 
-
-def mount_one(ruleset: str) -> None:
-    """Mount one ruleset's words, for a command loaded without the others (`trek log`), unless
-    the composition root has mounted them already."""
-    if ruleset in _MOUNTED:
-        return
-    from cli.ruleset_line import command_line
-
-    line = command_line(ruleset)
-    if line is not None:
-        mount(ruleset, line)
+    return current()
 
 
 def route_marks() -> Mapping[str, Any]:
-    """The route-picture marker styles the mounted rulesets add, by kind."""
-    return _ROUTE_MARKS
+    """The route-picture marker styles the rulesets add, by kind."""
+    return _root().route_marks
 
 
 def _line(ruleset: str) -> CommandLine:
-    return _MOUNTED.get(ruleset, _NOTHING_ADDED)
+    return _root().line(ruleset) or _NOTHING_ADDED
 
 
 def movement_text(status: Mapping[str, Any]) -> str:
@@ -340,18 +328,37 @@ def _log_table(widths: Sequence[int] | None = None) -> Table:
     return table
 
 
-def _log_cells(entry: Mapping[str, Any], ruleset: str) -> tuple[list[str], str | None]:
-    """A log row's five cells and its style (cancelled events are dimmed and struck out)."""
+def _log_cells(entry: Mapping[str, Any], ruleset: str, gm: str | None
+               ) -> tuple[list[str], str | None]:
+    """A log row's five cells and its style (cancelled events are dimmed and struck out).
+
+    The note says who the event was recorded for when that is not `gm`, the campaign's own
+    GM: `by Bob` for another GM's command, `asked by SEAT` for a player's request (`, approved
+    by Bob` when another GM approved it)."""
     cancelled = entry["cancelled_by"]
-    note = f"{_CANCELLED_NOTE}{cancelled}" if cancelled else ""
     return ([str(entry["seq"]), str(entry["day"]), entry["type"], summary(entry, ruleset),
-             note], "dim strike" if cancelled else None)
+             _log_note(entry, gm)], "dim strike" if cancelled else None)
+
+
+def _log_note(entry: Mapping[str, Any], gm: str | None) -> str:
+    """A log row's note: the reversal that cancelled the event, and for whom it was recorded
+    when that is not `gm` (None: nobody's actor is named, only a seat that asked)."""
+    cancelled = entry["cancelled_by"]
+    notes = [f"{_CANCELLED_NOTE}{cancelled}"] if cancelled else []
+    actor, seat = entry.get("actor"), entry.get("requested_by")
+    other = gm is not None and actor is not None and actor != gm
+    if seat is not None:
+        notes.append(f"asked by {seat}" + (f", approved by {actor}" if other else ""))
+    elif other:
+        notes.append(f"by {actor}")
+    return "; ".join(notes)
 
 
 def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Console | None = None,
               last_seq: int = 0, last_day: int = 0, event_types: Iterable[str] = (),
-              chunk: int = LOG_CHUNK, empty: str | None = None) -> None:
-    """The log as a table, printed as the entries come.
+              chunk: int = LOG_CHUNK, empty: str | None = None, gm: str | None = None) -> None:
+    """The log as a table, printed as the entries come; an event recorded for anyone but `gm`
+    (the campaign's own GM) says for whom in its note (`_log_cells`).
 
     A log of at most `chunk` rows is one table sized to what it holds. A longer one is printed
     `chunk` rows at a time without ever holding more: its columns are sized before the rest is
@@ -369,12 +376,12 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     if len(first) <= chunk:
         table = _log_table()
         for entry in first:
-            cells, style = _log_cells(entry, ruleset)
+            cells, style = _log_cells(entry, ruleset, gm)
             table.add_row(*cells, style=style)
         out.print(table)
         return
     widths = _log_widths(first, ruleset, out.width, last_seq=last_seq, last_day=last_day,
-                         event_types=event_types)
+                         event_types=event_types, gm=gm)
     # The borders and header are rich's own (a table with no rows); the rows are laid out
     # here, in those widths, so a long log is not measured again chunk after chunk.
     frame = out.render_lines(_log_table(widths), out.options, pad=False, new_lines=True)
@@ -383,7 +390,8 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     page = first
     while page:
         out.print(Segments(segment for entry in page
-                           for segment in _log_row(out, widths, *_log_cells(entry, ruleset))),
+                           for segment in _log_row(out, widths,
+                                                   *_log_cells(entry, ruleset, gm))),
                   end="", soft_wrap=True)
         page = list(islice(rows, chunk))
     out.print(Segments(bottom), end="", soft_wrap=True)
@@ -416,7 +424,7 @@ def _wrapped(out: Console, text: str, width: int) -> list[str]:
 
 
 def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, last_seq: int,
-                last_day: int, event_types: Iterable[str]) -> tuple[int, ...]:
+                last_day: int, event_types: Iterable[str], gm: str | None) -> tuple[int, ...]:
     """The content width of each log column, from what is known before the rest is read."""
     seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
     day = max(len(LOG_HEADERS[1]), len(str(max(last_day, *(e["day"] for e in first)))))
@@ -427,6 +435,10 @@ def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, las
     note = len(_CANCELLED_NOTE) + seq
     if room - note < 40:
         note = len(_CANCELLED_NOTE.rstrip(" #"))
+    # A note that names who asked, in the first rows, as wide as it is while that leaves the
+    # summary room (a longer one further down wraps).
+    said = max(cell_len(_log_note(e, gm)) for e in first)
+    note = max(note, min(said, room - 40))
     room -= note
     longest = max(cell_len(summary(e, ruleset)) for e in first)
     what = max(len(LOG_HEADERS[3]), min(longest, room))
@@ -435,21 +447,27 @@ def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, las
 
 def encounter_clock(doc: Mapping[str, Any]) -> list[str]:
     """The ruleset's own plain values of an encounter (`pass 2`, `passes 3`), in words."""
-    return [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
+    return [f"{_words(key)} {_value(value)}" for key, value in doc.items()
             if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
 
 
 def combatant_state(combatant: dict[str, Any]) -> list[str]:
     """What a combatant's ruleset keeps besides where it is and what it moved and has left,
-    in words, only what is set (`defense penalty 2`, `gait run`, `tn modifier 4`)."""
+    in words, only what is set (`defence penalty 2`, `gait run`, `tn modifier 4`)."""
     shown = []
     for key, value in combatant.items():
         if key in ("label", "side", "position", "facing", "moved", "remaining") or value in (
                 None, False, 0, "", {}):
             continue
-        words = key.replace("_", " ")
+        words = _words(key)
         shown.append(words if value is True else f"{words} {_value(value)}")
     return shown
+
+
+def _words(key: str) -> str:
+    """A document's key as words (`defense_penalty`: `defence penalty`): the keys keep their
+    recorded spelling, the words Trek's British one."""
+    return key.replace("_", " ").replace("defense", "defence")
 
 
 def encounter_value(value: Any) -> str:
@@ -465,7 +483,7 @@ def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{key.replace('_', ' ')} {_value(item)}"
+        return ", ".join(f"{_words(key)} {_value(item)}"
                          for key, item in value.items())
     return str(value)
 
@@ -500,7 +518,7 @@ def _entry_text(entry: dict[str, Any]) -> str:
 
 
 def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     text = shown.text if shown else _entry_text
     return (shown.label if shown else name,
             "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
@@ -512,7 +530,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
     the sections are named, each entry with its words (`text`) in the recap's markup."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for name, entries in sections.items():
-        shown = _AUDIT_SECTIONS.get(name)
+        shown = _root().audit_sections.get(name)
         heading = (shown.heading if shown else None) or (shown.label if shown else name)
         for entry in entries:
             if shown is not None and shown.recap is not None:
@@ -526,7 +544,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
 
 def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The `trek audit --csv` cells of an entry of section `name` (seq and day included)."""
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     cells = shown.row(entry) if shown else {"line": name, "detail": _entry_text(entry)}
     return {"seq": entry["seq"], "day": entry["day"], **cells}
 
@@ -580,6 +598,8 @@ def print_audit(result: Mapping[str, Any]) -> None:
 
 
 def print_chain(result: dict[str, Any]) -> None:
+    if not result["campaigns"]:
+        console.print("The store holds no campaign, so there is no chain to check.")
     for report in result["campaigns"]:
         if report["intact"]:
             console.print(f"{report['campaign']}: the hash chain of {report['events']} events "
@@ -782,6 +802,15 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
         for i, (mark, words) in enumerate(map_key(battle_map)):
             key.append(("  " if i else "") + f"{mark} {words}")
         console.print(key)
+        # Walls and doors lie between the squares, where a grid of characters has no room:
+        # the doors are told here, and `encounter show --svg` draws both.
+        if battle_map.get("walls") or doc.get("doors"):
+            doors = "; ".join(
+                f"{d['name']} ({'closed' if d['closed'] else 'open'}) {_sq(d['from'])}"
+                f"–{_sq(d['to'])}" for d in doc.get("doors", []))
+            console.print(Text(f"walls between squares: {len(battle_map.get('walls', []))}"
+                               + (f"; doors: {doors}" if doors else "")
+                               + " (`trek encounter show --svg` draws them)", style="dim"))
     marks = token_labels(doc["combatants"])
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")
@@ -791,7 +820,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
                      if isinstance(v, dict) and set(v) != {"x", "y"}})
     extra = sorted({k for c in doc["combatants"].values() for k in c}
                    - {"label", "side", "position", "facing", "moved", "remaining", *nested})
-    headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
+    headers = [_words(k.removesuffix("_penalty")) for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
     core_headers = ["", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
                     "left"]
@@ -822,7 +851,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
             fields.add_row(core[0], core[1], *mine)
         console.print(fields)
     for name, c in doc["combatants"].items():
-        details = [f"{key.replace('_', ' ')}: {_value(c[key])}" for key in nested
+        details = [f"{_words(key)}: {_value(c[key])}" for key in nested
                    if isinstance(c.get(key), dict)]
         if details:
             console.print(f"{name}: " + "; ".join(details), markup=False)

@@ -13,12 +13,12 @@ from contextlib import contextmanager
 import click
 
 from cli.context import open_store, settings
-from cli.options import store_options
+from cli.options import TrekCommand, store_options
 from cli.output import json_text
 from domain.errors import TrackerError
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--verify", is_flag=True,
               help="Rebuild in memory and compare with the stored read models; changes nothing.")
 @click.option("--accept-tampering", is_flag=True,

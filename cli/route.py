@@ -199,9 +199,15 @@ def _segment_style(segment: dict[str, Any], party: str | None = None) -> tuple[s
     return "segment", 'stroke-width="4" opacity="0.9"'
 
 
+def _days(doc: Mapping[str, Any]) -> list[int]:
+    """The days the picture has a path of: a document may leave out paths (the players' fog
+    drops undone moves), so a day is drawn only if one of its paths is there to draw."""
+    return sorted({segment["day"] for segment in doc["segments"]})
+
+
 def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="route" fill="none" stroke-linejoin="round" stroke-linecap="round">']
-    for day in doc["days"]:
+    for day in _days(doc):
         segments = [s for s in doc["segments"] if s["day"] == day]
         colour = day_colour(day)
         out.append(f'<g class="day" data-day="{day}" stroke="{colour}">')
@@ -232,7 +238,7 @@ def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
            'stroke-width="3" paint-order="stroke">']
     taken = _occupied(doc, board)
-    for day in doc["days"]:
+    for day in _days(doc):
         segments = [s for s in doc["segments"] if s["day"] == day]
         first = next((s for s in segments if s["cancelled_by"] is None), segments[0])
         cx, cy = board.centre(first["path"][0])
@@ -392,7 +398,7 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
         entries.append(_KeyEntry(
             path.kind, f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{PATH_COLOUR}" '
             'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>', path.key))
-    for day in doc["days"]:
+    for day in _days(doc):
         entries.append(_KeyEntry(f"day:{day}", f'<line x1="0" y1="-4" x2="16" y2="-4" '
                                  f'stroke="{day_colour(day)}" stroke-width="4"/>',
                                  f"day {day}"))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli.context import record
-from cli.options import KeyValue, SquareType, recording_options
+from cli.options import KeyValue, SquareType, TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -40,7 +40,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 ]
 
 
-@click.command("pass")
+@click.command(cls=TrekCommand, name="pass")
 @recording_options
 def next_pass() -> None:
     """Shadowrun: move on to the Combat Turn's next Initiative Pass."""
@@ -49,7 +49,7 @@ def next_pass() -> None:
     record(NextPass())
 
 
-@click.command("sprint")
+@click.command(cls=TrekCommand, name="sprint")
 @click.argument("name")
 @click.option("--tn", type=int, default=DEFAULT_SPRINT_TN, show_default=True,
               help="The target number of the Athletics (Running) test.")
@@ -63,7 +63,7 @@ def sprint(name: str, tn: int, roll: int | None) -> None:
     record(Sprint(name=name, tn=tn, successes=roll))
 
 
-@click.command("intercept")
+@click.command(cls=TrekCommand, name="intercept")
 @click.argument("name")
 @click.option("--by", required=True, help="The opponent whose free attack hurt NAME.")
 @click.option("--at", "at", type=SquareType(), required=True,

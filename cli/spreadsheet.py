@@ -21,7 +21,7 @@ from cli import render
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 LOG_COLUMNS = ("seq", "type", "day", "session", "gm", "recorded_at", "cancelled_by",
-               "summary")
+               "summary", "actor", "requested_by")
 AUDIT_COLUMNS = ("session", "title", "line", "seq", "day", "subject", "amount", "roll",
                  "target", "success", "cancelled_by", "gm", "at", "detail")
 

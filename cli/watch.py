@@ -14,7 +14,7 @@ import click
 
 from cli import render
 from cli.context import rulesets
-from cli.options import Settings, store_options
+from cli.options import Settings, TrekCommand, store_options
 from tracker.app import gm_from_env
 from tracker.postgres_driver import require_driver, require_postgres_for_watch
 from tracker.stores import Location, StoreKind
@@ -69,7 +69,7 @@ class Printer:
                                      soft_wrap=True)
 
 
-@click.command()
+@click.command(cls=TrekCommand)
 @click.option("--for", "seconds", type=click.FloatRange(0, min_open=True), metavar="SECONDS",
               help="Stop after SECONDS (default: run until Ctrl-C or SIGTERM).")
 @store_options

@@ -16,6 +16,7 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from domain import encounter, parties, roster
+from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.commands import (
     AddCharacter,
@@ -23,6 +24,7 @@ from domain.commands import (
     AddSupplies,
     AddVehicle,
     Assign,
+    ChangeDoor,
     Dismount,
     EndDay,
     EndEncounter,
@@ -138,10 +140,18 @@ CANCELLATION_WINDOW = 4096
 
 @dataclass(frozen=True)
 class Stamp:
-    """Who records the next events, when, and in which session: given by the application."""
+    """Who records the next events and when, given by the application: the GM the store was
+    opened by (`--gm`, TREK_GM, the server's GM) and the actor whose command it is (None: that
+    GM's own)."""
 
     gm: str
     at: datetime
+    actor: Actor | None = None
+
+    @property
+    def recorded_for(self) -> Actor:
+        """Who the events are recorded for."""
+        return self.actor if self.actor is not None else Actor.gm(self.gm)
 
 
 class Campaign:
@@ -277,6 +287,8 @@ class Campaign:
                 "originator_version": self._version + 1,
                 "timestamp": self.stamp.at,
                 "gm": self.stamp.gm,
+                "actor": self.stamp.recorded_for.name,
+                "requested_by": self.stamp.recorded_for.seat,
                 "session": self.session,
                 "prev_hash": self.last_hash,
                 "chain": CHAIN_FORMAT,
@@ -318,8 +330,9 @@ class Campaign:
         try:
             started = CampaignStarted(
                 originator_id=campaign_id(slug), originator_version=1, timestamp=stamp.at,
-                gm=stamp.gm, slug=slug, name=name, ruleset=ruleset, seed=seed, map=game_map,
-                start=start, chain=CHAIN_FORMAT,
+                gm=stamp.gm, actor=stamp.recorded_for.name,
+                requested_by=stamp.recorded_for.seat, slug=slug, name=name, ruleset=ruleset,
+                seed=seed, map=game_map, start=start, chain=CHAIN_FORMAT,
             )
         except ValidationError as error:
             raise refusal(error) from None
@@ -436,6 +449,8 @@ class Campaign:
 
     @handle.register
     def _(self, command: Harm) -> TrekEvent:
+        roster.check_harm_pools(self.situation(), command.character, command.health,
+                                command.energy)
         return self._record(lambda: roster.harm(
             self.situation(), command.character, command.health, command.energy,
             command.reason))
@@ -529,6 +544,11 @@ class Campaign:
                 f"(its options: {offered}); nothing was recorded")
         situation = replace(self.situation(), dice=self._dice())
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
+
+    @handle.register
+    def _(self, command: ChangeDoor) -> TrekEvent:
+        return self._record(lambda: encounter.door(self.situation(), command.door,
+                                                   command.closed))
 
     @handle.register
     def _(self, command: EndEncounter) -> TrekEvent:
@@ -632,6 +652,12 @@ class Campaign:
 
     @staticmethod
     def _redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision:
+        if type(event).overland and situation.game.encounter is not None:
+            # Recorded while no encounter was open, as every overland event is: a history in
+            # which one is open then (its end undone, its start redone) cannot keep it.
+            raise encounter.EncounterOpen(
+                f"no overland travel while the encounter {situation.game.encounter.name} "
+                "would be open")
         if event.party is not None and event.party != situation.game.party:
             # Told from the side of the party it acted on (refused when that party does not
             # exist in the history being checked).

@@ -11,6 +11,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from domain.actors import Actor
 from domain.bounds import MAX_NAME
 from domain.dice import Roll
 from domain.geometry import Square
@@ -64,6 +65,16 @@ def topic_of(cls: type[object]) -> str:
     return f"{cls.__module__}:{cls.__qualname__}"
 
 
+# What every event carries besides what it says: its place in the log, who recorded it and
+# when, and its link to the event before (see `TrekEvent.payload`).
+ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "gm", "actor",
+                      "requested_by", "session", "prev_hash", "chain"})
+# As pydantic's `exclude` takes them: the envelope, and what a stored event's JSON leaves out:
+# its place in the log (the row's columns hold it), and `requested_by` when no seat asked.
+_NOT_PAYLOAD = set(ENVELOPE)
+_IDENTITY = {"originator_id", "originator_version"}
+_IDENTITY_AND_NO_REQUEST = _IDENTITY | {"requested_by"}
+
 # The envelope of an event a rule has decided and the campaign has not recorded yet.
 UNDECIDED_ID = UUID(int=0)
 UNDECIDED_AT = datetime(1970, 1, 1, tzinfo=UTC)
@@ -98,6 +109,11 @@ class TrekEvent(BaseModel):
     originator_version: int = 0
     timestamp: datetime = UNDECIDED_AT
     gm: str = Field(default="", max_length=MAX_NAME)
+    # Who the event was recorded for (see `domain.actors.Actor`): whose word recorded it, and
+    # the seat that asked for it (stored only when one did). Events stored before the actor was
+    # stamped have neither and read as their GM's own (`by`).
+    actor: str | None = Field(default=None, max_length=MAX_NAME)
+    requested_by: str | None = Field(default=None, max_length=MAX_NAME)
     session: int | None = None
     prev_hash: str = ""
     # The hash chain format this event was recorded under (see CHAIN_FORMAT).
@@ -130,8 +146,15 @@ class TrekEvent(BaseModel):
     def type_name(cls) -> str:
         return cls.__name__
 
+    @property
+    def recorded_for(self) -> Actor:
+        """Who the event was recorded for: its actor, else (stored before actors were
+        stamped) its GM."""
+        return Actor(self.actor if self.actor is not None else self.gm, self.requested_by)
+
     def stored_state(self) -> dict[str, Any]:
-        state = self.model_dump(mode="json", exclude={"originator_id", "originator_version"})
+        state = self.model_dump(mode="json", exclude=(
+            _IDENTITY if self.requested_by is not None else _IDENTITY_AND_NO_REQUEST))
         if state.get("party", "") is None:
             # An event that acts on no party is stored as every earlier release stored it.
             del state["party"]
@@ -141,11 +164,7 @@ class TrekEvent(BaseModel):
 
     def payload(self) -> dict[str, Any]:
         """What the event says, without the bookkeeping every event carries."""
-        payload = self.model_dump(
-            mode="json",
-            exclude={"originator_id", "originator_version", "timestamp", "gm", "session",
-                     "prev_hash", "chain"},
-        )
+        payload = self.model_dump(mode="json", exclude=_NOT_PAYLOAD)
         if payload.get("party", "") is None:
             del payload["party"]
         return payload
@@ -168,6 +187,9 @@ class TrekEvent(BaseModel):
     # A day-clock event that closes the day (the audit counts a day for the session that
     # closed it).
     closes_day: ClassVar[bool] = False
+    # An event of overland travel (the day's clock, a move, a ruleset's travel): RULES §4 and
+    # §6 allow none while an encounter is open, and re-checking history asks the same.
+    overland: ClassVar[bool] = False
 
     def rolls(self) -> list[Roll]:
         return []
@@ -469,6 +491,7 @@ class PartySplit(TrekEvent):
     supplies given; the new party's day count starts at its parent's."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
 
     name: Name
@@ -499,6 +522,7 @@ class PartiesMerged(TrekEvent):
     lower waited."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
 
     name: Name

@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from domain.errors import RuleViolation
-from domain.events import TrekEvent
+from domain.events import ENVELOPE, TrekEvent
 from domain.ruleset import Decision, Situation
 from domain.state import Game
 from domain.values import refusal
@@ -31,10 +31,9 @@ class Replan:
     types: dict[int, str] = field(default_factory=dict)
 
 
-# The bookkeeping every event carries, which a decision never has (see `TrekEvent.payload`).
-# The party an event acted on is filled in by the campaign as well.
-_ENVELOPE = frozenset({"originator_id", "originator_version", "timestamp", "gm", "session",
-                       "prev_hash", "chain", "party"})
+# The bookkeeping every event carries, which a decision never has (see `TrekEvent.payload`),
+# and the party an event acted on, which the campaign fills in as well.
+_ENVELOPE = ENVELOPE | {"party"}
 
 
 def recorded_same(decision: Decision, event: TrekEvent) -> bool:

@@ -202,6 +202,20 @@ def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision
     return SuppliesSpent(amounts=dict(amounts))
 
 
+def check_harm_pools(situation: Situation, name: str, health: int, energy: int) -> None:
+    """Refuse harm a ruleset has no use for: a character of a ruleset without Health and
+    Energy (every one but BESM, whose maxima are at least 1) has nothing for harm to take.
+    Checked as the GM gives the command; a harm recorded before this check stands."""
+    who = character(situation.game, name)
+    if who.health_max or who.energy_max:
+        return
+    given = [flag for flag, amount in (("--health", health), ("--energy", energy)) if amount]
+    lacks = f"the {situation.ruleset} ruleset has no Health or Energy"
+    if given:
+        raise RuleViolation(f"{lacks}; leave out {' and '.join(given)}")
+    raise RuleViolation(f"{lacks} for harm to take from {name}")
+
+
 def harm(situation: Situation, name: str, health: int, energy: int,
          reason: str | None) -> Decision:
     character(situation.game, name)

@@ -105,8 +105,11 @@ class Auditor:
         audit = self._session(_session_of(kind)(event))
         _open_or_close_of(kind)(event, audit)
         audit.events.append(event.seq)
-        if event.gm and event.gm not in audit.gms:
-            audit.gms.append(event.gm)
+        # The GMs whose word recorded the session's events (an event stored before actors were
+        # stamped: its GM).
+        gm = event.recorded_for.name
+        if gm and gm not in audit.gms:
+            audit.gms.append(gm)
         # A day counts for the session that played some of it: while it was open, or its end.
         played = game.day.open or type(event).closes_day
         if game.day.number and played and game.day.number not in audit.days:
@@ -208,5 +211,5 @@ def _undo_entry(event: EventsCancelled | EventsRestored, action: str, named: lis
     return {
         "seq": event.seq, "action": action,
         "events": [{"seq": s, "type": types.get(s)} for s in named],
-        "at": event.timestamp.isoformat(), "gm": event.gm, "reason": event.reason,
+        "at": event.timestamp.isoformat(), "gm": event.recorded_for.name, "reason": event.reason,
     }

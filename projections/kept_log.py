@@ -29,6 +29,8 @@ from projections.logpages import (
     BATCH,
     LogFilter,
     MissingEvent,
+    actor_of,
+    kind_of,
     log_entry,
     plain_document,
     stored_pages,
@@ -56,14 +58,16 @@ def save_kinds(cursor: Any, ruleset: str, kinds: dict[str, Any]) -> None:
 @dataclass(frozen=True)
 class KeptLog:
     """What `trek log` shows, as `Queries.log_stream` gives it: the ruleset, the newest seq,
-    the day the campaign is on, every event kind's name (to size a long table's columns), and
-    the entries, read a page at a time as they are consumed."""
+    the day the campaign is on, every event kind's name (to size a long table's columns), the
+    campaign's own GM (`Queries.campaign_gm`), and the entries, read a page at a time as they
+    are consumed."""
 
     campaign: str
     ruleset: str
     events: int
     day: int
     types: list[str]
+    gm: str
     entries: Iterator[dict[str, Any]]
 
 
@@ -77,8 +81,8 @@ class _Reader:
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, params).fetchall()
 
-    def states(self, gt: int, lte: int) -> list[tuple[int, bytes | str]]:
-        return self.query("SELECT originator_version, state FROM stored_events "
+    def states(self, gt: int, lte: int) -> list[tuple[int, str, bytes | str]]:
+        return self.query("SELECT originator_version, topic, state FROM stored_events "
                           "WHERE originator_id IN (?, ?) AND originator_version > ? "
                           "AND originator_version <= ?", (*self.keys, gt, lte))
 
@@ -98,7 +102,7 @@ def read_log(db: str, campaign: str | None, selection: LogFilter, *, targets: bo
     if found is None:
         conn.close()
         return None
-    campaign_id, events, document, kinds = found
+    campaign_id, events, document, kinds, gm = found
     ruleset = str(document["ruleset"])
     reader = _Reader(conn, campaign_id)
     rolls = frozenset(kinds["rolls"])
@@ -120,15 +124,15 @@ def read_log(db: str, campaign: str | None, selection: LogFilter, *, targets: bo
         return maker[0](seq, type_name, state)
 
     return KeptLog(campaign=str(document["campaign"]), ruleset=ruleset, events=events,
-                   day=int(document["day"]), types=list(kinds["types"]),
+                   day=int(document["day"]), types=list(kinds["types"]), gm=gm,
                    entries=_entries(reader, campaign_id, selection, events, document_of,
                                     targets=targets))
 
 
 def _current(conn: sqlite3.Connection, campaign: str | None, selection: LogFilter
-             ) -> tuple[str, int, dict[str, Any], dict[str, Any]] | None:
-    """The campaign's id, events, status document and kept kinds, when all are current and
-    its newest event is the one its chain head names."""
+             ) -> tuple[str, int, dict[str, Any], dict[str, Any], str] | None:
+    """The campaign's id, events, status document, kept kinds and own GM, when all are current
+    and its newest event is the one its chain head names."""
     kept = kept_status(conn, campaign)
     if kept is None:
         return None
@@ -157,7 +161,16 @@ def _current(conn: sqlite3.Connection, campaign: str | None, selection: LogFilte
     if link_hash(stored_link(data)[1], kept.campaign_id, int(newest[0]), str(newest[1]),
                  data) != head[1]:
         return None
-    return kept.campaign_id, kept.events, kept.document, kinds
+    first = conn.execute(
+        "SELECT state FROM stored_events WHERE originator_id IN (?, ?) "
+        "AND originator_version = 1",
+        (kept.campaign_id, kept.campaign_id.replace("-", ""))).fetchone()
+    # Not an event's JSON (or, failing to parse, not JSON at all: `in_one_read` gives None):
+    # damage the ordinary path names.
+    started = json.loads(first[0]) if first is not None else None
+    if not isinstance(started, dict):
+        return None
+    return kept.campaign_id, kept.events, kept.document, kinds, actor_of(started)
 
 
 def _entries(reader: _Reader, campaign_id: str, selection: LogFilter, events: int,
@@ -186,4 +199,4 @@ def _target(reader: _Reader, seq: int, document_of: Modelled) -> dict[str, Any]:
     if not rows:
         raise MissingEvent(seq)
     topic, state = rows[0]
-    return document_of(seq, str(topic).rpartition(":")[2], json.loads(state))
+    return document_of(seq, kind_of(str(topic)), json.loads(state))

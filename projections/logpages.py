@@ -28,9 +28,9 @@ from projections.db import Row
 ENTRY_COLUMNS = "seq, type, day, session, cancelled_by"
 BATCH = 500
 
-# The stored JSON of one campaign's events with gt < seq <= lte, as (seq, stored state), read
-# from the event store itself (the log's index holds no copy).
-EventStates = Callable[[int, int], Iterable[tuple[int, bytes | str]]]
+# The stored JSON of one campaign's events with gt < seq <= lte, as (seq, topic, stored
+# state), read from the event store itself (the log's index holds no copy).
+EventStates = Callable[[int, int], Iterable[tuple[int, str, bytes | str]]]
 
 
 class MissingEvent(LookupError):
@@ -40,6 +40,22 @@ class MissingEvent(LookupError):
     def __init__(self, seq: int) -> None:
         super().__init__(f"event {seq} is in the log's index but not in the event store")
         self.seq = seq
+
+
+class IndexDiffers(LookupError):
+    """A row of the log's index that names another kind of event than the event stored at its
+    seq: the index (a read model) or the event was changed behind Trek's back. Read as the
+    kind the index names, the event would be decoded as something it is not."""
+
+    def __init__(self, seq: int, indexed: str, stored: str) -> None:
+        super().__init__(f"the log's index names event {seq} a {indexed}, but the event "
+                         f"store holds a {stored} there")
+        self.seq = seq
+
+
+def kind_of(topic: str) -> str:
+    """The event kind (its class's name, as the log's index holds it) a stored topic names."""
+    return topic.rpartition(":")[2]
 
 
 @dataclass(frozen=True)
@@ -83,7 +99,7 @@ def session_openings(db: Queryable, campaign_id: str, session: int, before: int,
     seqs = [int(seq) for (seq,) in db.query(
         "SELECT seq FROM trek_view_entries WHERE campaign_id = ? AND seq < ? "
         "AND type = 'SessionStarted' ORDER BY seq", (campaign_id, before))]
-    return [seq for seq in seqs for _, text in events(seq - 1, seq)
+    return [seq for seq in seqs for _, _, text in events(seq - 1, seq)
             if json.loads(text).get("number") == session]
 
 
@@ -136,21 +152,31 @@ def stored_pages(db: Queryable, campaign_id: str, selection: LogFilter, *, befor
 
 def _with_events(rows: list[Row], events: EventStates) -> list[Row]:
     """Index rows with each event's stored JSON added, read a run of consecutive seqs at a
-    time (a filtered page may skip many events between its rows)."""
-    states: dict[int, bytes | str] = {}
+    time (a filtered page may skip many events between its rows). A row whose event is missing
+    or of another kind than the index names is refused (`MissingEvent`, `IndexDiffers`)."""
+    states: dict[int, tuple[str, bytes | str]] = {}
     start = 0
     for i in range(1, len(rows) + 1):
         if i == len(rows) or int(rows[i][0]) != int(rows[i - 1][0]) + 1:
-            states.update(events(int(rows[start][0]) - 1, int(rows[i - 1][0])))
+            states.update((seq, (topic, state)) for seq, topic, state in
+                          events(int(rows[start][0]) - 1, int(rows[i - 1][0])))
             start = i
-    missing = [int(row[0]) for row in rows if int(row[0]) not in states]
-    if missing:
-        raise MissingEvent(missing[0])
-    return [(*row, states[int(row[0])]) for row in rows]
+    page = []
+    for row in rows:
+        seq = int(row[0])
+        found = states.get(seq)
+        if found is None:
+            raise MissingEvent(seq)
+        if kind_of(found[0]) != row[1]:
+            raise IndexDiffers(seq, str(row[1]), kind_of(found[0]))
+        page.append((*row, found[1]))
+    return page
 
 
-# What every stored event carries besides what it says (see TrekEvent.payload).
-BOOKKEEPING = frozenset({"timestamp", "gm", "session", "prev_hash", "chain"})
+# What every stored event carries besides what it says (see TrekEvent.payload; `requested_by`
+# is stored only when a seat asked).
+BOOKKEEPING = frozenset({"timestamp", "gm", "actor", "requested_by", "session", "prev_hash",
+                         "chain"})
 
 
 def plain_document(seq: int, type_name: str, state: dict[str, Any]) -> dict[str, Any]:
@@ -167,15 +193,23 @@ def plain_document(seq: int, type_name: str, state: dict[str, Any]) -> dict[str,
 def log_entry(row: Sequence[Any], state: Mapping[str, Any], document: Mapping[str, Any]
               ) -> dict[str, Any]:
     """A log entry from its index row (seq, type, day, session, cancelled_by, ...), its event's
-    stored state (parsed) and the event's document: who recorded the event and when are read
-    from the event itself."""
+    stored state (parsed) and the event's document: who recorded the event, for whom and when
+    are read from the event itself (`actor_of`)."""
     seq, type_, day, session, cancelled_by = row[:5]
     return {
         "seq": int(seq), "type": type_, "day": int(day), "session": session,
-        "gm": state.get("gm", ""), "recorded_at": _recorded_at(state.get("timestamp")),
-        "cancelled_by": cancelled_by,
+        "gm": state.get("gm", ""), "actor": actor_of(state),
+        "requested_by": state.get("requested_by"),
+        "recorded_at": _recorded_at(state.get("timestamp")), "cancelled_by": cancelled_by,
         **{k: v for k, v in document.items() if k not in ("seq", "type")},
     }
+
+
+def actor_of(state: Mapping[str, Any]) -> str:
+    """Whose word recorded an event, from its stored state: its actor, else (an event stored
+    before actors were stamped) its GM."""
+    actor = state.get("actor")
+    return actor if isinstance(actor, str) else str(state.get("gm", ""))
 
 
 def _recorded_at(stored: Any) -> str | None:

@@ -395,12 +395,31 @@ class Projector:
         return upgraded
 
     def chain_head(self, campaign_id: str) -> tuple[int, str] | None:
-        """The newest event's (seq, hash) as folded, or None when none was kept."""
+        """The newest event's (seq, hash) as folded, or None when none was kept.
+
+        The head and the campaign's read models are written in one transaction, so they name
+        the same event; when the read models name a later one, the head was moved back behind
+        Trek's back (to hide newest events deleted with it) and theirs is the head: a head
+        never moves backwards unseen. Both are read in one statement.
+        """
         if not self.db.has_table("trek_chain_heads"):
             return None
-        rows = self.db.query("SELECT seq, hash FROM trek_chain_heads WHERE campaign_id = ?",
-                             (campaign_id,))
-        return (int(rows[0][0]), str(rows[0][1])) if rows else None
+        if self._current_schema is None:
+            self._current_schema = has_current_schema(self.db)
+        if not self._current_schema:
+            rows = self.db.query("SELECT seq, hash FROM trek_chain_heads WHERE campaign_id = ?",
+                                 (campaign_id,))
+            return (int(rows[0][0]), str(rows[0][1])) if rows else None
+        rows = self.db.query(
+            "SELECT h.seq, h.hash, c.events, c.last_hash FROM trek_chain_heads h "
+            "LEFT JOIN trek_view_campaigns c ON c.campaign_id = h.campaign_id "
+            "WHERE h.campaign_id = ?", (campaign_id,))
+        if not rows:
+            return None
+        seq, digest, folded, folded_hash = rows[0]
+        if folded is not None and int(folded) > int(seq):
+            return int(folded), str(folded_hash)
+        return int(seq), str(digest)
 
     def head_missing(self, campaign_id: str) -> bool:
         """True when no chain head is kept for a campaign the read models have folded (they

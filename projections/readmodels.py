@@ -55,5 +55,9 @@ def known_heads(db: Database) -> dict[str, tuple[int, str]]:
             heads[str(UUID(str(cid)))] = (int(events), str(last_hash))
     if db.has_table("trek_chain_heads"):
         for cid, seq, digest in db.query("SELECT campaign_id, seq, hash FROM trek_chain_heads"):
-            heads[str(UUID(str(cid)))] = (int(seq), str(digest))
+            key = str(UUID(str(cid)))
+            # The read models name a later event than the head only when the head was moved
+            # back behind Trek's back (they are written together): theirs stands.
+            if key not in heads or heads[key][0] <= int(seq):
+                heads[key] = (int(seq), str(digest))
     return heads

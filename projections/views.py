@@ -12,6 +12,7 @@ from functools import cache, singledispatch
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
 
+from domain.actors import Actor
 from domain.events import (
     CampaignStarted,
     EventsCancelled,
@@ -60,6 +61,8 @@ class EncounterDocument(TypedDict):
     grid: str
     round: int
     map: dict[str, Any] | None
+    # The map's doors (RULES §16), each with its state now: name, from, to, closed.
+    doors: list[dict[str, Any]]
     combatants: dict[str, dict[str, Any]]
 
 
@@ -95,6 +98,8 @@ LogEntryDocument = TypedDict("LogEntryDocument", {  # noqa: UP013
     "day": int,
     "session": int | None,
     "gm": str,
+    "actor": str,
+    "requested_by": str | None,
     "recorded_at": str | None,
     "cancelled_by": int | None,
     "targets": NotRequired[list[dict[str, Any]]],
@@ -130,6 +135,10 @@ class LogEntry:
     @property
     def gm(self) -> str:
         return self.source.gm
+
+    @property
+    def recorded_for(self) -> Actor:
+        return self.source.recorded_for
 
     @property
     def recorded_at(self) -> str:
@@ -494,7 +503,14 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
         "round": encounter.round,
         "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
                  "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
-                 "legend": encounter.map["legend"]} if encounter.map else None),
+                 "legend": encounter.map["legend"],
+                 "walls": [[{"x": x, "y": y} for x, y in wall]
+                           for wall in encounter.map.get("walls", ())]}
+                if encounter.map else None),
+        "doors": [{"name": door["name"], "from": {"x": door["from"][0], "y": door["from"][1]},
+                   "to": {"x": door["to"][0], "y": door["to"][1]},
+                   "closed": encounter.doors.get(door["name"], door["closed"])}
+                  for door in (encounter.map or {}).get("doors", ())],
         **ruleset.encounter_fields(situation),
         "combatants": {
             c.name: {"label": labels[c.name], "side": c.side.value,

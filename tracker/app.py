@@ -19,10 +19,11 @@ from eventsourcing.persistence import (
     RecordConflictError,
 )
 
+from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import EventsCancelled, PartiesMerged, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.links import link_hash, stored_bytes, stored_link
@@ -51,6 +52,8 @@ from tracker.stores import (
     Location,
     StoreError,
     StoreKind,
+    damaged_store,
+    sqlite_damage,
 )
 from tracker.topics import UnknownTopic
 
@@ -319,15 +322,16 @@ class Trek:
         damage the chain walk names, never with what the damage made the decoder say."""
         try:
             return self._load(name)
-        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError):
+        except (TamperedLog, NewerStore, UnknownTopic, ValueError, LookupError, NotFound):
+            # NotFound: a campaign whose every event was deleted still has its kept head.
             found = self._chain_reader().check(campaign_id(name))
             if found.intact or found.broken_at is None or found.problem is None:
                 raise
             raise TamperedLog(damaged(name, found.broken_at, found.problem, recording=True)
                               ) from None
 
-    def _stamp(self) -> Stamp:
-        return Stamp(gm=self.gm, at=self.clock())
+    def _stamp(self, actor: Actor | None = None) -> Stamp:
+        return Stamp(gm=self.gm, at=self.clock(), actor=actor)
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -375,8 +379,10 @@ class Trek:
         self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
     def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
-               preview: bool = False, party: str | None = None) -> Documents:
-        """Load the campaign, let `action` record one event, save it, and catch up the views.
+               preview: bool = False, actor: Actor | None = None,
+               party: str | None = None) -> Documents:
+        """Load the campaign, let `action` record one event for `actor` (None: this Trek's
+        GM) on party `party` (None: the party in use), save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
         again and decides afresh, so no event is lost or recorded twice. A previewing Trek
@@ -399,7 +405,7 @@ class Trek:
                 # fail, the update after the append tries again.
                 with suppress(Exception):
                     self.catch_up()
-            campaign.stamp = self._stamp()
+            campaign.stamp = self._stamp(actor)
             campaign.acting_party = self.acting_party(name, campaign.game, party)
             event = action(campaign)
             if preview:
@@ -412,10 +418,19 @@ class Trek:
                 time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
                 continue
             self._finish([event])
+            if isinstance(event, PartiesMerged):
+                self._follow_merge(name, event)
             return [event_document(event)]
         raise ConcurrentChange(
             "the campaign changed while this was being recorded; run the command again"
         )
+
+    def _follow_merge(self, slug: str, merged: PartiesMerged) -> None:
+        """The party in use merged into another no longer exists: commands act on the party
+        it joined."""
+        if merged.party is not None and self.party_in_use(slug) == merged.name:
+            with self.reader.store_errors(), self.views.transaction() as cursor:
+                readmodels.save_setting(cursor, party_key(slug), merged.party)
 
     def catch_up(self, progress: Progress | None = None) -> int:
         return self.reader.catch_up(progress)
@@ -459,14 +474,20 @@ class Trek:
     # -- the one door for every write ---------------------------------------------------------
 
     def handle(self, slug: str | None, command: Command, *, preview: bool = False,
-               party: str | None = None) -> Documents:
+               actor: Actor | None = None, party: str | None = None) -> Documents:
         """Load the campaign, decide `command`, save its event and catch up the read models;
         the event's document (a reversal's with `targets`, what it cancelled or restored).
 
-        With `preview` (or on a previewing Trek) the event is decided as recording would
-        decide it and returned unsaved, its seq the one it would get.
+        The event is stamped with `actor`, who the command is recorded for (None: this
+        Trek's GM, `--gm`); an actor whose names fail the checks is refused before the
+        campaign is loaded. The command acts on party `party` (None: the party in use). With
+        `preview` (or on a previewing Trek) the event is decided as
+        recording would decide it and returned unsaved, its seq the one it would get.
         """
-        docs = self._record(slug, self._action(command), preview=preview, party=party)
+        if actor is not None:
+            actor.check()
+        docs = self._record(slug, self._action(command), preview=preview, actor=actor,
+                            party=party)
         if any(doc["type"] in NAMED_BY for doc in docs):
             return list(self.reader.with_targets(self.resolve(slug), docs))
         return docs
@@ -631,6 +652,10 @@ class Trek:
         if not 1 <= cut <= last:
             raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")
         taken = {c["slug"] for c in self.campaigns()}
+        # The campaign plain commands use before the branch, which they go on using after it.
+        in_use = self.campaign_in_use()
+        before = (in_use if in_use in taken
+                  else next(iter(taken)) if len(taken) == 1 else None)
         campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
         if self.preview:
@@ -643,6 +668,16 @@ class Trek:
             raise RuleViolation(f"the store already has a campaign called {campaign.slug!r}"
                                 ) from None
         self.appended.append(first)
+        if before is not None and before != in_use:
+            # The store's only campaign was in use without being named: it is named now, as
+            # `trek campaigns use` would, so the branch does not leave plain commands unsure.
+            try:
+                with self.reader.store_errors(), self.views.transaction() as cursor:
+                    readmodels.save_setting(cursor, IN_USE_KEY, before)
+            except Exception as error:
+                self.warnings.append(recorded_but_warning(
+                    [first], f"the campaign in use could not be kept ({self._describe(error)}); "
+                    f"`trek campaigns use {before}` keeps it"))
         assert self.app.snapshots is not None
         try:
             self.app.snapshots.put([CampaignSnapshot.take(campaign)])
@@ -659,10 +694,14 @@ class Trek:
         snapshot and the events since, as recording loads it): the status they show and the
         kept status document. Comparing every read model with a fold of the whole log is
         `trek replay --verify`'s work."""
-        result = self.verify_chain(slug)
+        self._check_file()
+        kinds: dict[str, list[str]] = {}
+        result = self.verify_chain(slug, kinds)
         for report in result["campaigns"]:
-            report["read_models"] = (self._read_model_differences(report["campaign"])
-                                     if report["intact"] else None)
+            name = report["campaign"]
+            report["read_models"] = (
+                self._read_model_differences(name) + self._index_differences(name, kinds[name])
+                if report["intact"] else None)
         result["verified"] = all(r["intact"] and not r["read_models"]
                                  for r in result["campaigns"])
         return result
@@ -684,15 +723,55 @@ class Trek:
                       ] or ["the kept status document differs from the log's"]
         return found
 
-    def verify_chain(self, slug: str | None = None) -> dict[str, Any]:
-        """Walk each campaign's hash chain over the stored rows; names the first broken link."""
+    def _check_file(self) -> None:
+        """SQLite's own check of every page of an SQLite store (`PRAGMA quick_check`, a read
+        of the file, as the chain walk is of the log): a store SQLite cannot read is damaged,
+        whatever its chains say."""
+        if self.location.kind is not StoreKind.SQLITE:
+            return
+        try:
+            with self.reader.store_errors():
+                found = [str(row[0]) for row in self.views.query("PRAGMA quick_check")]
+        except StoreError:
+            raise
+        except Exception as error:
+            damage = sqlite_damage(error)
+            if damage is None:
+                raise
+            found = [damage]
+        if found != ["ok"]:
+            # Its first finding, on one line (SQLite heads them with the database's name).
+            lines = [line for text in found for line in text.splitlines()
+                     if line.strip() and not line.startswith("***")]
+            detail = lines[0] if lines else found[0]
+            raise damaged_store(self.location.display,
+                                detail if len(detail) <= 160 else detail[:160] + "...")
+
+    def _index_differences(self, name: str, kinds: list[str]) -> list[str]:
+        """Where the log's index of campaign `name` differs from the kinds of event its log
+        holds (`kinds`, read by the chain walk); nothing when its read models are not stored
+        (yet, or still in an older release's tables)."""
+        cid = campaign_id(name)
+        if self.projector.stored_view(str(cid)) is None:
+            return []
+        return self._chain_reader().index_differences(cid, kinds)
+
+    def verify_chain(self, slug: str | None = None, kinds: dict[str, list[str]] | None = None
+                     ) -> dict[str, Any]:
+        """Walk each campaign's hash chain over the stored rows; names the first broken link.
+        `kinds`: each campaign's event kinds as walked, by its name (for `trek verify`)."""
         reader = self._chain_reader()
-        names = [self.resolve(slug)] if slug is not None else reader.logged_campaigns(
-            lambda: [c["slug"] for c in self.campaigns()])
+        if slug is not None:
+            name = self.resolve(slug)
+            named = [(name, campaign_id(name))]
+        else:
+            logged = reader.logged_campaigns(lambda: [c["slug"] for c in self.campaigns()])
+            named = [(name, campaign_id(name)) for name in logged]
+            named += reader.lost_campaigns(logged)
         reports = []
-        for name in names:
-            check = reader.check(campaign_id(name))
-            if check.events == 0:
+        for name, cid in named:
+            check = reader.check(cid, None if kinds is None else kinds.setdefault(name, []))
+            if check.events == 0 and check.intact:
                 raise self.reader.no_campaign(name)
             reports.append({"campaign": name, "events": check.events, "intact": check.intact,
                             "broken_at": check.broken_at, "problem": check.problem})

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from domain.errors import TamperedLog
+from domain.errors import TamperedLog, TrackerError
 from domain.links import link_hash, stored_link
-from projections.logpages import MissingEvent
+from projections.logpages import IndexDiffers, MissingEvent
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,19 @@ _Entry = TypeVar("_Entry", bound=Mapping[str, Any])
 
 
 def undamaged(slug: str, entries: Iterator[_Entry]) -> Iterator[_Entry]:
-    """A campaign's stored log entries, an event missing from the store told as damage."""
+    """A campaign's stored log entries, an event missing from the store told as damage, and
+    an index row that names another kind than its event as a read model that differs."""
     try:
         yield from entries
     except MissingEvent as missing:
         raise TamperedLog(damaged(slug, missing.seq, f"{missing}: deleted behind Trek's back"
                                   )) from None
+    except IndexDiffers as differs:
+        raise TrackerError(
+            f"the log of {slug} cannot be shown: {differs}, so one of them was changed "
+            "behind Trek's back; `trek replay --verify` names every read model that differs "
+            "from the log (`trek replay` rebuilds them) and `trek verify` checks the log itself"
+        ) from None
 
 
 def damaged(slug: str, seq: int, detail: str, *, recording: bool = False) -> str:

@@ -8,10 +8,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 from uuid import UUID
 
-from domain.campaign import snapshot_problem
+from domain.campaign import campaign_id, snapshot_problem
 from domain.events import CampaignStarted
 from domain.links import stored_bytes
 from projections import readmodels
+from projections.db import has_current_schema
+from projections.logpages import IndexDiffers, kind_of
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, check_chain
@@ -34,9 +36,11 @@ class ChainReader:
         self.location = location
         self.page = page
 
-    def check(self, cid: UUID) -> ChainCheck:
-        """The walk of one campaign's chain, then of its snapshots' digests."""
-        check = check_chain(self._stored_rows(cid), str(cid), known=self._known_head(cid))
+    def check(self, cid: UUID, kinds: list[str] | None = None) -> ChainCheck:
+        """The walk of one campaign's chain, then of its snapshots' digests; `kinds` is given
+        each walked event's kind (its class's name), for `index_differences`."""
+        check = check_chain(self._stored_rows(cid, kinds), str(cid),
+                            known=self._known_head(cid))
         if check.intact and (damage := self._snapshot_problem(cid)) is not None:
             check = ChainCheck(check.events, damage[0], damage[1])
         if check.intact and check.events and self.projector.head_missing(str(cid)):
@@ -62,6 +66,23 @@ class ChainReader:
             if first and isinstance(first[0], CampaignStarted):
                 slugs.append(first[0].slug)
         return sorted(slugs)
+
+    def lost_campaigns(self, logged: list[str]) -> list[tuple[str, UUID]]:
+        """The campaigns Trek keeps a chain head for (or read models of) of which the log
+        holds no event at all, each as (its slug as the read models keep it, else its id; its
+        id): every event deleted behind Trek's back, which is damage, never no campaign.
+        `logged` are the slugs `logged_campaigns` found in the log. A store in memory has
+        none: nothing outside this process can have changed it."""
+        if not isinstance(getattr(self.app.recorder, "events_table_name", None), str):
+            return []
+        db = self.projector.db
+        with store_errors(self.location):
+            heads = readmodels.known_heads(db)
+            slugs = ({str(UUID(str(cid))): str(slug) for cid, slug in db.query(
+                "SELECT campaign_id, slug FROM trek_view_campaigns")}
+                if has_current_schema(db) else {})
+        held = {str(campaign_id(slug)) for slug in logged}
+        return [(slugs.get(cid, cid), UUID(cid)) for cid in sorted(heads) if cid not in held]
 
     def _snapshot_problem(self, cid: UUID) -> tuple[int, str] | None:
         """The first snapshot of a campaign that was changed after it was taken, if any.
@@ -109,15 +130,40 @@ class ChainReader:
             head = (stored.events, stored.last_hash) if stored else None
         return head
 
-    def _stored_rows(self, cid: UUID) -> Iterator[tuple[int, str, bytes]]:
+    def index_differences(self, cid: UUID, kinds: list[str]) -> list[str]:
+        """Where the log's index of a campaign names another kind of event than the log holds
+        (`kinds`, the kind of event 1, 2, ... as the chain walk read them), or an event the log
+        does not hold: the index's rows read a page at a time, a sentence for the first."""
+        after = 0
+        while True:
+            with store_errors(self.location):
+                rows = self.projector.db.query(
+                    "SELECT seq, type FROM trek_view_entries WHERE campaign_id = ? AND seq > ? "
+                    "ORDER BY seq LIMIT ?", (str(cid), after, self.page))
+            for seq, indexed in rows:
+                after = int(seq)
+                if after > len(kinds):
+                    return [f"the log's index holds an event {after}, which the log does not"]
+                if kinds[after - 1] != indexed:
+                    return [str(IndexDiffers(after, str(indexed), kinds[after - 1]))]
+            if len(rows) < self.page:
+                return []
+
+    def _stored_rows(self, cid: UUID, kinds: list[str] | None = None
+                     ) -> Iterator[tuple[int, str, bytes]]:
         select = row_pages(self.app.recorder, cid)
         after = 0
+        # One string per kind, however many events share it.
+        named: dict[str, str] = {}
         while True:
             with store_errors(self.location):
                 rows = select(after, None, self.page)
             if not rows:
                 return
             for row in rows:
+                if kinds is not None:
+                    kind = kind_of(row.topic)
+                    kinds.append(named.setdefault(kind, kind))
                 yield row.originator_version, row.topic, stored_bytes(row.state)
             after = rows[-1].originator_version
 
@@ -152,3 +198,8 @@ class RebuildLinks:
             if (not walk.end().intact or self.reader._snapshot_problem(cid) is not None
                     or str(cid) in self.headless):
                 raise ChainBroken(str(cid))
+        walked = {str(cid) for cid, _ in self.walks.values()}
+        for kept, head in self.heads.items():
+            # A head kept for a campaign of which no row was folded: all its events deleted.
+            if kept not in walked and not ChainWalk(kept, head).end().intact:
+                raise ChainBroken(kept)

@@ -4,6 +4,7 @@ events they do not hold yet)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -20,7 +21,7 @@ from projections import readmodels
 from projections.audit import AuditDocument, Auditor
 from projections.compare import Change, changes
 from projections.db import has_current_schema
-from projections.logpages import EventStates, LogFilter
+from projections.logpages import EventStates, LogFilter, actor_of
 from projections.logread import stored_entries
 from projections.views import (
     CampaignView,
@@ -252,6 +253,19 @@ class Queries:
         last = self._reader.events_desc(slug, 2**62, limit=1)
         return last[0].seq if last else 0
 
+    def campaign_gm(self, slug: str | None) -> str | None:
+        """The campaign's own GM: whose word recorded its first event, read from the event's
+        stored JSON (None when that is not an event's: the log says it is damaged). `trek log`
+        names the actor of every event recorded for anyone else."""
+        name = self._trek.resolve(slug)
+        for _, _topic, state in self._event_states(campaign_id(name))(0, 1):
+            try:
+                started = json.loads(stored_bytes(state))
+            except ValueError:
+                return None
+            return actor_of(started) if isinstance(started, dict) else None
+        raise self._reader.no_campaign(name)
+
     def log(self, slug: str | None, *, day: int | None = None,
             session: int | None = None) -> list[LogEntryDocument]:
         """Every entry of the campaign's log (of day `day`, of session `session`), in order."""
@@ -301,17 +315,18 @@ class Queries:
 
         select = row_pages(self._reader.app.recorder, cid)
 
-        def states(gt: int, lte: int) -> list[tuple[int, bytes | str]]:
+        def states(gt: int, lte: int) -> list[tuple[int, str, bytes | str]]:
             with self._reader.store_errors():
                 rows = select(gt, lte, lte - gt)
-            return [(row.originator_version, row.state) for row in rows]
+            return [(row.originator_version, row.topic, row.state) for row in rows]
 
         return states
 
     @staticmethod
     def _pending_document(entry: LogEntry, cancelled_by: int | None) -> LogEntryDocument:
         return cast(LogEntryDocument, {"seq": entry.seq, "type": entry.type, "day": entry.day,
-                "session": entry.session, "gm": entry.gm, "recorded_at": entry.recorded_at,
+                "session": entry.session, "gm": entry.gm, "actor": entry.recorded_for.name,
+                "requested_by": entry.recorded_for.seat, "recorded_at": entry.recorded_at,
                 "cancelled_by": cancelled_by,
                 **{k: v for k, v in entry.event.items() if k not in ("seq", "type")}})
 

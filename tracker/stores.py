@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from domain.errors import TrackerError
 STORE_FORMAT = "trek-1"
 # The options a PostgreSQL URL may carry after `?`.
 _QUERY_KEYS = frozenset({"password", "sslmode", "connect_timeout", "application_name"})
+# A URL of some other kind of database (mysql://, sqlite:///): its scheme.
+_OTHER_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def _userinfo(url: str) -> tuple[str, str] | None:
@@ -75,6 +78,12 @@ class Location:
                              "or a postgresql:// URL")
         if text == ":memory:" or text.startswith("memory:"):
             return cls(StoreKind.MEMORY, text)
+        scheme = _OTHER_URL.match(text)
+        if scheme:
+            # Only the scheme is named: the rest of a URL may hold a password.
+            raise StoreError(f"Trek keeps a store in an SQLite file or in PostgreSQL, not at a "
+                             f"{scheme.group(1)}:// URL; give --db a file path such as trek.db "
+                             "or a postgresql:// URL")
         return cls(StoreKind.SQLITE, text)
 
     @classmethod
@@ -177,6 +186,46 @@ def _empty_leftover(path: str, *, create: bool) -> bool:
                      "an interrupted `trek init`); `trek init NAME` makes one there")
 
 
+# What SQLite calls a file it cannot read as a database: a page that makes no sense (zeroed,
+# overwritten), a file cut short, a header that is not SQLite's.
+_DAMAGE = ("SQLITE_CORRUPT", "SQLITE_NOTADB")
+
+
+def sqlite_damage(error: BaseException) -> str | None:
+    """What SQLite said when it found its file damaged, through whatever wrapped the error
+    (the event store's own DatabaseError, say); None for any other error."""
+    seen: BaseException | None = error
+    for _ in range(8):
+        if seen is None:
+            return None
+        if isinstance(seen, sqlite3.DatabaseError) and (
+                type(seen) is sqlite3.DatabaseError
+                or str(getattr(seen, "sqlite_errorname", "")).startswith(_DAMAGE)):
+            return str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def damaged_store(path: str, detail: str) -> StoreError:
+    """The sentence for a store file SQLite cannot read: a damaged store, not an error of the
+    command that met it."""
+    return StoreError(f"the store {path} is damaged: SQLite cannot read all of it ({detail}); "
+                      "restore it from a backup")
+
+
+def _names_trek_tables(file: Path) -> bool:
+    """Whether an SQLite file's first page (where its list of tables starts) names Trek's own
+    settings table: a store SQLite can no longer read is still known for Trek's by it."""
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(100)
+            size = int.from_bytes(head[16:18], "big")
+            page = head + handle.read((65536 if size == 1 else size) - 100)
+    except OSError:
+        return False
+    return b"trek_meta" in page
+
+
 def check_sqlite_store(path: str, *, create: bool) -> bool:
     """True when `path` is a Trek store, False when nothing is there yet (and `create` allows).
 
@@ -220,7 +269,12 @@ def check_sqlite_store(path: str, *, create: bool) -> bool:
             row = None
         else:
             raise StoreError(f"the store {path} cannot be read here ({error})") from None
-    except sqlite3.Error:
+    except sqlite3.Error as error:
+        damage = sqlite_damage(error)
+        if damage is not None and _names_trek_tables(file):
+            raise StoreError(f"the store {path} is damaged: SQLite cannot read all of it "
+                             f"({damage}); it was left untouched: restore it from a backup"
+                             ) from None
         row = None
     if row is None or row[0] != STORE_FORMAT:
         raise StoreError(
@@ -276,3 +330,8 @@ def store_errors(location: Location) -> Iterator[None]:
             ) from None
         raise StoreError(location.scrub(
             f"the store {location.display} could not be written: {error}")) from None
+    except Exception as error:
+        damage = sqlite_damage(error)
+        if damage is None or location.kind is not StoreKind.SQLITE:
+            raise
+        raise damaged_store(location.display, damage) from None

@@ -16,6 +16,7 @@ from domain.state import Conveyance, ConveyanceState, Day, Game
 
 class DayStarted(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
     number: int
@@ -31,6 +32,7 @@ class Moved(TrekEvent):
     """The party walked `path` (its first square is where it stood), one budget point a step."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     path: list[Square]
@@ -51,6 +53,7 @@ class Moved(TrekEvent):
 
 class ShortcutAttempted(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
 
     name: str
@@ -98,6 +101,7 @@ def strain_entries(before: Mapping[str, Conveyance],
 
 class ForcedMarched(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
 
     base: int
@@ -131,6 +135,7 @@ class ForcedMarched(TrekEvent):
 
 class NightTravelled(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
 
     roll: Roll
@@ -154,6 +159,7 @@ class NightTravelled(TrekEvent):
 
 class Foraged(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
 
     roll: Roll
@@ -176,6 +182,7 @@ class Foraged(TrekEvent):
 
 class Repaired(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
 
     conveyance: str
@@ -226,6 +233,7 @@ class Upkeep(BaseModel):
 
 class DayEnded(TrekEvent):
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
     closes_day: ClassVar[bool] = True
 

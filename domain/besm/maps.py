@@ -60,7 +60,16 @@ def shortcuts(game_map: GameMap) -> tuple[Shortcut, ...]:
 
 
 def find_shortcut(game_map: GameMap, name: str) -> Shortcut | None:
-    """The shortcut called `name`, whatever its capitals and surrounding spaces."""
+    """The shortcut called exactly `name`: names match exactly everywhere, capitals included."""
+    for shortcut in shortcuts(game_map):
+        if shortcut.name == name:
+            return shortcut
+    return None
+
+
+def near_shortcut(game_map: GameMap, name: str) -> Shortcut | None:
+    """The shortcut `name` may have meant: the same but for its capitals and surrounding
+    spaces (a map never holds two such, see `read_shortcuts`), for the refusal to name."""
     wanted = name.strip().casefold()
     for shortcut in shortcuts(game_map):
         if shortcut.name.casefold() == wanted:

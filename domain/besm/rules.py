@@ -47,7 +47,13 @@ from domain.besm.events import (
     StrainLanded,
     Upkeep,
 )
-from domain.besm.maps import MAP_SECTIONS, TERRAINS, find_shortcut, shortcuts
+from domain.besm.maps import (
+    MAP_SECTIONS,
+    TERRAINS,
+    find_shortcut,
+    near_shortcut,
+    shortcuts,
+)
 from domain.besm.state import (
     HouseRules,
     TravelDay,
@@ -97,6 +103,8 @@ REST_MODES = ("camp", "saddle", "vehicle", "none")
 # Points of success one level of each supply costs when foraging.
 FORAGE_COST = {"provisions": 1, "fuel": 3, "ammo": 3, "wealth": 5}
 MAX_HOURS = 24
+# The night's sleep when `day end` is given no --hours (RULES §3).
+SLEEP_HOURS = 8
 
 
 # -- stats and checks ------------------------------------------------------------------------
@@ -381,7 +389,6 @@ class Besm(CombatRules, NothingOnEntry):
     map_sections: Mapping[str, MapSection] = MAP_SECTIONS
     commands = COMMANDS
     events = EVENTS + COMBAT_EVENTS
-    command_line: str | None = "cli.besm"
     character_options: frozenset[str] = frozenset(STATS)
     house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
@@ -540,8 +547,9 @@ class Besm(CombatRules, NothingOnEntry):
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
         require_open_day(situation)
         game = situation.game
-        if not 0 <= options.hours <= MAX_HOURS:
-            raise RuleViolation(f"--hours is 0 to {MAX_HOURS}, not {options.hours}")
+        hours = SLEEP_HOURS if options.hours is None else options.hours
+        if not 0 <= hours <= MAX_HOURS:
+            raise RuleViolation(f"--hours is 0 to {MAX_HOURS}, not {hours}")
         for name, mode in options.rests.items():
             if mode not in REST_MODES:
                 raise RuleViolation(f"{mode!r} is not a rest mode; use {', '.join(REST_MODES)}")
@@ -571,7 +579,7 @@ class Besm(CombatRules, NothingOnEntry):
             mode = options.rests.get(character.name) or (
                 defaults.get(character.name, "camp") if day.night_travelled else "camp"
             )
-            health, energy = rest_recovery(character, mode, options.hours, rules)
+            health, energy = rest_recovery(character, mode, hours, rules)
             recovery[character.name] = Recovery(mode=mode, health=health, energy=energy)
 
         upkeep: dict[str, Upkeep] = {}
@@ -585,7 +593,7 @@ class Besm(CombatRules, NothingOnEntry):
             number=game.day.number,
             strain=strain,
             on_foot=on_foot,
-            hours=options.hours,
+            hours=hours,
             recovery=recovery,
             upkeep=upkeep,
             chosen=sorted(options.rests),
@@ -657,6 +665,10 @@ class Besm(CombatRules, NothingOnEntry):
         game_map = situation.map
         shortcut = find_shortcut(game_map, name) if game_map is not None else None
         if game_map is None or shortcut is None:
+            near = near_shortcut(game_map, name) if game_map is not None else None
+            if near is not None:
+                raise NotFound(f"the map has no shortcut called {name!r} (names match exactly, "
+                               f"capitals included); perhaps you meant {near.name!r}")
             known = ", ".join(s.name for s in shortcuts(game_map)) if game_map else ""
             raise NotFound(
                 f"the map has no shortcut called {name!r}"

@@ -14,6 +14,7 @@ class DayStarted(TrekEvent):
     """A travel day opens: the whole day is the budget (kept as a fraction in the state)."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
     class_version: ClassVar[int] = 2
@@ -36,6 +37,7 @@ class DayEnded(TrekEvent):
     """The travel day closes; this ruleset has no rest or upkeep rules."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
 
     closes_day: ClassVar[bool] = True
@@ -59,6 +61,7 @@ class Travelled(TrekEvent):
     """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
 
     party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
     # The square left, then every square arrived at.

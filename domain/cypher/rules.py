@@ -196,7 +196,6 @@ class Cypher(CypherCombat, NothingOnEntry):
     map_sections: Mapping[str, MapSection] = MappingProxyType({})
     commands: frozenset[type[Command]] = COMMANDS
     events = EVENTS + COMBAT_EVENTS
-    command_line: str | None = "cli.cypher"
     character_options: frozenset[str] = frozenset(POOLS)
     house_rules: type[BaseModel] = NoHouseRules
     audit_sections: tuple[str, ...] = ()
@@ -279,10 +278,15 @@ class Cypher(CypherCombat, NothingOnEntry):
             raise RuleViolation("no day is open; run `trek day start` first")
         if options.rests:
             raise RuleViolation("the Cypher ruleset has no rest rules; leave out --rest")
-        return DayEnded(number=day.number, hours=options.hours)
+        if options.hours is not None:
+            raise RuleViolation("the Cypher ruleset has no rest rules, so no hours slept; "
+                                "leave out --hours")
+        return DayEnded(number=day.number)
 
     def move(self, situation: Situation, options: MoveOptions) -> Decision:
         game = situation.game
+        if options.through_hazard:
+            raise RuleViolation("the Cypher ruleset has no hazards; leave out --through-hazard")
         self._require_time(situation)
         if options.to is not None:
             if options.to == game.position:
@@ -431,7 +435,8 @@ def _(event: DayStarted, rules: Cypher, situation: Situation) -> Decision:
 
 @_redo.register
 def _(event: DayEnded, rules: Cypher, situation: Situation) -> Decision:
-    return rules.end_day(situation, DayEndOptions(hours=event.hours))
+    # The hours a day end of an earlier release recorded (always unused) stay as recorded.
+    return rules.end_day(situation, DayEndOptions()).model_copy(update={"hours": event.hours})
 
 
 # Each event class's rule as singledispatch finds it, asked once per class: re-checking history

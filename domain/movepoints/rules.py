@@ -8,7 +8,7 @@ from typing import Any
 
 from domain.dice import Dice
 from domain.encounter import RoundStarted
-from domain.errors import NotOffered
+from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
 from domain.movepoints.combat import (
     COMBAT_EVENTS,
@@ -52,10 +52,14 @@ class Movepoints(WithoutOverland, MoveRules):
     events: tuple[type[TrekEvent], ...] = COMBAT_EVENTS
     character_options: frozenset[str] = frozenset({"full_move"})
     audit_sections: tuple[str, ...] = ()
-    command_line: str | None = "cli.movepoints"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         refuse_other_options(self.name, options)
+        # RULES §10: MP are gained as the highest Full Move (or half of it). A character of an
+        # earlier release recorded without one holds an empty document, and still stands.
+        if options.extra.get("full_move") is None:
+            raise RuleViolation(f"{options.name} needs --full-move N (land), swim=N or fly=N: "
+                                "without a Full Move it could never gain a Move Point")
         return {"skills": dict(options.skills),
                 "stats": {"full_move": full_moves(options.extra.get("full_move"))}}
 

@@ -8,7 +8,7 @@ Each refusal is checked against the store read without Trek: a refused command r
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -62,6 +62,144 @@ def test_a_name_given_twice_is_refused_and_nothing_is_recorded(
     before = stored_events(party)
     refused(trek_run(*args), f"{name} is given twice", where)
     assert stored_events(party) == before
+
+
+# An option that takes one value, given twice: click would keep the last one silently.
+ONE_VALUE_TWICE = [
+    # RULES §3: a mount has exactly one movement attribute
+    ("roster", "add-mount", "Swift", "--move", "speed=1", "--move", "flight=1"),
+    ("night-travel", "--roll", "2", "--roll", "3"),
+    ("shortcut", "Kessel Pass", "--roll", "5", "--roll", "6"),
+    ("harm", "Kira", "--health", "1", "--health", "2"),
+    ("move", "--to", "1,0", "--to", "2,0"),
+    ("day", "end", "--hours", "6", "--hours", "8"),
+    ("status", "--db", "trek.db", "--db", "other.db"),
+]
+
+
+@pytest.mark.parametrize("args", ONE_VALUE_TWICE)
+def test_an_option_that_takes_one_value_given_twice_is_refused(
+        trek_run: Run, party: Path, args: tuple[str, ...]) -> None:
+    before = stored_events(party)
+    twice = args[next(i for i, word in enumerate(args) if word.startswith("--"))]
+    run = trek_run(*args)
+    usage_error(run)
+    assert f"{twice} is given twice; it takes one value" in run.stderr, run
+    assert stored_events(party) == before
+    assert not (party.parent / "other.db").exists()
+
+
+def test_every_option_that_takes_one_value_refuses_a_second(trek_run: Run) -> None:
+    """Every command of every ruleset, every option of it that takes one value: given twice,
+    the command line is refused before the value is even read."""
+    import click
+
+    import cli.commands  # noqa: F401  (mounts every ruleset's commands and options)
+    from cli.main import trek
+
+    def commands(group: click.Group, ctx: click.Context) -> Iterator[
+            tuple[click.Command, click.Context]]:
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None
+            sub = click.Context(command, info_name=name, parent=ctx)
+            yield command, sub
+            if isinstance(command, click.Group):
+                yield from commands(command, sub)
+
+    root = click.Context(trek, info_name="trek")
+    checked = 0
+    for command, ctx in [(trek, root), *commands(trek, root)]:
+        for param in command.params:
+            if not isinstance(param, click.Option) or param.multiple or param.count \
+                    or param.is_flag:
+                continue
+            option = param.opts[0]
+            with pytest.raises(click.UsageError, match=f"{option} is given twice"):
+                command.make_context(ctx.info_name, [option, "x", option, "x"],
+                                     parent=ctx.parent)
+            checked += 1
+    # audit --session to watch --for, the rulesets' stat options included
+    assert checked > 150
+
+
+@pytest.fixture
+def cypher_day(trek_run: Run, tmp_path: Path) -> Path:
+    """A Cypher campaign (RULES §5: no Health, no Energy, no rest rules, no hazards) with Ana
+    on foot and day 1 open: events 1 to 3."""
+    ok(trek_run("init", "Road to Qi", "--ruleset", "cypher", "--seed", "5"))
+    ok(trek_run("roster", "add-character", "Ana", "--might", "12"))
+    ok(trek_run("day", "start"))
+    return tmp_path / "trek.db"
+
+
+@pytest.mark.parametrize(("args", "option"), [
+    (("harm", "Ana", "--health", "3"), "--health"),
+    (("harm", "Ana", "--energy", "2"), "--energy"),
+    (("harm", "Ana", "--health", "3", "--energy", "2"), "--health"),
+    (("day", "end", "--hours", "6"), "--hours"),
+    (("move", "E", "--through-hazard"), "--through-hazard"),
+    (("move", "--to", "2,0", "--through-hazard"), "--through-hazard"),
+])
+def test_an_option_the_cypher_ruleset_has_no_use_for_is_refused(
+        trek_run: Run, cypher_day: Path, args: tuple[str, ...], option: str) -> None:
+    before = stored_events(cypher_day)
+    refused(trek_run(*args), "the cypher ruleset has no", f"leave out {option}")
+    assert stored_events(cypher_day) == before
+
+
+def test_harm_in_cypher_names_what_it_lacks_and_day_and_move_work_without_the_options(
+        trek_run: Run, cypher_day: Path) -> None:
+    refused(trek_run("harm", "Ana"), "the cypher ruleset has no Health or Energy")
+    assert len(stored_events(cypher_day)) == 3
+    recorded(trek_run("move", "E", "--json"), 4, "Travelled")
+    recorded(trek_run("day", "end", "--json"), 5, "DayEnded")
+
+
+def test_besm_keeps_hours_health_and_energy(trek_run: Run, party: Path) -> None:
+    # Kira, Body 6, Mind 5, Soul 5: Energy 50; camping regains Mind-Soul = 5 an hour.
+    harmed = recorded(trek_run("harm", "Kira", "--health", "3", "--energy", "40", "--json"),
+                      8, "Harmed")
+    assert (harmed["health"], harmed["energy"]) == (3, 40)
+    ended = recorded(trek_run("day", "end", "--hours", "6", "--json"), 9, "DayEnded")
+    assert ended["hours"] == 6
+    assert ended["recovery"]["Kira"]["energy"] == 30
+    assert ok(trek_run("status", "--json")).json()["characters"]["Kira"]["energy"] == 40
+
+
+@pytest.mark.parametrize("args", [
+    ("roster", "add-character", "Fish"),
+    ("roster", "add-character", "Fish", "--skill", "swim=2"),
+    ("encounter", "add", "Fish", "--side", "enemy", "--at", "3,3"),
+])
+def test_a_move_point_fighter_without_a_full_move_is_refused(
+        trek_run: Run, tmp_path: Path, args: tuple[str, ...]) -> None:
+    # RULES §10: MP are gained as (half) the highest Full Move; without one, never a point.
+    ok(trek_run("init", "Pit", "--ruleset", "movepoints", "--seed", "1"))
+    ok(trek_run("encounter", "start", "Brawl"))
+    before = stored_events(tmp_path / "trek.db")
+    refused(trek_run(*args), "--full-move", "never gain")
+    assert stored_events(tmp_path / "trek.db") == before
+    recorded(trek_run(*args, "--full-move", "swim=4", "--json"), 3,
+             "CharacterAdded" if args[0] == "roster" else "CombatantEntered")
+
+
+def test_a_shortcut_in_other_capitals_is_refused_naming_the_one_meant(
+        trek_run: Run, tmp_path: Path) -> None:
+    # Names match exactly everywhere: "Kessel pass" is not the map's "Kessel Pass".
+    ashen = Path(__file__).parents[2] / "docs" / "examples" / "ashen-reach.toml"
+    ok(trek_run("init", "F", "--map", str(ashen), "--at", "1,1", "--seed", "3"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    ok(trek_run("day", "start"))
+    before = stored_events(tmp_path / "trek.db")
+    for near in ("Kessel pass", "kessel pass", " Kessel Pass"):
+        refused(trek_run("shortcut", near, "--roll", "5"),
+                f"no shortcut called {near!r}", "perhaps you meant 'Kessel Pass'")
+    refused(trek_run("shortcut", "Dragon Gate"), "no shortcut called 'Dragon Gate'",
+            "it has Kessel Pass")
+    assert stored_events(tmp_path / "trek.db") == before
+    recorded(trek_run("shortcut", "Kessel Pass", "--roll", "5", "--json"), 4,
+             "ShortcutAttempted")
 
 
 def test_the_same_name_in_two_spellings_is_two_names(trek_run: Run, party: Path) -> None:
@@ -366,3 +504,85 @@ def test_recap_format_and_json_each_choose_the_output(trek_run: Run, party: Path
     # Either alone still works.
     assert ok(trek_run("recap", "--json")).json()["name"] == "Ashes Road"
     assert ok(trek_run("recap", "--format", "html")).stdout.startswith("<!DOCTYPE html>")
+
+
+# -- messages that were click's words -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "said", "not_said"), [
+    # a bare number: the name was left out, and a rider's name shows the shape
+    (("forced-march", "--roll", "9"),
+     "'9' should be NAME=N, a rider or driver and a number, for example Kira=9", "9=2"),
+    (("shortcut", "K", "--roll", "six"),
+     "the 2d6 total must be a whole number from 2 to 12, not 'six'", "integer range"),
+    (("shortcut", "K", "--roll", "13"), "the 2d6 total must be from 2 to 12, not 13", "<="),
+    (("night-travel", "--roll", "1"), "the 2d6 total must be from 2 to 12, not 1", "<="),
+    (("day", "end", "--hours", "25"), "the hours slept must be from 0 to 24, not 25", "<="),
+    (("harm", "Kira", "--health", "x"),
+     "the Health taken must be a whole number from 0 to", "integer range"),
+    # an unknown option: the command's own options, never a guess among the store options
+    (("shortcut", "K", "--by", "Kira"),
+     "`trek shortcut` has no option --by; its own options are --roll and --party (`trek "
+     "shortcut --help` lists every option it takes).", "--db"),
+    (("encounter", "act", "Kira", "--melee"),
+     "`trek encounter act` has no option --melee; its own option is --ranged", "'--help'"),
+    (("move", "--too", "3,3"),
+     "`trek move` has no option --too (did you mean --to?); its own options are --to, "
+     "--through-hazard and --party", "Did you mean"),
+    (("status", "--x"), "`trek status` has no option --x; its own options are --as-of and "
+     "--party", "Did you mean"),
+    # a direction: the eight, not sixteen spellings
+    (("move", "Q"),
+     "'Q' is not a compass direction; give N, NE, E, SE, S, SW, W or NW (either case)",
+     "'nw'"),
+])
+def test_usage_mistakes_say_what_is_wrong_and_what_is_allowed(
+        trek_run: Run, party: Path, args: tuple[str, ...], said: str, not_said: str) -> None:
+    before = stored_events(party)
+    run = trek_run(*args)
+    usage_error(run)
+    [error] = [line for line in run.stderr.splitlines() if line.startswith("Error: ")]
+    assert said in error
+    assert not_said not in error
+    assert stored_events(party) == before
+
+
+def test_a_stat_of_0_is_refused_as_out_of_range_not_as_missing(trek_run: Run,
+                                                               party: Path) -> None:
+    before = stored_events(party)
+    run = trek_run("roster", "add-character", "Bo", "--body", "0", "--mind", "5", "--soul", "5")
+    refused(run, "Body must be 1 to 12, not 0")
+    assert "needs" not in run.stderr
+    assert stored_events(party) == before
+
+
+@pytest.mark.parametrize("db", ["mysql://gm:hunter2@db.example/trek", "sqlite:///trek.db",
+                                "mysql://x/y"])
+@pytest.mark.parametrize("args", [("status",), ("init", "Ashes Road")])
+def test_a_url_of_another_database_is_refused_naming_what_db_takes(
+        trek_run: Run, tmp_path: Path, db: str, args: tuple[str, ...]) -> None:
+    scheme = db.split("://")[0]
+    run = trek_run(*args, db=db)
+    refused(run, f"Trek keeps a store in an SQLite file or in PostgreSQL, not at a {scheme}:// "
+                 "URL; give --db a file path such as trek.db or a postgresql:// URL.")
+    assert "hunter2" not in run.stderr
+    assert "folder" not in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_defence_is_spelled_one_way_in_what_trek_shows(trek_run: Run) -> None:
+    ok(trek_run("init", "Brawl"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    ok(trek_run("encounter", "start", "Alley"))
+    ok(trek_run("encounter", "join", "Kira", "--at", "1,0"))
+    ok(trek_run("encounter", "add", "Bandit", "--side", "enemy", "--at", "2,0", "--body", "4",
+                "--mind", "3", "--soul", "3"))
+    ok(trek_run("encounter", "round"))
+    # Kira steps out of the bandit's reach (RULES §7): defence -2 this round and the next.
+    moved = ok(trek_run("encounter", "move", "Kira", "W", "W"))
+    assert "defence -2" in moved.stdout
+    shown = ok(trek_run("encounter", "status")).stdout
+    assert "defence" in shown
+    for text in (moved.stdout, shown, ok(trek_run("log", "--no-pager")).stdout,
+                 ok(trek_run("encounter", "--help")).stdout):
+        assert "defense" not in text.lower()

@@ -183,23 +183,27 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
                                  gm_key="g" * 20, player_key="p" * 20))
     gm = {"Authorization": "Bearer " + "g" * 20}
 
-    async def visit() -> tuple[str, httpx.Response, str, str]:
+    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
             before = (await client.get("/", params={"key": "g" * 20})).text
-            used = await client.post("/api/campaigns/long-road/commands", headers=gm,
-                                     json={"argv": ["party", "use", "riders"]})
+            # `party use` sets the store, as `campaigns use` does: not a command of the table.
+            words = await client.post("/api/campaigns/long-road/commands", headers=gm,
+                                      json={"argv": ["party", "use", "riders"]})
+            used = await client.post("/api/campaigns/long-road/party", headers=gm,
+                                     json={"party": "riders"})
             after = (await client.get("/", params={"key": "g" * 20})).text
             players = (await client.get("/players", params={"key": "p" * 20})).text
-            return before, used, after, players
+            return before, words, used, after, players
 
-    before, used, after, players = asyncio.run(visit())
+    before, words, used, after, players = asyncio.run(visit())
     assert '<option value="main" selected>main (0,1, day 0)</option>' in before
     assert '<option value="riders">riders (3,1, day 1)</option>' in before
     # Both parties on the map: the one in use ringed, the other's ring and route dashed.
     assert 'class="party other-party" data-party="riders"' in before
+    assert words.status_code == 403
     assert used.status_code == 200
-    assert used.json()["party"] == "riders"
+    assert used.json() == {"campaign": "long-road", "party": "riders", "previous": None}
     assert '<option value="riders" selected>' in after
     assert "Party riders · " in after
     assert "at 3,1" in after

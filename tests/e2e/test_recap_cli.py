@@ -17,8 +17,7 @@ import docpages
 import pytest
 from cliruns import ok, play_all, refused
 from conftest import Browser, TrekRun, trek_env
-
-from cli.besm_demo import DEMO_MAP
+from journeys import MAP
 
 Trek = Callable[..., TrekRun]
 
@@ -31,7 +30,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The campaign below, played once for the module (the tests only read it)."""
     folder = tmp_path_factory.mktemp("recap")
     db = str(folder / "trek.db")
-    (folder / "map.toml").write_text(DEMO_MAP, encoding="utf-8")
+    (folder / "map.toml").write_text(MAP, encoding="utf-8")
     play_all(folder, db, [
         ("init", "Ashes Road", "--map", "map.toml", "--at", "1,1", "--seed", "42"),        # 1
         ("roster", "add-character", KIRA, "--body", "6", "--mind", "5", "--soul", "4",
@@ -84,7 +83,7 @@ SESSION_1 = f"""\
 
 ## Travel
 
-- Days travelled: 1, 2
+- Days travelled: 2 (days 1, 2)
 - Distance: 6 squares, 36 miles (6 miles a square)
 
 ## Supplies
@@ -163,7 +162,7 @@ def test_html_recap_in_chromium(played: Trek, tmp_path: Path, chromium: Browser)
     for heading in ("Travel", "Supplies", "On the road", "Mounts and vehicles",
                     "Health and Energy regained", "Corrections"):
         assert f"<h2>{heading}</h2>" in dom
-    assert "<li>Days travelled: 1, 2</li>" in dom
+    assert "<li>Days travelled: 2 (days 1, 2)</li>" in dom
     assert "<li>Distance: 6 squares, 36 miles (6 miles a square)</li>" in dom
     assert '<td>provisions</td><td class="n">2</td><td class="n">2</td>' in dom
     # The hostile name is text in the table, never an element.

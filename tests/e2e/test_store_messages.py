@@ -125,3 +125,35 @@ def test_a_password_given_as_a_url_option_is_used(trek_cli: Run, pg_url: str) ->
     ok(trek_cli("init", "Ashes Road", db=url))
     assert ok(trek_cli("status", "--json", db=url)).json()["campaign"] == "ashes-road"
     assert time.monotonic() - started < 30
+
+
+def test_a_damaged_store_is_one_sentence_from_the_real_program(
+        trek_cli: Run, tmp_path: Path) -> None:
+    """A Trek store cut short (as a copy that stopped half-way leaves it) and one with a page
+    zeroed inside it: the program says the store is damaged, never that it is someone else's,
+    never that a read recorded nothing, and never that it is intact."""
+    db = tmp_path / "trek.db"
+    ok(trek_cli("init", "Ashes Road", db=str(db)))
+    ok(trek_cli("supplies", "add", "ammo=2", db=str(db)))
+    whole = db.read_bytes()
+    cut = tmp_path / "cut.db"
+    cut.write_bytes(whole[:len(whole) // 2])
+    for args in (("status",), ("verify",), ("supplies", "add", "ammo=1")):
+        run = trek_cli(*args, db=str(cut))
+        refused(run, "cut.db is damaged", "restore it from a backup", "left untouched")
+        assert "not a Trek store" not in run.stderr
+    assert cut.read_bytes() == whole[:len(whole) // 2]
+    # The page of the log's index zeroed: reading the log meets it, verify's check finds it.
+    conn = sqlite3.connect(db)
+    size, page = (conn.execute("PRAGMA page_size").fetchone()[0],
+                  conn.execute("SELECT rootpage FROM sqlite_master "
+                               "WHERE name = 'trek_view_entries'").fetchone()[0])
+    conn.close()
+    with db.open("r+b") as handle:
+        handle.seek((page - 1) * size)
+        handle.write(bytes(size))
+    for args in (("log",), ("verify",)):
+        run = trek_cli(*args, db=str(db))
+        refused(run, "trek.db is damaged: SQLite cannot read all of it",
+                "restore it from a backup")
+        assert "nothing was recorded" not in run.stderr

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from cliruns import ok, recorded
+from cliruns import ok, recorded, refused
 from conftest import TrekRun
 
 Run = Callable[..., TrekRun]
@@ -45,4 +45,29 @@ def test_undoing_a_sprint_keeps_the_next_pass_and_cancels_the_move_it_allowed(
         {"x": 0, "y": 0}, 0, 0)
     # Without the sprint, pass 2 allows Kira 2 m.
     ok(trek_run("encounter", "move", "Kira", "E", "E"))
+    assert ok(trek_run("replay", "--verify")).returncode == 0
+
+
+def test_undo_and_redo_refuse_to_open_a_fight_before_a_later_move(trek_run: Run) -> None:
+    # RULES §4 and §6: no overland move while an encounter is open.
+    ok(trek_run("init", "F", "--seed", "1"))                                    # 1
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5",
+                "--soul", "4"))                                                 # 2
+    ok(trek_run("day", "start"))                                                # 3
+    ok(trek_run("encounter", "start", "Brawl"))                                 # 4
+    ok(trek_run("encounter", "join", "Kira", "--at", "0,0"))                    # 5
+    recorded(trek_run("encounter", "end", "--json"), 6, "EncounterEnded")
+    recorded(trek_run("move", "E", "--json"), 7, "Moved")
+    refused(trek_run("undo", "6"), "event 7 (Moved)", "encounter Brawl", "--cascade")
+    assert len(_log(trek_run)) == 7
+    undo = recorded(trek_run("undo", "6", "--cascade", "--json"), 8, "EventsCancelled")
+    assert undo["cancels"] == [6, 7]
+    status = ok(trek_run("status", "--json")).json()
+    assert (status["encounter"]["name"], status["position"]) == ("Brawl", {"x": 0, "y": 0})
+    ok(trek_run("encounter", "end"))                                            # 9
+    ok(trek_run("undo", "9"))                                                   # 10: reopens
+    ok(trek_run("undo", "4", "--cascade"))                                      # 11: 4 and 5
+    recorded(trek_run("move", "E", "--json"), 12, "Moved")
+    refused(trek_run("redo", "4"), "event 12 (Moved)", "encounter Brawl")
+    assert len(_log(trek_run)) == 12
     assert ok(trek_run("replay", "--verify")).returncode == 0

@@ -17,7 +17,7 @@ from cliruns import play_all, run_traced
 from conftest import TrekRun
 from rulesets import RULESETS
 
-from domain.commands import Harm
+from domain.commands import AddSupplies, Harm
 from domain.errors import NotFound
 from projections.kept_log import KINDS_KEY, read_log
 from projections.logpages import LogFilter
@@ -166,7 +166,7 @@ def a_late_event(db: str) -> None:
 
         trek.projector.catch_up = fail  # type: ignore[method-assign]
         trek.projector.rebuild = fail  # type: ignore[method-assign]
-        trek.handle(None, Harm("Ana", 2, 0, "a fall"))
+        trek.handle(None, AddSupplies({"provisions": 2}))
 
 
 def no_kinds(db: str) -> None:

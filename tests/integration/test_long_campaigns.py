@@ -178,11 +178,13 @@ def test_page_events_reads_every_event_once_in_order_in_pages(
 
 
 def old_log_entry(event: TrekEvent, day: int, cancelled_by: int | None) -> dict[str, Any]:
-    """A log entry as the log made it when each row stored the event's document."""
+    """A log entry as the log made it when each row stored the event's document, with who the
+    event was for after its GM (added since)."""
     document = json.loads(json.dumps(event_document(event), sort_keys=True,
                                      separators=(",", ":")))
     return {"seq": event.seq, "type": type(event).__name__, "day": day,
-            "session": event.session, "gm": event.gm,
+            "session": event.session, "gm": event.gm, "actor": event.recorded_for.name,
+            "requested_by": event.recorded_for.seat,
             "recorded_at": event.timestamp.isoformat(), "cancelled_by": cancelled_by,
             **{k: v for k, v in document.items() if k not in ("seq", "type")}}
 

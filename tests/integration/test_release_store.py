@@ -84,8 +84,14 @@ def stats_gathered(entry: dict[str, Any]) -> dict[str, Any]:
     return {**{k: v for k, v in entry.items() if k not in OLD_STAT_FIELDS}, "stats": stats}
 
 
+def by_their_gm(entry: dict[str, Any]) -> dict[str, Any]:
+    """An entry of an event stored before actors were stamped: recorded for its GM, at no
+    seat's request."""
+    return {**entry, "actor": entry["gm"], "requested_by": None}
+
+
 def as_shown_now(log: list[dict[str, Any]], ruleset: str) -> list[dict[str, Any]]:
-    log = [stats_gathered(entry) for entry in log]
+    log = [by_their_gm(stats_gathered(entry)) for entry in log]
     if ruleset != "cypher":
         return log
     return [{k: v for k, v in entry.items() if k not in DROPPED_SINCE_0_1.get(entry["type"], ())}
@@ -151,14 +157,17 @@ def store_0_2(tmp_path: Path) -> Path:
 
 def labelled(status: dict[str, Any]) -> dict[str, Any]:
     """Release 0.2's status, plus the keys added since: each combatant's token label (its
-    encounter's roster in order of entry, as RULES §13 gives them), and the one party."""
+    encounter's roster in order of entry, as RULES §13 gives them), the encounter's walls
+    and doors (none on a map of that release, RULES §16), and the one party."""
     encounter = status.get("encounter")
     if encounter is None:
         return one_party(status)
     labels = labels_of({}, list(encounter["combatants"]))
     combatants = {name: {"label": labels[name], **c}
                   for name, c in encounter["combatants"].items()}
-    return one_party({**status, "encounter": {**encounter, "combatants": combatants}})
+    drawn = encounter["map"] and {**encounter["map"], "walls": []}
+    return one_party({**status, "encounter": {**encounter, "combatants": combatants,
+                                              "map": drawn, "doors": []}})
 
 
 @pytest.mark.parametrize("slug", CAMPAIGNS_0_2)
@@ -166,7 +175,7 @@ def test_a_release_0_2_store_shows_the_same_status_and_log(store_0_2: Path, slug
     expected = json.loads((FIXTURES / "release-0.2.expected.json").read_text())[slug]
     assert trek_json(store_0_2, "status", "--campaign", slug) == labelled(expected["status"])
     assert trek_json(store_0_2, "log", "--campaign", slug) == [
-        stats_gathered(entry) for entry in expected["log"]]
+        by_their_gm(stats_gathered(entry)) for entry in expected["log"]]
 
 
 def test_a_release_0_2_store_verifies_rebuilds_and_records(store_0_2: Path) -> None:
@@ -220,3 +229,25 @@ def test_a_store_whose_log_copied_every_event_is_rebuilt_when_opened_to_record(
     assert after[:3] == log[:3]
     assert after[3] == {**log[3], "cancelled_by": 5}
     assert trek_json(db, "replay", "--verify")["verified"] is True
+
+
+@pytest.mark.parametrize(("fixture", "slug", "events"), [("release-0.1.db", "ashes-road", 36),
+                                                         ("release-0.2.db", "mill-road", 9)])
+def test_events_of_an_earlier_release_read_as_their_gms_beside_a_new_actors(
+        tmp_path: Path, fixture: str, slug: str, events: int) -> None:
+    """Events stored before actors were stamped carry none and read as their GM's own; an
+    event recorded now carries its actor, and the old events' hashes still verify beside it."""
+    db = tmp_path / fixture
+    shutil.copyfile(FIXTURES / fixture, db)
+    with sqlite3.connect(db) as conn:
+        stored = [json.loads(state) for (state,) in conn.execute(
+            "SELECT state FROM stored_events")]
+    assert len(stored) > events
+    assert not any("actor" in s or "requested_by" in s for s in stored)
+    trek_json(db, "supplies", "add", "ammo=1", "--campaign", slug, "--gm", "Ana")
+    log = trek_json(db, "log", "--campaign", slug)
+    assert len(log) == events + 1
+    assert {(e["gm"], e["actor"], e["requested_by"]) for e in log[:-1]} == {
+        ("fixture", "fixture", None)}
+    assert (log[-1]["gm"], log[-1]["actor"], log[-1]["requested_by"]) == ("Ana", "Ana", None)
+    assert trek_json(db, "verify")["verified"] is True

@@ -179,6 +179,83 @@ def test_read_commands_leave_a_trek_store_byte_for_byte(trek_run: Run, tmp_path:
         assert sorted(p.name for p in tmp_path.iterdir()) == names
 
 
+MAP = Path(__file__).resolve().parents[2] / "docs" / "examples" / "ashen-reach.toml"
+
+
+def _played_store(trek_run: Run, db: Path) -> None:
+    """A Trek store with a day's travel in it, as a GM's would be."""
+    for command in [("init", "Ashes Road", "--map", str(MAP), "--at", "1,1", "--seed", "42"),
+                    ("roster", "add-character", "Kira", "--body", "6", "--mind", "5",
+                     "--soul", "4"),
+                    ("day", "start"), ("move", "S"), ("supplies", "add", "ammo=2"), ("day", "end")]:
+        assert trek_run(*command, db=str(db)).returncode == 0, command
+
+
+def _zero_pages_of(path: Path, *tables: str) -> None:
+    """Zero the first page of each of `tables` inside the file, as a failing disk could."""
+    conn = sqlite3.connect(path)
+    try:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        pages = [conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?",
+                              (table,)).fetchone()[0] for table in tables]
+    finally:
+        conn.close()
+    with path.open("r+b") as handle:
+        for page in pages:
+            handle.seek((page - 1) * size)
+            handle.write(bytes(size))
+
+
+DAMAGED_SAYS = ("is damaged: SQLite cannot read all of it", "restore it from a backup")
+
+
+def _refused_as_damaged(run: TrekRun) -> None:
+    assert_refused(run, *DAMAGED_SAYS)
+    assert "nothing was recorded" not in run.stderr, run
+    assert "not a Trek store" not in run.stderr, run
+
+
+def test_a_trek_store_cut_short_is_a_damaged_store_left_untouched(
+        trek_run: Run, tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    _played_store(trek_run, db)
+    whole = db.read_bytes()
+    db.write_bytes(whole[: len(whole) // 2])
+    before = file_state(db)
+    for command in [*READ_COMMANDS, ("verify",), *WRITE_COMMANDS]:
+        result = trek_run(*command, db=str(db))
+        _refused_as_damaged(result)
+        assert "left untouched" in result.stderr, result
+        assert file_state(db) == before, command
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["t.db"]
+
+
+def test_a_trek_store_with_pages_sqlite_cannot_read_is_damaged_never_intact(
+        trek_run: Run, tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    _played_store(trek_run, db)
+    _zero_pages_of(db, "stored_events", "trek_view_campaigns", "trek_view_status")
+    before = file_state(db)
+    for command in [("status",), ("status", "--json"), ("log",), ("log", "--json"),
+                    ("verify",), ("verify", "--json"), ("replay", "--verify")]:
+        result = trek_run(*command, db=str(db))
+        _refused_as_damaged(result)
+        assert file_state(db) == before, command
+    for command in [("supplies", "add", "provisions=1"), ("undo",), ("replay",)]:
+        _refused_as_damaged(trek_run(*command, db=str(db)))
+
+
+def test_verify_reads_every_page_of_an_sqlite_store(trek_run: Run, tmp_path: Path) -> None:
+    """Only the log's index is unreadable: the chain walk never reads it, SQLite's own check
+    does."""
+    db = tmp_path / "t.db"
+    _played_store(trek_run, db)
+    assert trek_run("verify", db=str(db)).returncode == 0
+    _zero_pages_of(db, "trek_view_entries")
+    _refused_as_damaged(trek_run("verify", db=str(db)))
+    _refused_as_damaged(trek_run("log", db=str(db)))
+
+
 def test_a_store_path_with_uri_characters_is_one_whole_file(
         trek_run: Run, tmp_path: Path) -> None:
     # SQLite is opened through file: URIs, where # and ? and % mean something.

@@ -456,3 +456,111 @@ def test_a_corrupted_tracking_row_warns_and_the_event_stands(
     assert (status["events"], status["supplies"]["ammo"]) == (15, ammo + 1)
     verified = trek_run("replay", "--verify", "--json", db=db).json()
     assert (verified["verified"], verified["behind"]) == (True, 0)
+
+
+# -- a head moved back, every event deleted (issue 40) -------------------------------------------
+
+
+def truncate(store: str, keep: int) -> None:
+    """Delete every event after `keep` and move the chain head back to event `keep`, with the
+    hash the first deleted event linked to: the log and its head agree, as one edit could
+    leave them."""
+    [(state,)] = sql(store, "SELECT state FROM {events} WHERE originator_id = ? "
+                     "AND originator_version = ?", (cid(store), keep + 1))
+    linked = json.loads(bytes(state))["prev_hash"]
+    sql(store, "DELETE FROM {events} WHERE originator_id = ? AND originator_version > ?",
+        (cid(store), keep))
+    sql(store, "UPDATE trek_chain_heads SET seq = ?, hash = ?", (keep, linked))
+
+
+def test_newest_events_deleted_with_the_head_moved_back_stay_damage(
+        db: str, open_trek: OpenTrek, trek_run: Any) -> None:
+    """The read models folded events 13 and 14 with the head; a head moved back to event 12
+    does not make their deletion a fresh end of the log, and their positions are never
+    reused."""
+    journey(open_trek, db)
+    truncate(db, 12)
+    found = report(open_trek, db)
+    assert (found["intact"], found["broken_at"], found["events"]) == (False, 13, 12)
+    assert "events 13 to 14 were recorded and cannot be found" in found["problem"]
+    refuses_to_record(open_trek, db, "damaged at event 13 (events 13 to 14 were recorded",
+                      "nothing was recorded")
+    with pytest.raises(TamperedLog, match="is damaged at event 13"):
+        open_trek(db).replay()
+    # The refusals changed nothing: the damage is still told, by every command.
+    for command in (("verify",), ("supplies", "add", "provisions=1"), ("replay",),
+                    ("status",), ("log", "--last", "3")):
+        run = trek_run(*command, db=db)
+        assert run.returncode == 1, run
+        # One sentence (verify lists each campaign's chain on the lines before it).
+        line = run.stderr.splitlines()[-1]
+        assert line.startswith("Error: The log of ashes-road is damaged at event 13 ("), run
+    verified = trek_run("verify", db=db)
+    assert "restore the store from a backup, or take the log as it now stands with `trek " \
+        "replay --accept-tampering`" in verified.stderr
+    assert count_events(db) == 12
+    # Taken as the truth, the log records again from event 13.
+    trek = open_trek(db)
+    trek.replay(accept_tampering=True)
+    assert trek.verify_chain()["verified"] is True
+    trek.handle(None, AddSupplies({"ammo": 1}))
+    assert count_events(db) == 13
+
+
+def test_every_event_deleted_is_damage_named_by_every_command(
+        db: str, open_trek: OpenTrek, trek_run: Any) -> None:
+    journey(open_trek, db)
+    sql(db, "DELETE FROM {events}")
+    found = report(open_trek, db)
+    assert (found["campaign"], found["intact"], found["broken_at"], found["events"]) == (
+        "ashes-road", False, 1, 0)
+    assert "events 1 to 14 were recorded and cannot be found" in found["problem"]
+    refuses_to_record(open_trek, db, "damaged at event 1 (events 1 to 14 were recorded",
+                      "nothing was recorded")
+    for command in (("verify",), ("verify", "--campaign", "ashes-road"), ("replay",),
+                    ("supplies", "add", "provisions=1"), ("status",), ("log",)):
+        run = trek_run(*command, db=db)
+        assert run.returncode == 1, run
+        line = run.stderr.splitlines()[-1]
+        assert line.startswith("Error: The log of ashes-road is damaged at event 1 (events 1 "
+                               "to 14 were recorded and cannot be found"), run
+    # Plain replay refused: the read models still know the campaign.
+    assert sql(db, "SELECT slug FROM trek_view_campaigns") == [("ashes-road",)]
+    # Told to take the empty log as the truth, the campaign is gone, and verify says so.
+    assert trek_run("replay", "--accept-tampering", db=db).returncode == 0
+    emptied = trek_run("verify", db=db)
+    assert emptied.returncode == 0, emptied
+    assert "The store holds no campaign" in emptied.stdout
+
+
+def test_a_log_index_row_of_another_kind_is_one_sentence_and_verify_names_it(
+        db: str, open_trek: OpenTrek, trek_run: Any) -> None:
+    """Event 9 is a move; its index row made to say Foraged would have its stored move read
+    as a forage (which has rolls the move lacks)."""
+    journey(open_trek, db)
+    [(topic,)] = sql(db, "SELECT topic FROM {events} WHERE originator_id = ? "
+                     "AND originator_version = 9", (cid(db),))
+    assert topic.endswith(":Moved")
+    sql(db, "UPDATE trek_view_entries SET type = 'Foraged' WHERE seq = 9")
+    sentence = ("Error: The log of ashes-road cannot be shown: the log's index names event 9 a "
+                "Foraged, but the event store holds a Moved there, so one of them was changed "
+                "behind Trek's back; `trek replay --verify` names every read model that differs "
+                "from the log (`trek replay` rebuilds them) and `trek verify` checks the log "
+                "itself.")
+    for command in (("log",), ("log", "--json"), ("log", "--csv"), ("log", "--day", "1")):
+        run = trek_run(*command, db=db)
+        assert run.returncode == 1, run
+        assert run.stderr.splitlines() == [sentence], run
+    # A page that does not reach event 9 is shown as it is.
+    assert trek_run("log", "--last", "3", db=db).returncode == 0
+    verified = trek_run("verify", db=db)
+    assert verified.returncode == 1, verified
+    assert ("Error: The read models of ashes-road differ from its log (the log's index names "
+            "event 9 a Foraged, but the event store holds a Moved there); `trek replay` "
+            "rebuilds them.") in verified.stderr
+    deep = trek_run("replay", "--verify", db=db)
+    assert deep.returncode == 1, deep
+    assert "ashes-road: log entry 9 differs" in deep.stdout + deep.stderr
+    assert trek_run("replay", db=db).returncode == 0
+    assert [e["type"] for e in trek_run("log", "--json", db=db).json()][8] == "Moved"
+    assert trek_run("verify", db=db).returncode == 0

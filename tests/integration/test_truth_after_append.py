@@ -15,6 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 import tracker.app
+import tracker.queries
 from cli import render
 from cli.main import trek
 from projections.projector import Projector
@@ -153,3 +154,12 @@ def test_a_failure_before_the_append_says_nothing_was_recorded(
     assert "nothing was recorded" in " ".join(result.output.split())
     assert "was recorded, but" not in result.output
     assert stored_types(db) == before
+
+
+def test_a_read_that_fails_never_says_nothing_was_recorded(
+        db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A read has nothing to record: saying so would suggest it might have."""
+    monkeypatch.setattr(tracker.queries.Queries, "audit", boom)
+    result = run(db, "audit", code=1)
+    assert "Trek could not finish" in result.output
+    assert "nothing was recorded" not in " ".join(result.output.split())

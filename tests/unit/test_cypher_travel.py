@@ -8,11 +8,20 @@ from fractions import Fraction
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from refusals import refused
 from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, AddMount, AddVehicle, EndDay, Move, StartDay
+from domain.commands import (
+    AddCharacter,
+    AddMount,
+    AddVehicle,
+    EndDay,
+    Harm,
+    Move,
+    StartDay,
+)
 from domain.cypher.state import journey
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
@@ -190,6 +199,21 @@ def test_besm_only_commands_and_options_are_refused_with_a_sentence() -> None:
     with pytest.raises(RuleViolation, match="miles=N"):
         c.handle(AddVehicle("Cart", ("ground-speed", 1), None, []))
     assert c.game.model_dump() == before
+
+
+def test_options_cypher_has_no_use_for_are_refused_and_change_nothing() -> None:
+    # RULES §5: no rest rules (so no hours slept), no Health or Energy, no hazards.
+    c = campaign()
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    for command, option in ((Harm("Ana", 3, 0, None), "--health"),
+                            (Harm("Ana", 0, 2, None), "--energy"),
+                            (EndDay(DayEndOptions(hours=6)), "--hours"),
+                            (Move(MoveOptions(steps=("E",), through_hazard=True)),
+                             "--through-hazard")):
+        refused(c, lambda command=command: c.handle(command), f"leave out {option}")
+    refused(c, lambda: c.handle(Harm("Ana", 0, 0, None)), "no Health or Energy")
+    assert c.handle(EndDay(DayEndOptions())).model_dump()["hours"] == 8
 
 
 @settings(max_examples=60, deadline=None)

@@ -124,6 +124,12 @@ def test_full_moves_are_recorded_by_type_and_bad_ones_refused() -> None:
         name="Bad", extra={"full_move": [("land", 3), ("land", 4)]}))), "twice")
     refused(c, lambda: c.handle(AddCharacter(CharacterOptions(
         name="Bad", extra={"full_move": [("swim", -1)]}))), "swim Full Move must be 0 to 100")
+    # RULES §10: MP come from the Full Move; without one a fighter could never gain a point.
+    refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Fish"))),
+            "Fish needs --full-move")
+    c.handle(StartEncounter("Pit"))
+    refused(c, lambda: c.handle(EnterCombatant(name="Eel", at=Square(2, 2), side=Side.ENEMY,
+                                               from_roster=False)), "Eel needs --full-move")
     refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Bad", extra={"body": 4}))),
             "--body is another ruleset's option", NotOffered)
     refused(c, lambda: c.handle(AddCharacter(CharacterOptions(name="Bad",

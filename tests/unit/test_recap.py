@@ -138,7 +138,8 @@ def test_markdown_of_the_session(store: str, open_trek: OpenTrek) -> None:
     text = markdown(trek.queries.recap(None, 1))
     lines = text.splitlines()
     assert lines[0] == r"# Session 1: Into the \*Reach\* \| \<b\>"
-    assert "- Days travelled: 2" in lines
+    # One day played in the session, day 2 of the campaign: one day travelled, not two.
+    assert "- Days travelled: 1 (day 2)" in lines
     assert "- Distance: 1 square, 6 miles (6 miles a square)" in lines
     assert "| provisions | 3 | 2 |" in lines
     assert "- Day 2: **Dusty dead** (#22)" in lines

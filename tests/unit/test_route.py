@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from journeys import ROAD_TO_QI
 from rulesets import RULESETS
 
-import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
@@ -361,3 +360,27 @@ def test_day_labels_cover_no_path_name_marker_ring_or_other_label(
             across = min(label[3], other[3]) - max(label[1], other[1])
             down = min(label[4], other[4]) - max(label[2], other[2])
             assert across <= 0.5 or down <= 0.5, (label, other)
+
+
+def test_a_day_whose_moves_are_all_undone_draws_fogged_and_whole() -> None:
+    from cli.web.pages import fogged
+
+    trek = _trek()
+    _party(trek)
+    trek.handle(None, StartDay())                                          # 5: day 1
+    trek.handle(None, Move(MoveOptions(steps=("E",))))                    # 6: 0,0 -> 1,0
+    trek.handle(None, Undo())                                               # 7: cancels 6
+    trek.handle(None, EndDay(DayEndOptions()))                            # 8
+    trek.handle(None, StartDay())                                          # 9: day 2
+    trek.handle(None, Move(MoveOptions(steps=("S",))))                    # 10: 0,0 -> 0,1
+    doc = dict(trek.queries.route(None))
+    # the GM's picture draws day 1's undone move, labelled; the players' has no day 1 at all
+    for shown, days in ((doc, ["1", "2"]), (fogged(doc), ["2"])):
+        root = ET.fromstring(route_svg(shown))
+        groups = [g.get("data-day") for g in root.iter(f"{SVG}g") if g.get("class") == "day"]
+        labels = [t.get("data-day") for t in root.iter(f"{SVG}text")
+                  if t.get("class") == "day-label"]
+        keys = [g.get("data-key") for g in root.iter(f"{SVG}g")
+                if g.get("class") == "legend-entry" and g.get("data-key", "").startswith("day:")]
+        assert (groups, labels, keys) == (days, days, [f"day:{d}" for d in days])
+        assert route_html(shown, "Ashes Road").count("<svg ") == 1

@@ -101,3 +101,26 @@ def test_every_partys_square_lifts_the_fog() -> None:
     seen = seen_squares(route)
     assert {(4, 1), (5, 1), (4, 2), (5, 2)} <= seen
     assert (3, 2) not in seen
+
+
+def test_both_pages_answer_after_a_day_whose_moves_are_all_undone(tmp_path: Path) -> None:
+    db = str(tmp_path / "trek.db")
+    ashen = str(Path(__file__).parents[2] / "docs" / "examples" / "ashen-reach.toml")
+    play_all(tmp_path, db, [
+        ("init", "F", "--map", ashen, "--at", "1,1"),
+        ("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"),
+        ("day", "start"), ("move", "N"), ("undo", "--reason", "oops")])
+    app = create_app(ServeConfig(db=db, campaign="f", gm_key="g" * 20, player_key="p" * 20))
+
+    async def ask(path: str, key: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            return await client.get(path, params={"key": key})
+
+    for path, key in (("/players", "p" * 20), ("/parts/players", "p" * 20),
+                      ("/", "g" * 20), ("/parts/gm", "g" * 20)):
+        response = asyncio.run(ask(path, key))
+        assert response.status_code == 200, (path, response.text)
+        # the undone move is the GM's to see, drawn and labelled; the players see no day yet
+        labels = response.text.count('class="day-label"')
+        assert labels == (1 if key == "g" * 20 else 0), path
