@@ -72,11 +72,12 @@ def table_types(registry: Registry) -> Mapping[str, type[Any]]:
     import dataclasses
 
     import domain.commands
+    import domain.parties
     import domain.ruleset
     from cli.reads import QUERIES
     from domain.ruleset import Command
 
-    shared = [value for module in (domain.commands, domain.ruleset)
+    shared = [value for module in (domain.commands, domain.parties, domain.ruleset)
               for value in vars(module).values()
               if isinstance(value, type) and issubclass(value, Command) and value is not Command
               and dataclasses.is_dataclass(value)]
