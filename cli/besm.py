@@ -10,7 +10,14 @@ import click
 
 from cli.context import record
 from cli.drawing import PATH_COLOUR, MarkStyle
-from cli.options import ROLL, ROLL_HELP, KeyValue, TrekCommand, recording_options
+from cli.options import (
+    ROLL,
+    ROLL_HELP,
+    KeyValue,
+    TrekCommand,
+    party_option,
+    recording_options,
+)
 from cli.render import AuditSection, square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -23,6 +30,7 @@ if TYPE_CHECKING:
 @click.command(cls=TrekCommand)
 @click.argument("route", metavar="NAME")  # the map's name for it, not one of the roster's
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
+@party_option
 @recording_options
 def shortcut(route: str, roll: int | None) -> None:
     """Try a shortcut from the map (one attempt per shortcut per day)."""
@@ -35,6 +43,7 @@ def shortcut(route: str, roll: int | None) -> None:
 @click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver", example="Kira=9"),
               multiple=True,
               help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
+@party_option
 @recording_options
 def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
     """Push on for the base movement again, at a cost in provisions and fuel."""
@@ -47,6 +56,7 @@ def forced_march(rolls: tuple[tuple[str, int], ...]) -> None:
 @click.command(cls=TrekCommand, name="night-travel")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
 @click.option("--by", help="Who navigates (default: the best navigator).")
+@party_option
 @recording_options
 def night_travel(roll: int | None, by: str | None) -> None:
     """Travel on after dark (once a day)."""
@@ -60,6 +70,7 @@ def night_travel(roll: int | None, by: str | None) -> None:
 @click.option("--by", help="Who forages (default: the best forager).")
 @click.option("--take", type=click.Choice(list(SUPPLY_KINDS)), default="provisions",
               show_default=True, help="Which supply the points buy.")
+@party_option
 @recording_options
 def forage(roll: int | None, by: str | None, take: str) -> None:
     """Give up a square of today's movement to hunt and forage."""
@@ -72,6 +83,7 @@ def forage(roll: int | None, by: str | None, take: str) -> None:
 @click.argument("conveyance")
 @click.option("--by", required=True, help="Who repairs or tends it.")
 @click.option("--roll", type=ROLL, help=ROLL_HELP)
+@party_option
 @recording_options
 def repair(conveyance: str, by: str, roll: int | None) -> None:
     """Spend the day restoring the levels a mount or vehicle lost to strain."""

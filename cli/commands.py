@@ -38,6 +38,8 @@ from cli.options import (
     character_from,
     character_options,
     csv_or_json,
+    party_option,
+    party_read_option,
     reads,
     recording_options,
     store_options,
@@ -189,10 +191,11 @@ def map_group() -> None:
               help="The route up to event SEQ, or to the end of day N (day:N).")
 @click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
+@party_read_option
 @store_options
 @reads(MapShow)
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
-             session: int | None) -> None:
+             session: int | None, party: str | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
 
     With --svg or --html, draw it as a picture instead: terrain, named paths, the route day by
@@ -206,7 +209,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     seq = None
     if as_of is not None and as_of.kind != "now":
         seq = trek_app.queries.seq_of(campaign, as_of)
-    route = trek_app.queries.route(campaign, as_of=seq, session=session)
+    route = trek_app.queries.route(campaign, as_of=seq, session=session, party=party)
     target = svg_file or html_file
     if target is not None:
         _write_route_picture(route, target, html=html_file is not None)
@@ -214,7 +217,9 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
     if settings().json:
         render.emit_json(route_document(route))
         return
-    render.print_map(route["map"], route["position"])
+    others = {name: entry["position"] for name, entry in route["parties"].items()
+              if name != route["party"]}
+    render.print_map(route["map"], route["position"], others=others, party=route["party"])
 
 
 def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) -> None:
@@ -355,6 +360,7 @@ def dismount(character: str) -> None:
 
 @roster.command()
 @click.argument("name")
+@party_option
 @recording_options
 def leave(name: str) -> None:
     """Leave a character, mount or vehicle behind where the party stands now."""
@@ -365,6 +371,7 @@ def leave(name: str) -> None:
 
 @roster.command()
 @click.argument("name")
+@party_option
 @recording_options
 def rejoin(name: str) -> None:
     """Take a member back into the party; only on the square it was left on."""
@@ -380,6 +387,7 @@ def rejoin(name: str) -> None:
 @click.argument("mode", type=click.Choice(["set", "add", "spend"]))
 @click.argument("amounts", nargs=-1, required=True,
                 type=KeyValue(noun="supply", example="provisions=2"))
+@party_option
 @recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
@@ -448,6 +456,7 @@ def day() -> None:
 
 
 @day.command("start")
+@party_option
 @recording_options
 def day_start() -> None:
     """Open the next day with a budget of the group's base movement."""
@@ -461,6 +470,7 @@ def day_start() -> None:
               help="How a character spends the night, CHAR=MODE")
 @click.option("--hours", type=Whole(0, 24, what="the hours slept"),
               help="Hours slept (default 8; Energy is regained per hour).")
+@party_option
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
@@ -486,6 +496,7 @@ class Direction(click.Choice[str]):
 @click.argument("directions", nargs=-1, type=Direction(), metavar="[N|NE|E|SE|S|SW|W|NW]...")
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
+@party_option
 @recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
@@ -502,13 +513,14 @@ def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -
 
 # -- reading ----------------------------------------------------------------------------------
 
-def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) -> None:
+def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None,
+                party: str | None = None) -> None:
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
     if document is None:
         from cli.reads import Status
 
-        document = Status(as_of).answer(open_store(writes=False), settings().campaign)
+        document = Status(as_of, party).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(document)
     else:

@@ -127,7 +127,7 @@ def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
     campaign = settings().campaign
     if callable(command):
         command = command(trek, campaign)
-    docs = trek.handle(campaign, command)
+    docs = trek.handle(campaign, command, party=settings().party)
     recorded(docs, lambda: _ruleset(trek, campaign, docs))
 
 

@@ -22,7 +22,7 @@ from cli.options import (
     reads,
     store_options,
 )
-from cli.reads import Log
+from cli.reads import Log, of_party
 from projections.kept_log import Modelled, read_log
 from projections.logpages import LogFilter
 from tracker.chain import undamaged
@@ -43,10 +43,12 @@ from tracker.chain import undamaged
               help="Print one JSON object per line (the objects --json lists).")
 @click.option("--no-pager", "no_pager", is_flag=True,
               help="Print straight to the terminal instead of through the pager.")
+@click.option("--party", metavar="NAME",
+              help="Only the events that acted on party NAME (RULES.md §15).")
 @store_options
 @reads(Log)
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
-        as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
+        as_csv: bool, as_jsonl: bool, no_pager: bool, party: str | None) -> None:
     """Every recorded event in order, reversals included.
 
     --day, --session, --from and --last each narrow the rows and combine: `trek log --session 3
@@ -67,7 +69,10 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
     if as_jsonl and (as_csv or settings().json):
         raise click.UsageError("--jsonl, --json and --csv each choose the output; give one of "
                                "them.")
-    selection = LogFilter(day=day_number, session=session, since=since, last=last)
+    # The party an event acted on is in its document, not the log's index: with --party the
+    # rows are picked as they are read, and --last picks among those.
+    selection = LogFilter(day=day_number, session=session, since=since,
+                          last=None if party is not None else last)
     human = not (as_csv or as_jsonl or settings().json)
     # A reversal's row says what it undid or redid: its entry is given those events.
     targets = human or as_csv
@@ -85,6 +90,8 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         types = list(rulesets().event_types(ruleset)) if human else []
         # The table names who asked for each event its campaign's own GM did not.
         gm = queries.campaign_gm(settings().campaign) if human else None
+    if party is not None:
+        entries = of_party(entries, party, last)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,
@@ -96,7 +103,7 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         else:
             render.print_log(entries, ruleset, out=out, last_seq=events, last_day=day,
                              event_types=types, gm=gm,
-                             empty=_nothing_matches(day_number, session, since))
+                             empty=_nothing_matches(day_number, session, since, party))
 
 
 def _modelled(ruleset: str) -> Modelled:
@@ -109,11 +116,12 @@ def _modelled(ruleset: str) -> Modelled:
 
 
 
-def _nothing_matches(day: int | None, session: int | None, since: int | None) -> str:
+def _nothing_matches(day: int | None, session: int | None, since: int | None,
+                     party: str | None = None) -> str:
     """The sentence shown instead of an empty table when the filters pick no event (`--last`
     only picks among what they picked, so it is not named)."""
     given = [f"{flag} {value}" for flag, value in (("--day", day), ("--session", session),
-                                                    ("--from", since))
+                                                    ("--from", since), ("--party", party))
              if value is not None]
     if not given:
         return "The log holds no event."

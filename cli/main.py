@@ -25,6 +25,7 @@ from cli.options import (
     Settings,
     TrekCommand,
     TrekSubgroup,
+    party_read_option,
     refuse_repeated,
     store_options,
 )
@@ -57,6 +58,12 @@ def _log(root: Root) -> click.Command:
     from cli.log import log
 
     return log
+
+
+def _party(root: Root) -> click.Command:
+    from cli.party import party
+
+    return party
 
 
 def _recap(root: Root) -> click.Command:
@@ -95,6 +102,7 @@ def _watch(root: Root) -> click.Command:
 LAZY_COMMANDS: dict[str, Callable[[Root], click.Command]] = {
     "encounter": _encounter,
     "log": _log,
+    "party": _party,
     "plan": _plan,
     "recap": _recap,
     "replay": _replay,
@@ -123,6 +131,7 @@ SUMMARIES: dict[str, str] = {
     "log": "Every recorded event in order, reversals included.",
     "map": "The campaign's map.",
     "move": "Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y.",
+    "party": "Parties: split the party, merge parties, and choose the one commands act on.",
     "plan": "Play the journey to X,Y forward many times and show the odds of arriving by each "
             "day.",
     "recap": "What to hand the players after a session: days, distance, supplies, mounts and "
@@ -410,15 +419,19 @@ OWN_COMMANDS = frozenset({"status"})
 @trek.command()
 @click.option("--as-of", "as_of", type=PointType(),
               help="The state right after event SEQ, or at the end of day N (day:N).")
+@party_read_option
 @store_options
-def status(as_of: Point | None) -> None:
+def status(as_of: Point | None, party: str | None) -> None:
     """Where the party is, its movement, supplies, roster and conveyances."""
     settings = _settings()
     document = None
-    if as_of is None:
+    if as_of is None and settings.party is None:
         from projections.stored_status import read_status
 
         document = read_status(settings.db, settings.campaign)
+        if document is not None and len(document.get("parties") or {}) > 1:
+            # Told from the party in use, which the kept document does not know.
+            document = None
         if document is not None and settings.json:
             sys.stdout.write(json_text(document))
             return
@@ -431,7 +444,7 @@ def status(as_of: Point | None) -> None:
             return
     from cli.commands import show_status
 
-    show_status(as_of, document)
+    show_status(as_of, document, party)
 
 
 def main() -> None:

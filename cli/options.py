@@ -29,6 +29,8 @@ class Settings:
     json: bool = False
     # `--preview`: decide the event a recording command would record, show it, store nothing.
     preview: bool = False
+    # `--party NAME`: the party an overland command acts on (None: the party in use).
+    party: str | None = None
     # Settings given on the command line, which an environment variable must not override.
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
@@ -146,6 +148,21 @@ def store_recording_options(func: F) -> F:
     func = click.option("--preview", is_flag=True, default=False, expose_value=False,
                         callback=_merge("preview"), help=PREVIEW_HELP)(func)
     return store_options(func)
+
+
+def party_option(func: F) -> F:
+    """--party NAME: the party an overland command acts on (RULES.md §15; default: the party
+    in use, as `trek party use` sets it)."""
+    return click.option("--party", expose_value=False, callback=_merge("party"),
+                        metavar="NAME",
+                        help="The party this acts on (default: the party in use).")(func)
+
+
+def party_read_option(func: F) -> F:
+    """--party NAME on a read of the table: the party it is told from, also a parameter of the
+    command (its query's field, cli/reads.py)."""
+    return click.option("--party", callback=_merge("party"), metavar="NAME",
+                        help="Told from party NAME's side (default: the party in use).")(func)
 
 
 def reads(query: type[Any]) -> Callable[[F], F]:

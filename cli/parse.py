@@ -40,13 +40,15 @@ class NotATableCommand(Exception):
 
 @dataclass(frozen=True)
 class Parsed:
-    """What the words said: the command or query, whether to preview it, and the store
-    settings named among them (`--db`, `--campaign`, `--gm`, `--json`)."""
+    """What the words said: the command or query, whether to preview it, the store
+    settings named among them (`--db`, `--campaign`, `--gm`, `--json`), and the party a
+    recording command acts on (`--party`; None: the party in use)."""
 
     command: Command | Query
     preview: bool
     named: frozenset[str]
     path: tuple[str, ...]
+    party: str | None = None
 
 
 def parse(words: Sequence[str], root: Root | None = None) -> Command | Query:
@@ -118,7 +120,7 @@ def _read_command(ctx: click.Context, settings: Settings) -> Parsed:
         try:
             command.invoke(ctx)
         except Handed as handed:
-            return Parsed(handed.command, settings.preview, named, path)
+            return Parsed(handed.command, settings.preview, named, path, settings.party)
     raise RuntimeError(f"`{' '.join(path)}` made no command")
 
 

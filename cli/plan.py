@@ -15,7 +15,7 @@ import click
 
 from cli import render
 from cli.context import open_store, root, settings
-from cli.options import PointType, SquareType, TrekCommand, store_options
+from cli.options import PointType, SquareType, TrekCommand, party_option, store_options
 from cli.ruleset_line import extended
 from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
@@ -45,6 +45,7 @@ DEFAULT_DAYS = 10
 @click.option("--svg", "svg_file", type=click.Path(dir_okay=False, path_type=Path),
               help="Also draw the route picture, squares shaded by how often trials passed "
                    "them, to this file.")
+@party_option
 @store_options
 def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: int | None,
                  svg_file: Path | None, **choices: Any) -> None:
@@ -83,11 +84,13 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     if svg_file is not None and view.map is None:
         raise RuleViolation(f"the campaign {name} has no map to draw the plan on; leave out "
                             "--svg")
-    check_plan_request(ruleset, view.game, view.map, to, policy, trials, days)
+    # The journey of the party in use (or --party), from its own square, day and supplies.
+    game = view.game.focused(trek_app.acting_party(name, view.game, settings().party))
+    check_plan_request(ruleset, game, view.map, to, policy, trials, days)
     used_seed = view.seed if seed is None else seed
-    outcome = plan(ruleset, view.game, view.map, to, policy=policy, trials=trials, days=days,
+    outcome = plan(ruleset, game, view.map, to, policy=policy, trials=trials, days=days,
                    seed=used_seed, squares=True)
-    doc = plan_document(name, view.ruleset, view.game.position, to, used_seed, policy, outcome)
+    doc = plan_document(name, view.ruleset, game.position, to, used_seed, policy, outcome)
     if svg_file is not None:
         seq = view.events
         route = trek_app.queries.route(name, as_of=seq)

@@ -8,6 +8,7 @@ without running the command); `answer` reads it through the tracker's queries.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -31,21 +32,22 @@ class Query:
 
 @dataclass(frozen=True)
 class Status(Query):
-    """`trek status [--as-of POINT]`."""
+    """`trek status [--as-of POINT] [--party NAME]`."""
 
     what: ClassVar[str] = "status"
 
     as_of: Point | None = None
+    party: str | None = None
 
     def answer(self, trek: Trek, slug: str | None) -> Any:
         if self.as_of is None:
-            return trek.queries.status(slug)
-        return trek.queries.status_at(slug, self.as_of)
+            return trek.queries.status(slug, party=self.party)
+        return trek.queries.status_at(slug, self.as_of, party=self.party)
 
 
 @dataclass(frozen=True)
 class Log(Query):
-    """`trek log [--day N] [--session N] [--from SEQ] [--last N]`."""
+    """`trek log [--day N] [--session N] [--from SEQ] [--last N] [--party NAME]`."""
 
     what: ClassVar[str] = "log"
     shown: ClassVar[frozenset[str]] = frozenset({"no_pager"})
@@ -54,13 +56,31 @@ class Log(Query):
     session: int | None = None
     since: int | None = None
     last: int | None = None
+    party: str | None = None
 
     def answer(self, trek: Trek, slug: str | None) -> Any:
         from projections.logpages import LogFilter
 
+        # The party an event acted on is in its document, not the log's index: with a party
+        # the rows are picked as they are read, and `last` picks among those.
         selection = LogFilter(day=self.day_number, session=self.session, since=self.since,
-                              last=self.last)
-        return list(trek.queries.log_stream(slug, selection, targets=False).entries)
+                              last=None if self.party is not None else self.last)
+        entries = trek.queries.log_stream(slug, selection, targets=False).entries
+        if self.party is None:
+            return list(entries)
+        return list(of_party(entries, self.party, self.last))
+
+
+def of_party(entries: Iterable[Mapping[str, Any]], party: str, last: int | None
+             ) -> Iterable[Mapping[str, Any]]:
+    """The entries of events that acted on `party` (the `last` newest of them, if given), as
+    they come when all are wanted."""
+    picked = (entry for entry in entries if entry.get("party") == party)
+    if last is None:
+        return picked
+    from collections import deque
+
+    return list(deque(picked, maxlen=last))
 
 
 @dataclass(frozen=True)
@@ -75,25 +95,28 @@ class EncounterStatus(Query):
 
 @dataclass(frozen=True)
 class MapShow(Query):
-    """`trek map show [--as-of POINT] [--session N]`: the map and the route document."""
+    """`trek map show [--as-of POINT] [--session N] [--party NAME]`: the map and the route
+    document."""
 
     what: ClassVar[str] = "map show"
 
     as_of: Point | None = None
     session: int | None = None
+    party: str | None = None
 
     def answer(self, trek: Trek, slug: str | None) -> Any:
         seq = None
         if self.as_of is not None and self.as_of.kind != "now":
             seq = trek.queries.seq_of(slug, self.as_of)
-        route = trek.queries.route(slug, as_of=seq, session=self.session)
+        route = trek.queries.route(slug, as_of=seq, session=self.session, party=self.party)
         return route_document(route)
 
 
 def route_document(route: Any) -> dict[str, Any]:
     """What `map show --json` prints: the map is the document's own `map`, and the route
     does not repeat it."""
-    return {"campaign": route["campaign"], "position": route["position"], "map": route["map"],
+    return {"campaign": route["campaign"], "position": route["position"],
+            "party": route["party"], "parties": route["parties"], "map": route["map"],
             "route": {k: v for k, v in route.items() if k != "map"}}
 
 

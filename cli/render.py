@@ -118,6 +118,12 @@ _SUMMARIES: dict[str, Describe] = {
     "SessionEnded": lambda d: f"session {d['number']} ends",
     "EventsCancelled": lambda d: _reversal("undo", d, "cancels"),
     "EventsRestored": lambda d: _reversal("redo", d, "restores"),
+    "PartySplit": lambda d: f"{', '.join(d['members'])} split from party {d['party']} as party "
+                            f"{d['name']} at {_sq(d['at'])}"
+                            + (f", taking {_amounts(d['supplies'])}" if d["supplies"] else ""),
+    "PartiesMerged": lambda d: f"party {d['name']} merges into party {d['party']} at "
+                               f"{_sq(d['at'])} on day {d['day']}"
+                               + (f" ({d['waited']} days waited)" if d["waited"] else ""),
 }
 
 
@@ -238,6 +244,16 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
         console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
 
 
+def _where(status: Mapping[str, Any], member: Mapping[str, Any]) -> str:
+    """Where a member of the roster is: with its party (named when there are several), or
+    left behind on a square."""
+    if not member["with_party"]:
+        return f"left at {_sq(member['position'])}"
+    if len(status.get("parties") or {}) > 1:
+        return f"with party {member.get('party')} at {_sq(member['position'])}"
+    return "with party"
+
+
 def print_status(status: Mapping[str, Any]) -> None:
     """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
     own = _line(status["ruleset"])
@@ -256,7 +272,7 @@ def print_status(status: Mapping[str, Any]) -> None:
         table = Table("character", *(h for h, _ in measures), *aboard, "where")
         for name, c in status["characters"].items():
             on = (f"{c['conveyance']} ({c['role']})" if c["conveyance"] else "on foot",)
-            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            where = _where(status, c)
             table.add_row(name, *(cell(c) for _, cell in measures),
                           *(on if own.status_overland else ()), where)
         console.print(table)
@@ -264,7 +280,7 @@ def print_status(status: Mapping[str, Any]) -> None:
         columns = own.status_conveyance_columns
         table = Table("conveyance", "kind", *(h for h, _ in columns), "state", "where")
         for name, c in status["conveyances"].items():
-            where = "with party" if c["with_party"] else f"left at {_sq(c['position'])}"
+            where = _where(status, c)
             table.add_row(name, c["kind"], *(cell(c) for _, cell in columns), c["state"],
                           where)
         console.print(table)
@@ -850,24 +866,38 @@ def _column_header(width: int, indent: int) -> list[str]:
     return [pad + tens.rstrip(), pad + "".join(str(x % 10) for x in range(width))]
 
 
-def print_map(game_map: dict[str, Any] | None, pos: dict[str, int]) -> None:
-    """The map as its rows with coordinates on the edges, the party's square marked @, and a
-    key of every character shown."""
+def print_map(game_map: dict[str, Any] | None, pos: dict[str, int], *,
+              others: Mapping[str, dict[str, int]] | None = None,
+              party: str | None = None) -> None:
+    """The map as its rows with coordinates on the edges, the party's square marked @ (every
+    other party's &), and a key of every character shown."""
+    others = others or {}
     if game_map is None:
-        console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.")
+        console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.",
+                      markup=False)
+        for name, at in others.items():
+            console.print(f"Party {name} stands at {at['x']},{at['y']}.", markup=False)
         return
+    elsewhere = {(at["x"], at["y"]) for at in others.values()}
     console.print(f"[bold]{plain(game_map['name'])}[/bold] {game_map['width']}×"
                   f"{game_map['height']}, {game_map['square_miles']} miles a square")
     indent = len(str(game_map["height"] - 1)) + 1
     for line in _column_header(game_map["width"], indent):
         console.print(line, markup=False)
     for y, row in enumerate(game_map["rows"]):
-        line = "".join("@" if (x, y) == (pos["x"], pos["y"]) else ch for x, ch in enumerate(row))
+        line = "".join("@" if (x, y) == (pos["x"], pos["y"])
+                       else "&" if (x, y) in elsewhere else ch for x, ch in enumerate(row))
         console.print(f"{y:>{indent - 1}} {line}", markup=False)
     console.print("Key (x across the top, y down the left):", markup=False)
     for key, cell in game_map["legend"].items():
         extras = [f"{k}={v}" for k, v in cell.items() if k != "terrain" and v not in (None, False)]
         console.print(f"  {key!r}: {cell['terrain']} {' '.join(extras)}".rstrip(), markup=False)
-    console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
+    if others:
+        console.print(f"  '@': party {party}, at {pos['x']},{pos['y']}",
+                      markup=False)
+        for name, at in others.items():
+            console.print(f"  '&': party {name}, at {at['x']},{at['y']}", markup=False)
+    else:
+        console.print(f"  '@': the party, at {pos['x']},{pos['y']}", markup=False)
     for path in named_paths(game_map):
         console.print(f"  {path.listing}", markup=False)

@@ -187,12 +187,15 @@ def _coordinates(board: _Board) -> list[str]:
     return out
 
 
-def _segment_style(segment: dict[str, Any]) -> tuple[str, str]:
-    """The class and stroke of one walked path: strong, from another session, or cancelled."""
+def _segment_style(segment: dict[str, Any], party: str | None = None) -> tuple[str, str]:
+    """The class and stroke of one walked path: strong, from another session, or cancelled;
+    another party's than `party` (RULES.md §15) is drawn thinner, in long dashes."""
     if segment["cancelled_by"] is not None:
         return "segment cancelled", 'stroke-width="3" stroke-dasharray="6 5" opacity="0.45"'
     if not segment["strong"]:
         return "segment faint", 'stroke-width="3" opacity="0.25"'
+    if party is not None and segment.get("party", party) != party:
+        return "segment other-party", 'stroke-width="2.5" stroke-dasharray="10 3" opacity="0.9"'
     return "segment", 'stroke-width="4" opacity="0.9"'
 
 
@@ -209,13 +212,17 @@ def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
         colour = day_colour(day)
         out.append(f'<g class="day" data-day="{day}" stroke="{colour}">')
         for segment in segments:
-            kind, stroke = _segment_style(segment)
+            kind, stroke = _segment_style(segment, doc.get("party"))
             points = " ".join(f"{cx:.1f},{cy:.1f}"
                               for cx, cy in map(board.centre, segment["path"]))
             cancelled = segment["cancelled_by"]
-            note = f"day {day}, event {segment['seq']}" + (
+            note = (f"party {segment.get('party', '')}, " if _parties(doc) else "") + (
+                f"day {day}, event {segment['seq']}") + (
                 f", cancelled by event {cancelled}" if cancelled is not None else "")
-            out.append(f'<polyline class="{kind}" data-seq="{segment["seq"]}" '
+            # With one party the picture is drawn as before parties were kept.
+            whose = (f' data-party="{esc(str(segment.get("party", "")))}"' if _parties(doc)
+                     else "")
+            out.append(f'<polyline class="{kind}" data-seq="{segment["seq"]}"{whose} '
                        f'points="{points}" {stroke}><title>{esc(note)}</title></polyline>')
             end_x, end_y = board.centre(segment["path"][-1])
             out.append(f'<circle class="step-end" cx="{end_x:.1f}" cy="{end_y:.1f}" r="3" '
@@ -325,12 +332,31 @@ def _marks(doc: Mapping[str, Any], board: _Board) -> list[str]:
 def _ends(doc: Mapping[str, Any], board: _Board) -> list[str]:
     sx, sy = board.centre(doc["start"])
     px, py = board.centre(doc["position"])
-    return [
+    ends = [
         f'<circle class="start" cx="{sx:.1f}" cy="{sy:.1f}" r="{CELL * 0.42:.1f}" fill="none" '
         f'stroke="{START_COLOUR}" stroke-width="2.5" stroke-dasharray="4 2"/>',
         f'<circle class="party" cx="{px:.1f}" cy="{py:.1f}" r="{CELL * 0.46:.1f}" fill="none" '
         f'stroke="{PARTY_COLOUR}" stroke-width="3"/>',
     ]
+    for name, entry in _other_parties(doc):
+        ox, oy = board.centre(entry["position"])
+        where = f"party {name} at {_sq(entry['position'])}"
+        ends.append(f'<circle class="party other-party" data-party="{esc(name)}" '
+                    f'cx="{ox:.1f}" cy="{oy:.1f}" r="{CELL * 0.40:.1f}" fill="none" '
+                    f'stroke="{PARTY_COLOUR}" stroke-width="2.5" stroke-dasharray="10 3">'
+                    f'<title>{esc(where)}</title></circle>')
+    return ends
+
+
+def _parties(doc: Mapping[str, Any]) -> bool:
+    """Whether the campaign has more than one party (RULES.md §15)."""
+    return len(doc.get("parties") or {}) > 1
+
+
+def _other_parties(doc: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every party but the one the picture is of, by name."""
+    return [(name, entry) for name, entry in sorted((doc.get("parties") or {}).items())
+            if name != doc.get("party")]
 
 
 @dataclass(frozen=True)
@@ -393,9 +419,15 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     entries.append(_KeyEntry("start", f'<circle cx="7" cy="-4" r="6" fill="none" '
                              f'stroke="{START_COLOUR}" stroke-width="2" stroke-dasharray="3 2"/>',
                              f"start ({_sq(doc['start'])})"))
+    now = f"party {doc['party']} now" if _parties(doc) else "the party now"
     entries.append(_KeyEntry("party", f'<circle cx="7" cy="-4" r="6" fill="none" '
                              f'stroke="{PARTY_COLOUR}" stroke-width="2.5"/>',
-                             f"the party now ({_sq(doc['position'])})"))
+                             f"{now} ({_sq(doc['position'])})"))
+    for name, entry in _other_parties(doc):
+        entries.append(_KeyEntry(
+            f"party:{name}", f'<circle cx="7" cy="-4" r="6" fill="none" '
+            f'stroke="{PARTY_COLOUR}" stroke-width="2" stroke-dasharray="5 2"/>',
+            f"party {name} now ({_sq(entry['position'])}), dashed"))
     return entries
 
 

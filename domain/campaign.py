@@ -15,7 +15,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from domain import encounter, roster
+from domain import encounter, parties, roster
 from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.commands import (
@@ -57,6 +57,7 @@ from domain.geometry import Square
 from domain.grid import GRIDS
 from domain.history import Replan, describe_dropped, replan
 from domain.maps import GameMap, Terrain
+from domain.partial import WithoutOverland
 from domain.patch import diff
 from domain.ruleset import (
     Command,
@@ -183,6 +184,9 @@ class Campaign:
         self.stamp: Stamp | None = None
         # The rulesets this release plays; the application passes them in after loading.
         self._rulesets: Registry | None = None
+        # The party the next commands act on (RULES.md §15), given by the application like
+        # the stamp; None: the party the game holds at its top level.
+        self.acting_party: str | None = None
 
     def keep(self, cancellations: Cancellations) -> Self:
         """Give the campaign the cancellations that stood at version `kept_at`."""
@@ -263,7 +267,10 @@ class Campaign:
         return self._rulesets.named(self.ruleset_name)
 
     def situation(self) -> Situation:
-        return Situation(game=self.game, map=self.map, ruleset=self.ruleset_name)
+        """What a rule looks at, told from the acting party's side (a copy when that is not
+        the party the game holds at its top level: the fold stays as the log makes it)."""
+        return Situation(game=self.game.focused(self.acting_party), map=self.map,
+                         ruleset=self.ruleset_name)
 
     def _record(self, decide: Callable[[], Decision]) -> TrekEvent:
         """Decide (a refusal, or an outcome out of bounds, records nothing), then record the
@@ -272,8 +279,10 @@ class Campaign:
             raise RuntimeError("the application stamps a campaign before recording")
         try:
             decided = decide()
+            scoped = type(decided).party_scoped
             event: TrekEvent = type(decided).model_validate({
                 **dict(decided),
+                "party": (self.acting_party or self.game.party) if scoped else None,
                 "originator_id": self._id,
                 "originator_version": self._version + 1,
                 "timestamp": self.stamp.at,
@@ -452,6 +461,19 @@ class Campaign:
             lambda: roster.set_rule(self.ruleset, self.situation(), command.key, command.value))
 
     @handle.register
+    def _(self, command: parties.SplitParty) -> TrekEvent:
+        self._check_overland(command)
+        self._check_parties()
+        return self._record(lambda: parties.split(
+            self.situation(), command.name, command.members, command.supplies or {}))
+
+    @handle.register
+    def _(self, command: parties.MergeParties) -> TrekEvent:
+        self._check_overland(command)
+        self._check_parties()
+        return self._record(lambda: parties.merge(self.situation(), command.name))
+
+    @handle.register
     def _(self, command: StartDay) -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.start_day(self.situation()))
@@ -465,6 +487,12 @@ class Campaign:
     def _(self, command: EndDay) -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.end_day(self.situation(), command.options))
+
+    def _check_parties(self) -> None:
+        """Parties travel overland (RULES.md §15): a ruleset without overland rules has one."""
+        if isinstance(self.ruleset, WithoutOverland):
+            raise NotOffered(f"the {self.ruleset_name} ruleset has no overland rules, so no "
+                             "parties to split or merge; rosters, supplies and encounters work")
 
     def _check_overland(self, command: Command) -> None:
         if command.overland and self.game.encounter is not None:
@@ -630,7 +658,13 @@ class Campaign:
             raise encounter.EncounterOpen(
                 f"no overland travel while the encounter {situation.game.encounter.name} "
                 "would be open")
-        decision = roster.redecide(ruleset, situation, event)
+        if event.party is not None and event.party != situation.game.party:
+            # Told from the side of the party it acted on (refused when that party does not
+            # exist in the history being checked).
+            situation.game.focus(event.party)
+        decision = parties.redecide(situation, event)
+        if decision is None:
+            decision = roster.redecide(ruleset, situation, event)
         if decision is None:
             decision = encounter.redecide(ruleset, situation, event)
         if decision is not None:

@@ -22,6 +22,7 @@ from domain.state import (
     Character,
     Conveyance,
     ConveyanceKind,
+    Day,
     Game,
     Role,
     flat_stats,
@@ -117,6 +118,18 @@ class TrekEvent(BaseModel):
     prev_hash: str = ""
     # The hash chain format this event was recorded under (see CHAIN_FORMAT).
     chain: int = 1
+    # The party a `party_scoped` event acted on (RULES.md §15), filled in by the campaign when
+    # it records the event; None in events of earlier releases (their one party) and in those
+    # that act on no party. Folding the event first holds that party at the game's top level.
+    party: str | None = None
+    party_scoped: ClassVar[bool] = False
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        own = cls.__dict__.get("apply_to")
+        if own is not None and not getattr(own, "_focuses", False):
+            cls.apply_to = _focusing(own)  # type: ignore[method-assign]
 
     # Not pydantic private attributes: those cost a third of decoding a stored event, and an
     # event is decoded for every row a replay, a load or an undo reads. Slots are left unset
@@ -142,13 +155,19 @@ class TrekEvent(BaseModel):
     def stored_state(self) -> dict[str, Any]:
         state = self.model_dump(mode="json", exclude=(
             _IDENTITY if self.requested_by is not None else _IDENTITY_AND_NO_REQUEST))
+        if state.get("party", "") is None:
+            # An event that acts on no party is stored as every earlier release stored it.
+            del state["party"]
         if type(self).class_version > 1:
             state["class_version"] = type(self).class_version
         return state
 
     def payload(self) -> dict[str, Any]:
         """What the event says, without the bookkeeping every event carries."""
-        return self.model_dump(mode="json", exclude=_NOT_PAYLOAD)
+        payload = self.model_dump(mode="json", exclude=_NOT_PAYLOAD)
+        if payload.get("party", "") is None:
+            del payload["party"]
+        return payload
 
     def event_hash(self) -> str:
         cached: str | None = getattr(self, "_stored_hash", None)
@@ -210,6 +229,19 @@ class TrekEvent(BaseModel):
         """The event's effect on the game state; bookkeeping events have none."""
 
 
+def _focusing(apply_to: Any) -> Any:
+    """An event class's own `apply_to`, first holding the event's party at the top level."""
+
+    def focused(self: TrekEvent, game: Game) -> None:
+        if self.party is not None and self.party != game.party:
+            game.focus(self.party)
+        apply_to(self, game)
+
+    focused._focuses = True  # type: ignore[attr-defined]
+    focused.__doc__ = apply_to.__doc__
+    return focused
+
+
 # -- the campaign ----------------------------------------------------------------------------
 
 
@@ -264,6 +296,7 @@ class HouseRuleChanged(TrekEvent):
 
 
 class CharacterAdded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("add-character",)
     class_version: ClassVar[int] = 2
 
@@ -299,6 +332,7 @@ def _board(game: Game, character: str, conveyance: str, role: Role) -> None:
 
 
 class MountAdded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("add-mount",)
 
     name: Name
@@ -316,6 +350,7 @@ class MountAdded(TrekEvent):
 
 
 class VehicleAdded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("add-vehicle",)
 
     name: Name
@@ -337,6 +372,7 @@ class VehicleAdded(TrekEvent):
 
 
 class MemberAssigned(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("assign",)
 
     character: str
@@ -348,6 +384,7 @@ class MemberAssigned(TrekEvent):
 
 
 class MemberDismounted(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("dismount",)
 
     character: str
@@ -360,6 +397,7 @@ class MemberDismounted(TrekEvent):
 
 
 class MemberLeftBehind(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("leave",)
 
     name: str
@@ -381,6 +419,7 @@ class MemberLeftBehind(TrekEvent):
 
 
 class MemberRejoined(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("rejoin",)
 
     name: str
@@ -413,6 +452,7 @@ class Harmed(TrekEvent):
 
 
 class SuppliesSet(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
 
     values: dict[str, Amount]
@@ -422,6 +462,7 @@ class SuppliesSet(TrekEvent):
 
 
 class SuppliesAdded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
 
     amounts: dict[str, Amount]
@@ -432,6 +473,7 @@ class SuppliesAdded(TrekEvent):
 
 
 class SuppliesSpent(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
 
     amounts: dict[str, Amount]
@@ -439,6 +481,67 @@ class SuppliesSpent(TrekEvent):
     def apply_to(self, game: Game) -> None:
         for kind, amount in self.amounts.items():
             game.supplies[kind] = max(0, game.supplies[kind] - amount)
+
+
+# -- parties (RULES.md §15) ------------------------------------------------------------------
+
+
+class PartySplit(TrekEvent):
+    """Members leave the party (`party`) and form party `name` on its square, with the
+    supplies given; the new party's day count starts at its parent's."""
+
+    party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
+
+    name: Name
+    members: list[str]
+    supplies: dict[str, Amount] = Field(default_factory=dict)
+    at: Square
+    day: int
+
+    def apply_to(self, game: Game) -> None:
+        from domain.state import Party
+
+        for name in self.members:
+            member = game.member(name)
+            assert member is not None, "the split checked its members"
+            member.with_party = False
+        for kind, amount in self.supplies.items():
+            game.supplies[kind] -= amount
+        supplies = dict.fromkeys(game.supplies, 0)
+        supplies.update(self.supplies)
+        game.parties[self.name] = Party(position=self.at, day=Day(number=self.day),
+                                        supplies=supplies,
+                                        members=dict.fromkeys(self.members, True))
+
+
+class PartiesMerged(TrekEvent):
+    """Party `name` joins the party (`party`) on its square: the union of members, the sum of
+    supplies and the later day count; `waited` is how many days the party whose count was
+    lower waited."""
+
+    party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
+
+    name: Name
+    members: dict[str, bool]
+    supplies: dict[str, Amount]
+    at: Square
+    days: dict[str, int]
+    day: int
+    waited: int
+
+    def apply_to(self, game: Game) -> None:
+        gone = game.parties.pop(self.name)
+        for name, travelling in gone.members.items():
+            member = game.member(name)
+            assert member is not None, "the merge checked its members"
+            member.with_party = travelling
+        for kind, amount in self.supplies.items():
+            game.supplies[kind] = game.supplies.get(kind, 0) + amount
+        game.day.number = self.day
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
@@ -484,5 +587,5 @@ CORE_EVENTS: tuple[type[TrekEvent], ...] = (
     CampaignStarted, HouseRuleChanged, CharacterAdded, MountAdded, VehicleAdded,
     MemberAssigned, MemberDismounted, MemberLeftBehind, MemberRejoined, Harmed,
     SuppliesSet, SuppliesAdded, SuppliesSpent, SessionStarted, SessionEnded, EventsCancelled,
-    EventsRestored,
+    EventsRestored, PartySplit, PartiesMerged,
 )

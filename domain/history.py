@@ -31,10 +31,19 @@ class Replan:
     types: dict[int, str] = field(default_factory=dict)
 
 
+# The bookkeeping every event carries, which a decision never has (see `TrekEvent.payload`),
+# and the party an event acted on, which the campaign fills in as well.
+_ENVELOPE = ENVELOPE | {"party"}
+
 
 def recorded_same(decision: Decision, event: TrekEvent) -> bool:
     """The reference: the decision and the event say the same once both are dumped to JSON."""
-    return type(decision) is type(event) and decision.payload() == event.payload()
+    if type(decision) is not type(event):
+        return False
+    mine, recorded = decision.payload(), event.payload()
+    mine.pop("party", None)
+    recorded.pop("party", None)
+    return mine == recorded
 
 
 def same_outcome(decision: Decision, event: TrekEvent) -> bool:
@@ -54,7 +63,7 @@ def same_outcome(decision: Decision, event: TrekEvent) -> bool:
 
 
 def _payload_getter(kind: type[TrekEvent]) -> Callable[[dict[str, Any]], Any]:
-    names = [name for name in kind.model_fields if name not in ENVELOPE]
+    names = [name for name in kind.model_fields if name not in _ENVELOPE]
     if not names:
         return lambda _: ()
     return itemgetter(*names)
@@ -74,7 +83,7 @@ def stands_as_recorded(decision: Decision, event: TrekEvent, game: Game) -> bool
     if not kind.derived or type(decision) is not kind:
         return False
     names = [name for name in kind.model_fields
-             if name not in ENVELOPE and name not in kind.derived]
+             if name not in _ENVELOPE and name not in kind.derived]
     if any(getattr(decision, name) != getattr(event, name) for name in names):
         mine = decision.model_dump(mode="json", include=set(names))
         if mine != event.model_dump(mode="json", include=set(names)):

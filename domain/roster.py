@@ -57,6 +57,7 @@ def check_new_name(game: Game, name: str) -> None:
 
 def check_free_to_board(game: Game, name: str) -> Character:
     member = character(game, name)
+    _own(game, name)
     if not member.with_party:
         raise RuleViolation(f"{name} was left behind; `trek roster rejoin {name}` first")
     if member.conveyance is not None:
@@ -108,6 +109,7 @@ def assign(situation: Situation, name: str, conveyance_name: str, role: Role) ->
         raise NotFound(f"there is no mount or vehicle called {conveyance_name!r}; "
                        f"{known(game.conveyances, 'mounts or vehicles')}")
     check_free_to_board(game, name)
+    _own(game, conveyance_name)
     if not conveyance.usable:
         raise RuleViolation(f"{conveyance_name} is {conveyance.state.value}; nobody can board it")
     if not conveyance.with_party:
@@ -131,9 +133,18 @@ def assign(situation: Situation, name: str, conveyance_name: str, role: Role) ->
 
 def dismount(situation: Situation, name: str) -> Decision:
     member = character(situation.game, name)
+    _own(situation.game, name)
     if member.conveyance is None:
         raise RuleViolation(f"{name} is already on foot")
     return MemberDismounted(character=name, conveyance=member.conveyance)
+
+
+def _own(game: Game, name: str) -> None:
+    """Refuse acting on a member of another party (RULES.md §15)."""
+    owner = game.party_of(name)
+    if owner != game.party:
+        raise RuleViolation(f"{name} belongs to party {owner}, not party {game.party}; "
+                            f"give --party {owner}")
 
 
 def leave(situation: Situation, name: str) -> Decision:
@@ -148,6 +159,7 @@ def leave(situation: Situation, name: str) -> Decision:
     else:
         raise NotFound(f"nobody called {name!r} is on the roster; "
                        f"{known({**game.characters, **game.conveyances}, 'members')}")
+    _own(game, name)
     if not with_party:
         raise RuleViolation(f"{name} was already left behind")
     return MemberLeftBehind(name=name, at=game.position, on_foot=on_foot)
@@ -158,6 +170,7 @@ def rejoin(situation: Situation, name: str) -> Decision:
     member = game.member(name)
     if member is None:
         raise NotFound(f"nobody called {name!r} is on the roster")
+    _own(game, name)
     if member.with_party or member.left_at is None:
         raise RuleViolation(f"{name} is already with the party")
     if member.left_at != game.position:

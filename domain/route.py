@@ -28,6 +28,10 @@ class Route(TypedDict):
     days: list[int]
     segments: list[dict[str, Any]]
     marks: list[dict[str, Any]]
+    # The party `position` and `day` are of, and every party's square and day (RULES.md §15);
+    # each segment and mark names the party it belongs to.
+    party: str
+    parties: dict[str, dict[str, Any]]
 
 
 def _square(square: Square) -> dict[str, int]:
@@ -68,12 +72,14 @@ def _(event: EventsRestored, log: _Log) -> None:
 _note_of = cache(_note.dispatch)
 
 
-def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> Route:
+def build_route(events: Iterable[TrekEvent], *, session: int | None = None,
+                party: str | None = None) -> Route:
     """The route document of `events` (a campaign's log from its start, possibly cut short).
 
     The game is folded as the log folds it, reversals' corrections included, so an event's day
     and the square the party stood on are what they were when it was recorded. An event is
-    `strong` unless `session` is given and the event belongs to another session.
+    `strong` unless `session` is given and the event belongs to another session. `position`
+    and `day` are party `party`'s (when it exists at the end), else the last one acted on.
     """
     game = Game()
     log = _Log()
@@ -85,7 +91,7 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
         last = event.seq
         _note_of(type(event))(event, log)
         about = {"seq": event.seq, "type": type(event).__name__, "day": game.day.number,
-                 "session": event.session,
+                 "session": event.session, "party": event.party or game.party,
                  "strong": session is None or event.session == session}
         path = event.route_path()
         if len(path) > 1:
@@ -95,6 +101,8 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
             marks.append({**about, "kind": mark.kind, "label": mark.label, "at": _square(at)})
     for item in (*segments, *marks):
         item["cancelled_by"] = log.cancelled_by.get(item["seq"])
+    if party is not None and party in game.parties:
+        game = game.focused(party)
     return {
         "start": _square(log.start if log.start is not None else Square(0, 0)),
         "position": _square(game.position),
@@ -104,4 +112,7 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None) -> R
         "days": sorted({s["day"] for s in segments}),
         "segments": segments,
         "marks": marks,
+        "party": game.party,
+        "parties": {name: {"position": _square(side.position), "day": side.day.number}
+                    for name, side in ((n, game.focused(n)) for n in game.party_names())},
     }

@@ -187,8 +187,28 @@ class Encounter(_Mutable):
         return found
 
 
+# The one party a campaign starts with (RULES.md §15).
+MAIN_PARTY = "main"
+
+
+class Party(_Mutable):
+    """A party other than the one `Game` holds at its top level: its own square, day, supplies
+    and ruleset travel state, and its members (name -> travelling with it; False: left behind
+    by it). While a party is held here its members' `with_party` reads False on the roster, so
+    the rules, handed the top-level party, count only that party's own."""
+
+    position: Square
+    day: Day = Field(default_factory=Day)
+    supplies: dict[str, int] = Field(default_factory=lambda: dict.fromkeys(SUPPLY_KINDS, 0))
+    travel: dict[str, Any] = Field(default_factory=dict)
+    members: dict[str, bool] = Field(default_factory=dict)
+
+
 class Game(_Mutable):
-    """Everything an undo may correct: the fold of the campaign's live events."""
+    """Everything an undo may correct: the fold of the campaign's live events.
+
+    The top-level overland fields (position, day, supplies, travel) are those of party
+    `party`; every other party is kept in `parties` (`domain.parties.focus` swaps them)."""
 
     position: Square = Square(0, 0)
     day: Day = Field(default_factory=Day)
@@ -200,6 +220,8 @@ class Game(_Mutable):
     encounter: Encounter | None = None
     # The ruleset's own travel state (a `Slice` document): what its days and moves keep.
     travel: dict[str, Any] = Field(default_factory=dict)
+    party: str = MAIN_PARTY
+    parties: dict[str, Party] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -224,6 +246,55 @@ class Game(_Mutable):
 
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+    # -- parties (RULES.md §15) ------------------------------------------------------------
+
+    def party_names(self) -> list[str]:
+        return sorted([self.party, *self.parties])
+
+    def party_of(self, name: str) -> str:
+        """The party a roster member belongs to (travelling with it or left behind by it)."""
+        for party, held in self.parties.items():
+            if name in held.members:
+                return party
+        return self.party
+
+    def focus(self, name: str) -> None:
+        """Hold party `name` at the top level, keeping the one there in `parties`: the same
+        campaign, told from that party's side (every rule reads the top-level party)."""
+        if name == self.party:
+            return
+        target = self.parties.get(name)
+        if target is None:
+            raise NotFound(f"there is no party called {name!r}; the campaign has "
+                           f"{', '.join(self.party_names())}")
+        away = {member for held in self.parties.values() for member in held.members}
+        own: dict[str, bool] = {}
+        everyone: list[Character | Conveyance] = [*self.characters.values(),
+                                                  *self.conveyances.values()]
+        for member in everyone:
+            if member.name not in away:
+                own[member.name] = member.with_party
+                member.with_party = False
+        del self.parties[name]
+        self.parties[self.party] = Party(position=self.position, day=self.day,
+                                         supplies=self.supplies, travel=self.travel,
+                                         members=own)
+        self.position, self.day = target.position, target.day
+        self.supplies, self.travel = target.supplies, target.travel
+        for member_name, travelling in target.members.items():
+            joining = self.member(member_name)
+            if joining is not None:
+                joining.with_party = travelling
+        self.party = name
+
+    def focused(self, name: str | None) -> Game:
+        """This game held from party `name`'s side (itself when it already is, or None)."""
+        if name is None or name == self.party:
+            return self
+        copy = self.model_copy(deep=True)
+        copy.focus(name)
+        return copy
 
 
 # Values of the old fixed fields that meant "nothing yet".

@@ -19,6 +19,8 @@ from typing import Any, TypedDict
 from domain.events import (
     EventsCancelled,
     EventsRestored,
+    PartiesMerged,
+    PartySplit,
     SessionEnded,
     SessionStarted,
     TrekEvent,
@@ -91,6 +93,9 @@ class Auditor:
 
     def add(self, event: TrekEvent) -> None:
         game = self.game
+        if event.party is not None and event.party in game.parties:
+            # What the event changed is told from the side of the party it acted on.
+            game.focus(event.party)
         supplies = {kind: game.supplies.get(kind, 0) for kind in SUPPLY_KINDS}
         fleet = {name: c.model_copy() for name, c in game.conveyances.items()}
         event.apply_to(game)
@@ -115,6 +120,7 @@ class Auditor:
                 "seq": event.seq, "type": name, "day": game.day.number, "by": roll.by,
                 "roll": roll.total, "dice": list(roll.dice) if roll.dice else None,
                 "target": roll.target, "success": roll.success, "cancelled_by": cancelled_by,
+                **({"party": event.party} if len(game.party_names()) > 1 else {}),
             })
         undo = _undo_of(kind)(event, self.types)
         if undo is not None:
@@ -130,6 +136,9 @@ class Auditor:
         squares, miles = event.distance()
         audit.squares += squares
         audit.miles += miles
+        if isinstance(event, PartySplit | PartiesMerged):
+            # Supplies handed from one party to another are neither gained nor spent.
+            supplies = {kind: game.supplies.get(kind, 0) for kind in supplies}
         for kind, was in supplies.items():
             change = game.supplies.get(kind, 0) - was
             if change > 0:

@@ -39,8 +39,12 @@ def flatten(document: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def _without_followers(status: Mapping[str, Any]) -> dict[str, Any]:
-    """The status without the squares of members travelling with the party: they repeat it."""
+    """The status without the squares of members travelling with the party, and without the
+    party in use's entry in `parties`: they repeat it."""
     trimmed = dict(status)
+    if "parties" in status:
+        trimmed["parties"] = {name: entry for name, entry in status["parties"].items()
+                              if name != status.get("party")}
     for group in ("characters", "conveyances"):
         trimmed[group] = {
             name: ({k: v for k, v in member.items() if k != "position"}

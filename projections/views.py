@@ -48,6 +48,7 @@ class CharacterStatus(TypedDict):
     position: dict[str, int]
     conveyance: str | None
     role: str | None
+    party: str
 
 
 class EncounterDocument(TypedDict):
@@ -71,6 +72,7 @@ class StatusDocument(TypedDict):
     campaign: str
     name: str
     ruleset: str
+    party: str
     day: int
     day_open: bool
     position: dict[str, int]
@@ -79,6 +81,8 @@ class StatusDocument(TypedDict):
     supplies: dict[str, int]
     characters: dict[str, CharacterStatus]
     conveyances: dict[str, dict[str, Any]]
+    # Every party's own square, day, movement, supplies and members (RULES.md §15).
+    parties: dict[str, dict[str, Any]]
     session: int | None
     events: int
     encounter: EncounterDocument | None
@@ -414,14 +418,29 @@ def _where(game: Game, with_party: bool, left_at: Square | None) -> tuple[int | 
 # -- queries ----------------------------------------------------------------------------------
 
 
-def status_of(view: CampaignView, ruleset: Ruleset) -> StatusDocument:
-    """The `trek status --json` document for a campaign's read models."""
-    game = view.game
-    situation = view.situation
+def status_of(view: CampaignView, ruleset: Ruleset, party: str | None = None
+              ) -> StatusDocument:
+    """The `trek status --json` document for a campaign's read models, its top-level fields
+    told from party `party`'s side (None: the party the game holds at its top level)."""
+    game = view.game.focused(party if party in view.game.party_names() else None)
+    situation = Situation(game=game, map=view.map, ruleset=view.ruleset)
+    sides = {name: game.focused(name) for name in game.party_names()}
+
+    def where(name: str, left_at: Square | None) -> dict[str, int]:
+        side = sides[game.party_of(name)]
+        member = side.member(name)
+        travelling = member is not None and member.with_party
+        return (side.position if travelling or left_at is None else left_at).as_dict()
+
+    def travelling(name: str) -> bool:
+        member = sides[game.party_of(name)].member(name)
+        return member is not None and member.with_party
+
     return {
         "campaign": view.slug,
         "name": view.name,
         "ruleset": view.ruleset,
+        "party": game.party,
         "day": game.day.number,
         "day_open": game.day.open,
         "position": game.position.as_dict(),
@@ -432,11 +451,11 @@ def status_of(view: CampaignView, ruleset: Ruleset) -> StatusDocument:
             c.name: {
                 "health": c.health, "health_max": c.health_max,
                 "energy": c.energy, "energy_max": c.energy_max,
-                "with_party": c.with_party,
-                "position": (game.position if c.with_party or c.left_at is None
-                             else c.left_at).as_dict(),
+                "with_party": travelling(c.name),
+                "position": where(c.name, c.left_at),
                 "conveyance": c.conveyance,
                 "role": c.role.value if c.role else None,
+                "party": game.party_of(c.name),
             }
             for c in game.characters.values()
         },
@@ -444,16 +463,31 @@ def status_of(view: CampaignView, ruleset: Ruleset) -> StatusDocument:
             c.name: {
                 "kind": c.kind.value, "attribute": c.attribute, "level": c.level,
                 "base_level": c.base_level, **ruleset.conveyance_status(c),
-                "state": c.state.value, "with_party": c.with_party,
-                "position": (game.position if c.with_party or c.left_at is None
-                             else c.left_at).as_dict(),
+                "state": c.state.value, "with_party": travelling(c.name),
+                "position": where(c.name, c.left_at),
+                "party": game.party_of(c.name),
                 **({"miles": c.miles} if c.miles is not None else {}),
             }
             for c in game.conveyances.values()
         },
+        "parties": {name: party_of(side, view, ruleset) for name, side in sides.items()},
         "session": view.session,
         "events": view.events,
-        "encounter": encounter_of(view.situation, ruleset),
+        "encounter": encounter_of(situation, ruleset),
+    }
+
+
+def party_of(side: Game, view: CampaignView, ruleset: Ruleset) -> dict[str, Any]:
+    """One party's entry in the status document (`side`: the game told from its side)."""
+    situation = Situation(game=side, map=view.map, ruleset=view.ruleset)
+    return {
+        "position": side.position.as_dict(),
+        "day": side.day.number,
+        "day_open": side.day.open,
+        "movement": ruleset.movement_status(situation),
+        "supplies": {kind: side.supplies.get(kind, 0) for kind in SUPPLY_KINDS},
+        "members": sorted(name for name in side.member_names()
+                          if side.party_of(name) == side.party),
     }
 
 

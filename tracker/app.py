@@ -23,7 +23,7 @@ from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.commands import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
-from domain.events import EventsCancelled, TrekEvent
+from domain.events import EventsCancelled, PartiesMerged, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.links import link_hash, stored_bytes, stored_link
@@ -31,7 +31,7 @@ from domain.ruleset import (
     Command,
     Registry,
 )
-from domain.state import Game
+from domain.state import MAIN_PARTY, Game
 from domain.values import check_name
 from projections import readmodels
 from projections.compare import changes
@@ -68,6 +68,11 @@ Documents = list[dict[str, Any]]
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
+
+
+def party_key(slug: str) -> str:
+    """The store setting naming a campaign's party in use."""
+    return f"party_in_use:{slug}"
 
 
 class ConcurrentChange(TrackerError):
@@ -233,6 +238,41 @@ class Trek:
             readmodels.save_setting(cursor, IN_USE_KEY, slug)
         return {"campaign": slug, "previous": previous if previous in known else None}
 
+    # -- parties (RULES.md §15) ----------------------------------------------------------------
+
+    def party_in_use(self, slug: str) -> str | None:
+        """The party commands act on when they name none, as `trek party use` set it (None:
+        not set). A store setting like the campaign in use: not an event."""
+        return readmodels.setting(self.views, party_key(slug))
+
+    def use_party(self, slug: str | None, name: str) -> dict[str, Any]:
+        """Make `name` the party that commands naming none act on; records no event."""
+        self._require_writable()
+        self.catch_up()
+        campaign = self.resolve(slug)
+        game = self._load(campaign).game
+        if name not in game.party_names():
+            raise NotFound(f"there is no party called {name!r}; the campaign has "
+                           f"{', '.join(game.party_names())}")
+        previous = self.party_in_use(campaign)
+        with self.reader.store_errors(), self.views.transaction() as cursor:
+            readmodels.save_setting(cursor, party_key(campaign), name)
+        return {"campaign": campaign, "party": name, "previous": previous}
+
+    def acting_party(self, slug: str, game: Game, party: str | None) -> str:
+        """The party a command acts on: the one named (refused when there is none so
+        called), else the party in use, else `main`, else the first by name."""
+        names = game.party_names()
+        if party is not None:
+            if party not in names:
+                raise NotFound(f"there is no party called {party!r}; the campaign has "
+                               f"{', '.join(names)}")
+            return party
+        in_use = self.party_in_use(slug)
+        if in_use in names:
+            return str(in_use)
+        return MAIN_PARTY if MAIN_PARTY in names else names[0]
+
     def _load(self, slug: str) -> Campaign:
         try:
             campaign = self.reader.get(campaign_id(slug))
@@ -348,9 +388,10 @@ class Trek:
         self.warnings.append(f"{failed}, so they were repaired: rebuilt from the log")
 
     def _record(self, slug: str | None, action: Callable[[Campaign], TrekEvent], *,
-               preview: bool = False, actor: Actor | None = None) -> Documents:
+               preview: bool = False, actor: Actor | None = None,
+               party: str | None = None) -> Documents:
         """Load the campaign, let `action` record one event for `actor` (None: this Trek's
-        GM), save it, and catch up the views.
+        GM) on party `party` (None: the party in use), save it, and catch up the views.
 
         Two GMs recording at once clash on the event's version; the loser loads the campaign
         again and decides afresh, so no event is lost or recorded twice. A previewing Trek
@@ -375,6 +416,7 @@ class Trek:
                 with suppress(Exception):
                     self.catch_up()
             campaign.stamp = self._stamp(actor)
+            campaign.acting_party = self.acting_party(name, campaign.game, party)
             event = action(campaign)
             self.last_recorded = (slug, name, campaign.ruleset_name)
             if preview:
@@ -387,10 +429,19 @@ class Trek:
                 time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
                 continue
             self._finish([event])
+            if isinstance(event, PartiesMerged):
+                self._follow_merge(name, event)
             return [event_document(event)]
         raise ConcurrentChange(
             "the campaign changed while this was being recorded; run the command again"
         )
+
+    def _follow_merge(self, slug: str, merged: PartiesMerged) -> None:
+        """The party in use merged into another no longer exists: commands act on the party
+        it joined."""
+        if merged.party is not None and self.party_in_use(slug) == merged.name:
+            with self.reader.store_errors(), self.views.transaction() as cursor:
+                readmodels.save_setting(cursor, party_key(slug), merged.party)
 
     def catch_up(self, progress: Progress | None = None) -> int:
         return self.reader.catch_up(progress)
@@ -434,18 +485,20 @@ class Trek:
     # -- the one door for every write ---------------------------------------------------------
 
     def handle(self, slug: str | None, command: Command, *, preview: bool = False,
-               actor: Actor | None = None) -> Documents:
+               actor: Actor | None = None, party: str | None = None) -> Documents:
         """Load the campaign, decide `command`, save its event and catch up the read models;
         the event's document (a reversal's with `targets`, what it cancelled or restored).
 
         The event is stamped with `actor`, who the command is recorded for (None: this
         Trek's GM, `--gm`); an actor whose names fail the checks is refused before the
-        campaign is loaded. With `preview` (or on a previewing Trek) the event is decided as
+        campaign is loaded. The command acts on party `party` (None: the party in use). With
+        `preview` (or on a previewing Trek) the event is decided as
         recording would decide it and returned unsaved, its seq the one it would get.
         """
         if actor is not None:
             actor.check()
-        docs = self._record(slug, self._action(command), preview=preview, actor=actor)
+        docs = self._record(slug, self._action(command), preview=preview, actor=actor,
+                            party=party)
         if any(doc["type"] in NAMED_BY for doc in docs):
             return list(self.reader.with_targets(self.recorded_slug(slug), docs))
         return docs

@@ -218,14 +218,17 @@ class Queries:
         name = self._trek.resolve(slug)
         return readmodels.ruleset_of(self._reader.views, name) or self.view(name).ruleset
 
-    def status(self, slug: str | None, as_of: int | None = None) -> StatusDocument:
+    def status(self, slug: str | None, as_of: int | None = None, *,
+               party: str | None = None) -> StatusDocument:
         if as_of is None:
-            return self.status_of_view(self.view(slug))
-        return self.status_of_view(self.view_as_of(slug, as_of))
+            return self.status_of_view(self.view(slug), party)
+        return self.status_of_view(self.view_as_of(slug, as_of), party)
 
-    def status_of_view(self, view: CampaignView) -> StatusDocument:
-        """The `trek status --json` document of read models already read (`view`)."""
-        return status_of(view, self._trek.rulesets.named(view.ruleset))
+    def status_of_view(self, view: CampaignView, party: str | None = None) -> StatusDocument:
+        """The `trek status --json` document of read models already read (`view`), told from
+        party `party`'s side (None: the party in use)."""
+        side = self._trek.acting_party(view.slug, view.game, party)
+        return status_of(view, self._trek.rulesets.named(view.ruleset), side)
 
     def view_as_of(self, slug: str | None, seq: int) -> CampaignView:
         """The read models right after event `seq`: the same fold, cut short at `seq`."""
@@ -352,7 +355,7 @@ class Queries:
         return section.shown(value) if section is not None else value
 
     def route(self, slug: str | None, *, as_of: int | None = None,
-              session: int | None = None) -> RouteDocument:
+              session: int | None = None, party: str | None = None) -> RouteDocument:
         """The route document (domain/route.py) with the map it is drawn on, up to `as_of`."""
         view = self.view(slug)
         name = view.slug
@@ -360,8 +363,11 @@ class Queries:
             self._check_session(view, session)
         if as_of is not None and not 1 <= as_of <= view.events:
             raise NotFound(f"there is no event {as_of}; the log runs 1 to {view.events}")
+        game = view.game if as_of is None else self._reader.get(campaign_id(name),
+                                                                 version=as_of).game
+        side = self._trek.acting_party(name, game, party)
         doc = build_route(page_events(self._reader.app.events, campaign_id(name), lte=as_of),
-                          session=session)
+                          session=session, party=side)
         return {"campaign": name, "name": view.name, "as_of": as_of,
                 "map": self._map_document(view), **doc}
 
@@ -388,15 +394,18 @@ class Queries:
             raise NotFound(f"no event of {name} falls on day {point.number}")
         return max(found)
 
-    def status_at(self, slug: str | None, point: Point) -> StatusDocument:
-        return self._seq_and_status(self._trek.resolve(point.campaign or slug), point)[1]
+    def status_at(self, slug: str | None, point: Point, *,
+                  party: str | None = None) -> StatusDocument:
+        return self._seq_and_status(self._trek.resolve(point.campaign or slug), point,
+                                    party)[1]
 
-    def _seq_and_status(self, name: str, point: Point) -> tuple[int, StatusDocument]:
+    def _seq_and_status(self, name: str, point: Point, party: str | None = None
+                        ) -> tuple[int, StatusDocument]:
         """The event a point names and the status right after it (now: the read models)."""
         seq = self.seq_of(name, point)
         if point.kind == "now":
-            return seq, self.status(name)
-        return seq, self.status_of_view(self.view_as_of(name, seq))
+            return seq, self.status(name, party=party)
+        return seq, self.status_of_view(self.view_as_of(name, seq), party)
 
     def diff(self, slug: str | None, a: Point, b: Point) -> DiffDocument:
         """What changed from point `a` to point `b` (each in its own campaign, if it names one)."""

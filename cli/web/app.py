@@ -96,6 +96,14 @@ class RulerRequest(BaseModel):
     band: str | None = Field(default=None, max_length=40)
 
 
+class PartyRequest(BaseModel):
+    """The party commands act on when they name none, as `trek party use NAME` chooses it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    party: str = Field(min_length=1, max_length=MAX_WORD)
+
+
 class ApiError(Exception):
     def __init__(self, status: int, sentence: str) -> None:
         super().__init__(sentence)
@@ -247,8 +255,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         if command is not None:
             return door.run(slug, door.read_json(command), preview=preview)
         assert argv is not None
-        asked, previewing = door.read_words(argv)
-        return door.run(slug, asked, preview=preview or previewing)
+        asked, previewing, party = door.read_words(argv)
+        return door.run(slug, asked, preview=preview or previewing, party=party)
 
     async def run(slug: str, argv: list[str] | None = None, *,
                   command: dict[str, Any] | None = None, preview: bool = False) -> Response:
@@ -316,6 +324,28 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         await known(slug)
         return await run(slug, given.argv, command=given.command, preview=given.preview)
 
+    @app.post("/api/campaigns/{slug}/party", tags=["writes"],
+              summary="Choose the party commands act on when they name none",
+              description="`{\"party\": \"riders\"}`: as `trek party use riders`, a "
+                          "setting of the store, not an event (RULES.md §15). 200 with the "
+                          "campaign, the party and the one before; 422 `{\"error\": "
+                          "SENTENCE}` naming the parties when there is none so called. The "
+                          "GM's secret only.",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  "application/json": {"schema": PartyRequest.model_json_schema()}}}})
+    async def party_in_use(slug: str, request: Request) -> Response:
+        given = await gm_request(request, PartyRequest, "Only the GM's secret chooses the "
+                                                        "party; the players' secret reads")
+        if has_control(given.party):
+            raise ApiError(400, "A party's name may not hold control characters")
+        await known(slug)
+        try:
+            chosen = await run_in_threadpool(door.use_party, slug, given.party)
+        except Refused as refusal:
+            return JSONResponse({"error": _sentence(refusal.sentence)},
+                                status_code=refusal.status)
+        return JSONResponse(chosen)
+
     @app.post("/api/campaigns/{slug}/ruler", tags=["writes"],
               summary="Measure a combatant's move to a cell before recording it",
               description="`{\"name\": \"Kira\", \"to\": [3, 2]}` (and `\"band\"` for "
@@ -339,8 +369,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         def measured() -> dict[str, Any]:
             def preview(argv: list[str]) -> tuple[int, Any, str, Any]:
                 try:
-                    asked, _ = door.read_words(argv)
-                    docs, after = door.preview_after(slug, asked)
+                    asked, _, party = door.read_words(argv)
+                    docs, after = door.preview_after(slug, asked, party)
                 except Refused as refusal:
                     code = {422: 1, 400: 2}.get(refusal.status, 70)
                     return code, None, _sentence(refusal.sentence), None

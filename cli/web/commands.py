@@ -72,11 +72,12 @@ def table_types(registry: Registry) -> Mapping[str, type[Any]]:
     import dataclasses
 
     import domain.commands
+    import domain.parties
     import domain.ruleset
     from cli.reads import QUERIES
     from domain.ruleset import Command
 
-    shared = [value for module in (domain.commands, domain.ruleset)
+    shared = [value for module in (domain.commands, domain.parties, domain.ruleset)
               for value in vars(module).values()
               if isinstance(value, type) and issubclass(value, Command) and value is not Command
               and dataclasses.is_dataclass(value)]
@@ -138,8 +139,9 @@ class Door:
         with self.lock:
             return {campaign["slug"] for campaign in self._open().campaigns()}
 
-    def read_words(self, argv: Sequence[str]) -> tuple[Command | Query, bool]:
-        """The command or query the words make, and whether they ask for --preview."""
+    def read_words(self, argv: Sequence[str]) -> tuple[Command | Query, bool, str | None]:
+        """The command or query the words make, whether they ask for --preview, and the party
+        a command acts on (--party; None: the party in use)."""
         from cli.parse import NotATableCommand, ParseError, read
         from domain.errors import TrackerError
 
@@ -152,7 +154,7 @@ class Door:
             raise Refused(403, str(error)) from None
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
-        return parsed.command, parsed.preview
+        return parsed.command, parsed.preview, parsed.party
 
     def read_json(self, given: Mapping[str, Any]) -> Command:
         """The command a JSON object describes: `type`, one of the table's command types, and
@@ -182,21 +184,35 @@ class Door:
             raise Refused(400, f"The command {name} has no field {unknown}")
         return command
 
-    def run(self, slug: str, asked: Command | Query, *, preview: bool = False) -> Any:
-        """Hand a command of the table to `Trek.handle` (or answer a query): the document
-        `--json` prints."""
-        with self.lock:
-            return self._run(slug, asked, preview=preview)
+    def use_party(self, slug: str, name: str) -> Any:
+        """Make `name` the party commands naming none act on (`trek party use`): a setting of
+        the store, not a command of the table."""
+        from domain.errors import TrackerError
 
-    def preview_after(self, slug: str, asked: Command | Query) -> tuple[Any, Any]:
+        with self.lock:
+            try:
+                return self._open().use_party(slug, name)
+            except TrackerError as error:
+                raise Refused(422, _told(error)) from None
+
+    def run(self, slug: str, asked: Command | Query, *, preview: bool = False,
+            party: str | None = None) -> Any:
+        """Hand a command of the table to `Trek.handle` (or answer a query): the document
+        `--json` prints. The command acts on `party` (None: the party in use)."""
+        with self.lock:
+            return self._run(slug, asked, preview=preview, party=party)
+
+    def preview_after(self, slug: str, asked: Command | Query,
+                      party: str | None = None) -> tuple[Any, Any]:
         """Preview a command; with it, the open encounter as the previewed event would leave
         it (None when it is not an encounter's)."""
         with self.lock:
-            docs = self._run(slug, asked, preview=True)
+            docs = self._run(slug, asked, preview=True, party=party)
             assert self._trek is not None
             return docs, self._trek.previewed_encounter()
 
-    def _run(self, slug: str, asked: Command | Query, *, preview: bool) -> Any:
+    def _run(self, slug: str, asked: Command | Query, *, preview: bool,
+             party: str | None = None) -> Any:
         from cli.reads import Query
         from domain.errors import TrackerError
 
@@ -209,7 +225,7 @@ class Door:
             trek = self._open()
             if isinstance(asked, Query):
                 return asked.answer(trek, slug)
-            return trek.handle(slug, asked, preview=preview)
+            return trek.handle(slug, asked, preview=preview, party=party)
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
         except Exception as error:

@@ -49,8 +49,10 @@ def for_players(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 def seen_squares(route: dict[str, Any]) -> set[tuple[int, int]]:
-    """Every square within one square of where the party stood or walked (undone moves not)."""
+    """Every square within one square of where a party stood or walked (undone moves not):
+    every party's sight lifts the fog."""
     stood = [_xy(route["start"]), _xy(route["position"])]
+    stood += [_xy(party["position"]) for party in (route.get("parties") or {}).values()]
     stood += [_xy(square) for segment in route["segments"] if segment["cancelled_by"] is None
               for square in segment["path"]]
     return {(x + dx, y + dy) for x, y in stood for dx in (-1, 0, 1) for dy in (-1, 0, 1)}

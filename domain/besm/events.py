@@ -15,6 +15,7 @@ from domain.state import Conveyance, ConveyanceState, Day, Game
 
 
 class DayStarted(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
@@ -29,6 +30,8 @@ class DayStarted(TrekEvent):
 
 class Moved(TrekEvent):
     """The party walked `path` (its first square is where it stood), one budget point a step."""
+
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 
@@ -49,6 +52,7 @@ class Moved(TrekEvent):
 
 
 class ShortcutAttempted(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
 
@@ -96,6 +100,7 @@ def strain_entries(before: Mapping[str, Conveyance],
 
 
 class ForcedMarched(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
 
@@ -129,6 +134,7 @@ class ForcedMarched(TrekEvent):
 
 
 class NightTravelled(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
 
@@ -152,6 +158,7 @@ class NightTravelled(TrekEvent):
 
 
 class Foraged(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
 
@@ -174,6 +181,7 @@ class Foraged(TrekEvent):
 
 
 class Repaired(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
 
@@ -224,6 +232,7 @@ class Upkeep(BaseModel):
 
 
 class DayEnded(TrekEvent):
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
     closes_day: ClassVar[bool] = True

@@ -561,7 +561,8 @@ class Besm(CombatRules, NothingOnEntry):
         on_foot: list[str] = []
         for conveyance in game.conveyances.values():
             lost = pending_strain(conveyance)
-            if lost <= 0 or not conveyance.usable:
+            if lost <= 0 or not conveyance.usable or game.party_of(conveyance.name) != game.party:
+                # Another party's strain lands at that party's own day end.
                 continue
             level = conveyance.level - lost
             state = ConveyanceState.OK

@@ -12,6 +12,8 @@ from domain.state import Day, Game
 
 class DayStarted(TrekEvent):
     """A travel day opens: the whole day is the budget (kept as a fraction in the state)."""
+
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-start",)
 
@@ -33,6 +35,8 @@ class DayStarted(TrekEvent):
 
 class DayEnded(TrekEvent):
     """The travel day closes; this ruleset has no rest or upkeep rules."""
+
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("day-end",)
 
@@ -55,6 +59,8 @@ class DayEnded(TrekEvent):
 
 class Travelled(TrekEvent):
     """Cypher: a day's travel in exact fractions of a day, possibly ending in transit."""
+
+    party_scoped: ClassVar[bool] = True
     overland: ClassVar[bool] = True
     undo_kinds: ClassVar[tuple[str, ...]] = ("move",)
 

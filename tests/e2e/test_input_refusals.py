@@ -522,15 +522,15 @@ def test_recap_format_and_json_each_choose_the_output(trek_run: Run, party: Path
      "the Health taken must be a whole number from 0 to", "integer range"),
     # an unknown option: the command's own options, never a guess among the store options
     (("shortcut", "K", "--by", "Kira"),
-     "`trek shortcut` has no option --by; its own option is --roll (`trek shortcut --help` "
-     "lists every option it takes).", "--db"),
+     "`trek shortcut` has no option --by; its own options are --roll and --party (`trek "
+     "shortcut --help` lists every option it takes).", "--db"),
     (("encounter", "act", "Kira", "--melee"),
      "`trek encounter act` has no option --melee; its own option is --ranged", "'--help'"),
     (("move", "--too", "3,3"),
-     "`trek move` has no option --too (did you mean --to?); its own options are --to and "
-     "--through-hazard", "Did you mean"),
-    (("status", "--x"), "`trek status` has no option --x; its own option is --as-of",
-     "Did you mean"),
+     "`trek move` has no option --too (did you mean --to?); its own options are --to, "
+     "--through-hazard and --party", "Did you mean"),
+    (("status", "--x"), "`trek status` has no option --x; its own options are --as-of and "
+     "--party", "Did you mean"),
     # a direction: the eight, not sixteen spellings
     (("move", "Q"),
      "'Q' is not a compass direction; give N, NE, E, SE, S, SW, W or NW (either case)",

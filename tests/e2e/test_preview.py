@@ -171,6 +171,9 @@ SCENARIOS: dict[str, Scenario] = {
             ("day", "start"),
             ("repair", "Dusty", "--by", "Oren", "--roll", "6"),
             ("day", "end"),
+            ("party", "split", "riders", "--member", "Kira", "--member", "Dusty",
+             "--supplies", "provisions=1"),
+            ("party", "merge", "riders"),
             ("session", "end"),
         )),
     "cypher-overland": Scenario(
@@ -386,10 +389,12 @@ def test_the_tables_hold_every_command_that_takes_preview() -> None:
     tabled = {_command_of(line, commands) for s in SCENARIOS.values() for line in s.table}
     assert tabled | CREATING == previewing
     # Every other command only reads (or, like `demo`, plays into a store of its own; `shell`
-    # runs other commands, each previewing on its own line; `campaigns use` records no event).
+    # runs other commands, each previewing on its own line; `campaigns use` and `party use`
+    # record no event).
     assert set(commands) - previewing == {
         ("audit",), ("campaigns", "use"), ("demo",), ("diff",), ("encounter", "show"),
-        ("encounter", "status"), ("log",), ("map", "import"), ("map", "show"), ("plan",),
+        ("encounter", "status"), ("log",), ("map", "import"), ("map", "show"),
+        ("party", "list"), ("party", "use"), ("plan",),
         ("recap",), ("replay",), ("rules", "show"), ("serve",), ("shell",), ("status",),
         ("verify",), ("watch",)}
 

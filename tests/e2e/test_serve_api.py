@@ -243,8 +243,8 @@ def test_the_api_is_described_at_api_docs(served: Served) -> None:
     described = httpx.get(f"{served.base}/api/openapi.json",
                           headers={"Authorization": f"Bearer {PLAYER_KEY}"}).json()
     assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
-                                       ("status", "log", "encounter", "commands", "ruler",
-                                        "events")}
+                                       ("status", "log", "encounter", "commands", "party",
+                                        "ruler", "events")}
     assert SLUG not in page.text
 
 

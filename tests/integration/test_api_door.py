@@ -196,8 +196,9 @@ def test_a_file_that_is_there_and_one_that_is_not_answer_alike(
 def test_a_command_as_json_records_what_its_words_record(api: Api) -> None:
     started = api.post({"command": {"type": "StartDay"}})
     assert started.status_code == 200, started.text
-    assert started.json() == [{"seq": 22, "type": "DayStarted", "number": 4, "base": 2,
-                               "budget": 2}]
+    # the day is the party's in use, named as every party's event is (RULES §15)
+    assert started.json() == [{"seq": 22, "type": "DayStarted", "party": "main", "number": 4,
+                               "base": 2, "budget": 2}]
     # 7,1 E E: two open squares of the day's two (RULES §3)
     as_json = api.post({"command": {"type": "Move", "options": {"steps": ["E", "E"]}},
                         "preview": True})

@@ -45,7 +45,8 @@ def test_a_preview_of_the_event_due_a_snapshot_stores_nothing_and_equals_the_rec
     shown = previewing.handle(None, AddSupplies({"provisions": 2}))
     undo_shown = previewing.handle(None, Undo())
     # then it is the event recording gives, and nothing was stored
-    assert shown == [{"seq": 5, "type": "SuppliesAdded", "amounts": {"provisions": 2}}]
+    assert shown == [{"seq": 5, "type": "SuppliesAdded", "party": "main",
+                      "amounts": {"provisions": 2}}]
     assert undo_shown[0]["seq"] == 5
     assert undo_shown[0]["cancels"] == [4]
     assert kept(trek) == before
@@ -82,7 +83,8 @@ def test_handle_with_preview_on_a_store_open_to_record_stores_nothing(
     shown = trek.handle(None, AddSupplies({"provisions": 2}), preview=True)
     undo_shown = trek.handle(None, Undo(3), preview=True)
     # then each is the event recording would give, as event 4, and nothing was stored
-    assert shown == [{"seq": 4, "type": "SuppliesAdded", "amounts": {"provisions": 2}}]
+    assert shown == [{"seq": 4, "type": "SuppliesAdded", "party": "main",
+                      "amounts": {"provisions": 2}}]
     assert undo_shown[0]["seq"] == 4
     assert undo_shown[0]["cancels"] == [3]
     assert undo_shown[0]["targets"][0]["type"] == "SuppliesSet"

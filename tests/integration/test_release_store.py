@@ -46,8 +46,24 @@ DROPPED_SINCE_0_1 = {
 
 
 def status_now(status: dict[str, Any]) -> dict[str, Any]:
-    """Release 0.1's status, plus the one key added since: no encounter is open."""
-    return {**status, "encounter": None}
+    """Release 0.1's status, plus the keys added since: no encounter is open, and the one
+    party (`one_party`)."""
+    return one_party({**status, "encounter": None})
+
+
+def one_party(status: dict[str, Any]) -> dict[str, Any]:
+    """An earlier release's status, plus the keys RULES.md §15 added: the one party, `main`,
+    holding everyone, where the campaign stands."""
+    members = sorted([*status["characters"], *status["conveyances"]])
+    return {
+        **status, "party": "main",
+        "characters": {name: {**c, "party": "main"} for name, c in status["characters"].items()},
+        "conveyances": {name: {**c, "party": "main"}
+                        for name, c in status["conveyances"].items()},
+        "parties": {"main": {key: status[key] for key in
+                             ("position", "day", "day_open", "movement", "supplies")}
+                    | {"members": members}},
+    }
 
 
 # Since release 0.2 a character's ruleset stats are one `stats` document: the old fields
@@ -141,20 +157,17 @@ def store_0_2(tmp_path: Path) -> Path:
 
 def labelled(status: dict[str, Any]) -> dict[str, Any]:
     """Release 0.2's status, plus the keys added since: each combatant's token label (its
-    encounter's roster in order of entry, as RULES §13 gives them), and the encounter's doors
-    (RULES §16) and a square map's edge walls (none on a map of that release)."""
+    encounter's roster in order of entry, as RULES §13 gives them), the encounter's walls
+    and doors (none on a map of that release, RULES §16), and the one party."""
     encounter = status.get("encounter")
     if encounter is None:
-        return status
+        return one_party(status)
     labels = labels_of({}, list(encounter["combatants"]))
     combatants = {name: {"label": labels[name], **c}
                   for name, c in encounter["combatants"].items()}
-    battle_map = encounter.get("map")
-    if battle_map is not None:
-        # A square battle map's edge walls (none then); a hex map has none to list.
-        battle_map = {**battle_map, "walls": []} if encounter["grid"] == "square" else battle_map
-    return {**status, "encounter": {**encounter, "combatants": combatants, "doors": [],
-                                    "map": battle_map}}
+    drawn = encounter["map"] and {**encounter["map"], "walls": []}
+    return one_party({**status, "encounter": {**encounter, "combatants": combatants,
+                                              "map": drawn, "doors": []}})
 
 
 @pytest.mark.parametrize("slug", CAMPAIGNS_0_2)

@@ -93,6 +93,16 @@ def test_players_never_see_the_gms_notes() -> None:
     assert for_players(harm) == harm
 
 
+def test_every_partys_square_lifts_the_fog() -> None:
+    # The party in use walked 0,0 -> 1,0; another party stands at 5,2, never walked to here.
+    route = {**_route([[0, 0], [1, 0]], [[1, 0], [2, 0]]),
+             "parties": {"main": {"position": {"x": 1, "y": 0}, "day": 1},
+                         "riders": {"position": {"x": 5, "y": 2}, "day": 3}}}
+    seen = seen_squares(route)
+    assert {(4, 1), (5, 1), (4, 2), (5, 2)} <= seen
+    assert (3, 2) not in seen
+
+
 def test_both_pages_answer_after_a_day_whose_moves_are_all_undone(tmp_path: Path) -> None:
     db = str(tmp_path / "trek.db")
     ashen = str(Path(__file__).parents[2] / "docs" / "examples" / "ashen-reach.toml")

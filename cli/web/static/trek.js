@@ -108,6 +108,17 @@
     }).join(", ");
   }
 
+  // The party picker (a campaign split into parties): the party the day's actions, the
+  // command line and the ruler act on, kept in the store as `trek party use` keeps it.
+  document.addEventListener("change", function (event) {
+    var picker = event.target.closest("[data-party-picker]");
+    if (!picker) { return; }
+    post("/party", {party: picker.value}).then(function (result) {
+      if (result.ok) { toast("Commands now act on party " + picker.value + "."); refresh(); }
+      else { toast(refusal(result.body), true); }
+    });
+  });
+
   // The server's sentences are the command line's ("run `trek day end` first"). On the page a
   // command is named as the page offers it: by its button where there is one ("press “End
   // day” first"), else by the words the command box takes.

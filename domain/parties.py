@@ -1,0 +1,150 @@
+"""Splitting the party and merging parties (RULES.md §15): the commands and their rules."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, ClassVar
+
+from domain.commands import _supplies
+from domain.errors import NotFound, RuleViolation
+from domain.events import PartiesMerged, PartySplit, TrekEvent
+from domain.ruleset import Command, Decision, Situation
+from domain.state import Game
+from domain.values import check_name
+
+
+@dataclass(frozen=True)
+class SplitParty(Command):
+    """`party split NAME --member M... [--supplies KIND=N]...`, from the party in use."""
+
+    what: ClassVar[str] = "party split"
+    overland: ClassVar[bool] = True
+
+    name: str
+    members: tuple[str, ...]
+    supplies: Annotated[Mapping[str, int], _supplies(0)] | None = None
+
+
+@dataclass(frozen=True)
+class MergeParties(Command):
+    """`party merge NAME [--into OTHER]`: NAME joins the party in use (OTHER)."""
+
+    what: ClassVar[str] = "party merge"
+    overland: ClassVar[bool] = True
+
+    name: str
+
+
+def _transit(game: Game) -> str | None:
+    """Where the top-level party is under way to (a ruleset's transit), as X,Y, or None."""
+    transit = game.travel.get("transit")
+    if not isinstance(transit, dict) or transit.get("to") is None:
+        return None
+    to = transit["to"]
+    x, y = (to.get("x"), to.get("y")) if isinstance(to, dict) else to
+    return f"{x},{y}"
+
+
+def _settled(game: Game, verb: str) -> None:
+    """Refuse a split or merge while the party has a day open or is in transit."""
+    if game.day.open:
+        raise RuleViolation(
+            f"party {game.party} has day {game.day.number} open; `trek day end --party "
+            f"{game.party}` closes it before the party can {verb}")
+    where = _transit(game)
+    if where is not None:
+        raise RuleViolation(
+            f"party {game.party} is in transit toward {where}; it cannot {verb} until it "
+            "arrives or drops the transit")
+
+
+def split(situation: Situation, name: str, members: tuple[str, ...],
+          supplies: Mapping[str, int]) -> Decision:
+    game = situation.game
+    check_name(name, "party name")
+    if name == game.party or name in game.parties:
+        raise RuleViolation(f"there is already a party called {name!r}; pick another name")
+    _settled(game, "split")
+    if not members:
+        raise RuleViolation("name who leaves with --member M (at least one character)")
+    if len(set(members)) != len(members):
+        raise RuleViolation("each member is named once")
+    for member_name in members:
+        member = game.member(member_name)
+        if member is None:
+            raise NotFound(f"nobody called {member_name!r} is on the roster")
+        owner = game.party_of(member_name)
+        if owner != game.party:
+            raise RuleViolation(f"{member_name} travels with party {owner}, not with party "
+                                f"{game.party}")
+        if not member.with_party:
+            raise RuleViolation(f"{member_name} was left behind by party {game.party}; "
+                                f"`trek roster rejoin {member_name}` first")
+    named = set(members)
+    # Whoever shares a mount or vehicle goes together: the conveyance and everyone aboard it.
+    for conveyance in game.conveyances.values():
+        if not conveyance.with_party:
+            continue
+        group = {conveyance.name, *(c.name for c in game.riders_of(conveyance.name)
+                                    if c.with_party)}
+        if len(group) > 1 and group & named and not group <= named:
+            missing = ", ".join(sorted(group - named))
+            raise RuleViolation(
+                f"{', '.join(sorted(group & named))} and {missing} go together "
+                f"({conveyance.name} and everyone aboard it); name {missing} too, or none "
+                "of them")
+    if not any(m in game.characters for m in members):
+        raise RuleViolation(f"the new party {name} needs at least one character")
+    staying = [c.name for c in game.characters.values()
+               if c.with_party and c.name not in named]
+    if not staying:
+        raise RuleViolation(f"party {game.party} must keep at least one character")
+    given = dict(supplies)
+    for kind, amount in given.items():
+        if amount > game.supplies.get(kind, 0):
+            raise RuleViolation(f"party {game.party} has {game.supplies.get(kind, 0)} {kind}, "
+                                f"not the {amount} to give party {name}")
+    return PartySplit(name=name, members=list(members),
+                      supplies={k: v for k, v in given.items() if v > 0},
+                      at=game.position, day=game.day.number)
+
+
+def merge(situation: Situation, name: str) -> Decision:
+    game = situation.game
+    into = game.party
+    if name == into:
+        raise RuleViolation(f"party {name} cannot merge into itself; give --into OTHER")
+    other = game.parties.get(name)
+    if other is None:
+        raise NotFound(f"there is no party called {name!r}; the campaign has "
+                       f"{', '.join(game.party_names())}")
+    _settled(game, "merge")
+    if other.day.open:
+        raise RuleViolation(
+            f"party {name} has day {other.day.number} open; `trek day end --party {name}` "
+            "closes it before the parties can merge")
+    gone = game.focused(name)
+    where = _transit(gone)
+    if where is not None:
+        raise RuleViolation(f"party {name} is in transit toward {where}; it cannot merge "
+                            "until it arrives or drops the transit")
+    if other.position != game.position:
+        raise RuleViolation(
+            f"party {name} stands on {other.position.x},{other.position.y} and party {into} on "
+            f"{game.position.x},{game.position.y}; parties merge on the same square")
+    days = {into: game.day.number, name: other.day.number}
+    return PartiesMerged(
+        name=name, members=dict(other.members),
+        supplies={k: v for k, v in other.supplies.items() if v > 0},
+        at=game.position, days=days, day=max(days.values()),
+        waited=abs(days[into] - days[name]))
+
+
+def redecide(situation: Situation, event: TrekEvent) -> Decision | None:
+    """A recorded split or merge decided again from its inputs; None for any other event."""
+    if isinstance(event, PartySplit):
+        return split(situation, event.name, tuple(event.members), event.supplies)
+    if isinstance(event, PartiesMerged):
+        return merge(situation, event.name)
+    return None

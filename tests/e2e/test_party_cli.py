@@ -1,0 +1,222 @@
+"""`trek party split|merge|use|list` and `--party` on the overland commands (RULES.md §15), in
+process through `trek_run`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cliruns import ok, recorded, refused
+from conftest import TrekRun
+
+Run = Callable[..., TrekRun]
+
+MAP = """\
+[map]
+name = "Long Road"
+rows = [
+  "..........",
+  "..........",
+]
+
+[legend]
+"." = { terrain = "open" }
+"""
+
+
+def table(run: Run, tmp_path: Path) -> None:
+    """Kira rides Dusty (ground-speed 2: 4 squares a day); Oren walks (1); five provisions."""
+    (tmp_path / "road.toml").write_text(MAP)
+    ok(run("init", "Long Road", "--map", "road.toml", "--at", "0,1", "--seed", "3"))
+    ok(run("roster", "add-character", "Kira", "--body", "5", "--mind", "4", "--soul", "3"))
+    ok(run("roster", "add-character", "Oren", "--body", "4", "--mind", "4", "--soul", "4"))
+    ok(run("roster", "add-mount", "Dusty", "--move", "ground-speed=2", "--rider", "Kira"))
+    ok(run("supplies", "set", "provisions=5"))                                          # 5
+
+
+def status(run: Run, *args: str) -> dict[str, Any]:
+    document: dict[str, Any] = ok(run("status", "--json", *args)).json()
+    return document
+
+
+def events(run: Run) -> int:
+    return int(status(run)["events"])
+
+
+def test_split_move_each_party_and_merge_from_the_command_line(
+        trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    split = recorded(trek_run("party", "split", "riders", "--member", "Kira", "--member",
+                              "Dusty", "--supplies", "provisions=2", "--json"), 6, "PartySplit")
+    assert (split["party"], split["members"]) == ("main", ["Kira", "Dusty"])
+    listing = ok(trek_run("party", "list", "--json")).json()
+    assert [(p["name"], p["members"], p["supplies"]["provisions"], p["in_use"])
+            for p in listing] == [("main", ["Oren"], 3, True),
+                                  ("riders", ["Dusty", "Kira"], 2, False)]
+    day = recorded(trek_run("day", "start", "--party", "riders", "--json"), 7, "DayStarted")
+    assert (day["party"], day["budget"]) == ("riders", 4)
+    recorded(trek_run("move", "E", "E", "E", "E", "--party", "riders", "--json"), 8, "Moved")
+    # The walkers, the party in use, have no day open: their move is refused.
+    refused(trek_run("move", "E"), "no day is open")
+    ok(trek_run("party", "use", "riders"))
+    shown = status(trek_run)
+    assert (shown["party"], shown["position"], shown["day"]) == ("riders", {"x": 4, "y": 1}, 1)
+    assert shown["parties"]["main"] == {
+        "position": {"x": 0, "y": 1}, "day": 0, "day_open": False,
+        "movement": {"base": 1, "budget": 0, "used": 0, "remaining": 0},
+        "supplies": {"provisions": 3, "fuel": 0, "ammo": 0, "wealth": 0},
+        "members": ["Oren"]}
+    assert status(trek_run, "--party", "main")["position"] == {"x": 0, "y": 1}
+    assert status(trek_run, "--as-of", "6")["parties"]["riders"]["position"] == {"x": 0,
+                                                                                  "y": 1}
+    # The log of one party; every event that acted on a party names it.
+    riders = ok(trek_run("log", "--json", "--party", "riders")).json()
+    assert [(e["seq"], e["type"]) for e in riders] == [(7, "DayStarted"), (8, "Moved")]
+    main = ok(trek_run("log", "--json", "--party", "main")).json()
+    assert [e["seq"] for e in main] == [2, 3, 4, 5, 6]
+    assert [e["seq"] for e in ok(trek_run("log", "--json", "--party", "main", "--last",
+                                          "2")).json()] == [5, 6]
+    # The riders ride back on day 2, and the two merge on 0,1: the later day count (2), and
+    # the walkers (day 0) waited 2.
+    ok(trek_run("day", "end"))                                                           # 9
+    ok(trek_run("day", "start"))                                                         # 10
+    recorded(trek_run("move", "W", "W", "W", "W", "--json"), 11, "Moved")
+    ok(trek_run("day", "end"))                                                           # 12
+    refused(trek_run("party", "merge", "riders"), "cannot merge into itself")
+    merged = recorded(trek_run("party", "merge", "riders", "--into", "main", "--json"), 13,
+                      "PartiesMerged")
+    assert (merged["party"], merged["day"], merged["waited"]) == ("main", 2, 2)
+    # The party in use was merged away: commands act on the one it joined.
+    after = status(trek_run)
+    assert (after["party"], list(after["parties"]), after["supplies"]["provisions"]) == (
+        "main", ["main"], 5)
+
+
+def test_each_refusal_is_one_sentence_and_records_nothing(
+        trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    refused(trek_run("party", "split", "riders", "--member", "Kira"),
+            "Kira and Dusty go together", "name Dusty too")
+    refused(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty",
+                     "--supplies", "provisions=9"), "party main has 5 provisions, not the 9")
+    ok(trek_run("day", "start"))
+    refused(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"),
+            "party main has day 1 open")
+    ok(trek_run("day", "end"))
+    refused(trek_run("day", "start", "--party", "scouts"),
+            "there is no party called 'scouts'; the campaign has main")
+    refused(trek_run("party", "use", "scouts"), "no party called 'scouts'")
+    refused(trek_run("party", "merge", "scouts"), "no party called 'scouts'")
+    assert events(trek_run) == 7
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
+    ok(trek_run("day", "start", "--party", "riders"))
+    ok(trek_run("move", "E", "--party", "riders"))
+    ok(trek_run("roster", "leave", "Dusty", "--party", "riders"))
+    ok(trek_run("day", "end", "--party", "riders"))
+    # Dusty waits on 1,1 for the riders, not for the walkers who come by.
+    ok(trek_run("day", "start"))
+    ok(trek_run("move", "E"))
+    refused(trek_run("roster", "rejoin", "Dusty"),
+            "Dusty belongs to party riders, not party main; give --party riders")
+    refused(trek_run("party", "merge", "riders"),
+            "party main has day 2 open")
+    ok(trek_run("day", "end"))
+    # Merged, the walkers keep the riders' word: Dusty waits on 1,1, where they all stand.
+    ok(trek_run("party", "merge", "riders"))
+    ok(trek_run("roster", "rejoin", "Dusty"))
+    assert status(trek_run)["conveyances"]["Dusty"]["with_party"] is True
+
+
+def test_undo_of_a_split_after_the_riders_moved_needs_cascade(
+        trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(trek_run("day", "start", "--party", "riders"))                                    # 7
+    refused(trek_run("undo", "6"), "event 7 (DayStarted)", "add --cascade")
+    undo = recorded(trek_run("undo", "6", "--cascade", "--json"), 8, "EventsCancelled")
+    assert undo["cancels"] == [6, 7]
+    assert list(status(trek_run)["parties"]) == ["main"]
+
+
+def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(trek_run("day", "start", "--party", "riders"))                                    # 7
+    ok(trek_run("move", "E", "E", "E", "--party", "riders"))                             # 8
+    ok(trek_run("day", "start"))                                                         # 9
+    ok(trek_run("move", "E"))                                                            # 10
+    # The party in use (main, at 1,1) is @, the riders (at 3,1) are &.
+    shown = ok(trek_run("map", "show")).stdout
+    assert "1 .@.&......" in shown
+    assert "'@': party main, at 1,1" in shown
+    assert "'&': party riders, at 3,1" in shown
+    document = ok(trek_run("map", "show", "--json", "--party", "riders")).json()
+    assert (document["party"], document["position"]) == ("riders", {"x": 3, "y": 1})
+    assert document["parties"] == {"main": {"position": {"x": 1, "y": 1}, "day": 1},
+                                   "riders": {"position": {"x": 3, "y": 1}, "day": 1}}
+    assert [(s["seq"], s["party"]) for s in document["route"]["segments"]] == [
+        (8, "riders"), (10, "main")]
+    ok(trek_run("map", "show", "--svg", "route.svg"))
+    svg = (tmp_path / "route.svg").read_text()
+    # The riders' ring and their route in long dashes; the key names both parties.
+    assert 'class="party other-party" data-party="riders"' in svg
+    assert 'class="segment other-party" data-seq="8" data-party="riders"' in svg
+    assert 'class="segment" data-seq="10" data-party="main"' in svg
+    assert "party main now (1,1)" in svg
+    assert "party riders now (3,1), dashed" in svg
+
+
+def test_the_gms_page_picks_the_party_and_shows_every_party(
+        trek_run: Run, tmp_path: Path) -> None:
+    import asyncio
+
+    import httpx
+
+    from cli.web.app import ServeConfig, create_app
+
+    table(trek_run, tmp_path)
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
+    ok(trek_run("day", "start", "--party", "riders"))
+    ok(trek_run("move", "E", "E", "E", "--party", "riders"))
+    app = create_app(ServeConfig(db=str(tmp_path / "trek.db"), campaign="long-road",
+                                 gm_key="g" * 20, player_key="p" * 20))
+    gm = {"Authorization": "Bearer " + "g" * 20}
+
+    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            before = (await client.get("/", params={"key": "g" * 20})).text
+            # `party use` sets the store, as `campaigns use` does: not a command of the table.
+            words = await client.post("/api/campaigns/long-road/commands", headers=gm,
+                                      json={"argv": ["party", "use", "riders"]})
+            used = await client.post("/api/campaigns/long-road/party", headers=gm,
+                                     json={"party": "riders"})
+            after = (await client.get("/", params={"key": "g" * 20})).text
+            players = (await client.get("/players", params={"key": "p" * 20})).text
+            return before, words, used, after, players
+
+    before, words, used, after, players = asyncio.run(visit())
+    assert '<option value="main" selected>main (0,1, day 0)</option>' in before
+    assert '<option value="riders">riders (3,1, day 1)</option>' in before
+    # Both parties on the map: the one in use ringed, the other's ring and route dashed.
+    assert 'class="party other-party" data-party="riders"' in before
+    assert words.status_code == 403
+    assert used.status_code == 200
+    assert used.json() == {"campaign": "long-road", "party": "riders", "previous": None}
+    assert '<option value="riders" selected>' in after
+    assert "Party riders · " in after
+    assert "at 3,1" in after
+    # The players see every party too: the walkers' ring beside the riders'.
+    assert 'class="party other-party" data-party="main"' in players
+
+
+def test_a_ruleset_without_overland_travel_has_one_party(trek_run: Run) -> None:
+    ok(trek_run("init", "Alley", "--ruleset", "gurps", "--seed", "1"))
+    refused(trek_run("party", "split", "scouts", "--member", "Kira"),
+            "the gurps ruleset has no overland rules, so no parties to split or merge")
+    refused(trek_run("party", "merge", "scouts"), "no parties to split or merge")
+    assert status(trek_run)["parties"] == {"main": {
+        "position": {"x": 0, "y": 0}, "day": 0, "day_open": False,
+        "movement": {"base": 0, "budget": 0, "used": 0, "remaining": 0},
+        "supplies": {"provisions": 0, "fuel": 0, "ammo": 0, "wealth": 0}, "members": []}}
