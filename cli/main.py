@@ -43,12 +43,14 @@ LAZY_COMMANDS: dict[str, tuple[str, str]] = {
     "plan": ("cli.plan", "plan_command"),
     "recap": ("cli.recap", "recap"),
     "replay": ("cli.replay", "replay"),
+    "requests": ("cli.seats", "requests"),
+    "seat": ("cli.seats", "seat"),
     "serve": ("cli.serve", "serve"),
     "shell": ("cli.shell", "shell"),
     "watch": ("cli.watch", "watch"),
 }
 # Of those, the ones that need no ruleset's command-line module: loaded alone.
-SELF_CONTAINED = frozenset({"log", "replay", "shell"})
+SELF_CONTAINED = frozenset({"log", "replay", "requests", "seat", "shell"})
 
 # What `trek --help` lists for each command Trek itself has: the first paragraph of the
 # command's own help (a test checks they agree), so the listing loads no command's module. A
@@ -77,8 +79,10 @@ SUMMARIES: dict[str, str] = {
     "redo": "Restore cancelled event SEQ (or everything reversal SEQ cancelled).",
     "replay": "Rebuild every read model from the event log, in one transaction (records no "
               "event).",
+    "requests": "What the seats asked for, oldest first, and what became of it.",
     "roster": "Characters, mounts and vehicles, and who travels on what.",
     "rules": "House rules of the campaign.",
+    "seat": "The players' seats: each one player's key to ask for moves from a phone.",
     "serve": "Serve the campaign to the table: a live map, log and undo for the GM, and a view "
              "for the players, updating by itself as events are recorded.",
     "session": "Play sessions: every event is stamped with the open one.",
