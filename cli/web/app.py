@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from domain.errors import TrackerError
 
 if TYPE_CHECKING:
     from tracker.app import Trek
+    from tracker.seats import Seat
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -55,7 +57,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 # The farthest a ruler may point: a battle map is never this wide.
 MAX_CELL = 100_000
 
-Role = Literal["gm", "player"]
+Role = Literal["gm", "player", "seat"]
 Body = TypeVar("Body", bound=BaseModel)
 
 
@@ -80,6 +82,27 @@ class CommandRequest(BaseModel):
     argv: list[str] | None = None
     command: dict[str, Any] | None = None
     preview: bool = False
+
+
+class AskRequest(BaseModel):
+    """A seat's request: the words after `trek`, or the command as JSON."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    argv: list[str] | None = None
+    command: dict[str, Any] | None = None
+
+
+class RejectRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str | None = Field(default=None, max_length=MAX_WORD)
+
+
+class TableRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    paused: bool
 
 
 class RulerRequest(BaseModel):
@@ -189,6 +212,13 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     # -- who is asking -------------------------------------------------------------------------
 
     def role_of(request: Request, *, header_only: bool = False) -> Role:
+        role, _ = _role_and_key(request, header_only=header_only)
+        if role is None:
+            raise ApiError(401, "That secret is not this server's")
+        return role
+
+    def _role_and_key(request: Request, *, header_only: bool = False
+                      ) -> tuple[Role | None, str]:
         given: str | None = None
         header = request.headers.get("authorization", "")
         if header:
@@ -205,10 +235,32 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         gm = secrets.compare_digest(given.encode(), config.gm_key.encode())
         player = secrets.compare_digest(given.encode(), config.player_key.encode())
         if gm:
-            return "gm"
+            return "gm", given
         if player:
-            return "player"
-        raise ApiError(401, "That secret is not this server's")
+            return "player", given
+        return None, given
+
+    async def who(request: Request, slug: str, *, header_only: bool = False
+                  ) -> tuple[Role, Seat | None]:
+        """The GM, the players, or one of the campaign's seats (a removed seat's key: 403)."""
+        role, given = _role_and_key(request, header_only=header_only)
+        if role is not None:
+            return role, None
+        await known(slug)
+        seat = await seat_of(slug, given)
+        if seat is None:
+            raise ApiError(401, "That secret is not this server's")
+        if seat.removed:
+            raise ApiError(403, f"Seat {seat.name} was removed by the GM; its key no longer "
+                                "works")
+        return "seat", seat
+
+    async def seat_of(slug: str, key: str) -> Seat | None:
+        from tracker.seats import Seats
+
+        found: Seat | None = await read(
+            lambda trek: Seats(trek.views, writable=False).by_key(slug, key))
+        return found
 
     async def gm_request(request: Request, shape: type[Body], refusal: str) -> Body:
         """A write's body, from the GM (the header's secret only), bounded and of `shape`."""
@@ -264,7 +316,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     @app.get("/api/campaigns/{slug}/status", tags=["reads"],
              summary="The document of `trek status --json`")
     async def status(slug: str, request: Request) -> Response:
-        role_of(request)
+        await who(request, slug)
         await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.status(slug)))
 
@@ -275,19 +327,19 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                   last: str | None = Query(None, max_length=20)) -> Response:
         from projections.logpages import LogFilter
 
-        role = role_of(request)
+        role, _ = await who(request, slug)
         await known(slug)
         selection = LogFilter(since=_at_least_one("from", "the seq to start from", since),
                               last=_at_least_one("last", "the number of rows to show", last))
         entries = await read(lambda trek: list(trek.queries.log_stream(slug, selection).entries))
-        if role == "player":
+        if role != "gm":
             entries = [pages.for_players(entry) for entry in entries]
         return JSONResponse(entries)
 
     @app.get("/api/campaigns/{slug}/encounter", tags=["reads"],
              summary="The document of `trek encounter status --json` (null with none open)")
     async def encounter(slug: str, request: Request) -> Response:
-        role_of(request)
+        await who(request, slug)
         await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.encounter_status(slug)))
 
@@ -354,9 +406,10 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     async def events(slug: str, request: Request,
                      since: str | None = Query(None, alias="from", max_length=20),
                      last_event_id: str | None = Query(None, max_length=20)) -> Response:
-        role = role_of(request)
+        role, seat = await who(request, slug)
         await known(slug)
         newest: int = await read(lambda trek: trek.queries.last_seq(slug))
+        seat_key = _role_and_key(request)[1]
         listener = live.listen(slug, _stream_head(
             newest, request.headers.get("last-event-id") or last_event_id, since))
 
@@ -364,7 +417,25 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
             try:
                 yield "retry: 1000\n: listening\n\n"
                 quiet = 0.0
+                looked = 0.0
+                table: Any = None
                 while not live.closing.is_set():
+                    if time.monotonic() - looked >= WAKE:
+                        looked = time.monotonic()
+                        # A removed seat's stream ends at once; the requests the page shows
+                        # (all of them to the GM, its own to a seat) and the pause switch
+                        # are sent whenever they change.
+                        if seat is not None:
+                            now = await seat_of(slug, seat_key)
+                            if now is None or now.removed:
+                                yield "event: ended\ndata: {}\n\n"
+                                return
+                        if role != "player":
+                            shown_table = await table_now(slug, seat)
+                            if shown_table != table:
+                                table = shown_table
+                                yield (f"event: requests\ndata: "
+                                       f"{json.dumps(table, ensure_ascii=False)}\n\n")
                     try:
                         entry = await asyncio.wait_for(listener.queue.get(), WAKE)
                     except TimeoutError:
@@ -375,7 +446,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                             yield ": still here\n\n"
                         continue
                     quiet = 0.0
-                    shown = pages.for_players(entry) if role == "player" else entry
+                    shown = pages.for_players(entry) if role != "gm" else entry
                     yield f"id: {entry['seq']}\ndata: {json.dumps(shown, ensure_ascii=False)}\n\n"
             finally:
                 live.leave(listener)
@@ -383,6 +454,113 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
+
+    # -- seats and their requests (RULES §14) -----------------------------------------------
+
+    def listed(request: dict[str, Any]) -> dict[str, Any]:
+        return {key: request[key] for key in ("request", "seat", "argv", "status", "preview",
+                                              "asked_at", "reason", "decided_by")}
+
+    async def table_now(slug: str, seat: Seat | None) -> dict[str, Any]:
+        """What the pages show of the table: the pause switch and the requests (a seat's
+        own, or all of them for the GM)."""
+        from tracker.seats import Seats
+
+        def looked(trek: Trek) -> dict[str, Any]:
+            seats = Seats(trek.views, writable=False)
+            return {"paused": seats.paused(slug),
+                    "requests": [listed(r) for r in seats.requests(
+                        slug, seat=seat.name if seat is not None else None)]}
+
+        return dict(await read(looked))
+
+    async def body_of(request: Request, shape: type[Body]) -> Body:
+        body = await _bounded_body(request)
+        try:
+            return shape.model_validate_json(body)
+        except ValidationError as error:
+            raise ApiError(400, _validation_sentence(error.errors())) from None
+
+    async def by_door(act: Callable[[], Any]) -> Any:
+        try:
+            return await run_in_threadpool(act)
+        except Refused as refusal:
+            raise ApiError(refusal.status, refusal.sentence) from None
+
+    @app.post("/api/campaigns/{slug}/requests", tags=["seats"],
+              summary="A seat asks for a command for its own characters",
+              description="`{\"argv\": [\"encounter\", \"move\", \"Kira\", \"--to\", "
+                          "\"3,2\"]}` (or `{\"command\": {...}}`) with the seat's key: 202 "
+                          "`{\"request\", \"status\": \"pending\", \"preview\"}`; a trusted "
+                          "seat's is recorded at once, 200 `{\"request\", \"status\": "
+                          "\"recorded\", \"event\"}`. 403 for another's character, a command "
+                          "a seat may not ask for, or a paused table; 422 when the rules "
+                          "refuse it now (nothing kept).")
+    async def ask(slug: str, request: Request) -> Response:
+        _, seat = await who(request, slug, header_only=True)
+        if seat is None:
+            raise ApiError(403, "Requests are asked with a seat's key; the GM records with "
+                                "/commands and the players' key only reads")
+        given = await body_of(request, AskRequest)
+        if (given.argv is None) == (given.command is None):
+            raise ApiError(400, "Give the command's words in argv or the command as JSON in "
+                                "command, one of them")
+        status, document = await by_door(
+            lambda: door.ask(slug, seat, given.argv, given.command))
+        return JSONResponse(document, status_code=status)
+
+    @app.get("/api/campaigns/{slug}/requests", tags=["seats"],
+             summary="The requests, oldest first (`?status=pending`): all of them to the GM, "
+                     "its own to a seat")
+    async def requests_list(slug: str, request: Request,
+                            status: str | None = Query(None, max_length=20)) -> Response:
+        from tracker.seats import STATUSES, Seats
+
+        role, seat = await who(request, slug)
+        if role == "player":
+            raise ApiError(403, "The requests are read with the GM's key or a seat's")
+        if status is not None and status not in STATUSES:
+            raise ApiError(400, f"Invalid value for 'status': {status!r} is not one of "
+                                f"{', '.join(STATUSES)}")
+        found = await read(lambda trek: Seats(trek.views, writable=False).requests(
+            slug, status=status, seat=seat.name if seat is not None else None))
+        return JSONResponse([listed(r) for r in found])
+
+    async def gm_only(request: Request, slug: str) -> None:
+        if (await who(request, slug, header_only=True))[0] != "gm":
+            raise ApiError(403, "Only the GM's key decides requests and pauses the table")
+        await known(slug)
+
+    @app.post("/api/campaigns/{slug}/requests/{number}/approve", tags=["seats"],
+              summary="Record a pending request (checked against the campaign as it is now; "
+                      "refused now: 422 and the request is stale; decided already: 409)")
+    async def approve(slug: str, number: int, request: Request) -> Response:
+        await gm_only(request, slug)
+        return JSONResponse(await by_door(lambda: door.approve(slug, number)))
+
+    @app.post("/api/campaigns/{slug}/requests/{number}/reject", tags=["seats"],
+              summary="Turn a pending request down, with a reason (`{\"reason\": TEXT}`)")
+    async def reject(slug: str, number: int, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, RejectRequest)
+        reason = (given.reason or "").strip() or None
+        if reason is not None and has_control(reason):
+            raise ApiError(400, "A reason may not hold control characters")
+        return JSONResponse(await by_door(lambda: door.reject(slug, number, reason)))
+
+    @app.post("/api/campaigns/{slug}/table", tags=["seats"],
+              summary="Pause (`{\"paused\": true}`) or resume every request")
+    async def pause(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, TableRequest)
+        await by_door(lambda: door.with_seats(lambda seats: seats.pause(slug, given.paused)))
+        return JSONResponse({"paused": given.paused})
+
+    @app.get("/api/campaigns/{slug}/table", tags=["seats"],
+             summary="Whether the table is paused")
+    async def table(slug: str, request: Request) -> Response:
+        await who(request, slug)
+        return JSONResponse({"paused": (await table_now(slug, None))["paused"]})
 
     @app.get("/api/openapi.json", include_in_schema=False)
     async def description(request: Request) -> Response:

@@ -28,6 +28,8 @@ FOG_TERRAIN = "unexplored"
 # What only the GM sees of a log entry: the notes given with an undo or a redo.
 GM_NOTES = ("reason",)
 REVERSALS = ("EventsCancelled", "EventsRestored")
+# What the players' log keeps of an overland map.
+PLAYERS_MAP_KEYS = ("name", "width", "height", "square_miles")
 
 
 @cache
@@ -42,7 +44,12 @@ def render(template: str, **context: Any) -> str:
 
 
 def for_players(entry: dict[str, Any]) -> dict[str, Any]:
-    """A log entry as the players see it: an undo or a redo without the GM's notes."""
+    """A log entry as the players (and the seats) see it: an undo or a redo without the GM's
+    notes, and an overland map without what the fog hides (its rows, its legend's names, its
+    named paths): the map is theirs only as the fogged page draws it."""
+    if isinstance(entry.get("map"), dict):
+        entry = {**entry, "map": {key: entry["map"][key] for key in PLAYERS_MAP_KEYS
+                                  if key in entry["map"]}}
     if entry.get("type") not in REVERSALS:
         return entry
     return {key: value for key, value in entry.items() if key not in GM_NOTES}
