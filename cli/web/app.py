@@ -91,12 +91,29 @@ class AskRequest(BaseModel):
 
     argv: list[str] | None = None
     command: dict[str, Any] | None = None
+    # Only the event it would record (the seat's ruler): nothing kept, nothing recorded.
+    preview: bool = False
 
 
 class RejectRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     reason: str | None = Field(default=None, max_length=MAX_WORD)
+
+
+class SeatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seat: str = Field(min_length=1, max_length=MAX_WORD)
+    characters: list[Annotated[str, Field(min_length=1, max_length=MAX_WORD)]] = Field(
+        min_length=1, max_length=64)
+    trusted: bool = False
+
+
+class TrustRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trusted: bool
 
 
 class TableRequest(BaseModel):
@@ -370,10 +387,15 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     async def ruler(slug: str, request: Request) -> Response:
         from cli.ruler import RulerRefused, measure
 
-        given = await gm_request(request, RulerRequest, "Only the GM's secret measures moves; "
-                                                        "the players' secret reads")
+        role, seat = await who(request, slug, header_only=True)
+        if role == "player":
+            raise ApiError(403, "Only the GM's secret or a seat's measures moves; the players' "
+                                "secret reads")
+        given = await body_of(request, RulerRequest)
         if has_control(given.name):
             raise ApiError(400, "A combatant's name may not hold control characters")
+        if seat is not None and given.name not in seat.characters:
+            raise ApiError(403, f"{given.name} is not a character of seat {seat.name}")
         await known(slug)
 
         encounter = await read(lambda trek: trek.queries.encounter_status(slug))
@@ -506,7 +528,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
             raise ApiError(400, "Give the command's words in argv or the command as JSON in "
                                 "command, one of them")
         status, document = await by_door(
-            lambda: door.ask(slug, seat, given.argv, given.command))
+            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview))
         return JSONResponse(document, status_code=status)
 
     @app.get("/api/campaigns/{slug}/requests", tags=["seats"],
@@ -562,6 +584,47 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         await who(request, slug)
         return JSONResponse({"paused": (await table_now(slug, None))["paused"]})
 
+    @app.get("/api/campaigns/{slug}/seats", tags=["seats"],
+             summary="The seats, their characters and trust (never a key); the GM's key")
+    async def seats_list(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        return JSONResponse(await by_door(lambda: door.with_seats(
+            lambda seats: [seat.document() for seat in seats.active(slug)])))
+
+    @app.post("/api/campaigns/{slug}/seats", tags=["seats"],
+              summary="Make a seat (`trek seat add`): its key and link, once, with the link "
+                      "as a QR code (SVG)")
+    async def seats_add(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, SeatRequest)
+        if any(has_control(text) for text in [given.seat, *given.characters]):
+            raise ApiError(400, "A seat's name and characters may not hold control "
+                                "characters")
+        roster = list((await read(lambda trek: trek.queries.status(slug)))["characters"])
+        made, key = await by_door(lambda: door.with_seats(lambda seats: seats.add(
+            slug, given.seat, given.characters, roster=roster, trusted=given.trusted)))
+        link = f"{request.base_url}seat?key={key}"
+        if slug != config.campaign:
+            link += f"&campaign={slug}"
+        return JSONResponse({**made.document(), "key": key, "link": link,
+                             "qr": await run_in_threadpool(_qr_svg, link)})
+
+    @app.post("/api/campaigns/{slug}/seats/{name}/remove", tags=["seats"],
+              summary="Remove a seat (`trek seat remove`): its key stops at once")
+    async def seats_remove(slug: str, name: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        removed = await by_door(lambda: door.with_seats(lambda seats: seats.remove(slug, name)))
+        return JSONResponse({**removed.document(), "removed": True})
+
+    @app.post("/api/campaigns/{slug}/seats/{name}/trust", tags=["seats"],
+              summary="Trust a seat or stop trusting it (`{\"trusted\": bool}`)")
+    async def seats_trust(slug: str, name: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, TrustRequest)
+        changed = await by_door(lambda: door.with_seats(
+            lambda seats: seats.trust(slug, name, given.trusted)))
+        return JSONResponse(changed.document())
+
     @app.get("/api/openapi.json", include_in_schema=False)
     async def description(request: Request) -> Response:
         role_of(request)
@@ -585,23 +648,31 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     async def players_page(request: Request) -> Response:
         return await page(request, "player")
 
+    @app.get("/seat", include_in_schema=False)
+    async def seat_page(request: Request) -> Response:
+        return await page(request, "seat")
+
     @app.get("/parts/{view}", include_in_schema=False)
     async def part(view: str, request: Request) -> Response:
-        if view not in ("gm", "players"):
+        if view not in ("gm", "players", "seat"):
             raise ApiError(404, "There is no such part")
-        return await page(request, "gm" if view == "gm" else "player", part=True)
+        shown: Role = "gm" if view == "gm" else "seat" if view == "seat" else "player"
+        return await page(request, shown, part=True)
 
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
-        role = role_of(request)
         shown = request.query_params.get("campaign") or config.campaign
         await known(shown)
+        role, seat = await who(request, shown)
         if view == "gm" and role != "gm":
             raise ApiError(403, "The GM's page needs the GM's secret; the players' page is "
                                 "/players")
+        if view == "seat" and seat is None:
+            raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
         documents = await read(lambda trek: pages.documents(trek.queries, shown))
         html = await run_in_threadpool(
-            pages.page, documents, shown, view=view,
-            fog=config.fog and view == "player", part=part)
+            lambda: pages.page(documents, shown, view=view,
+                               fog=config.fog and view != "gm", part=part,
+                               seat=seat.document() if seat is not None else None))
         return HTMLResponse(html)
 
     return app
@@ -645,6 +716,15 @@ async def _bounded_body(request: Request) -> bytes:
         if len(body) > MAX_BODY:
             raise ApiError(413, f"A request body is at most {MAX_BODY} bytes")
     return bytes(body)
+
+
+def _qr_svg(link: str) -> str:
+    """The link as a QR code, an SVG drawn here (no network) for a phone to scan, as a data:
+    URI an <img> shows."""
+    import segno
+
+    svg: str = segno.make(link, error="m").svg_data_uri(scale=4, border=2)
+    return svg
 
 
 def _at_least_one(name: str, what: str, given: str | None) -> int | None:

@@ -213,11 +213,13 @@ class Door:
                     from None
 
     def ask(self, slug: str, seat: Seat, argv: list[str] | None,
-            command: Mapping[str, Any] | None) -> tuple[int, dict[str, Any]]:
+            command: Mapping[str, Any] | None, *, preview: bool = False
+            ) -> tuple[int, dict[str, Any]]:
         """A seat's request (RULES §14): refused (403) unless it is a command a seat may ask
         for, for its own characters, at a table that is not paused; refused (422) when the
         rules refuse it now, and then nothing is kept. A trusted seat's is recorded at once;
-        another's kept pending with its preview."""
+        another's kept pending with its preview. With `preview`, only the event it would
+        record (a seat's ruler), nothing kept."""
         from domain.actors import Actor
 
         if argv is not None:
@@ -233,6 +235,9 @@ class Door:
             if seats.paused(slug):
                 raise Refused(403, "The GM has paused the table: no requests until it "
                                    "resumes")
+            if preview:
+                return 200, {"request": None, "status": "preview",
+                             "preview": self._run(slug, asked, preview=True)[0]}
             if seat.trusted:
                 assert self._trek is not None
                 docs = self._run(slug, asked, actor=Actor.request(
