@@ -93,3 +93,11 @@ def test_requests_are_listed(trek_run: Callable[..., Any], tmp_path: Path) -> No
     assert [r["request"] for r in pending] == [1]
     assert "Not yet" in trek_run("requests").stdout
     assert trek_run("requests", "--status", "maybe").returncode == 2
+    # audit and recap count them per seat: two asked by ana, one waiting, one turned down.
+    audit = json.loads(trek_run("audit", "--json").stdout)
+    assert audit["requests"] == {"ana": {"requests": 2, "pending": 1, "rejected": 1}}
+    assert "Seat ana: 2 requests (1 pending, 1 rejected)" in trek_run("audit").stdout
+    recap = trek_run("recap")
+    assert recap.returncode == 0, recap.stderr
+    assert "- ana: 2 requests (1 pending, 1 rejected)" in recap.stdout
+    assert json.loads(trek_run("recap", "--json").stdout)["requests"] == audit["requests"]
