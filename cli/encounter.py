@@ -1,7 +1,7 @@
 """`trek encounter`: round-by-round movement on a battle map, every ruleset's shared commands.
 
 A ruleset's own options for `encounter move`, `round`, `add` and `act`, and its own
-subcommands, come from its command-line module, mounted from the registry.
+subcommands, come from its `CommandLine`: `mounted` builds the group for a composition root.
 """
 
 from __future__ import annotations
@@ -30,10 +30,12 @@ from cli.options import (
     store_options,
 )
 from cli.reads import EncounterStatus
+from cli.ruleset_line import extended, regrouped
 from domain.errors import MapError, TrackerError
 from tracker.points import Point
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from domain.geometry import Square
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
@@ -271,40 +273,40 @@ def end() -> None:
     record(EndEncounter())
 
 
-def _mount_ruleset_parts() -> None:
-    """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
-    a campaign under another ruleset refuses them with a sentence."""
-    from cli.ruleset_line import command_lines
-
+def mounted(root: Root) -> click.Group:
+    """`trek encounter` for `root`: `move`, `round`, `add` and `act` built anew with each
+    ruleset's options, and each ruleset's own subcommands beside them (a campaign under another
+    ruleset refuses them with a sentence)."""
     seen: set[str] = set()
     acts: list[str] = []
-    for ruleset_name, line in command_lines():
+    options: dict[str, list[click.Option]] = {"move": [], "round": [], "add": [], "act": []}
+    by_ruleset: dict[str, list[str]] = {}
+    own: list[click.Command] = []
+    for ruleset_name, line in root.lines():
         for option in line.encounter_move_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                move.params.append(option)
-            # An option two rulesets share (--fly) is listed under each.
-            assert isinstance(move, ByRulesetHelp)
             assert option.name is not None
-            move.ruleset_options.setdefault(line.title, []).append(option.name)
-        for option in line.encounter_round_options:
             if option.name not in seen:
                 seen.add(option.name)
-                round_.params.append(option)
-        for option in line.character_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                add.params.append(option)
-        for option in line.encounter_act_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                act.params.append(option)
+                options["move"].append(option)
+            # An option two rulesets share (--fly) is listed under each.
+            by_ruleset.setdefault(line.title, []).append(option.name)
+        for kind, given in (("round", line.encounter_round_options),
+                            ("add", line.character_options),
+                            ("act", line.encounter_act_options)):
+            for option in given:
+                if option.name not in seen:
+                    assert option.name is not None
+                    seen.add(option.name)
+                    options[kind].append(option)
         if line.act_help is not None:
             acts.append(f"{ruleset_name}: {line.act_help}")
-        for command in line.encounter_commands:
-            if command.name not in encounter.commands:
-                encounter.add_command(command)
-    act.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
-
-
-_mount_ruleset_parts()
+        own.extend(command for command in line.encounter_commands
+                   if command.name not in encounter.commands
+                   and command.name not in {c.name for c in own})
+    moving = extended(move, options["move"])
+    assert isinstance(moving, ByRulesetHelp)
+    moving.ruleset_options = by_ruleset
+    acting = extended(act, options["act"])
+    acting.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
+    return regrouped(encounter, [moving, extended(round_, options["round"]),
+                                 extended(add, options["add"]), acting, *own])

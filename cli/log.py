@@ -85,9 +85,6 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         types = list(rulesets().event_types(ruleset)) if human else []
         # The table names who asked for each event its campaign's own GM did not.
         gm = queries.campaign_gm(settings().campaign) if human else None
-    if human or as_csv:
-        # The campaign's ruleset says each event's line in its own words.
-        render.mount_one(ruleset)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,

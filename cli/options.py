@@ -39,6 +39,9 @@ class Settings:
     # Words read into a command and nothing else (cli/parse.py): `record` hands the command
     # back instead of opening a store.
     parsing: bool = False
+    # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
+    # shell, the server or a test, else made when first needed.
+    root: Any = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:

@@ -25,6 +25,7 @@ from cli.options import QUERY_COMMANDS, TABLE_COMMANDS, Settings
 from cli.reads import Query
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from domain.ruleset import Command
 
 
@@ -48,17 +49,18 @@ class Parsed:
     path: tuple[str, ...]
 
 
-def parse(words: Sequence[str]) -> Command | Query:
-    """The command or query the words after `trek` make (raises ParseError,
-    NotATableCommand, or the rules' TrackerError for a value out of its bounds)."""
-    return read(words).command
+def parse(words: Sequence[str], root: Root | None = None) -> Command | Query:
+    """The command or query the words after `trek` make, with the commands of `root` (the
+    composition root's rulesets; the shipped ones when None). Raises ParseError,
+    NotATableCommand, or the rules' TrackerError for a value out of its bounds."""
+    return read(words, root).command
 
 
-def read(words: Sequence[str]) -> Parsed:
+def read(words: Sequence[str], root: Root | None = None) -> Parsed:
     """`parse`, with what else the words said (--preview, the store settings named)."""
     from cli.main import trek
 
-    settings = Settings(parsing=True)
+    settings = Settings(parsing=True, root=root)
     try:
         _refuse_printing(trek, None, "trek", list(words))
         # No help option: help is printed, and a request is answered with a document.

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -23,6 +23,9 @@ from cli.output import json_text as json_text
 from cli.paging import PipeConsole
 from cli.ruleset_line import CommandLine
 from domain.grid import GRIDS
+
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
 console: Console = PipeConsole(highlight=False)
@@ -154,41 +157,25 @@ class AuditSection:
     recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
-# Each mounted ruleset's part (cli/ruleset_line.py), and the part of one that adds nothing.
+# The part of a ruleset that adds nothing (or of one the root does not have).
 _NOTHING_ADDED = CommandLine(title="")
-_MOUNTED: dict[str, CommandLine] = {}
-_AUDIT_SECTIONS: dict[str, AuditSection] = {}
-_ROUTE_MARKS: dict[str, Any] = {}
 
 
-def mount(ruleset: str, line: CommandLine) -> None:
-    """A ruleset's own words, mounted from its `CommandLine` by the composition root."""
-    _MOUNTED[ruleset] = line
-    for name, section in line.audit_sections.items():
-        _AUDIT_SECTIONS.setdefault(name, section)
-    for kind, style in line.route_marks.items():
-        _ROUTE_MARKS.setdefault(kind, style)
+def _root() -> Root:
+    """The composition root whose rulesets' words are shown: the running command's, else the
+    server's (cli/bootstrap.py hands it over; nothing here finds a ruleset by name)."""
+    from cli.bootstrap import current
 
-
-def mount_one(ruleset: str) -> None:
-    """Mount one ruleset's words, for a command loaded without the others (`trek log`), unless
-    the composition root has mounted them already."""
-    if ruleset in _MOUNTED:
-        return
-    from cli.ruleset_line import command_line
-
-    line = command_line(ruleset)
-    if line is not None:
-        mount(ruleset, line)
+    return current()
 
 
 def route_marks() -> Mapping[str, Any]:
-    """The route-picture marker styles the mounted rulesets add, by kind."""
-    return _ROUTE_MARKS
+    """The route-picture marker styles the rulesets add, by kind."""
+    return _root().route_marks
 
 
 def _line(ruleset: str) -> CommandLine:
-    return _MOUNTED.get(ruleset, _NOTHING_ADDED)
+    return _root().line(ruleset) or _NOTHING_ADDED
 
 
 def movement_text(status: Mapping[str, Any]) -> str:
@@ -515,7 +502,7 @@ def _entry_text(entry: dict[str, Any]) -> str:
 
 
 def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     text = shown.text if shown else _entry_text
     return (shown.label if shown else name,
             "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
@@ -527,7 +514,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
     the sections are named, each entry with its words (`text`) in the recap's markup."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for name, entries in sections.items():
-        shown = _AUDIT_SECTIONS.get(name)
+        shown = _root().audit_sections.get(name)
         heading = (shown.heading if shown else None) or (shown.label if shown else name)
         for entry in entries:
             if shown is not None and shown.recap is not None:
@@ -541,7 +528,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
 
 def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The `trek audit --csv` cells of an entry of section `name` (seq and day included)."""
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     cells = shown.row(entry) if shown else {"line": name, "detail": _entry_text(entry)}
     return {"seq": entry["seq"], "day": entry["day"], **cells}
 

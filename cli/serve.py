@@ -65,12 +65,11 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
     """
     import uvicorn
 
-    from cli.context import rulesets
+    from cli.context import root
     from cli.web.app import ServeConfig, create_app
-    from tracker.app import Trek
 
     s = settings()
-    with Trek.open(s.db, rulesets=rulesets(), writable=False) as trek:
+    with root().open(s.db, writable=False) as trek:
         slugs = sorted(c["slug"] for c in trek.campaigns())
         # Of several, the pages show the first; `?campaign=SLUG` another; the API has each.
         several = s.campaign is None and len(slugs) > 1
@@ -98,7 +97,7 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
         import webbrowser
 
         webbrowser.open(gm_url)
-    app = create_app(config)
+    app = create_app(config, root())
     server = _server(uvicorn.Config(app, log_level="warning", access_log=False,
                                     timeout_graceful_shutdown=2, server_header=False),
                      on_stop=app.state.live.closing.set)

@@ -42,6 +42,8 @@ from cli.web.reads import Reads
 from domain.errors import TrackerError
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
+    from domain.ruleset import Registry
     from tracker.app import Trek
     from tracker.seats import Seat
 
@@ -146,19 +148,25 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None, *,
+def create_app(config: ServeConfig, root: Root | None = None, *,
+               open_store: Callable[[], Trek] | None = None,
                memory: Any = None) -> FastAPI:
-    """The application; its reads go through the store `open_store` opens (by default the
-    configured store, read-only), opened once at start-up and closed at shutdown; its writes
-    through the door, on a store kept open to record. `memory` holds a `memory:` store's
-    tables (a test's)."""
-    door = Door(config.db, memory)
+    """The server over `config.db`, playing the rulesets of `root` (its composition root:
+    made here over the shipped rulesets when none is given), kept on `app.state.root`. Its
+    reads go through the store `open_store` opens (by default the configured store,
+    read-only), opened once at start-up and closed at shutdown; its writes through the
+    door, on a store kept open to record. `memory` holds a `memory:` store's tables (a
+    test's)."""
+    from cli.bootstrap import bootstrap, use
+
+    root = use(root or bootstrap(config.db))
+    if root.db is None:
+        # The command line's root names its store once `trek serve` has read --db.
+        root.db = config.db
+    door = Door(config.db, root, memory)
 
     def open_reader() -> Trek:
-        from cli.context import rulesets
-        from tracker.app import Trek
-
-        return Trek.open(config.db, rulesets=rulesets(), writable=False, memory=memory)
+        return root.open(config.db, writable=False, memory=memory)
 
     reads = Reads(open_store or open_reader)
     live = Live(reads, config.poll_interval)
@@ -175,6 +183,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
             live.stop()
             door.close()
             reads.close()
+            root.close()
 
     # The description is served by a route of its own, behind a secret like every other read.
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
@@ -210,6 +219,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
 
     app.add_middleware(Guard)
     app.state.live = live
+    app.state.root = root
     app.state.reads = reads
     app.state.door = door
     described = app.openapi
@@ -365,7 +375,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                       "as JSON",
               description=COMMANDS_DESCRIPTION,
               openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": _request_schema()}}}})
+                  "application/json": {"schema": _request_schema(root.registry)}}}})
     async def command(slug: str, request: Request) -> Response:
         given = await gm_request(request, CommandRequest,
                                  "Only the GM's secret records; the players' secret reads")
@@ -774,14 +784,12 @@ COMMANDS_DESCRIPTION = (
     "`encounter status`, `map show`, `audit`, `diff`, `rules show`). The GM's secret only.")
 
 
-def _request_schema() -> dict[str, Any]:
+def _request_schema(registry: Registry) -> dict[str, Any]:
     """The body of a command request, its `command` one of the table's command types."""
-    from cli.context import rulesets
-
     schema = CommandRequest.model_json_schema()
     schema["properties"]["command"] = {
         "oneOf": [{"$ref": f"#/components/schemas/{name}"}
-                  for name in sorted(command_types(rulesets()))] + [{"type": "null"}],
+                  for name in sorted(command_types(registry))] + [{"type": "null"}],
         "description": "The command as JSON: `type` and the command's fields."}
     return schema
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from domain.errors import NotFound, TrackerError
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from cli.reads import Query
     from domain.actors import Actor
     from domain.ruleset import Command, Registry
@@ -111,26 +112,25 @@ class Door:
     the one way a request reaches it. A Trek is used by one request at a time (a lock); a
     command that could not finish has the store opened afresh for the next."""
 
-    def __init__(self, db: str, memory: MemoryStores | None = None) -> None:
+    def __init__(self, db: str, root: Root, memory: MemoryStores | None = None) -> None:
         self.db = db
+        self.root = root
         self.memory = memory
         self.lock = threading.Lock()
         self._trek: Trek | None = None
 
     @property
     def registry(self) -> Registry:
-        from cli.context import rulesets
-
-        return rulesets()
+        return self.root.registry
 
     def _open(self) -> Trek:
         if self._trek is None:
-            from tracker.app import Trek, gm_from_env
+            from tracker.app import gm_from_env
 
             # Who records: TREK_GM, else the OS user, as for a command typed on this machine.
-            self._trek = Trek.open(self.db, rulesets=self.registry, writable=True,
-                                   gm=gm_from_env(os.environ.get("TREK_GM") or None),
-                                   memory=self.memory)
+            self._trek = self.root.open(self.db, writable=True,
+                                        gm=gm_from_env(os.environ.get("TREK_GM") or None),
+                                        memory=self.memory)
         self._trek.appended.clear()
         return self._trek
 
@@ -155,7 +155,7 @@ class Door:
 
         check_words(argv)
         try:
-            parsed = read(argv)
+            parsed = read(argv, self.root)
         except ParseError as error:
             raise Refused(400, str(error)) from None
         except NotATableCommand as error:

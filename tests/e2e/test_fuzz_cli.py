@@ -20,7 +20,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from cli.bootstrap import bootstrap
 from cli.main import trek
+from cli.options import Settings
 
 NAMES = ["Kira", "Oren", "Dusty", "Cart", "kira", "Zed", ""]
 HOSTILE_TEXT = st.one_of(
@@ -83,8 +85,14 @@ def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tup
     return found
 
 
-trek.list_commands(click.Context(trek))  # every command, as `trek --help` loads them
-COMMANDS = commands(trek)
+def mounted() -> click.Group:
+    """Every command as a run of `trek` builds it (the rulesets' parts in), in one group."""
+    ctx = click.Context(trek, obj=Settings(root=bootstrap()))
+    return click.Group("trek", commands={name: command for name in trek.list_commands(ctx)
+                                         if (command := trek.get_command(ctx, name))})
+
+
+COMMANDS = commands(mounted())
 
 
 @st.composite
@@ -228,8 +236,7 @@ def _named_values() -> list[tuple[tuple[str, ...], click.Parameter]]:
     """Every NAME=VALUE parameter that takes several values, with the command it belongs to."""
     from cli.options import NamedValue
 
-    trek.list_commands(click.Context(trek))  # loads every command, as `trek --help` does
-    return [(path, param) for path, command in commands(trek) for param in command.params
+    return [(path, param) for path, command in commands(mounted()) for param in command.params
             if isinstance(param.type, NamedValue)
             and (getattr(param, "multiple", False) or param.nargs == -1)]
 

@@ -27,7 +27,7 @@ SECRET = "TOP-SECRET-LINE-41"
 
 
 def sample(db: str, memory: MemoryStores) -> None:
-    from cli.besm_demo import play
+    from journeys import three_days as play
 
     with Trek.open(db, rulesets=RULESETS, create=True, gm="demo", memory=memory) as trek:
         play(trek)
@@ -52,6 +52,7 @@ class Api:
 
     def close(self) -> None:
         self.app.state.door.close()
+        self.app.state.reads.close()
 
 
 @pytest.fixture
@@ -255,7 +256,8 @@ def test_the_command_types_and_their_schemas_are_described(api: Api) -> None:
     from domain.commands import Move, StartDay, Undo
     from domain.ruleset import MoveCombatant
 
-    described = api.client.get("/api/openapi.json").json()
+    described = api.client.get("/api/openapi.json",
+                               headers={"Authorization": f"Bearer {GM_KEY}"}).json()
     body = described["paths"]["/api/campaigns/{slug}/commands"]["post"]["requestBody"]
     offered = body["content"]["application/json"]["schema"]["properties"]["command"]["oneOf"]
     names = {ref["$ref"].rsplit("/", 1)[1] for ref in offered if "$ref" in ref}

@@ -112,7 +112,7 @@ def files_under(folder: Path) -> dict[str, str]:
 
 def the_campaign(db: str) -> None:
     """The sample campaign (21 events) with day 4 open, so moves have a budget to spend."""
-    from cli.besm_demo import play
+    from journeys import three_days as play
 
     with Trek.open(db, rulesets=RULESETS, create=True, gm="demo") as trek:
         play(trek)
@@ -182,11 +182,10 @@ def test_the_api_refuses_or_does_what_the_command_line_does(
     monkeypatch.chdir(folder)
     app = create_app(ServeConfig(db=served, campaign=SLUG, gm_key=GM_KEY,
                                  player_key="players-secret-0123456789"))
-    try:
-        answer = TestClient(app).post(f"/api/campaigns/{SLUG}/commands", json={"argv": words},
-                                      headers={"Authorization": f"Bearer {GM_KEY}"})
-    finally:
-        app.state.door.close()
+    # As a server runs: its stores opened at start-up and closed at shutdown.
+    with TestClient(app) as client:
+        answer = client.post(f"/api/campaigns/{SLUG}/commands", json={"argv": words},
+                             headers={"Authorization": f"Bearer {GM_KEY}"})
     assert answer.status_code in (200, 400, 403, 422), (words, answer.text)
     event(f"answered {answer.status_code}")
     assert files_under(folder) == {}, words
