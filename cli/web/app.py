@@ -434,10 +434,13 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                          "client that reconnects sends the last id it got as the "
                          "`Last-Event-ID` header (a browser's EventSource does) or as "
                          "`?last_event_id=SEQ`, and is sent every event after it, once; "
-                         "`?from=SEQ` starts at event SEQ.")
+                         "`?from=SEQ` starts at event SEQ. With `?requests=1` the GM's and a "
+                         "seat's stream also carry `event: requests` messages (the pause "
+                         "switch and the requests) whenever they change.")
     async def events(slug: str, request: Request,
                      since: str | None = Query(None, alias="from", max_length=20),
-                     last_event_id: str | None = Query(None, max_length=20)) -> Response:
+                     last_event_id: str | None = Query(None, max_length=20),
+                     requests: str | None = Query(None, max_length=5)) -> Response:
         role, seat = await who(request, slug)
         await known(slug)
         newest: int = await read(lambda trek: trek.queries.last_seq(slug))
@@ -462,7 +465,9 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                             if now is None or now.removed:
                                 yield "event: ended\ndata: {}\n\n"
                                 return
-                        if role != "player":
+                        # Only to a page that asks (`?requests=1`): a reader of the log's
+                        # messages alone gets nothing but log entries.
+                        if role != "player" and requests is not None:
                             shown_table = await table_now(slug, seat)
                             if shown_table != table:
                                 table = shown_table

@@ -168,7 +168,7 @@ def test_a_removed_seat_is_refused_and_its_stream_ends(table: Table) -> None:
 
 def test_a_stream_ends_when_its_seat_is_removed(table: Table) -> None:
     key = table.add_seat("ana", "Kira")
-    with table.client.stream("GET", f"/api/campaigns/{SLUG}/events?key={key}") as stream:
+    with table.client.stream("GET", f"/api/campaigns/{SLUG}/events?requests=1&key={key}") as stream:
         lines = stream.iter_lines()
         seen: list[str] = []
         for line in lines:

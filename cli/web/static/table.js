@@ -137,7 +137,7 @@
   document.body.addEventListener("htmx:afterSwap", function () { ghosts(); if (seat) { markMine(); } });
 
   function listen() {
-    var stream = new EventSource(api + "/events?key=" + encodeURIComponent(key));
+    var stream = new EventSource(api + "/events?requests=1&key=" + encodeURIComponent(key));
     stream.addEventListener("requests", function (message) {
       var table = JSON.parse(message.data);
       requests = table.requests;
