@@ -90,6 +90,18 @@ def _shell(root: Root) -> click.Command:
     return shell
 
 
+def _seat(root: Root) -> click.Command:
+    from cli.seats import seat
+
+    return seat
+
+
+def _requests(root: Root) -> click.Command:
+    from cli.seats import requests
+
+    return requests
+
+
 def _watch(root: Root) -> click.Command:
     from cli.watch import watch
 
@@ -106,6 +118,8 @@ LAZY_COMMANDS: dict[str, Callable[[Root], click.Command]] = {
     "plan": _plan,
     "recap": _recap,
     "replay": _replay,
+    "requests": _requests,
+    "seat": _seat,
     "serve": _serve,
     "shell": _shell,
     "watch": _watch,
@@ -139,8 +153,10 @@ SUMMARIES: dict[str, str] = {
     "redo": "Restore cancelled event SEQ (or everything reversal SEQ cancelled).",
     "replay": "Rebuild every read model from the event log, in one transaction (records no "
               "event).",
+    "requests": "What the seats asked for, oldest first, and what became of it.",
     "roster": "Characters, mounts and vehicles, and who travels on what.",
     "rules": "House rules of the campaign.",
+    "seat": "The players' seats: each one player's key to ask for moves from a phone.",
     "serve": "Serve the campaign to the table: a live map, log and undo for the GM, and a view "
              "for the players, updating by itself as events are recorded.",
     "session": "Play sessions: every event is stamped with the open one.",

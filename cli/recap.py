@@ -123,6 +123,7 @@ def markdown(doc: Mapping[str, Any]) -> str:
 
     section("On the road", [f"{_by_day(n)}: {e(n['text'])} (#{n['seq']})"
                               for n in doc["notes"]])
+    section("Requests from the seats", render.requests_text(doc.get("requests", {}), e))
     for heading, entries in render.recap_groups(doc["sections"], e, lambda w: f"**{w}**"):
         section(heading, [f"{_by_day(x)}: {x['text']} (#{x['seq']})" for x in entries])
     if doc["rests"]:

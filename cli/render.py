@@ -553,7 +553,21 @@ def _dice(roll: dict[str, Any]) -> str:
     return "+".join(map(str, roll["dice"])) if roll["dice"] else "given"
 
 
+def requests_text(counts: Mapping[str, Mapping[str, int]],
+                  escape: Callable[[str], str] = str) -> list[str]:
+    """A line per seat (its name through `escape`): how many requests it made and what
+    became of them."""
+    lines = []
+    for seat, counted in counts.items():
+        parts = [f"{n} {status}" for status, n in counted.items() if status != "requests"]
+        lines.append(f"{escape(seat)}: {counted['requests']} "
+                     f"request{'s' if counted['requests'] != 1 else ''} ({', '.join(parts)})")
+    return lines
+
+
 def print_audit(result: Mapping[str, Any]) -> None:
+    for line in requests_text(result.get("requests", {})):
+        console.print(f"Seat {plain(line)}")
     for audit in result["sessions"]:
         number = audit["session"]
         title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")

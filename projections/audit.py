@@ -34,6 +34,8 @@ class AuditDocument(TypedDict):
 
     campaign: str
     sessions: list[dict[str, Any]]
+    # What each seat asked for, by status (RULES §14): the whole campaign's requests.
+    requests: dict[str, dict[str, int]]
 
 
 @dataclass

@@ -48,6 +48,8 @@ class RecapDocument(SessionRecap):
     name: str
     ruleset: str
     map: str | None
+    # What each seat asked for, by status (RULES §14): the whole campaign's requests.
+    requests: dict[str, dict[str, int]]
 
 
 @dataclass

@@ -425,7 +425,14 @@ class Queries:
             self._check_session(view, session)
         auditor = Auditor(view.cancelled.get, self._trek.rulesets.audit_sections)
         auditor.fold(page_events(self._reader.app.events, campaign_id(view.slug)))
-        return {"campaign": view.slug, "sessions": auditor.documents(session)}
+        return {"campaign": view.slug, "sessions": auditor.documents(session),
+                "requests": self.requests_by_seat(view.slug)}
+
+    def requests_by_seat(self, slug: str) -> dict[str, dict[str, int]]:
+        """How many requests each seat made, and how many of each status (RULES §14)."""
+        from tracker.seats import Seats
+
+        return Seats(self._trek.views, writable=False).counts(slug)
 
     def recap(self, slug: str | None, session: int | None = None) -> RecapDocument:
         """What a GM hands the players after session N (default: the latest, open or ended).
@@ -447,4 +454,5 @@ class Queries:
         document = recapper.recap(number)
         assert document is not None, "a session that exists has at least its opening event"
         return {"campaign": view.slug, "name": view.name, "ruleset": view.ruleset,
-                "map": view.map.name if view.map is not None else None, **document}
+                "map": view.map.name if view.map is not None else None, **document,
+                "requests": self.requests_by_seat(view.slug)}

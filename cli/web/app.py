@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from cli.bootstrap import Root
     from domain.ruleset import Registry
     from tracker.app import Trek
+    from tracker.seats import Seat
 
 HERE = Path(__file__).parent
 MAX_BODY = 16 * 1024
@@ -57,7 +59,7 @@ CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' 
 # The farthest a ruler may point: a battle map is never this wide.
 MAX_CELL = 100_000
 
-Role = Literal["gm", "player"]
+Role = Literal["gm", "player", "seat"]
 Body = TypeVar("Body", bound=BaseModel)
 
 
@@ -82,6 +84,44 @@ class CommandRequest(BaseModel):
     argv: list[str] | None = None
     command: dict[str, Any] | None = None
     preview: bool = False
+
+
+class AskRequest(BaseModel):
+    """A seat's request: the words after `trek`, or the command as JSON."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    argv: list[str] | None = None
+    command: dict[str, Any] | None = None
+    # Only the event it would record (the seat's ruler): nothing kept, nothing recorded.
+    preview: bool = False
+
+
+class RejectRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str | None = Field(default=None, max_length=MAX_WORD)
+
+
+class SeatRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seat: str = Field(min_length=1, max_length=MAX_WORD)
+    characters: list[Annotated[str, Field(min_length=1, max_length=MAX_WORD)]] = Field(
+        min_length=1, max_length=64)
+    trusted: bool = False
+
+
+class TrustRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    trusted: bool
+
+
+class TableRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    paused: bool
 
 
 class RulerRequest(BaseModel):
@@ -207,6 +247,13 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     # -- who is asking -------------------------------------------------------------------------
 
     def role_of(request: Request, *, header_only: bool = False) -> Role:
+        role, _ = _role_and_key(request, header_only=header_only)
+        if role is None:
+            raise ApiError(401, "That secret is not this server's")
+        return role
+
+    def _role_and_key(request: Request, *, header_only: bool = False
+                      ) -> tuple[Role | None, str]:
         given: str | None = None
         header = request.headers.get("authorization", "")
         if header:
@@ -223,10 +270,32 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         gm = secrets.compare_digest(given.encode(), config.gm_key.encode())
         player = secrets.compare_digest(given.encode(), config.player_key.encode())
         if gm:
-            return "gm"
+            return "gm", given
         if player:
-            return "player"
-        raise ApiError(401, "That secret is not this server's")
+            return "player", given
+        return None, given
+
+    async def who(request: Request, slug: str, *, header_only: bool = False
+                  ) -> tuple[Role, Seat | None]:
+        """The GM, the players, or one of the campaign's seats (a removed seat's key: 403)."""
+        role, given = _role_and_key(request, header_only=header_only)
+        if role is not None:
+            return role, None
+        await known(slug)
+        seat = await seat_of(slug, given)
+        if seat is None:
+            raise ApiError(401, "That secret is not this server's")
+        if seat.removed:
+            raise ApiError(403, f"Seat {seat.name} was removed by the GM; its key no longer "
+                                "works")
+        return "seat", seat
+
+    async def seat_of(slug: str, key: str) -> Seat | None:
+        from tracker.seats import Seats
+
+        found: Seat | None = await read(
+            lambda trek: Seats(trek.views, writable=False).by_key(slug, key))
+        return found
 
     async def gm_request(request: Request, shape: type[Body], refusal: str) -> Body:
         """A write's body, from the GM (the header's secret only), bounded and of `shape`."""
@@ -282,7 +351,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     @app.get("/api/campaigns/{slug}/status", tags=["reads"],
              summary="The document of `trek status --json`")
     async def status(slug: str, request: Request) -> Response:
-        role_of(request)
+        await who(request, slug)
         await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.status(slug)))
 
@@ -293,19 +362,19 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                   last: str | None = Query(None, max_length=20)) -> Response:
         from projections.logpages import LogFilter
 
-        role = role_of(request)
+        role, _ = await who(request, slug)
         await known(slug)
         selection = LogFilter(since=_at_least_one("from", "the seq to start from", since),
                               last=_at_least_one("last", "the number of rows to show", last))
         entries = await read(lambda trek: list(trek.queries.log_stream(slug, selection).entries))
-        if role == "player":
+        if role != "gm":
             entries = [pages.for_players(entry) for entry in entries]
         return JSONResponse(entries)
 
     @app.get("/api/campaigns/{slug}/encounter", tags=["reads"],
              summary="The document of `trek encounter status --json` (null with none open)")
     async def encounter(slug: str, request: Request) -> Response:
-        role_of(request)
+        await who(request, slug)
         await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.encounter_status(slug)))
 
@@ -358,10 +427,15 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     async def ruler(slug: str, request: Request) -> Response:
         from cli.ruler import RulerRefused, measure
 
-        given = await gm_request(request, RulerRequest, "Only the GM's secret measures moves; "
-                                                        "the players' secret reads")
+        role, seat = await who(request, slug, header_only=True)
+        if role == "player":
+            raise ApiError(403, "Only the GM's secret or a seat's measures moves; the players' "
+                                "secret reads")
+        given = await body_of(request, RulerRequest)
         if has_control(given.name):
             raise ApiError(400, "A combatant's name may not hold control characters")
+        if seat is not None and given.name not in seat.characters:
+            raise ApiError(403, f"{given.name} is not a character of seat {seat.name}")
         await known(slug)
 
         encounter = await read(lambda trek: trek.queries.encounter_status(slug))
@@ -390,13 +464,17 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                          "client that reconnects sends the last id it got as the "
                          "`Last-Event-ID` header (a browser's EventSource does) or as "
                          "`?last_event_id=SEQ`, and is sent every event after it, once; "
-                         "`?from=SEQ` starts at event SEQ.")
+                         "`?from=SEQ` starts at event SEQ. With `?requests=1` the GM's and a "
+                         "seat's stream also carry `event: requests` messages (the pause "
+                         "switch and the requests) whenever they change.")
     async def events(slug: str, request: Request,
                      since: str | None = Query(None, alias="from", max_length=20),
-                     last_event_id: str | None = Query(None, max_length=20)) -> Response:
-        role = role_of(request)
+                     last_event_id: str | None = Query(None, max_length=20),
+                     requests: str | None = Query(None, max_length=5)) -> Response:
+        role, seat = await who(request, slug)
         await known(slug)
         newest: int = await read(lambda trek: trek.queries.last_seq(slug))
+        seat_key = _role_and_key(request)[1]
         listener = live.listen(slug, _stream_head(
             newest, request.headers.get("last-event-id") or last_event_id, since))
 
@@ -404,7 +482,27 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             try:
                 yield "retry: 1000\n: listening\n\n"
                 quiet = 0.0
+                looked = 0.0
+                table: Any = None
                 while not live.closing.is_set():
+                    if time.monotonic() - looked >= WAKE:
+                        looked = time.monotonic()
+                        # A removed seat's stream ends at once; the requests the page shows
+                        # (all of them to the GM, its own to a seat) and the pause switch
+                        # are sent whenever they change.
+                        if seat is not None:
+                            now = await seat_of(slug, seat_key)
+                            if now is None or now.removed:
+                                yield "event: ended\ndata: {}\n\n"
+                                return
+                        # Only to a page that asks (`?requests=1`): a reader of the log's
+                        # messages alone gets nothing but log entries.
+                        if role != "player" and requests is not None:
+                            shown_table = await table_now(slug, seat)
+                            if shown_table != table:
+                                table = shown_table
+                                yield (f"event: requests\ndata: "
+                                       f"{json.dumps(table, ensure_ascii=False)}\n\n")
                     try:
                         entry = await asyncio.wait_for(listener.queue.get(), WAKE)
                     except TimeoutError:
@@ -415,7 +513,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                             yield ": still here\n\n"
                         continue
                     quiet = 0.0
-                    shown = pages.for_players(entry) if role == "player" else entry
+                    shown = pages.for_players(entry) if role != "gm" else entry
                     yield f"id: {entry['seq']}\ndata: {json.dumps(shown, ensure_ascii=False)}\n\n"
             finally:
                 live.leave(listener)
@@ -423,6 +521,154 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         return StreamingResponse(stream(), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
+
+    # -- seats and their requests (RULES §14) -----------------------------------------------
+
+    def listed(request: dict[str, Any]) -> dict[str, Any]:
+        return {key: request[key] for key in ("request", "seat", "argv", "status", "preview",
+                                              "asked_at", "reason", "decided_by")}
+
+    async def table_now(slug: str, seat: Seat | None) -> dict[str, Any]:
+        """What the pages show of the table: the pause switch and the requests (a seat's
+        own, or all of them for the GM)."""
+        from tracker.seats import Seats
+
+        def looked(trek: Trek) -> dict[str, Any]:
+            seats = Seats(trek.views, writable=False)
+            return {"paused": seats.paused(slug),
+                    "requests": [listed(r) for r in seats.requests(
+                        slug, seat=seat.name if seat is not None else None)]}
+
+        return dict(await read(looked))
+
+    async def body_of(request: Request, shape: type[Body]) -> Body:
+        body = await _bounded_body(request)
+        try:
+            return shape.model_validate_json(body)
+        except ValidationError as error:
+            raise ApiError(400, _validation_sentence(error.errors())) from None
+
+    async def by_door(act: Callable[[], Any]) -> Any:
+        try:
+            return await run_in_threadpool(act)
+        except Refused as refusal:
+            raise ApiError(refusal.status, refusal.sentence) from None
+
+    @app.post("/api/campaigns/{slug}/requests", tags=["seats"],
+              summary="A seat asks for a command for its own characters",
+              description="`{\"argv\": [\"encounter\", \"move\", \"Kira\", \"--to\", "
+                          "\"3,2\"]}` (or `{\"command\": {...}}`) with the seat's key: 202 "
+                          "`{\"request\", \"status\": \"pending\", \"preview\"}`; a trusted "
+                          "seat's is recorded at once, 200 `{\"request\", \"status\": "
+                          "\"recorded\", \"event\"}`. 403 for another's character, a command "
+                          "a seat may not ask for, or a paused table; 422 when the rules "
+                          "refuse it now (nothing kept).")
+    async def ask(slug: str, request: Request) -> Response:
+        _, seat = await who(request, slug, header_only=True)
+        if seat is None:
+            raise ApiError(403, "Requests are asked with a seat's key; the GM records with "
+                                "/commands and the players' key only reads")
+        given = await body_of(request, AskRequest)
+        if (given.argv is None) == (given.command is None):
+            raise ApiError(400, "Give the command's words in argv or the command as JSON in "
+                                "command, one of them")
+        status, document = await by_door(
+            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview))
+        return JSONResponse(document, status_code=status)
+
+    @app.get("/api/campaigns/{slug}/requests", tags=["seats"],
+             summary="The requests, oldest first (`?status=pending`): all of them to the GM, "
+                     "its own to a seat")
+    async def requests_list(slug: str, request: Request,
+                            status: str | None = Query(None, max_length=20)) -> Response:
+        from tracker.seats import STATUSES, Seats
+
+        role, seat = await who(request, slug)
+        if role == "player":
+            raise ApiError(403, "The requests are read with the GM's key or a seat's")
+        if status is not None and status not in STATUSES:
+            raise ApiError(400, f"Invalid value for 'status': {status!r} is not one of "
+                                f"{', '.join(STATUSES)}")
+        found = await read(lambda trek: Seats(trek.views, writable=False).requests(
+            slug, status=status, seat=seat.name if seat is not None else None))
+        return JSONResponse([listed(r) for r in found])
+
+    async def gm_only(request: Request, slug: str) -> None:
+        if (await who(request, slug, header_only=True))[0] != "gm":
+            raise ApiError(403, "Only the GM's key decides requests and pauses the table")
+        await known(slug)
+
+    @app.post("/api/campaigns/{slug}/requests/{number}/approve", tags=["seats"],
+              summary="Record a pending request (checked against the campaign as it is now; "
+                      "refused now: 422 and the request is stale; decided already: 409)")
+    async def approve(slug: str, number: int, request: Request) -> Response:
+        await gm_only(request, slug)
+        return JSONResponse(await by_door(lambda: door.approve(slug, number)))
+
+    @app.post("/api/campaigns/{slug}/requests/{number}/reject", tags=["seats"],
+              summary="Turn a pending request down, with a reason (`{\"reason\": TEXT}`)")
+    async def reject(slug: str, number: int, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, RejectRequest)
+        reason = (given.reason or "").strip() or None
+        if reason is not None and has_control(reason):
+            raise ApiError(400, "A reason may not hold control characters")
+        return JSONResponse(await by_door(lambda: door.reject(slug, number, reason)))
+
+    @app.post("/api/campaigns/{slug}/table", tags=["seats"],
+              summary="Pause (`{\"paused\": true}`) or resume every request")
+    async def pause(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, TableRequest)
+        await by_door(lambda: door.with_seats(lambda seats: seats.pause(slug, given.paused)))
+        return JSONResponse({"paused": given.paused})
+
+    @app.get("/api/campaigns/{slug}/table", tags=["seats"],
+             summary="Whether the table is paused")
+    async def table(slug: str, request: Request) -> Response:
+        await who(request, slug)
+        return JSONResponse({"paused": (await table_now(slug, None))["paused"]})
+
+    @app.get("/api/campaigns/{slug}/seats", tags=["seats"],
+             summary="The seats, their characters and trust (never a key); the GM's key")
+    async def seats_list(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        return JSONResponse(await by_door(lambda: door.with_seats(
+            lambda seats: [seat.document() for seat in seats.active(slug)])))
+
+    @app.post("/api/campaigns/{slug}/seats", tags=["seats"],
+              summary="Make a seat (`trek seat add`): its key and link, once, with the link "
+                      "as a QR code (SVG)")
+    async def seats_add(slug: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, SeatRequest)
+        if any(has_control(text) for text in [given.seat, *given.characters]):
+            raise ApiError(400, "A seat's name and characters may not hold control "
+                                "characters")
+        roster = list((await read(lambda trek: trek.queries.status(slug)))["characters"])
+        made, key = await by_door(lambda: door.with_seats(lambda seats: seats.add(
+            slug, given.seat, given.characters, roster=roster, trusted=given.trusted)))
+        link = f"{request.base_url}seat?key={key}"
+        if slug != config.campaign:
+            link += f"&campaign={slug}"
+        return JSONResponse({**made.document(), "key": key, "link": link,
+                             "qr": await run_in_threadpool(_qr_svg, link)})
+
+    @app.post("/api/campaigns/{slug}/seats/{name}/remove", tags=["seats"],
+              summary="Remove a seat (`trek seat remove`): its key stops at once")
+    async def seats_remove(slug: str, name: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        removed = await by_door(lambda: door.with_seats(lambda seats: seats.remove(slug, name)))
+        return JSONResponse({**removed.document(), "removed": True})
+
+    @app.post("/api/campaigns/{slug}/seats/{name}/trust", tags=["seats"],
+              summary="Trust a seat or stop trusting it (`{\"trusted\": bool}`)")
+    async def seats_trust(slug: str, name: str, request: Request) -> Response:
+        await gm_only(request, slug)
+        given = await body_of(request, TrustRequest)
+        changed = await by_door(lambda: door.with_seats(
+            lambda seats: seats.trust(slug, name, given.trusted)))
+        return JSONResponse(changed.document())
 
     @app.get("/api/openapi.json", include_in_schema=False)
     async def description(request: Request) -> Response:
@@ -447,23 +693,31 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     async def players_page(request: Request) -> Response:
         return await page(request, "player")
 
+    @app.get("/seat", include_in_schema=False)
+    async def seat_page(request: Request) -> Response:
+        return await page(request, "seat")
+
     @app.get("/parts/{view}", include_in_schema=False)
     async def part(view: str, request: Request) -> Response:
-        if view not in ("gm", "players"):
+        if view not in ("gm", "players", "seat"):
             raise ApiError(404, "There is no such part")
-        return await page(request, "gm" if view == "gm" else "player", part=True)
+        shown: Role = "gm" if view == "gm" else "seat" if view == "seat" else "player"
+        return await page(request, shown, part=True)
 
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
-        role = role_of(request)
         shown = request.query_params.get("campaign") or config.campaign
         await known(shown)
+        role, seat = await who(request, shown)
         if view == "gm" and role != "gm":
             raise ApiError(403, "The GM's page needs the GM's secret; the players' page is "
                                 "/players")
+        if view == "seat" and seat is None:
+            raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
         documents = await read(lambda trek: pages.documents(trek.queries, shown))
         html = await run_in_threadpool(
-            pages.page, documents, shown, view=view,
-            fog=config.fog and view == "player", part=part)
+            lambda: pages.page(documents, shown, view=view,
+                               fog=config.fog and view != "gm", part=part,
+                               seat=seat.document() if seat is not None else None))
         return HTMLResponse(html)
 
     return app
@@ -507,6 +761,15 @@ async def _bounded_body(request: Request) -> bytes:
         if len(body) > MAX_BODY:
             raise ApiError(413, f"A request body is at most {MAX_BODY} bytes")
     return bytes(body)
+
+
+def _qr_svg(link: str) -> str:
+    """The link as a QR code, an SVG drawn here (no network) for a phone to scan, as a data:
+    URI an <img> shows."""
+    import segno
+
+    svg: str = segno.make(link, error="m").svg_data_uri(scale=4, border=2)
+    return svg
 
 
 def _at_least_one(name: str, what: str, given: str | None) -> int | None:

@@ -12,16 +12,27 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from domain.errors import NotFound, TrackerError
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
     from cli.reads import Query
+    from domain.actors import Actor
     from domain.ruleset import Command, Registry
     from tracker.app import Trek
     from tracker.opening import MemoryStores
+    from tracker.seats import Seat, Seats
+
+T = TypeVar("T")
+
+# What a seat may ask for (RULES §14): the party's overland move, and the moves and acts of its
+# own combatants, the rulesets' own per-combatant moves among them (by class name).
+SEAT_COMMANDS = frozenset({"Move", "MoveCombatant", "Act", "GoProne", "StandUp", "Step",
+                           "Sprint", "Push", "ChangePosture"})
 
 # Bounds on what a request may ask for: a command line a GM could type, not a payload.
 MAX_WORDS = 64
@@ -143,7 +154,6 @@ class Door:
         """The command or query the words make, whether they ask for --preview, and the party
         a command acts on (--party; None: the party in use)."""
         from cli.parse import NotATableCommand, ParseError, read
-        from domain.errors import TrackerError
 
         check_words(argv)
         try:
@@ -160,8 +170,6 @@ class Door:
         """The command a JSON object describes: `type`, one of the table's command types, and
         its fields, checked as the command line's are (pydantic, the command's own bounds)."""
         from pydantic import TypeAdapter, ValidationError
-
-        from domain.errors import TrackerError
 
         fields = dict(given)
         name = fields.pop("type", None)
@@ -202,6 +210,112 @@ class Door:
         with self.lock:
             return self._run(slug, asked, preview=preview, party=party)
 
+
+    def seats(self) -> Seats:
+        """The seats and requests of the store (under the lock)."""
+        from tracker.seats import Seats
+
+        return Seats(self._open().views)
+
+    def with_seats(self, act: Callable[[Seats], T]) -> T:
+        with self.lock:
+            try:
+                return act(self.seats())
+            except Refused:
+                raise
+            except TrackerError as error:
+                raise Refused(404 if isinstance(error, NotFound) else 422, _told(error)) \
+                    from None
+
+    def ask(self, slug: str, seat: Seat, argv: list[str] | None,
+            command: Mapping[str, Any] | None, *, preview: bool = False
+            ) -> tuple[int, dict[str, Any]]:
+        """A seat's request (RULES §14): refused (403) unless it is a command a seat may ask
+        for, for its own characters, at a table that is not paused; refused (422) when the
+        rules refuse it now, and then nothing is kept. A trusted seat's is recorded at once;
+        another's kept pending with its preview. With `preview`, only the event it would
+        record (a seat's ruler), nothing kept."""
+        from domain.actors import Actor
+
+        if argv is not None:
+            asked, previewing, party = self.read_words(argv)
+            if previewing:
+                raise Refused(400, "A request asks for a command; leave --preview out")
+        else:
+            assert command is not None
+            asked, party = self.read_json(command), None
+        may_ask(seat, asked)
+        with self.lock:
+            seats = self.seats()
+            if seats.paused(slug):
+                raise Refused(403, "The GM has paused the table: no requests until it "
+                                   "resumes")
+            if preview:
+                return 200, {"request": None, "status": "preview",
+                             "preview": self._run(slug, asked, preview=True, party=party)[0]}
+            if seat.trusted:
+                assert self._trek is not None
+                docs = self._run(slug, asked, party=party, actor=Actor.request(
+                    seat.name, approved_by=self._trek.gm))
+                kept = seats.ask(slug, seat.name, argv=argv, command=_plain(command),
+                                 preview=None, status="recorded", event=docs[0],
+                                 decided_by=self._trek.gm)
+                return 200, {"request": kept["request"], "status": "recorded",
+                             "event": docs[0]}
+            docs = self._run(slug, asked, preview=True, party=party)
+            kept = seats.ask(slug, seat.name, argv=argv, command=_plain(command),
+                             preview=docs[0])
+            return 202, {"request": kept["request"], "status": "pending", "preview": docs[0]}
+
+    def approve(self, slug: str, number: int) -> dict[str, Any]:
+        """Record a pending request as the GM's word, checked against the campaign as it is
+        now: refused now, the request is `stale` (422 with the rules' sentence)."""
+        from domain.actors import Actor
+        from tracker.seats import APPROVING
+
+        with self.lock:
+            seats = self.seats()
+            held = self._decidable(seats, slug, number)
+            if not seats.claim(slug, number):
+                raise Refused(409, f"Request {number} was decided already")
+            trek = self._open()
+            try:
+                asked, party = ((self.read_json(held["command"]), None)
+                                if held["command"] is not None
+                                else self.read_words(held["argv"])[::2])
+                docs = self._run(slug, asked, party=party,
+                                 actor=Actor.request(held["seat"], approved_by=trek.gm))
+            except Refused as refusal:
+                if refusal.status == 422:
+                    self.seats().decide(slug, number, "stale", by=trek.gm,
+                                        reason=refusal.sentence, was=APPROVING)
+                else:
+                    # Not the rules' word: the request waits for the GM again.
+                    self.seats().decide(slug, number, "pending", by=None, was=APPROVING)
+                raise
+            self.seats().decide(slug, number, "approved", by=trek.gm, event=docs[0],
+                                was=APPROVING)
+            return {"request": number, "status": "approved", "event": docs[0]}
+
+    def reject(self, slug: str, number: int, reason: str | None) -> dict[str, Any]:
+        with self.lock:
+            seats = self.seats()
+            self._decidable(seats, slug, number)
+            assert self._trek is not None
+            if not seats.decide(slug, number, "rejected", by=self._trek.gm, reason=reason):
+                raise Refused(409, f"Request {number} was decided already")
+            return {"request": number, "status": "rejected", "reason": reason}
+
+    def _decidable(self, seats: Seats, slug: str, number: int) -> dict[str, Any]:
+        try:
+            held = seats.request(slug, number)
+        except NotFound as error:
+            raise Refused(404, _told(error)) from None
+        if held["status"] != "pending":
+            raise Refused(409, f"Request {number} was decided already ({held['status']})")
+        return held
+
+
     def preview_after(self, slug: str, asked: Command | Query,
                       party: str | None = None) -> tuple[Any, Any]:
         """Preview a command; with it, the open encounter as the previewed event would leave
@@ -211,11 +325,9 @@ class Door:
             assert self._trek is not None
             return docs, self._trek.previewed_encounter()
 
-    def _run(self, slug: str, asked: Command | Query, *, preview: bool,
-             party: str | None = None) -> Any:
+    def _run(self, slug: str, asked: Command | Query, *, preview: bool = False,
+             party: str | None = None, actor: Actor | None = None) -> Any:
         from cli.reads import Query
-        from domain.errors import TrackerError
-
         if table_types(self.registry).get(type(asked).__name__) is not type(asked):
             raise Refused(403, f"{type(asked).__name__} is not a command of the table")
         if isinstance(asked, Query) and preview:
@@ -225,13 +337,30 @@ class Door:
             trek = self._open()
             if isinstance(asked, Query):
                 return asked.answer(trek, slug)
-            return trek.handle(slug, asked, preview=preview, party=party)
+            return trek.handle(slug, asked, preview=preview, party=party, actor=actor)
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
         except Exception as error:
             # What the store holds is told by the next request, on a store opened afresh.
             self._drop()
             raise Refused(500, f"Trek could not finish ({type(error).__name__})") from None
+
+
+def may_ask(seat: Seat, asked: object) -> None:
+    """Refuse (403) a command a seat may not ask for, or one for a character not its own."""
+    kind = type(asked).__name__
+    if kind not in SEAT_COMMANDS:
+        what = getattr(asked, "what", kind)
+        raise Refused(403, f"A seat may ask only for the party's overland move and the moves "
+                           f"and acts of its own combatants, not for {what}")
+    name = getattr(asked, "name", None)
+    if name is not None and name not in seat.characters:
+        raise Refused(403, f"{name} is not a character of seat {seat.name}; it asks for "
+                           f"{', '.join(seat.characters)}")
+
+
+def _plain(command: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    return None if command is None else dict(command)
 
 
 def _told(error: Exception) -> str:

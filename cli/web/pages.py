@@ -28,6 +28,8 @@ FOG_TERRAIN = "unexplored"
 # What only the GM sees of a log entry: the notes given with an undo or a redo.
 GM_NOTES = ("reason",)
 REVERSALS = ("EventsCancelled", "EventsRestored")
+# What the players' log keeps of an overland map.
+PLAYERS_MAP_KEYS = ("name", "width", "height", "square_miles")
 
 
 @cache
@@ -42,7 +44,12 @@ def render(template: str, **context: Any) -> str:
 
 
 def for_players(entry: dict[str, Any]) -> dict[str, Any]:
-    """A log entry as the players see it: an undo or a redo without the GM's notes."""
+    """A log entry as the players (and the seats) see it: an undo or a redo without the GM's
+    notes, and an overland map without what the fog hides (its rows, its legend's names, its
+    named paths): the map is theirs only as the fogged page draws it."""
+    if isinstance(entry.get("map"), dict):
+        entry = {**entry, "map": {key: entry["map"][key] for key in PLAYERS_MAP_KEYS
+                                  if key in entry["map"]}}
     if entry.get("type") not in REVERSALS:
         return entry
     return {key: value for key, value in entry.items() if key not in GM_NOTES}
@@ -170,8 +177,33 @@ def documents(queries: Queries, slug: str) -> PageDocuments:
                          ruleset=stream.ruleset)
 
 
-def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
-    """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
+def seat_cards(seat: dict[str, Any], status: dict[str, Any],
+               encounter: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """A card for each of a seat's characters: Health/Energy, and the movement it has left
+    this round (in a fight it is in) or the party's today."""
+    from cli import render as words
+
+    cards = []
+    for name in seat["characters"]:
+        held = status.get("characters", {}).get(name, {})
+        fighting = (encounter or {}).get("combatants", {}).get(name)
+        if fighting is not None:
+            left = f"{words.encounter_value(fighting['remaining'])} left this round"
+        elif status.get("movement") and held.get("with_party", True):
+            left = words.movement_text(status)
+        else:
+            left = ""
+        cards.append({"name": name, "health": held.get("health"),
+                      "health_max": held.get("health_max"), "energy": held.get("energy"),
+                      "energy_max": held.get("energy_max"), "left": left,
+                      "label": fighting.get("label", "") if fighting else ""})
+    return cards
+
+
+def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = False,
+         seat: dict[str, Any] | None = None) -> str:
+    """The GM's page (`view` "gm"), the players' ("player") or a seat's ("seat", with the
+    seat's document), whole or its live part."""
     from cli import render as words
     from cli.route import route_svg
 
@@ -184,7 +216,9 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
         rows.append({"seq": entry["seq"], "day": entry.get("day"), "type": entry["type"],
                      "summary": words.summary(shown, ruleset),
                      "cancelled_by": entry.get("cancelled_by"),
-                     "reversal": "cancels" in entry})
+                     "reversal": "cancels" in entry,
+                     # The seat that asked for it (RULES §14), named on every page.
+                     "asked_by": entry.get("requested_by")})
     picture = None
     if route["map"] is not None:
         # route_svg escapes every text a GM typed.
@@ -213,5 +247,8 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
                "vitals": any(c.get("health_max") or c.get("energy_max")
                              for c in status.get("characters", {}).values()),
                "characters": status.get("characters", {}),
-               "conveyances": status.get("conveyances", {})}
+               "conveyances": status.get("conveyances", {}),
+               "seat": seat,
+               "seat_json": json.dumps(seat) if seat is not None else "",
+               "cards": seat_cards(seat, status, encounter) if seat is not None else []}
     return render("part.html" if part else "page.html", **context)

@@ -244,7 +244,10 @@ def test_the_api_is_described_at_api_docs(served: Served) -> None:
                           headers={"Authorization": f"Bearer {PLAYER_KEY}"}).json()
     assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
                                        ("status", "log", "encounter", "commands", "party",
-                                        "ruler", "events")}
+                                        "ruler", "events", "requests",
+                                        "requests/{number}/approve",
+                                        "requests/{number}/reject", "table", "seats",
+                                        "seats/{name}/remove", "seats/{name}/trust")}
     assert SLUG not in page.text
 
 
