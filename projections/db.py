@@ -94,6 +94,8 @@ class Database(Protocol):
 # tables (its events table and the index of reversals included) are all this release's. A
 # store carrying it is opened without looking its tables up one by one (`SQLiteDatabase.current`).
 SCHEMA_MARK = "views-4"
+# The tables a store carrying the mark has, besides its events table.
+MARKED_TABLES = frozenset({*VIEW_TABLES, "trek_chain_heads", "trek_meta"})
 
 
 class SQLiteDatabase:
@@ -144,7 +146,9 @@ class SQLiteDatabase:
         return self.conn.execute(sql, tuple(params)).fetchall()
 
     def has_table(self, name: str) -> bool:
-        if self.current:
+        # The schema mark vouches for the read models' tables and the events table only;
+        # tables of their own (seats, requests, pictures) are made on first use and looked up.
+        if self.current and (name in MARKED_TABLES or not name.startswith("trek_")):
             return True
         return bool(self.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
