@@ -14,6 +14,7 @@ from cli.options import Settings
 if TYPE_CHECKING:
     from domain.ruleset import Command, Registry
     from tracker.app import Documents, Trek
+    from tracker.mapformats.picture import Picture
     from tracker.opening import MemoryStores
 
 # The tracker, the rulesets and the models load when a store is first opened: a command-line
@@ -101,15 +102,18 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
         render.print_events(docs, ruleset(), preview=settings().preview)
 
 
-def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
+def record(command: Command | Callable[[Trek, str | None], Command],
+           picture: Picture | None = None) -> None:
     """Hand `command` to the one door (`Trek.handle`), or with --preview only show the event
     it would record. A command that needs the campaign to be built (a battle map read with
-    its ruleset's legend) comes as a function of the store and the campaign."""
+    its ruleset's legend) comes as a function of the store and the campaign; the `picture`
+    its map names is kept in the store with it."""
     trek = open_store(preview=settings().preview)
     campaign = settings().campaign
     if callable(command):
         command = command(trek, campaign)
-    docs = trek.handle(campaign, command)
+    with trek.picture_kept(picture):
+        docs = trek.handle(campaign, command)
     recorded(docs, lambda: _ruleset(trek, campaign, docs))
 
 

@@ -12,7 +12,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from cli import render
-from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL, token_labels
+from cli.drawing import (
+    GRID_OPACITY,
+    TERRAIN_FILL,
+    UNKNOWN_FILL,
+    PictureHref,
+    picture_under,
+    token_labels,
+)
 from cli.drawing import text as _t
 from domain.geometry import Square
 from domain.grid import GRIDS
@@ -221,9 +228,11 @@ def _ground_key_rows(doc: Mapping[str, Any], width: float
     return rows
 
 
-def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
+def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
+                  picture_href: PictureHref | None = None) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
-    as SVG; an open plain is drawn `margin` cells beyond everyone and every path."""
+    as SVG; an open plain is drawn `margin` cells beyond everyone and every path. A map's
+    picture is drawn under the grid where `picture_href` gives its address."""
     xs, ys = _extent(doc, margin)
     layout = Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
@@ -242,13 +251,19 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
         len(names) + 1 + (1 if rounds else 0) + len(ground) + (1 if len(phases) > 1 else 0)
         + (1 if stops else 0))
     title = f"{doc['name']}, round {doc['round']}"
+    under = picture_under(battle_map.get("image") if battle_map else None, picture_href,
+                          (MARGIN, MARGIN), CELL, (board_w, board_h))
+    pictured = ' class="pictured"' if under else ""
+    faint = f' fill-opacity="{GRID_OPACITY}"' if under else ""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12"'
+        f"{pictured}>",
         f"<title>{_t(title)}</title>",
         f"<defs>{_arrow_markers()}</defs>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
-        '<g class="cells" stroke="#999" stroke-width="1">',
+        *under,
+        f'<g class="cells" stroke="#999" stroke-width="1"{faint}>',
     ]
     for y in ys:
         for x in xs:

@@ -467,7 +467,10 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
         "round": encounter.round,
         "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
                  "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
-                 "legend": encounter.map["legend"]} if encounter.map else None),
+                 "legend": encounter.map["legend"],
+                 # The picture under the grid, only on a map that has one.
+                 **({"image": encounter.map["image"]} if "image" in encounter.map else {})}
+                if encounter.map else None),
         **ruleset.encounter_fields(situation),
         "combatants": {
             c.name: {"label": labels[c.name], "side": c.side.value,

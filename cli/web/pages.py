@@ -74,7 +74,9 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
     used = {key for row in rows for key in row}
     legend = {key: cell for key, cell in game_map["legend"].items() if key in used}
     legend[fog] = {"terrain": FOG_TERRAIN, "name": None, "penalty": 0, "road": False}
-    shown_map = {key: game_map[key] for key in ("name", "width", "height", "square_miles")
+    # The picture stays: the unexplored squares over it are drawn opaque.
+    shown_map = {key: game_map[key] for key in ("name", "width", "height", "square_miles",
+                                                "image")
                  if key in game_map}
     return {**route, "map": {**shown_map, "rows": rows, "legend": legend},
             "segments": [s for s in route["segments"] if s["cancelled_by"] is None],
@@ -143,6 +145,11 @@ def round_panel(encounter: dict[str, Any], acts: list[dict[str, Any]]) -> list[d
     return rows
 
 
+def picture_url(sha256: str) -> str:
+    """Where the server answers a map's picture: at its hash, so it is cached for good."""
+    return f"/pictures/{sha256}"
+
+
 @dataclass(frozen=True)
 class PageDocuments:
     """What a page is drawn from, read through the server's queries in one go."""
@@ -187,14 +194,15 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
     picture = None
     if route["map"] is not None:
         # route_svg escapes every text a GM typed.
-        picture = Markup(route_svg(fogged(route) if fog else route))
+        picture = Markup(route_svg(fogged(route) if fog else route,
+                                   picture_href=picture_url))
     fight = None
     if battle is not None:
         from cli.svg import encounter_svg
 
         # encounter_svg escapes every name it draws.
         # An open plain has room around everyone for the ruler to point at.
-        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN))
+        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN, picture_href=picture_url))
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
     context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,

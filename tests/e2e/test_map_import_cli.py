@@ -7,6 +7,7 @@ are worked out from them by hand (see tests/unit/test_map_imports.py for the rul
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -17,6 +18,7 @@ import docpages
 import pytest
 from cliruns import ok, recorded, refused, usage_error
 from conftest import Browser, TrekRun
+from pictures import picture_base64
 
 Run = Callable[..., TrekRun]
 
@@ -66,7 +68,7 @@ CELLAR_UVTT: dict[str, Any] = {
          "rotation": 0, "closed": False, "freestanding": False},
     ],
     "lights": [],
-    "image": "iVBORw0KGgo=",
+    "image": picture_base64(4 * 70, 3 * 70),
 }
 
 
@@ -110,7 +112,11 @@ def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files:
     out = ok(trek_run("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
     assert "Wrote cellar.toml: 4×3 square map from a Universal VTT file." in out
     assert "wall -> wall" in out
-    assert "image (the picture is not decoded)" in out
+    assert "image (the picture under the grid, placed by resolution.pixels_per_grid)" in out
+    # The picture is written beside the map, which names it.
+    assert "Wrote its picture to cellar.png." in out
+    assert (files / "cellar.png").read_bytes() == base64.b64decode(CELLAR_UVTT["image"])
+    assert 'image = "cellar.png"\npixels_per_square = 70\n' in (files / "cellar.toml").read_text()
     assert "portals (closed doors become walls; open doors are left open)" in out
 
 

@@ -321,7 +321,10 @@ def test_uvtt_walls_and_closed_doors_become_wall_cells() -> None:
                              "c": {"terrain": "wall", "name": "closed door"}}
     report = imported.report
     assert report["terrains"] == {"open": "open", "wall": "wall"}
-    assert "image (the picture is not decoded)" in report["ignored"]
+    # The picture is carried as its bytes, a cell 70 of its pixels a side.
+    assert imported.picture == base64.b64decode("iVBORw0KGgo=")
+    assert imported.pixels_per_square == 70
+    assert "resolution.pixels_per_grid (points are already in cells)" not in report["ignored"]
     assert "1 open doors" in report["ignored"]
     assert {"environment", "format", "lights"} <= set(report["ignored"])
 

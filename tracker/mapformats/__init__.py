@@ -65,6 +65,9 @@ class SourceMap:
     used: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     battle_only: bool = False
+    # A picture the file carries (Universal VTT's `image`), and a cell's side in its pixels.
+    picture: bytes | None = None
+    pixels_per_square: float = 0.0
 
     @property
     def width(self) -> int:
@@ -90,6 +93,8 @@ class Imported:
 
     toml: str
     report: dict[str, Any]
+    picture: bytes | None = None
+    pixels_per_square: float = 0.0
 
 
 def format_of(filename: str, text: str) -> Format:
@@ -174,7 +179,8 @@ def convert(source: SourceMap, target: Target,
         "terrains": {word: terrains[word] for word in words},
         "wrote": None,
     }
-    return Imported(toml="\n".join(lines) + "\n", report=report)
+    return Imported(toml="\n".join(lines) + "\n", report=report, picture=source.picture,
+                    pixels_per_square=source.pixels_per_square)
 
 
 def _chosen_words(source: SourceMap, allowed: frozenset[str],

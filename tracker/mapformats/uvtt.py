@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import math
 from collections.abc import Iterable, Iterator
@@ -13,7 +15,10 @@ from tracker.mapformats import MAX_SIDE, OPEN, SourceCell, SourceMap, check_size
 
 WALL = SourceCell("wall")
 DOOR = SourceCell("wall", name="closed door")
-_USED = {"resolution", "line_of_sight", "objects_line_of_sight", "portals"}
+_USED = {"resolution", "line_of_sight", "objects_line_of_sight", "portals", "image"}
+# The largest base64 text read: a picture of 50 MB (tracker/mapformats/picture.py refuses
+# more once decoded, with the size).
+_MAX_BASE64 = (50 * 1024 * 1024 + 2) // 3 * 4 + 4
 
 Point = tuple[Fraction, Fraction]
 
@@ -133,12 +138,38 @@ def parse(text: str, stem: str) -> SourceMap:
     used = ["resolution.map_size (cells)", "resolution.map_origin",
             "line_of_sight (walls)", "objects_line_of_sight (walls)",
             "portals (closed doors become walls; open doors are left open)"]
-    ignored = [f"{key} (the picture is not decoded)" if key == "image" else key
-               for key in sorted(k for k in doc if k not in _USED)]
-    ignored.append("resolution.pixels_per_grid (points are already in cells)")
+    ignored = sorted(k for k in doc if k not in _USED)
+    picture, per_grid = _picture(doc, resolution)
+    if picture is not None:
+        used.append("image (the picture under the grid, placed by "
+                    "resolution.pixels_per_grid)")
+    else:
+        ignored.append("resolution.pixels_per_grid (points are already in cells)")
     if open_doors:
         ignored.append(f"{open_doors} open doors")
     if outside:
         ignored.append("walls beyond the map's edge (cut off there)")
     return SourceMap(format="uvtt", name=stem, grid="square", cells=cells, used=used,
-                     ignored=ignored, battle_only=True)
+                     ignored=ignored, battle_only=True, picture=picture,
+                     pixels_per_square=per_grid)
+
+
+def _picture(doc: dict[str, Any], resolution: dict[str, Any]) -> tuple[bytes | None, float]:
+    """The picture's bytes (base64 in `image`) and a cell's side in its pixels; an empty or
+    missing `image` is no picture."""
+    raw = doc.get("image")
+    if raw is None or raw == "":
+        return None, 0.0
+    if not isinstance(raw, str):
+        raise _fail("has an image that is not base64 text")
+    if len(raw) > _MAX_BASE64:
+        raise _fail("has a picture over 50 MB; a map's picture may be 50 MB at most")
+    try:
+        data = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail("has an image that is not base64 text") from None
+    size = _number(resolution.get("pixels_per_grid"), "resolution.pixels_per_grid")
+    if not 1 <= size <= 16_384:
+        raise _fail(f"has resolution.pixels_per_grid {resolution.get('pixels_per_grid')!r}; "
+                    "it must be from 1 to 16384")
+    return data, float(size)
