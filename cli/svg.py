@@ -27,7 +27,26 @@ from domain.grid import GRIDS
 CELL = 40
 MARGIN = 28
 LEGEND_ROW = 18
-SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
+# Okabe and Ito's colour-blind-safe palette (bluish green, blue, vermilion), and a shape per
+# side as well, so no one tells the sides apart by colour alone.
+SIDE_COLOURS = {"party": "#009E73", "ally": "#0072B2", "enemy": "#D55E00"}
+
+
+def token_shape(side: str, cx: float, cy: float, colour: str, size: float = CELL * 0.36,
+                extra: str = ' stroke="white" stroke-width="2"') -> str:
+    """A side's token: the party a disc, allies a rounded square, enemies a diamond."""
+    if side == "ally":
+        half = size * 0.9
+        return (f'<rect class="token-shape" x="{cx - half:.1f}" y="{cy - half:.1f}" '
+                f'width="{2 * half:.1f}" height="{2 * half:.1f}" rx="{size * 0.2:.1f}" '
+                f'fill="{colour}"{extra}/>')
+    if side == "enemy":
+        reach = size * 1.2
+        return (f'<polygon class="token-shape" points="{cx:.1f},{cy - reach:.1f} '
+                f'{cx + reach:.1f},{cy:.1f} {cx:.1f},{cy + reach:.1f} {cx - reach:.1f},{cy:.1f}" '
+                f'fill="{colour}"{extra}/>')
+    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{size:.1f}" class="token-shape" '
+            f'fill="{colour}"{extra}/>')
 
 # Each round's paths in their own colour, the latest darkest: earlier rounds cycle through
 # these, fainter the older they are.
@@ -333,8 +352,7 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
         out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}" '
                    f'data-label="{_t(mark)}">'
                    f'{_facing_arrow(layout, doc["grid"], c, colour)}'
-                   f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CELL * 0.36:.1f}" '
-                   f'fill="{colour}" stroke="white" stroke-width="2"/>'
+                   f'{token_shape(c["side"], cx, cy, colour)}'
                    f'<text class="label" x="{cx:.1f}" y="{cy + 4:.1f}" font-size="{size}" '
                    f'fill="white">{_t(mark)}</text>'
                    f'{_token_marks(cx, cy, colour, worn[name])}'
@@ -347,8 +365,9 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
         colour = SIDE_COLOURS.get(c["side"], "#555")
         line_y = top + row * LEGEND_ROW
         remaining = "-" if c.get("remaining") is None else c["remaining"]
-        out.append(f'<g class="legend-row"><circle cx="{MARGIN + 6}" cy="{line_y - 4}" r="6" '
-                   f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">'
+        out.append(f'<g class="legend-row">'
+                   f'{token_shape(c["side"], MARGIN + 6, line_y - 4, colour, 6, "")}'
+                   f'<text x="{MARGIN + 18}" y="{line_y}">'
                    f'{_t(marks[name])}: {_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
                    f'moved {_t(c["moved"])}, {_t(remaining)} left'

@@ -69,7 +69,7 @@ def centre_of(page: Any, selector: str) -> tuple[float, float]:
 
 
 def token(name: str) -> str:
-    return f'#fight g.combatant[data-name="{name}"] circle'
+    return f'#fight g.combatant[data-name="{name}"] .token-shape'
 
 
 def cell(x: int, y: int) -> str:
