@@ -411,6 +411,18 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     return entries
 
 
+def key_html(doc: Mapping[str, Any]) -> str:
+    """The picture's key and its notes as HTML (for a page, which folds it away on a phone):
+    each entry its swatch, drawn as in the picture, and its words."""
+    items = "".join(
+        f'<li data-key="{esc(entry.key)}"><svg width="24" height="16" viewBox="-2 -12 24 16" '
+        f'aria-hidden="true">{entry.swatch}</svg> {esc(entry.words)}</li>'
+        for entry in _key_entries(doc))
+    notes = "".join(f"<li>{esc(line)}</li>" for line in _notes(doc))
+    return (f'<ul class="key-entries">{items}</ul>'
+            + (f'<h3>Along the way</h3><ul class="key-notes">{notes}</ul>' if notes else ""))
+
+
 def _title(doc: Mapping[str, Any]) -> str:
     limits = []
     if doc.get("as_of") is not None:
@@ -435,7 +447,7 @@ def _notes(doc: Mapping[str, Any]) -> list[str]:
 
 def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
               extra_key: Sequence[KeyEntry] = (), title: str | None = None,
-              picture_href: PictureHref | None = None) -> str:
+              picture_href: PictureHref | None = None, with_key: bool = True) -> str:
     """The route document (`Trek.queries.route`) drawn on its map as one SVG picture.
 
     `overlay` is drawn over the squares, under the route (a plan's shading); `extra_key`
@@ -446,16 +458,19 @@ def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
         raise ValueError("a route picture needs the campaign's map")
     board = _Board(game_map["width"], game_map["height"])
     width = max(MARGIN * 2 + board.width * CELL, MIN_WIDTH)
-    entries = [*_key_entries(doc), *extra_key]
+    entries = [*_key_entries(doc), *extra_key] if with_key else []
     columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
     key_rows = math.ceil(len(entries) / columns)
     # A long note goes on over further lines rather than being cut.
     room = max(20, int((width - 2 * MARGIN - NOTE_INDENT) / CHAR))
-    notes = [(NOTE_INDENT if index else 0, part) for line in _notes(doc)
+    notes = [(NOTE_INDENT if index else 0, part) for line in (_notes(doc) if with_key else [])
              for index, part in enumerate(textwrap.wrap(line, room))]
     key_top = TOP + board.height * CELL + 30
     notes_top = key_top + ROW * (key_rows + 1) + 10
     height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
+    if not with_key:
+        # The page shows the key beside the picture, where a phone can fold it away.
+        height = TOP + board.height * CELL + 12
     title = _title(doc) if title is None else title
     under = picture_under(game_map.get("image"), picture_href, (MARGIN, TOP), CELL,
                           (board.width * CELL, board.height * CELL))
@@ -483,6 +498,9 @@ def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
     out += _ends(doc, board)
     out += _marks(doc, board)
     out += _day_labels(doc, board)
+    if not with_key:
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
     out.append(f'<g class="legend"><text class="legend-title" x="{MARGIN}" y="{key_top}" '
                'font-weight="bold">Key</text>')
     for index, entry in enumerate(entries):

@@ -178,7 +178,7 @@ def documents(queries: Queries, slug: str) -> PageDocuments:
 def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = False) -> str:
     """The GM's page (`view` "gm") or the players' ("player"), whole or its live part."""
     from cli import render as words
-    from cli.route import route_svg
+    from cli.route import key_html, route_svg
 
     status, route, battle, entries, ruleset = (read.status, read.route, read.battle,
                                                read.entries, read.ruleset)
@@ -191,11 +191,12 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
                      "summary": words.summary(shown, ruleset),
                      "cancelled_by": entry.get("cancelled_by"),
                      "reversal": "cancels" in entry})
-    picture = None
+    picture = key = None
     if route["map"] is not None:
-        # route_svg escapes every text a GM typed.
-        picture = Markup(route_svg(fogged(route) if fog else route,
-                                   picture_href=picture_url))
+        shown = fogged(route) if fog else route
+        # route_svg and key_html escape every text a GM typed.
+        picture = Markup(route_svg(shown, picture_href=picture_url, with_key=False))
+        key = Markup(key_html(shown))
     fight = None
     if battle is not None:
         from cli.svg import encounter_svg
@@ -206,7 +207,7 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
     context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,
-               "status": status, "rows": rows, "picture": picture,
+               "status": status, "rows": rows, "picture": picture, "key": key,
                "slug": slug, "fog": fog, "ruleset": ruleset,
                "actions": actions if gm else [],
                "clock": words.encounter_clock(encounter) if encounter else [],

@@ -239,3 +239,56 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Path, fight
                 assert viewport["width"] >= 300
                 assert errors == []
                 context.close()
+
+
+def test_overland_every_square_answers_and_the_party_drags(
+        browser: Any, tmp_path: Path) -> None:
+    """The demo's Ashen Reach (docs/examples): mountains at 2,1, a ley storm (a hazard) at 3,2,
+    the party at 7,1 after day 3. A tap on a mountain's or a hazard's sign answers with the
+    refusal; the party's marker dragged to 8,2 records the move (one square, RULES §3)."""
+    from served import sample_campaign
+
+    db = str(tmp_path / "demo.db")
+    sample_campaign(db)
+    with serve(tmp_path, db) as server:
+        assert server.command(["day", "start"]).status_code == 200
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                        viewport={"width": 1280, "height": 800})
+
+        def square(x: int, y: int) -> str:
+            return f'#map rect.cell[data-x="{x}"][data-y="{y}"]'
+
+        # The sign drawn over the square is where the click lands; the square answers.
+        for (x, y), words in (((2, 1), "mountains"), ((3, 2), "--through-hazard")):
+            gm.mouse.click(*centre_of(gm, square(x, y)))
+            gm.wait_for_selector("#ruler-text.bad", timeout=10_000)
+            assert words in gm.locator("#ruler-text").inner_text()
+            gm.keyboard.press("Escape")
+        before = len(httpx.get(f"{server.base}/api/campaigns/ashes-road/log",
+                               params={"last": "200"},
+                               headers={"Authorization": f"Bearer {GM_KEY}"}).json())
+        gm.mouse.move(*centre_of(gm, "#map circle.party"))
+        gm.mouse.down()
+        gm.mouse.move(*centre_of(gm, square(8, 2)), steps=5)
+        gm.wait_for_function(
+            "document.getElementById('ruler-target').textContent === '8,2'")
+        gm.wait_for_selector("#ruler-confirm:not([disabled])", timeout=10_000)
+        assert gm.locator("#ruler-text").inner_text().startswith("1 square · cost 1")
+        gm.mouse.up()
+        gm.wait_for_selector("header .sub:has-text('at 8,2')", timeout=5000)
+        entries = httpx.get(f"{server.base}/api/campaigns/ashes-road/log",
+                            params={"last": "200"},
+                            headers={"Authorization": f"Bearer {GM_KEY}"}).json()
+        assert len(entries) == before + 1
+        assert entries[-1]["path"] == [[7, 1], [8, 2]]
+        # The key is there, open on a desktop.
+        assert gm.locator("details.key[open] li[data-key='terrain:^']").count() == 1
+        assert errors == []
+        context.close()
+        context, phone, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                           viewport={"width": 360, "height": 740},
+                                           has_touch=True, is_mobile=True)
+        # On a phone the key starts folded.
+        assert phone.locator("details.key:not([open])").count() == 1
+        assert errors == []
+        context.close()

@@ -25,7 +25,13 @@
     return b;
   }
 
+  // On a phone the map's key starts folded (a tap on "Key" opens it); kept as the GM left it.
+  var keyOpen = window.innerWidth > 600;
   function setUp() {
+    document.querySelectorAll("details.key").forEach(function (key) {
+      key.open = keyOpen;
+      key.addEventListener("toggle", function () { keyOpen = key.open; });
+    });
     document.querySelectorAll(".viewport").forEach(function (port) {
       var svg = port.querySelector("svg");
       if (!svg || svg.dataset.table) { return; }
