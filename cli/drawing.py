@@ -96,6 +96,6 @@ def picture_under(image: Mapping[str, Any] | None, href: PictureHref | None,
         f'width="{board[0]:.2f}" height="{board[1]:.2f}"/></clipPath>',
         f'<image class="map-picture" href="{text(url)}" x="{x:.3f}" y="{y:.3f}" '
         f'width="{image["width"] * scale:.3f}" height="{image["height"] * scale:.3f}" '
-        'preserveAspectRatio="none" clip-path="url(#board-clip)" '
+        'preserveAspectRatio="none" clip-path="url(#board-clip)" decoding="async" '
         f'data-sha256="{text(image["sha256"])}"/>',
     ]
