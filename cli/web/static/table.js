@@ -124,10 +124,21 @@
                            (here[1] - drag.origin[1]) + ")");
   }
 
+  // A live update that arrives while a token is held waits for the drop, so the token under
+  // the finger is not swapped away; the page is then drawn afresh.
+  var heldBack = false;
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    if (drag) { event.detail.shouldSwap = false; heldBack = true; }
+  });
+
   function endDrag(cancelled) {
     if (!drag) { return; }
     var was = drag;
     drag = null;
+    if (heldBack) {
+      heldBack = false;
+      setTimeout(function () { window.htmx.trigger(document.body, "trek:changed"); }, 0);
+    }
     was.node.classList.remove("dragging");
     if (cancelled) {
       was.node.removeAttribute("transform");
