@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import tracker.app
+from cli.bootstrap import bootstrap
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
@@ -61,9 +62,8 @@ from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek
 from tracker.mapformats.tomlfile import load_battle_map
-from tracker.registry import build_registry
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 
 ROOT = Path(__file__).resolve().parents[1]
 MAP_TEXT = (ROOT / "docs" / "examples" / "ashen-reach.toml").read_text(encoding="utf-8")

@@ -34,12 +34,12 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from replay import byte_compiled, median, run, trek
 
+from cli.bootstrap import bootstrap
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
-from tracker.registry import build_registry
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 
 TARGET_S = 2.0
 TRIALS = 10_000

@@ -50,12 +50,12 @@ sys.path.insert(1, str(Path(__file__).resolve().parents[1]))
 
 from long_campaign import GM, MAP_TEXT, NAME, UNDO_OLD_TARGET, build
 
+from cli.bootstrap import bootstrap
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
-from tracker.registry import build_registry
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 
 ROOT = Path(__file__).resolve().parents[1]
 

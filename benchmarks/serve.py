@@ -39,10 +39,10 @@ sys.path.insert(0, str(ROOT))
 import httpx  # noqa: E402
 
 from cli.besm_demo import play  # noqa: E402
+from cli.bootstrap import bootstrap  # noqa: E402
 from tracker.app import Trek  # noqa: E402
-from tracker.registry import build_registry  # noqa: E402
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 
 GM_KEY = "benchmark-gm-secret-000001"
 PLAYER_KEY = "benchmark-players-secret-01"

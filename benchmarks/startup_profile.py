@@ -89,9 +89,9 @@ marks.append(("libraries", clock()))
 import domain.events, domain.state, domain.maps, domain.encounter, domain.ruleset
 import domain.campaign, tracker.app, projections.projector
 marks.append(("trek models", clock()))
-from tracker.registry import build_registry
+from cli.bootstrap import bootstrap
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 RULESETS.named(ruleset)
 marks.append(("ruleset", clock()))
 import cli.main, cli.commands

@@ -32,7 +32,7 @@ def shortcut(route: str, roll: int | None) -> None:
 
 
 @click.command(cls=TrekCommand, name="forced-march")
-@click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver"),
+@click.option("--roll", "rolls", type=KeyValue(2, 12, noun="rider or driver", example="Kira=9"),
               multiple=True,
               help="A rider's or driver's 2d6 total, CHAR=R (repeatable).")
 @recording_options

@@ -1,11 +1,14 @@
 """The `trek` commands that work on a store through the tracker (every one but `status`'s
 fast read): parse, call one tracker use case, render a table or JSON.
 
-`cli.main` loads this module the first time one of them runs (or shows its own help), and
-with it each ruleset's command-line module, mounted here."""
+`cli.main` loads this module the first time one of them runs (or shows its own help) and asks
+`mounted` for them, built for the command's composition root: each command a ruleset extends
+is made anew from the rulesets' `CommandLine`s (the ones below are never edited)."""
 
 from __future__ import annotations
 
+import copy
+import inspect
 import tempfile
 import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -17,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli import render
-from cli.context import open_store, record, recorded, rulesets, settings
-from cli.main import OPENING_WORDS, trek
+from cli.context import open_store, record, recorded, root, rulesets, settings
+from cli.main import OWN_COMMANDS, trek
 from cli.options import (
     CSV_HELP,
     SEQ,
@@ -29,45 +32,53 @@ from cli.options import (
     PointType,
     SquareType,
     TrekCommand,
+    Whole,
     WordTerrain,
+    _merge,
     character_from,
     character_options,
     csv_or_json,
+    reads,
     recording_options,
     store_options,
+    store_recording_options,
 )
-from cli.ruleset_line import command_lines
+from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
+from cli.ruleset_line import extended, regrouped
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
 from domain.supplies import SUPPLY_KINDS
 from tracker.points import Point
-from tracker.registry import ENTRIES
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from domain.geometry import Square
     from tracker.app import Trek
     from tracker.mapformats import Grid
 
-# The rulesets by name, the first the default: read off the registry's entries, which loads none.
-RULESET_NAMES = [entry.name for entry in ENTRIES]
+# `--ruleset` of `init` and `map import`: the root's rulesets, the first the default (`mounted`).
+NO_RULESETS: click.Choice[str] = click.Choice(())
 
 # -- the campaign -----------------------------------------------------------------------------
 
 
 @trek.command()
 @click.argument("name")
-@click.option("--ruleset", type=click.Choice(RULESET_NAMES), default=RULESET_NAMES[0],
-              show_default=True, help="The travel rules the campaign is played under.")
+@click.option("--ruleset", type=NO_RULESETS, show_default=True,
+              help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
                    "or Text Mapper (.txt), imported for the ruleset.")
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1),
+@click.option("--seed", type=Whole(0, 2**63 - 1, what="the seed"),
               help="Seed for the dice Trek rolls (default: random, recorded).")
-@recording_options
+# Taken only to be refused with a sentence (a script may add it to every line); not offered.
+@click.option("--preview", is_flag=True, default=False, expose_value=False, hidden=True,
+              callback=_merge("preview"), help="Refused: init has no preview.")
+@store_options
 def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...],
          at: Square | None, seed: int | None) -> None:
     """Create a campaign NAME in the store (creating the store if needed).
@@ -181,6 +192,7 @@ def map_group() -> None:
 @click.option("--session", type=EventNumber("the session number"),
               help="Draw session N's moves strong and the rest of the route faint.")
 @store_options
+@reads(MapShow)
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
@@ -202,10 +214,7 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
         _write_route_picture(route, target, html=html_file is not None)
         return
     if settings().json:
-        # The map is the document's own `map`; the route does not repeat it.
-        render.emit_json({"campaign": route["campaign"], "position": route["position"],
-                          "map": route["map"],
-                          "route": {k: v for k, v in route.items() if k != "map"}})
+        render.emit_json(route_document(route))
         return
     render.print_map(route["map"], route["position"])
 
@@ -245,8 +254,8 @@ def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) 
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--to", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
               help="The Trek TOML map file to write.")
-@click.option("--ruleset", type=click.Choice(RULESET_NAMES), default=RULESET_NAMES[0],
-              show_default=True, help="The ruleset whose terrain words the map uses.")
+@click.option("--ruleset", type=NO_RULESETS, show_default=True,
+              help="The ruleset whose terrain words the map uses.")
 @click.option("--battle", is_flag=True,
               help="Write a battle map (for `encounter start --map`) instead of an overland "
                    "map (for `init --map`).")
@@ -260,7 +269,8 @@ def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) 
 def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | None,
                terrains: tuple[tuple[str, str], ...], force: bool) -> None:
     """Convert a map from Tiled (.tmj, .json), Text Mapper (.txt, .textmapper) or Universal
-    VTT (.dd2vtt, .uvtt) into a Trek TOML map, and say what was read and what was ignored.
+    VTT (.dd2vtt, .df2vtt, .uvtt) into a Trek TOML map, and say what was read and what was
+    ignored.
 
     Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
     the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.
@@ -403,9 +413,9 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
 
 @trek.command()
 @click.argument("character")
-@click.option("--health", type=click.IntRange(0, MAX_POINTS), default=0,
+@click.option("--health", type=Whole(0, MAX_POINTS, what="the Health taken"), default=0,
               help="Health to take away.")
-@click.option("--energy", type=click.IntRange(0, MAX_POINTS), default=0,
+@click.option("--energy", type=Whole(0, MAX_POINTS, what="the Energy taken"), default=0,
               help="Energy to take away.")
 @click.option("--reason", help="Why, for the log.")
 @recording_options
@@ -423,9 +433,10 @@ def rules() -> None:
 
 @rules.command("show")
 @store_options
+@reads(RulesShow)
 def rules_show() -> None:
     """Show the campaign's house rules."""
-    values = open_store(writes=False).queries.rules(settings().campaign)
+    values = RulesShow().answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(values)
         return
@@ -464,7 +475,7 @@ def day_start() -> None:
 @day.command("end")
 @click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
               help="How a character spends the night, CHAR=MODE")
-@click.option("--hours", type=click.IntRange(0, 24),
+@click.option("--hours", type=Whole(0, 24, what="the hours slept"),
               help="Hours slept (default 8; Energy is regained per hour).")
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
@@ -475,11 +486,20 @@ def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
 
 
-_DIRS = [d for d in DIRECTIONS] + [d.lower() for d in DIRECTIONS]
+class Direction(click.Choice[str]):
+    """A compass step in either case, refused with the eight directions rather than sixteen."""
+
+    def __init__(self) -> None:
+        super().__init__([*DIRECTIONS, *(d.lower() for d in DIRECTIONS)])
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        *first, last = DIRECTIONS
+        return (f"{value!r} is not a compass direction; give {', '.join(first)} or {last} "
+                "(either case)")
 
 
 @trek.command()
-@click.argument("directions", nargs=-1, type=click.Choice(_DIRS))
+@click.argument("directions", nargs=-1, type=Direction(), metavar="[N|NE|E|SE|S|SW|W|NW]...")
 @click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
 @click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
 @recording_options
@@ -502,10 +522,9 @@ def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None) 
     """`trek status`: the given document (a kept one, read without the tracker), else the
     campaign's status worked out by the tracker, as JSON or a table."""
     if document is None:
-        trek_app = open_store(writes=False)
-        campaign = settings().campaign
-        document = (trek_app.queries.status(campaign) if as_of is None
-                    else trek_app.queries.status_at(campaign, as_of))
+        from cli.reads import Status
+
+        document = Status(as_of).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(document)
     else:
@@ -524,12 +543,14 @@ def _kinds_listed() -> str:
 
 
 class _KindsListed(TrekCommand):
-    """`trek undo`, whose help ends with the words `--last` takes: read off every ruleset's
-    events, so worked out only when the help is shown."""
+    """`trek undo`, whose help ends with the words `--last` takes: read off the events of the
+    command's rulesets, so worked out only when the help is shown (and kept on no command)."""
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        self.epilog = self.epilog or _kinds_listed()
-        super().format_epilog(ctx, formatter)
+        # As click writes an epilog.
+        formatter.write_paragraph()
+        with formatter.indentation():
+            formatter.write_text(inspect.cleandoc(_kinds_listed()))
 
 
 # `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
@@ -568,6 +589,7 @@ def redo(seq: int, reason: str | None) -> None:
 @click.argument("a", type=PointType(with_campaign=True))
 @click.argument("b", type=PointType(with_campaign=True), default="now")
 @store_options
+@reads(Diff)
 def diff(a: Point, b: Point) -> None:
     """What changed between two points: position, supplies, levels, states, Health/Energy.
 
@@ -575,7 +597,7 @@ def diff(a: Point, b: Point) -> None:
     default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
     compare a branch with its original: `trek diff ashes-road@now what-if@now`.
     """
-    result = open_store(writes=False).queries.diff(settings().campaign, a, b)
+    result = Diff(a, b).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(result)
     else:
@@ -586,6 +608,7 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
+@reads(Audit)
 def audit(session: int | None, as_csv: bool) -> None:
     """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
@@ -594,7 +617,7 @@ def audit(session: int | None, as_csv: bool) -> None:
     target, success, cancelled_by, gm, at, detail.
     """
     csv_or_json(as_csv)
-    result = open_store(writes=False).queries.audit(settings().campaign, session)
+    result = Audit(session).answer(open_store(writes=False), settings().campaign)
     if as_csv:
         from cli import spreadsheet
 
@@ -609,7 +632,7 @@ def audit(session: int | None, as_csv: bool) -> None:
 @click.argument("name", metavar="NEW-SLUG")
 @click.option("--at", "at", type=SEQ,
               help="Copy the history up to event SEQ (default: all of it).")
-@recording_options
+@store_recording_options
 def branch(name: str, at: int | None) -> None:
     """Start a what-if campaign in this store whose history is this one's up to SEQ.
 
@@ -691,17 +714,16 @@ def session_end() -> None:
 @store_options
 def demo(keep: Path | None) -> None:
     """Play a short sample campaign into a temporary store and show its status and log."""
-    from tracker.app import Trek
-
-    if not _DEMOS:
+    demos = [line.demo for _, line in root().lines() if line.demo is not None]
+    if not demos:
         raise TrackerError("no ruleset of this release has a sample campaign")
     if keep is not None and (keep.exists() or keep.is_symlink()):
         raise TrackerError(f"{keep} already exists; give --keep a file that does not, and the "
                            f"demo's store is made there")
-    play = _DEMOS[0]
+    play = demos[0]
     with (tempfile.TemporaryDirectory(prefix="trek-demo-") as folder,
-          Trek.open(str(keep or Path(folder) / "demo.db"), rulesets=rulesets(), create=True,
-                    gm="demo") as trek_app):
+          root().open(str(keep or Path(folder) / "demo.db"), create=True,
+                      gm="demo") as trek_app):
         play(trek_app)
         result = trek_app.queries.status(None)
         entries = trek_app.queries.log(None)
@@ -712,53 +734,74 @@ def demo(keep: Path | None) -> None:
     render.print_log(entries, result["ruleset"])
 
 
-# The sample campaigns the rulesets offer (their `demo`), in the registry's order.
-_DEMOS: list[Callable[[Trek], None]] = []
+def mounted(root: Root) -> dict[str, click.Command]:
+    """The commands of this module (as the group holds them) for `root`: those a ruleset
+    extends built anew from its `CommandLine`, and each ruleset's own commands beside them (a
+    campaign under another ruleset refuses them with a sentence)."""
+    lines = root.lines()
+    commands = {name: command for name, command in trek.commands.items()
+                if name not in OWN_COMMANDS}
 
+    def rulesets_choice(param: click.Parameter) -> click.Parameter:
+        made = copy.copy(param)
+        made.type = click.Choice(root.names)
+        made.default = root.names[0]
+        return made
 
-def _mount_ruleset_commands() -> None:
-    """Each ruleset's own commands, from the registry; a campaign under another ruleset
-    refuses them with a sentence."""
-    seen: set[str] = set()
+    commands["init"] = extended(init, changed={"ruleset": rulesets_choice})
+    commands["map"] = regrouped(map_group, [
+        extended(map_import, changed={"ruleset": rulesets_choice})])
     seen_options: set[str] = set()
-    moves: dict[click.Command, list[str]] = {add_mount: [], add_vehicle: []}
-    for ruleset_name, line in command_lines():
-        render.mount(ruleset_name, line)
-        if line.demo is not None:
-            _DEMOS.append(line.demo)
-        OPENING_WORDS.update(line.opening_words)
-        for command, words in ((add_mount, line.mount_move), (add_vehicle, line.vehicle_move)):
-            if words is not None:
-                moves[command].append(f"{ruleset_name}: {words}")
+    character: list[click.Option] = []
+    moves: dict[str, list[str]] = {"mount": [], "vehicle": []}
+    rests: list[tuple[str, Sequence[str]]] = []
+    for ruleset_name, line in lines:
         for option in line.character_options:
             if option.name not in seen_options:
+                assert option.name is not None
                 seen_options.add(option.name)
-                add_character.params.append(option)
-        _add_rest_modes(ruleset_name, line.rest_modes)
+                character.append(option)
+        for kind, words in (("mount", line.mount_move), ("vehicle", line.vehicle_move)):
+            if words is not None:
+                moves[kind].append(f"{ruleset_name}: {words}")
+        if line.rest_modes:
+            rests.append((ruleset_name, line.rest_modes))
+    commands["roster"] = regrouped(roster, [
+        extended(add_character, character),
+        extended(add_mount, changed={"move": _move_help(moves["mount"])}),
+        extended(add_vehicle, changed={"move": _move_help(moves["vehicle"])})])
+    commands["day"] = regrouped(day, [extended(day_end, changed={"rests": _rest_modes(rests)})])
+    seen: set[str] = set()
+    for _, line in lines:
         for command in line.commands:
             if command.name is not None and command.name not in seen:
                 seen.add(command.name)
-                trek.add_command(command)
-    for command, offers in moves.items():
-        _word_move_option(command, offers)
+                commands[command.name] = command
+    return commands
 
 
-def _add_rest_modes(ruleset: str, modes: Sequence[str]) -> None:
-    """A ruleset's ways to spend the night, offered by `day end --rest CHAR=MODE`."""
-    if not modes:
-        return
-    for param in day_end.params:
-        if isinstance(param, click.Option) and param.name == "rests":
-            assert isinstance(param.type, KeyChoice)
-            param.type.choices = (*param.type.choices, *modes)
-            param.help = f"{param.help} ({ruleset}: {'|'.join(modes)})."
+def _rest_modes(rests: Sequence[tuple[str, Sequence[str]]]
+                ) -> Callable[[click.Parameter], click.Parameter]:
+    """`day end --rest CHAR=MODE` offering the rulesets' ways to spend the night."""
+    def change(param: click.Parameter) -> click.Parameter:
+        made = copy.copy(param)
+        assert isinstance(made, click.Option)
+        assert isinstance(param.type, KeyChoice)
+        choices = param.type.choices
+        for ruleset, modes in rests:
+            choices = (*choices, *modes)
+            made.help = f"{made.help} ({ruleset}: {'|'.join(modes)})."
+        made.type = KeyChoice(choices, noun=param.type.noun)
+        return made
+    return change
 
 
-def _word_move_option(command: click.Command, offers: list[str]) -> None:
-    """Each ruleset's way of giving --move, in its help, as "RULESET: how"."""
-    for param in command.params:
-        if isinstance(param, click.Option) and param.name == "move":
-            param.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
-
-
-_mount_ruleset_commands()
+def _move_help(offers: list[str]) -> Callable[[click.Parameter], click.Parameter]:
+    """--move of a mount or a vehicle, with each ruleset's way of giving it in its help, as
+    "RULESET: how"."""
+    def change(param: click.Parameter) -> click.Parameter:
+        made = copy.copy(param)
+        assert isinstance(made, click.Option)
+        made.help = f"{MOVE_HELP}" + (f" ({'; '.join(offers)})" if offers else "") + "."
+        return made
+    return change

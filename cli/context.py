@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -12,6 +11,7 @@ import click
 from cli.options import Settings
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from domain.ruleset import Command, Registry
     from tracker.app import Documents, Trek
     from tracker.mapformats.picture import Picture
@@ -25,14 +25,16 @@ def settings() -> Settings:
     return click.get_current_context().ensure_object(Settings)
 
 
-@functools.cache
-def rulesets() -> Registry:
-    """The rulesets this program plays: built here, once, and handed to every store a command
-    or a page opens and to every command that reads a ruleset's rules (the composition root;
-    no other module builds or imports a registry)."""
-    from tracker.registry import build_registry
+def root() -> Root:
+    """The composition root of the command (cli/bootstrap.py): its rulesets, its stores."""
+    from cli.bootstrap import root_of
 
-    return build_registry()
+    return root_of(settings())
+
+
+def rulesets() -> Registry:
+    """The registry of the rulesets the command plays, from its composition root."""
+    return root().registry
 
 
 @dataclass
@@ -44,17 +46,19 @@ class KeptStores:
     treks: dict[tuple[str, bool, str, bool], Trek] = field(default_factory=dict)
     # A `memory:` store lasts as long as the shell.
     memory: MemoryStores = field(default_factory=lambda: _memory_stores())
+    # The composition root every line plays with (the shell's or the server's).
+    root: Root | None = None
 
     def open(self, db: str, *, create: bool, writes: bool, gm: str,
              preview: bool = False) -> Trek:
         key = (db, writes, gm, preview)
         trek = self.treks.get(key)
         if trek is None:
-            from tracker.app import Trek
+            from cli.bootstrap import bootstrap
 
-            trek = Trek.open(db, rulesets=rulesets(), create=create,
-                             writable=writes and not preview, gm=gm, memory=self.memory,
-                             preview=preview)
+            self.root = self.root or bootstrap()
+            trek = self.root.open(db, create=create, writable=writes and not preview, gm=gm,
+                                  memory=self.memory, preview=preview)
             self.treks[key] = trek
         else:
             # What an earlier line appended was told then; this line tells only its own.
@@ -69,7 +73,7 @@ class KeptStores:
 
 def open_store(*, create: bool = False, writes: bool = True, preview: bool = False) -> Trek:
     """The store of the command; with `preview`, opened read-only to decide and store nothing."""
-    from tracker.app import Trek, gm_from_env
+    from tracker.app import gm_from_env
 
     ctx = click.get_current_context()
     s = settings()
@@ -77,9 +81,8 @@ def open_store(*, create: bool = False, writes: bool = True, preview: bool = Fal
         trek = s.kept.open(s.db, create=create, writes=writes, gm=gm_from_env(s.gm),
                            preview=preview)
     else:
-        trek = Trek.open(s.db, rulesets=rulesets(), create=create,
-                         writable=writes and not preview, gm=gm_from_env(s.gm),
-                         preview=preview)
+        trek = root().open(s.db, create=create, writable=writes and not preview,
+                           gm=gm_from_env(s.gm), preview=preview)
         ctx.call_on_close(trek.close)
     s.opened.append(trek)
     return trek
@@ -102,12 +105,27 @@ def recorded(docs: Documents, ruleset: Callable[[], str]) -> None:
         render.print_events(docs, ruleset(), preview=settings().preview)
 
 
+class Parsed(Exception):
+    """Raised by `record` while words are only being read (cli/parse.py): the command they
+    make, handed back before any store is opened."""
+
+    def __init__(self, command: Command) -> None:
+        super().__init__(command.what)
+        self.command = command
+
+
 def record(command: Command | Callable[[Trek, str | None], Command],
            picture: Picture | None = None) -> None:
     """Hand `command` to the one door (`Trek.handle`), or with --preview only show the event
     it would record. A command that needs the campaign to be built (a battle map read with
     its ruleset's legend) comes as a function of the store and the campaign; the `picture`
-    its map names is kept in the store with it."""
+    its map names is kept in the store with it.
+
+    While words are only being read (cli/parse.py), the command is handed back instead."""
+    if settings().parsing:
+        if callable(command):
+            raise RuntimeError("a command of the table needs no store to be made")
+        raise Parsed(command)
     trek = open_store(preview=settings().preview)
     campaign = settings().campaign
     if callable(command):

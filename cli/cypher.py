@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import MarkStyle
-from cli.options import SquareType, TrekCommand, recording_options
+from cli.options import SquareType, TrekCommand, Whole, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -26,9 +26,9 @@ CHARACTER_OPTIONS = [
     click.Option(["--intellect"], type=int, help="Cypher Intellect pool (optional)."),
 ]
 
-D20 = click.IntRange(1, 20)
+D20 = Whole(1, 20, what="the d20 face")
 D20_HELP = "Cypher: the d20 face the GM rolled (1-20); left out, Trek rolls from the seed."
-STEPS = click.IntRange(min=0)
+STEPS = Whole(0, what="the number of steps")
 
 ENCOUNTER_MOVE_OPTIONS = [
     click.Option(["--immediate"], is_flag=True, default=False,

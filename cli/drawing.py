@@ -36,11 +36,11 @@ def token_labels(combatants: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
 def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
     """What the rulesets' own map tables (their `map_sections`) show as named paths on this
     map (its `trek map show --json` document), in the order the map holds them."""
-    from cli.context import rulesets
+    from cli.bootstrap import current
 
     found: list[NamedPath] = []
     for key, value in game_map.items():
-        section = rulesets().map_section(key)
+        section = current().map_section(key)
         if section is not None:
             found.extend(section.paths(value))
     return found

@@ -1,7 +1,7 @@
 """`trek encounter`: round-by-round movement on a battle map, every ruleset's shared commands.
 
 A ruleset's own options for `encounter move`, `round`, `add` and `act`, and its own
-subcommands, come from its command-line module, mounted from the registry.
+subcommands, come from its `CommandLine`: `mounted` builds the group for a composition root.
 """
 
 from __future__ import annotations
@@ -25,13 +25,17 @@ from cli.options import (
     character_from,
     character_options,
     given_extras,
+    reads,
     recording_options,
     store_options,
 )
+from cli.reads import EncounterStatus
+from cli.ruleset_line import extended, regrouped
 from domain.errors import MapError, TrackerError
 from tracker.points import Point
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
     from domain.geometry import Square
     from tracker.app import Trek
 
@@ -71,9 +75,9 @@ def encounter() -> None:
 @encounter.command("start")
 @click.argument("name")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A TOML battle map (grid, rows, legend), or one from Tiled (.tmj, .json), "
-                   "Text Mapper (.txt) or Universal VTT (.dd2vtt, .uvtt); without one, an "
-                   "open plain.")
+              help="A TOML battle map (grid, rows, legend, walls and doors), or one from Tiled "
+                   "(.tmj, .json), Text Mapper (.txt) or Universal VTT (.dd2vtt, .df2vtt, "
+                   ".uvtt); without one, an open plain.")
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @recording_options
@@ -82,18 +86,17 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
     from domain.commands import StartEncounter
     from tracker.mapformats.tomlfile import load_battle_map
 
-    map_text, note, picture = None, None, None
-    if map_file is not None:
-        from cli import mapimport
+    if map_file is None:
+        if terrains:
+            raise TrackerError("--terrain goes with --map FILE, a map from another tool")
+        record(StartEncounter(name))
+        return
+    from cli import mapimport
 
-        map_text, note, picture = mapimport.map_text(map_file, _ruleset, battle=True,
-                                                     terrains=terrains)
-    elif terrains:
-        raise TrackerError("--terrain goes with --map FILE, a map from another tool")
+    map_text, note, picture = mapimport.map_text(map_file, _ruleset, battle=True,
+                                                 terrains=terrains)
 
     def command(trek: Trek, campaign: str | None) -> StartEncounter:
-        if map_text is None:
-            return StartEncounter(name, None)
         battle_map = load_battle_map(
             map_text, trek.rulesets.named(trek.queries.ruleset_of(campaign)).battle_legend)
         if picture is not None:
@@ -159,6 +162,19 @@ def remove(name: str) -> None:
     record(RemoveCombatant(name))
 
 
+@encounter.command("door")
+@click.argument("door", metavar="NAME|X,Y")
+@click.argument("state", metavar="open|close", type=click.Choice(["open", "close"],
+                                                                  case_sensitive=False))
+@recording_options
+def door(door: str, state: str) -> None:
+    """Open or close a door of the battle map, named or by its grid point X,Y (free: it spends
+    no movement)."""
+    from domain.commands import ChangeDoor
+
+    record(ChangeDoor(door=door, closed=state.lower() == "close"))
+
+
 @encounter.command("round")
 @recording_options
 def round_(**options: Any) -> None:
@@ -193,6 +209,7 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 
 @encounter.command("status")
 @store_options
+@reads(EncounterStatus)
 def status() -> None:
     """The battle map with each combatant's initial, and who has moved, what remains and
     any penalties (`--json`: the document scripts read, null with no encounter)."""
@@ -201,7 +218,7 @@ def status() -> None:
     # The campaign's kept status document holds its encounter, when it is current.
     kept = read_status(settings().db, settings().campaign)
     doc = (kept["encounter"] if kept is not None
-           else open_store(writes=False).queries.encounter_status(settings().campaign))
+           else EncounterStatus().answer(open_store(writes=False), settings().campaign))
     if settings().json:
         render.emit_json(doc)
     elif doc is None:
@@ -270,40 +287,40 @@ def end() -> None:
     record(EndEncounter())
 
 
-def _mount_ruleset_parts() -> None:
-    """Each ruleset's `encounter move` and `encounter round` options and its own subcommands;
-    a campaign under another ruleset refuses them with a sentence."""
-    from cli.ruleset_line import command_lines
-
+def mounted(root: Root) -> click.Group:
+    """`trek encounter` for `root`: `move`, `round`, `add` and `act` built anew with each
+    ruleset's options, and each ruleset's own subcommands beside them (a campaign under another
+    ruleset refuses them with a sentence)."""
     seen: set[str] = set()
     acts: list[str] = []
-    for ruleset_name, line in command_lines():
+    options: dict[str, list[click.Option]] = {"move": [], "round": [], "add": [], "act": []}
+    by_ruleset: dict[str, list[str]] = {}
+    own: list[click.Command] = []
+    for ruleset_name, line in root.lines():
         for option in line.encounter_move_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                move.params.append(option)
-            # An option two rulesets share (--fly) is listed under each.
-            assert isinstance(move, ByRulesetHelp)
             assert option.name is not None
-            move.ruleset_options.setdefault(line.title, []).append(option.name)
-        for option in line.encounter_round_options:
             if option.name not in seen:
                 seen.add(option.name)
-                round_.params.append(option)
-        for option in line.character_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                add.params.append(option)
-        for option in line.encounter_act_options:
-            if option.name not in seen:
-                seen.add(option.name)
-                act.params.append(option)
+                options["move"].append(option)
+            # An option two rulesets share (--fly) is listed under each.
+            by_ruleset.setdefault(line.title, []).append(option.name)
+        for kind, given in (("round", line.encounter_round_options),
+                            ("add", line.character_options),
+                            ("act", line.encounter_act_options)):
+            for option in given:
+                if option.name not in seen:
+                    assert option.name is not None
+                    seen.add(option.name)
+                    options[kind].append(option)
         if line.act_help is not None:
             acts.append(f"{ruleset_name}: {line.act_help}")
-        for command in line.encounter_commands:
-            if command.name not in encounter.commands:
-                encounter.add_command(command)
-    act.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
-
-
-_mount_ruleset_parts()
+        own.extend(command for command in line.encounter_commands
+                   if command.name not in encounter.commands
+                   and command.name not in {c.name for c in own})
+    moving = extended(move, options["move"])
+    assert isinstance(moving, ByRulesetHelp)
+    moving.ruleset_options = by_ruleset
+    acting = extended(act, options["act"])
+    acting.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
+    return regrouped(encounter, [moving, extended(round_, options["round"]),
+                                 extended(add, options["add"]), acting, *own])

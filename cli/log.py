@@ -13,7 +13,16 @@ import click
 
 from cli import paging, render, spreadsheet
 from cli.context import open_store, rulesets, settings
-from cli.options import CSV_HELP, AtLeastOne, EventNumber, TrekCommand, csv_or_json, store_options
+from cli.options import (
+    CSV_HELP,
+    AtLeastOne,
+    EventNumber,
+    TrekCommand,
+    csv_or_json,
+    reads,
+    store_options,
+)
+from cli.reads import Log
 from projections.kept_log import Modelled, read_log
 from projections.logpages import LogFilter
 from tracker.chain import undamaged
@@ -35,6 +44,7 @@ from tracker.chain import undamaged
 @click.option("--no-pager", "no_pager", is_flag=True,
               help="Print straight to the terminal instead of through the pager.")
 @store_options
+@reads(Log)
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
         as_csv: bool, as_jsonl: bool, no_pager: bool) -> None:
     """Every recorded event in order, reversals included.
@@ -75,9 +85,6 @@ def log(day_number: int | None, session: int | None, since: int | None, last: in
         types = list(rulesets().event_types(ruleset)) if human else []
         # The table names who asked for each event its campaign's own GM did not.
         gm = queries.campaign_gm(settings().campaign) if human else None
-    if human or as_csv:
-        # The campaign's ruleset says each event's line in its own words.
-        render.mount_one(ruleset)
     with paging.paged(render.console, enabled=human and not no_pager) as out:
         if as_csv:
             spreadsheet.write(spreadsheet.LOG_COLUMNS,

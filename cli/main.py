@@ -1,8 +1,10 @@
 """The `trek` command line: the group, its refusals as one sentence, and the command table.
 
-Start-up is kept short: this module imports click and the shared options only. Every command
-but `status` lives in a module loaded the first time it runs (or shows its own help); `trek
---help` lists them from the table below, each with its one-line help. `trek status` reads the
+Start-up is kept short: this module imports click, the shared options and the composition root
+(cli/bootstrap.py, which loads nothing until asked). Every command but `status` lives in a
+module loaded the first time it runs (or shows its own help) and is built for the command's
+root, with its rulesets' parts; `trek --help` lists them from the table below and the
+registry's entries, each with its one-line help. `trek status` reads the
 campaign's kept status document straight from an SQLite store when that document is current
 (`projections/stored_status.py`), and otherwise goes through the tracker as every command does.
 """
@@ -10,14 +12,14 @@ campaign's kept status document straight from an SQLite store when that document
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
 
+from cli.bootstrap import Root, bootstrap, root_of
 from cli.options import (
     PointType,
     Settings,
@@ -30,25 +32,76 @@ from cli.output import json_text
 from domain.errors import TrackerError
 from tracker.points import Point
 
-# The module that holds every command working through the tracker; it mounts each ruleset's
-# command-line module as it loads.
-COMMANDS_MODULE = "cli.commands"
 
-# The commands kept in modules of their own, by name: the module and the attribute there. Every
-# other command (a ruleset's own too) is added to the group by COMMANDS_MODULE as it loads, so
-# naming one loads that module and the command needs no entry here.
-LAZY_COMMANDS: dict[str, tuple[str, str]] = {
-    "encounter": ("cli.encounter", "encounter"),
-    "log": ("cli.log", "log"),
-    "plan": ("cli.plan", "plan_command"),
-    "recap": ("cli.recap", "recap"),
-    "replay": ("cli.replay", "replay"),
-    "serve": ("cli.serve", "serve"),
-    "shell": ("cli.shell", "shell"),
-    "watch": ("cli.watch", "watch"),
+def _commands(root: Root) -> dict[str, click.Command]:
+    """Every command working through the tracker (cli/commands.py), with the rulesets' parts
+    built in: a ruleset's own commands come with them, so they need no entry below."""
+    from cli.commands import mounted
+
+    return mounted(root)
+
+
+def _encounter(root: Root) -> click.Command:
+    from cli.encounter import mounted
+
+    return mounted(root)
+
+
+def _plan(root: Root) -> click.Command:
+    from cli.plan import mounted
+
+    return mounted(root)
+
+
+def _log(root: Root) -> click.Command:
+    from cli.log import log
+
+    return log
+
+
+def _recap(root: Root) -> click.Command:
+    from cli.recap import recap
+
+    return recap
+
+
+def _replay(root: Root) -> click.Command:
+    from cli.replay import replay
+
+    return replay
+
+
+def _serve(root: Root) -> click.Command:
+    from cli.serve import serve
+
+    return serve
+
+
+def _shell(root: Root) -> click.Command:
+    from cli.shell import shell
+
+    return shell
+
+
+def _watch(root: Root) -> click.Command:
+    from cli.watch import watch
+
+    return watch
+
+
+# The commands kept in modules of their own, by name: a function that imports the command
+# (typed; no module or attribute name) and builds it for the root. Every other command but
+# `status` comes from `_commands`.
+LAZY_COMMANDS: dict[str, Callable[[Root], click.Command]] = {
+    "encounter": _encounter,
+    "log": _log,
+    "plan": _plan,
+    "recap": _recap,
+    "replay": _replay,
+    "serve": _serve,
+    "shell": _shell,
+    "watch": _watch,
 }
-# Of those, the ones that need no ruleset's command-line module: loaded alone.
-SELF_CONTAINED = frozenset({"log", "replay", "shell"})
 
 # What `trek --help` lists for each command Trek itself has: the first paragraph of the
 # command's own help (a test checks they agree), so the listing loads no command's module. A
@@ -93,15 +146,12 @@ SUMMARIES: dict[str, str] = {
 }
 
 
-def command_summaries() -> dict[str, str]:
+def command_summaries(root: Root | None = None) -> dict[str, str]:
     """Every top-level command and the first paragraph of its help, by name: Trek's own and
     each ruleset's (from the registry's entries, without loading any ruleset)."""
-    from tracker.registry import ENTRIES
-
     summaries = dict(SUMMARIES)
-    for entry in ENTRIES:
-        for name, text in entry.commands:
-            summaries.setdefault(name, text)
+    for name, text in (root or bootstrap()).command_summaries():
+        summaries.setdefault(name, text)
     return dict(sorted(summaries.items()))
 
 
@@ -113,21 +163,24 @@ class TrekGroup(click.Group):
     command_class = TrekCommand
     group_class = TrekSubgroup
 
-    def __init__(self, *args: Any, lazy: Mapping[str, tuple[str, str]] | None = None,
+    def __init__(self, *args: Any,
+                 lazy: Mapping[str, Callable[[Root], click.Command]] | None = None,
                  **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.lazy = dict(lazy or {})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        # Listing them (`trek --help`) needs every command with its help: all are loaded.
+        # Listing them (completion, say) needs every command: all are built.
+        root = _root(ctx)
         for name in self.lazy:
-            self.load(name)
-        return sorted(self.commands)
+            self.get_command(ctx, name)
+        self._mount(root)
+        return sorted({*self.commands, *root.commands})
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """`trek --help`'s list of commands, as click writes it, from the summaries: no
         command's module is loaded to list it."""
-        summaries = command_summaries()
+        summaries = command_summaries(_root(ctx))
         limit = formatter.width - 6 - max(len(name) for name in summaries)
         with formatter.section("Commands"):
             # Shortened as click shortens a command's own help.
@@ -135,21 +188,25 @@ class TrekGroup(click.Group):
                                 for name, text in summaries.items()])
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            if cmd_name in self.lazy:
-                self.load(cmd_name)
-            else:
-                importlib.import_module(COMMANDS_MODULE)
-        return self.commands.get(cmd_name)
+        """The command, built for the command's composition root the first time it is asked
+        for (`status`, defined here, as it is)."""
+        if cmd_name in OWN_COMMANDS:
+            return self.commands.get(cmd_name)
+        root = _root(ctx)
+        found = root.commands.get(cmd_name)
+        if found is None and cmd_name in self.lazy:
+            found = root.commands[cmd_name] = self.lazy[cmd_name](root)
+        elif found is None:
+            self._mount(root)
+            found = root.commands.get(cmd_name)
+        return found
 
-    def load(self, name: str) -> None:
-        """Import the module of a command in the table (after COMMANDS_MODULE, which mounts
-        the rulesets, unless the command is self-contained) and add the command."""
-        module, attribute = self.lazy[name]
-        if name not in SELF_CONTAINED:
-            importlib.import_module(COMMANDS_MODULE)
-        if name not in self.commands:
-            self.add_command(getattr(importlib.import_module(module), attribute), name)
+    @staticmethod
+    def _mount(root: Root) -> None:
+        """Build the commands of cli/commands.py for `root`, once."""
+        if not root.mounted:
+            root.commands.update(_commands(root))
+            root.mounted = True
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         refuse_repeated(self, ctx, args)
@@ -162,6 +219,8 @@ class TrekGroup(click.Group):
         except BrokenPipeError:
             _reader_left()
             raise click.exceptions.Exit(0) from None
+        except click.NoSuchOption as error:
+            raise _no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `trek --help` and `trek --version`, read by `| head`
                 _flush_output(quietly=True)
@@ -179,7 +238,9 @@ class TrekGroup(click.Group):
             _reader_left()
             return None
         except TrackerError as error:
-            raise click.ClickException(_sentence(str(error))) from None
+            raise click.ClickException(_sentence(str(error), _root(ctx))) from None
+        except click.NoSuchOption as error:
+            raise _no_such_option(error) from None
         except click.exceptions.Exit as done:
             if done.exit_code == 0:  # `--help` and `--version` of a command
                 _flush_output(quietly=True)
@@ -215,7 +276,37 @@ class TrekGroup(click.Group):
                 message = f"Trek could not finish ({text})"
             else:
                 message = f"Trek could not finish ({text}); nothing was recorded"
-            raise click.ClickException(_sentence(message)) from None
+            raise click.ClickException(_sentence(message, _root(ctx))) from None
+
+
+# Options every command takes, named after its own in a refusal of an unknown option.
+_STORE_OPTIONS = ("--db", "--campaign", "--gm", "--json", "--preview", "--help")
+
+
+def _no_such_option(error: click.NoSuchOption) -> click.UsageError:
+    """An unknown option, said with the options the command does take, rather than click's
+    nearest spelling among every option (`--by` is not `--db`)."""
+    ctx = error.ctx
+    if ctx is None:
+        return error
+    own = [param.opts[0] for param in ctx.command.get_params(ctx)
+           if isinstance(param, click.Option) and param.opts[0].startswith("--")
+           and param.opts[0] not in _STORE_OPTIONS]
+    import difflib
+
+    near = difflib.get_close_matches(error.option_name, own, n=1)
+    guess = f" (did you mean {near[0]}?)" if near else ""
+    path = ctx.command_path
+    takes = ("it has no options of its own" if not own else
+             f"its own option is {own[0]}" if len(own) == 1 else
+             f"its own options are {_listed(own)}")
+    name = _sentence(error.option_name).rstrip(".")
+    return click.UsageError(f"`{path}` has no option {name}{guess}; {takes} (`{path} --help` "
+                            "lists every option it takes).", ctx)
+
+
+def _listed(words: list[str]) -> str:
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _warn(ctx: click.Context) -> None:
@@ -226,7 +317,8 @@ def _warn(ctx: click.Context) -> None:
         return
     for trek in settings.opened:
         for warning in getattr(trek, "warnings", ()):
-            click.echo(f"Warning: {_sentence(_scrubbed(settings.db, warning))}", err=True)
+            click.echo(f"Warning: {_sentence(_scrubbed(settings.db, warning), _root(ctx))}",
+                       err=True)
 
 
 def _flush_output(*, quietly: bool = False) -> None:
@@ -260,28 +352,30 @@ def _scrubbed(db: str, text: str) -> str:
 # Trek's own messages open with one of these words and get a capital; a message that opens
 # with something the GM typed (a path, a slug, a name) keeps the GM's spelling. A ruleset's
 # `CommandLine` adds the words its own messages open with (its `opening_words`).
-OPENING_WORDS = {
+OPENING_WORDS = frozenset({
     "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
     "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",
     "keeps", "legend", "map", "models", "name", "no", "nobody", "not", "nothing",
     "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say", "session",
     "square", "step", "that", "the", "there", "this", "today", "trek", "undoing", "watching",
     "when", "with",
-}
+})
 
 
-def _sentence(text: str) -> str:
-    if COMMANDS_MODULE not in sys.modules:
-        # The rulesets' opening words come with their modules, mounted by the commands.
-        # Should that fail, the sentence is told with the shared words alone.
+def _sentence(text: str, root: Root | None = None) -> str:
+    """`text` as one sentence: a capital when it opens with Trek's words (or, given the root,
+    its rulesets' words) and a full stop."""
+    words = OPENING_WORDS
+    if root is not None:
+        # Should a ruleset's part fail to load, the sentence is told with the shared words.
         with contextlib.suppress(Exception):
-            importlib.import_module(COMMANDS_MODULE)
+            words = words | root.opening_words
     text = text.strip()
     # Nothing typed may reach the terminal as a control sequence.
     text = "".join(ch if ord(ch) >= 32 and ord(ch) != 127 else f"\\x{ord(ch):02x}"
                    for ch in text)
     first = text.split(" ", 1)[0]
-    if first in OPENING_WORDS:
+    if first in words:
         text = text[:1].upper() + text[1:]
     return text if text.endswith((".", "!", "?")) else text + "."
 
@@ -304,6 +398,15 @@ def _settings() -> Settings:
     return click.get_current_context().ensure_object(Settings)
 
 
+def _root(ctx: click.Context) -> Root:
+    """The composition root of this run: handed in with the settings, else made now."""
+    return root_of(ctx.ensure_object(Settings))
+
+
+# The commands defined in this module, which no ruleset extends.
+OWN_COMMANDS = frozenset({"status"})
+
+
 @trek.command()
 @click.option("--as-of", "as_of", type=PointType(),
               help="The state right after event SEQ, or at the end of day N (day:N).")
@@ -320,14 +423,15 @@ def status(as_of: Point | None) -> None:
             sys.stdout.write(json_text(document))
             return
         if document is not None:
-            # The kept document in the words of its ruleset's command-line module alone.
+            # The kept document in the words of its ruleset's command-line part alone (the
+            # renderer asks the command's root for it).
             from cli import render
 
-            render.mount_one(document["ruleset"])
             render.print_status(document)
             return
-    commands = importlib.import_module(COMMANDS_MODULE)
-    commands.show_status(as_of, document)
+    from cli.commands import show_status
+
+    show_status(as_of, document)
 
 
 def main() -> None:

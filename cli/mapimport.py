@@ -21,15 +21,21 @@ from tracker.mapformats import (
     convert,
     format_of,
     parse,
+    unread_extension,
 )
 from tracker.mapformats.picture import Picture
 from tracker.mapformats.tomlfile import load_battle_map, load_map
 
 
 def is_imported(path: Path) -> bool:
-    """Whether `--map FILE` names another tool's file; anything else is a Trek TOML map, as
-    it always was."""
-    return path.suffix.lower() in EXTENSIONS
+    """Whether `--map FILE` names another tool's file (False: a Trek `.toml` map); a file
+    whose extension Trek does not read is refused, naming the ones it does."""
+    suffix = path.suffix.lower()
+    if suffix == ".toml":
+        return False
+    if suffix in EXTENSIONS:
+        return True
+    raise TrackerError(unread_extension(str(path), suffix))
 
 
 def read_text(path: Path, what: str) -> str:
@@ -57,7 +63,8 @@ def import_file(path: Path, ruleset: str, *, battle: bool,
     text = read_text(path, what)
     target = battle_target(ruleset) if battle else overland_target(ruleset)
     try:
-        source = parse(format_of(path.name, text), text, path.stem, grid=grid)
+        source = parse(format_of(path.name, text), text, path.stem, grid=grid,
+                       folder=path.parent)
         imported = convert(source, target, dict(terrains))
     except MapError as error:
         raise TrackerError(f"cannot import the {what} {path}: {error}") from None
@@ -197,6 +204,9 @@ def show_report(report: dict[str, Any]) -> None:
     console.print("Used:", markup=False)
     for item in report["used"]:
         console.print(f"  {item}", markup=False)
+    if report.get("walls") or report.get("doors"):
+        console.print(f"Walls on the edges between squares: {report['walls']} runs; doors: "
+                      f"{report['doors']}", markup=False)
     console.print("Ignored:", markup=False)
     for item in report["ignored"] or ["nothing"]:
         console.print(f"  {item}", markup=False)

@@ -33,9 +33,15 @@ class Settings:
     explicit: set[str] = field(default_factory=set)
     # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
     opened: list[Any] = field(default_factory=list)
-    # The stores a front-end keeps open from one command to the next (`trek shell`, `trek
-    # serve`): a cli.context.KeptStores.
+    # The stores a front-end keeps open from one command to the next (`trek shell`): a
+    # cli.context.KeptStores.
     kept: Any = None
+    # Words read into a command and nothing else (cli/parse.py): `record` hands the command
+    # back instead of opening a store.
+    parsing: bool = False
+    # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
+    # shell, the server or a test, else made when first needed.
+    root: Any = None
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
@@ -115,15 +121,40 @@ PREVIEW_HELP = ("Show the event this would record (with --json, exactly what rec
                 "prints) and record nothing; a refusal is still refused.")
 
 
+# The commands of the table, by callback: each builds one command object from its parameters
+# and hands it to `cli.context.record`, reading and writing nothing before; cli/parse.py runs
+# these (and only these) to turn words into a command.
+TABLE_COMMANDS: set[Callable[..., Any]] = set()
+# The read commands of the table, by callback: the query each stands for (cli/reads.py), made
+# from its parameters by name without running the callback.
+QUERY_COMMANDS: dict[Callable[..., Any], type[Any]] = {}
+
+
 def recording_options(func: F) -> F:
-    """The store options of a command that records one event, and --preview.
+    """The store options of a command of the table that records one event, and --preview.
 
     Every recording command takes these instead of `store_options`; `cli.context.record`
     reads --preview, so no command handles it itself.
     """
+    TABLE_COMMANDS.add(func)
+    return store_recording_options(func)
+
+
+def store_recording_options(func: F) -> F:
+    """--preview and the store options of a command that records but is not one of the
+    table's (it makes a campaign: `init`, `branch`)."""
     func = click.option("--preview", is_flag=True, default=False, expose_value=False,
                         callback=_merge("preview"), help=PREVIEW_HELP)(func)
     return store_options(func)
+
+
+def reads(query: type[Any]) -> Callable[[F], F]:
+    """Mark a read command of the table as the query `query`, whose fields are the command's
+    parameters by name."""
+    def mark(func: F) -> F:
+        QUERY_COMMANDS[func] = query
+        return func
+    return mark
 
 
 def character_options(func: F) -> F:
@@ -157,8 +188,10 @@ def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
 
 def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
     """The ruleset stat options actually given (click passes every mounted one)."""
+    # `is` for None and False: 0 == False, and a 0 given (`--body 0`) is refused by the rules.
     return {key: list(value) if isinstance(value, tuple) else value
-            for key, value in extra.items() if value not in (None, False, ())}
+            for key, value in extra.items()
+            if value is not None and value is not False and value != ()}
 
 
 class NamedValue(click.ParamType[tuple[str, Any]]):
@@ -212,8 +245,14 @@ class KeyValue(NamedValue):
         if not sep or not key.strip():
             # A bare word is most likely the name with its number left out.
             word = value.strip()
-            example = f"{word}=2" if not sep and _WORD.fullmatch(word) else self.example
-            self.fail(f"{value!r} should be NAME=N, for example {example}", param, ctx)
+            example = self.example
+            if not sep and word.isdigit():
+                # A bare number is most likely the number with its name left out.
+                example = f"{self.example.partition('=')[0]}={word}"
+            elif not sep and _WORD.fullmatch(word):
+                example = f"{word}=2"
+            self.fail(f"{value!r} should be NAME=N, a {self.noun} and a number, for example "
+                      f"{example}", param, ctx)
         try:
             amount = int(number)
         except ValueError:
@@ -258,7 +297,37 @@ class KeyChoice(NamedValue):
         return key.strip(), choice
 
 
-ROLL = click.IntRange(2, 12)
+class Whole(click.IntRange):
+    """A whole number within bounds, refused in words ("the 2d6 total must be a whole number
+    from 2 to 12, not 'six'") rather than in click's range notation."""
+
+    def __init__(self, low: int | None = None, high: int | None = None, *,
+                 what: str = "the number") -> None:
+        super().__init__(low, high)
+        self.what = what
+
+    def _span(self) -> str:
+        if self.min is not None and self.max is not None:
+            return f"from {self.min} to {self.max}"
+        return f"of {self.min} or more" if self.min is not None else f"of at most {self.max}"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip())
+            except ValueError:
+                self.fail(f"{self.what} must be a whole number {self._span()}, not {value!r}",
+                          param, ctx)
+        if (self.min is not None and number < self.min) or (
+                self.max is not None and number > self.max):
+            self.fail(f"{self.what} must be {self._span()}, not {number}", param, ctx)
+        return number
+
+
+ROLL = Whole(2, 12, what="the 2d6 total")
 ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."
 
 

@@ -7,27 +7,27 @@ figures as lines, JSON, or a route picture shaded by how often the trials passed
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from cli import render
-from cli.context import open_store, settings
+from cli.context import open_store, root, settings
 from cli.options import PointType, SquareType, TrekCommand, store_options
-from cli.ruleset_line import command_lines
+from cli.ruleset_line import extended
 from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
 from domain.plan import MAX_DAYS, MAX_TRIALS, Outcome, Policy, check_plan_request, plan
 from tracker.points import Point
 
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
+
 DEFAULT_TRIALS = 10_000
 DEFAULT_DAYS = 10
-# How the plan's first line names each policy option chosen, by option: each ruleset's own
-# (its `CommandLine.plan_policy_words`, mounted below with its `plan_options`).
-POLICY_WORDS: dict[str, Callable[[Any], str]] = {}
 
 
 @click.command(cls=TrekCommand, name="plan")
@@ -58,8 +58,10 @@ def plan_command(to: Square, as_of: Point | None, days: int, trials: int, seed: 
     with no roll in it (travel that never rolls, or a policy that rolls nothing) is played
     once and said to be certain.
     """
-    # The rulesets' own policy options, each off unless given, in the order they are listed.
-    policy: Policy = {name: choices[name] for name in POLICY_WORDS}
+    # The rulesets' own policy options (every other parameter is named above), each off
+    # unless given, in the order the command lists them.
+    listed = [param.name for param in click.get_current_context().command.params]
+    policy: Policy = {name: choices[name] for name in listed if name in choices}
     # Bounds first: a bad request opens no store.
     if not 1 <= trials <= MAX_TRIALS:
         raise RuleViolation(f"--trials is 1 to {MAX_TRIALS}, not {trials}")
@@ -136,7 +138,8 @@ def plan_document(campaign: str, ruleset: str, start: Square, to: Square, seed: 
 def _print(doc: dict[str, Any]) -> None:
     out = _Lines()
     to = f"{doc['to'][0]},{doc['to'][1]}"
-    chosen = [POLICY_WORDS[name](value) for name, value in doc["policy"].items() if value]
+    words_of = root().plan_policy_words
+    chosen = [words_of[name](value) for name, value in doc["policy"].items() if value]
     words = ", ".join(chosen) or "none"
     trials = ("certain: nothing rolls, played once" if doc["certain"]
               else f"{doc['trials']} trials, seed {doc['seed']}")
@@ -212,18 +215,16 @@ def _write_svg(route: Mapping[str, Any], doc: dict[str, Any], outcome: Outcome,
         raise TrackerError(f"cannot write {target}: {error.strerror or error}") from None
 
 
-def _mount_policy_options() -> None:
-    """Each ruleset's policy options (its `CommandLine.plan_options`), before
-    `--svg` and the store's options, and the words that name them."""
+def mounted(root: Root) -> click.Command:
+    """`trek plan` for `root`: each ruleset's policy options (its `CommandLine.plan_options`)
+    before `--svg` and the store's options."""
     at = next(i for i, p in enumerate(plan_command.params) if p.name == "svg_file")
-    for _, line in command_lines():
-        words = line.plan_policy_words  # one for each of its plan options
+    seen: set[str] = set()
+    options: list[click.Option] = []
+    for _, line in root.lines():
         for option in line.plan_options:
             assert option.name is not None
-            if option.name not in POLICY_WORDS:
-                plan_command.params.insert(at, option)
-                at += 1
-                POLICY_WORDS[option.name] = words[option.name]
-
-
-_mount_policy_options()
+            if option.name not in seen:
+                seen.add(option.name)
+                options.append(option)
+    return extended(plan_command, options, at=at)

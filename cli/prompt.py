@@ -23,6 +23,7 @@ from prompt_toolkit.history import FileHistory, History, InMemoryHistory
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
+from cli.options import Settings
 from cli.shell import ENDING, Shell
 
 HISTORY_NAME = ".trek_history"
@@ -138,7 +139,8 @@ def candidates(shell: Shell, words: list[str], current: str) -> Iterator[tuple[s
 
     if words and words[0] == "help":
         words = words[1:]
-    ctx = click.Context(trek, info_name="trek")
+    # The shell's composition root: the commands as its lines run them.
+    ctx = click.Context(trek, info_name="trek", obj=Settings(root=shell.root))
     command: click.Command = trek
     path: list[str] = []
     pending: click.Option | None = None

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -23,6 +23,9 @@ from cli.output import json_text as json_text
 from cli.paging import PipeConsole
 from cli.ruleset_line import CommandLine
 from domain.grid import GRIDS
+
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
 console: Console = PipeConsole(highlight=False)
@@ -133,6 +136,7 @@ _SUMMARIES.update({
                                      " on an open plain"),
     "CombatantEntered": lambda d: f"{d['name']} ({d['side']}) enters at {_sq(d['at'])}",
     "CombatantRemoved": lambda d: f"{d['name']} leaves the fight",
+    "DoorChanged": lambda d: f"the {d['door']} is {'closed' if d['closed'] else 'opened'}",
     "RoundStarted": lambda d: f"round {d['number']} starts",
     "EncounterEnded": lambda d: f"encounter {d['name']} ends after {d['rounds']} round(s)",
 })
@@ -153,41 +157,25 @@ class AuditSection:
     recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
-# Each mounted ruleset's part (cli/ruleset_line.py), and the part of one that adds nothing.
+# The part of a ruleset that adds nothing (or of one the root does not have).
 _NOTHING_ADDED = CommandLine(title="")
-_MOUNTED: dict[str, CommandLine] = {}
-_AUDIT_SECTIONS: dict[str, AuditSection] = {}
-_ROUTE_MARKS: dict[str, Any] = {}
 
 
-def mount(ruleset: str, line: CommandLine) -> None:
-    """A ruleset's own words, mounted from its `CommandLine` by the composition root."""
-    _MOUNTED[ruleset] = line
-    for name, section in line.audit_sections.items():
-        _AUDIT_SECTIONS.setdefault(name, section)
-    for kind, style in line.route_marks.items():
-        _ROUTE_MARKS.setdefault(kind, style)
+def _root() -> Root:
+    """The composition root whose rulesets' words are shown: the running command's, else the
+    server's (cli/bootstrap.py hands it over; nothing here finds a ruleset by name)."""
+    from cli.bootstrap import current
 
-
-def mount_one(ruleset: str) -> None:
-    """Mount one ruleset's words, for a command loaded without the others (`trek log`), unless
-    the composition root has mounted them already."""
-    if ruleset in _MOUNTED:
-        return
-    from cli.ruleset_line import command_line
-
-    line = command_line(ruleset)
-    if line is not None:
-        mount(ruleset, line)
+    return current()
 
 
 def route_marks() -> Mapping[str, Any]:
-    """The route-picture marker styles the mounted rulesets add, by kind."""
-    return _ROUTE_MARKS
+    """The route-picture marker styles the rulesets add, by kind."""
+    return _root().route_marks
 
 
 def _line(ruleset: str) -> CommandLine:
-    return _MOUNTED.get(ruleset, _NOTHING_ADDED)
+    return _root().line(ruleset) or _NOTHING_ADDED
 
 
 def movement_text(status: Mapping[str, Any]) -> str:
@@ -443,21 +431,27 @@ def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, las
 
 def encounter_clock(doc: Mapping[str, Any]) -> list[str]:
     """The ruleset's own plain values of an encounter (`pass 2`, `passes 3`), in words."""
-    return [f"{key.replace('_', ' ')} {_value(value)}" for key, value in doc.items()
+    return [f"{_words(key)} {_value(value)}" for key, value in doc.items()
             if key not in _ENCOUNTER_KEYS and not isinstance(value, (dict, list))]
 
 
 def combatant_state(combatant: dict[str, Any]) -> list[str]:
     """What a combatant's ruleset keeps besides where it is and what it moved and has left,
-    in words, only what is set (`defense penalty 2`, `gait run`, `tn modifier 4`)."""
+    in words, only what is set (`defence penalty 2`, `gait run`, `tn modifier 4`)."""
     shown = []
     for key, value in combatant.items():
         if key in ("label", "side", "position", "facing", "moved", "remaining") or value in (
                 None, False, 0, "", {}):
             continue
-        words = key.replace("_", " ")
+        words = _words(key)
         shown.append(words if value is True else f"{words} {_value(value)}")
     return shown
+
+
+def _words(key: str) -> str:
+    """A document's key as words (`defense_penalty`: `defence penalty`): the keys keep their
+    recorded spelling, the words Trek's British one."""
+    return key.replace("_", " ").replace("defense", "defence")
 
 
 def encounter_value(value: Any) -> str:
@@ -473,7 +467,7 @@ def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, dict):
-        return ", ".join(f"{key.replace('_', ' ')} {_value(item)}"
+        return ", ".join(f"{_words(key)} {_value(item)}"
                          for key, item in value.items())
     return str(value)
 
@@ -508,7 +502,7 @@ def _entry_text(entry: dict[str, Any]) -> str:
 
 
 def _section_fact(name: str, entries: list[dict[str, Any]]) -> tuple[str, str]:
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     text = shown.text if shown else _entry_text
     return (shown.label if shown else name,
             "; ".join(f"#{e['seq']} {text(e)}" for e in entries) or "-")
@@ -520,7 +514,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
     the sections are named, each entry with its words (`text`) in the recap's markup."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for name, entries in sections.items():
-        shown = _AUDIT_SECTIONS.get(name)
+        shown = _root().audit_sections.get(name)
         heading = (shown.heading if shown else None) or (shown.label if shown else name)
         for entry in entries:
             if shown is not None and shown.recap is not None:
@@ -534,7 +528,7 @@ def recap_groups(sections: Mapping[str, list[dict[str, Any]]], escape: Callable[
 
 def audit_row(name: str, entry: dict[str, Any]) -> dict[str, Any]:
     """The `trek audit --csv` cells of an entry of section `name` (seq and day included)."""
-    shown = _AUDIT_SECTIONS.get(name)
+    shown = _root().audit_sections.get(name)
     cells = shown.row(entry) if shown else {"line": name, "detail": _entry_text(entry)}
     return {"seq": entry["seq"], "day": entry["day"], **cells}
 
@@ -794,6 +788,15 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
         for i, (mark, words) in enumerate(map_key(battle_map)):
             key.append(("  " if i else "") + f"{mark} {words}")
         console.print(key)
+        # Walls and doors lie between the squares, where a grid of characters has no room:
+        # the doors are told here, and `encounter show --svg` draws both.
+        if battle_map.get("walls") or doc.get("doors"):
+            doors = "; ".join(
+                f"{d['name']} ({'closed' if d['closed'] else 'open'}) {_sq(d['from'])}"
+                f"–{_sq(d['to'])}" for d in doc.get("doors", []))
+            console.print(Text(f"walls between squares: {len(battle_map.get('walls', []))}"
+                               + (f"; doors: {doors}" if doors else "")
+                               + " (`trek encounter show --svg` draws them)", style="dim"))
     marks = token_labels(doc["combatants"])
     if not doc["combatants"]:
         console.print("Nobody has joined yet: `trek encounter join CHAR --at X,Y`.")
@@ -803,7 +806,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
                      if isinstance(v, dict) and set(v) != {"x", "y"}})
     extra = sorted({k for c in doc["combatants"].values() for k in c}
                    - {"label", "side", "position", "facing", "moved", "remaining", *nested})
-    headers = [k.removesuffix("_penalty").replace("_", " ") for k in extra]
+    headers = [_words(k.removesuffix("_penalty")) for k in extra]
     faces = any(c.get("facing") for c in doc["combatants"].values())
     core_headers = ["", "combatant", "side", "at", *(["facing"] if faces else []), "moved",
                     "left"]
@@ -834,7 +837,7 @@ def print_encounter(doc: Mapping[str, Any]) -> None:
             fields.add_row(core[0], core[1], *mine)
         console.print(fields)
     for name, c in doc["combatants"].items():
-        details = [f"{key.replace('_', ' ')}: {_value(c[key])}" for key in nested
+        details = [f"{_words(key)}: {_value(c[key])}" for key in nested
                    if isinstance(c.get(key), dict)]
         if details:
             console.print(f"{name}: " + "; ".join(details), markup=False)

@@ -64,7 +64,6 @@ def ruler_of(ruleset: str) -> Ruler:
     """The ruleset's ruler, or the plain one (a move, counted in squares)."""
     from cli import render
 
-    render.mount_one(ruleset)
     declared = render.declared_ruler(ruleset)
     return declared if isinstance(declared, Ruler) else Ruler()
 

@@ -1,22 +1,22 @@
 """What one ruleset adds to the command line, the pictures and the table's pages: one typed
 object, `CommandLine`, that each ruleset's command-line module declares as `COMMAND_LINE`.
 
-The composition root (`cli/commands.py`, `cli/encounter.py`, `cli/plan.py` as they mount) and
-the pages read a ruleset's part only through `command_lines()` and `command_line()`. Every
-field has a default meaning "this ruleset adds nothing here", so a ruleset names only what it
-has, and mypy refuses a misspelt field.
+The registry's entry for the ruleset holds a function returning it (cli/registry.py); the
+composition root (cli/bootstrap.py) loads it from there and hands it to what mounts it: the
+commands each ruleset extends are built anew from it (`extended`, `regrouped`), never edited
+in place. Every field has a default meaning "this ruleset adds nothing here", so a ruleset
+names only what it has, and mypy refuses a misspelt field.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    import click
+import click
 
+if TYPE_CHECKING:
     from cli.render import AuditSection, Describe
     from cli.ruler import Ruler
     from tracker.app import Trek
@@ -77,26 +77,34 @@ class CommandLine:
     ruler: Ruler | None = None
 
 
-def load(module: str) -> CommandLine:
-    """The `COMMAND_LINE` of a ruleset's command-line module."""
-    line = importlib.import_module(module).COMMAND_LINE
-    if not isinstance(line, CommandLine):
-        raise TypeError(f"{module}.COMMAND_LINE is a {type(line).__name__}, not a CommandLine")
-    return line
+def extended(command: click.Command, options: Sequence[click.Option] = (), *,
+             at: int | None = None,
+             changed: Mapping[str, Callable[[click.Parameter], click.Parameter]] | None = None
+             ) -> click.Command:
+    """A new command like `command` with `options` added (at position `at`, else last) and
+    the parameters named in `changed` replaced by what each function makes of them: the
+    command given, and every parameter of it, are left as they are."""
+    import copy
+
+    params = [changed[p.name](p) if changed and p.name in changed else p
+              for p in command.params]
+    if at is None:
+        params.extend(options)
+    else:
+        params[at:at] = options
+    made = copy.copy(command)
+    made.params = params
+    return made
 
 
-def command_lines() -> list[tuple[str, CommandLine]]:
-    """Each ruleset's part, by ruleset name, in the registry's order (those that have one)."""
-    from tracker.registry import command_lines as modules
+def regrouped(group: click.Group, commands: Sequence[click.Command]) -> click.Group:
+    """A new group like `group` whose commands are its own with `commands` put in (a command
+    of the same name replaced); `group` is left as it is."""
+    import copy
 
-    return [(name, load(module)) for name, module in modules()]
-
-
-def command_line(ruleset: str) -> CommandLine | None:
-    """One ruleset's part (loading only its module), or None when it adds nothing."""
-    from tracker.registry import ENTRIES
-
-    for entry in ENTRIES:
-        if entry.name == ruleset and entry.command_line is not None:
-            return load(entry.command_line)
-    return None
+    made = copy.copy(group)
+    made.commands = dict(group.commands)
+    for command in commands:
+        assert command.name is not None
+        made.commands[command.name] = command
+    return made

@@ -20,7 +20,7 @@ from urllib.parse import quote
 import click
 
 from cli.context import settings
-from cli.options import TrekCommand, store_options
+from cli.options import TrekCommand, Whole, store_options
 from domain.errors import TrackerError
 
 KEY_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
@@ -42,7 +42,7 @@ class SecretType(click.ParamType[str]):
 @click.command(cls=TrekCommand)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to listen on (0.0.0.0: every network of this machine).")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(0, 65535),
+@click.option("--port", default=8765, show_default=True, type=Whole(0, 65535, what="the port"),
               help="The port to listen on; 0 picks a free one (the printed URLs say which).")
 @click.option("--no-open", "no_open", is_flag=True,
               help="Do not open the GM's page in a browser.")
@@ -65,12 +65,11 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
     """
     import uvicorn
 
-    from cli.context import rulesets
+    from cli.context import root
     from cli.web.app import ServeConfig, create_app
-    from tracker.app import Trek
 
     s = settings()
-    with Trek.open(s.db, rulesets=rulesets(), writable=False) as trek:
+    with root().open(s.db, writable=False) as trek:
         slugs = sorted(c["slug"] for c in trek.campaigns())
         # Of several, the pages show the first; `?campaign=SLUG` another; the API has each.
         several = s.campaign is None and len(slugs) > 1
@@ -98,7 +97,7 @@ def serve(host: str, port: int, no_open: bool, no_fog: bool, gm_key: str | None,
         import webbrowser
 
         webbrowser.open(gm_url)
-    app = create_app(config)
+    app = create_app(config, root())
     server = _server(uvicorn.Config(app, log_level="warning", access_log=False,
                                     timeout_graceful_shutdown=2, server_header=False),
                      on_stop=app.state.live.closing.set)

@@ -87,10 +87,13 @@ class Shell:
     """Runs lines as `trek` commands with the shell's settings, on stores kept open."""
 
     def __init__(self, settings: Settings) -> None:
+        from cli.bootstrap import root_of
         from cli.context import KeptStores
 
         self.settings = settings
-        self.kept: KeptStores = KeptStores()
+        # Every line plays with the shell's composition root (its rulesets, its commands).
+        self.root = root_of(settings)
+        self.kept: KeptStores = KeptStores(root=self.root)
         self.names = Names()
 
     def __enter__(self) -> Shell:
@@ -108,7 +111,7 @@ class Shell:
         # (a line's own --db, --campaign or --gm still overrides them for that line).
         given = {name for name in ("db", "campaign", "gm") if getattr(s, name) is not None}
         line = Settings(db=s.db, campaign=s.campaign, gm=s.gm, json=s.json,
-                        explicit=s.explicit | given, kept=self.kept)
+                        explicit=s.explicit | given, kept=self.kept, root=self.root)
         try:
             trek.main(args=words, prog_name="trek", obj=line, standalone_mode=True)
         except SystemExit as end:
@@ -126,7 +129,7 @@ class Shell:
         except LineError as error:
             from cli.main import _sentence
 
-            click.echo(f"Error: {_sentence(str(error))}", err=True)
+            click.echo(f"Error: {_sentence(str(error), self.root)}", err=True)
             return 2
         if words is None:
             return None

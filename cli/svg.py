@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from cli import render
@@ -117,6 +118,10 @@ class Layout:
         return (MARGIN + self.size + col * 1.5 * self.size,
                 MARGIN + height / 2 + row * height + (height / 2 if x % 2 else 0))
 
+    def corner(self, x: int, y: int) -> tuple[float, float]:
+        """Where grid point (x, y), the top-left corner of square (x, y), is drawn."""
+        return MARGIN + (x - self.xs.start) * CELL, MARGIN + (y - self.ys.start) * CELL
+
     def outline(self, x: int, y: int) -> str:
         cx, cy = self.centre(x, y)
         if not self.hex:
@@ -218,6 +223,65 @@ def _stop(layout: Layout, move: dict[str, Any], word: str) -> list[str]:
             f"<title>{_t(move['name'])}: {_t(word)} here</title></g>"]
 
 
+WALL_INK = "#212121"
+DOOR_FILL = "#8d5524"
+# How thick walls and doors are drawn on the lines between squares.
+WALL_WIDTH = 5
+DOOR_WIDTH = 9
+
+
+def _edges(layout: Layout, doc: Mapping[str, Any]) -> list[str]:
+    """Walls on the lines between squares, each run a line from grid point to grid point, and
+    doors as doors (RULES §16): a closed door a solid leaf across its edges, an open one an
+    empty frame with its leaf swung open from its first point."""
+    battle_map = doc["map"]
+    walls = battle_map.get("walls", []) if battle_map is not None else []
+    doors = doc.get("doors", [])
+    if not walls and not doors:
+        return []
+    out = [f'<g class="walls" stroke="{WALL_INK}" stroke-width="{WALL_WIDTH}" '
+           'stroke-linecap="round">']
+    for wall in walls:
+        for a, b in pairwise(wall):
+            (x1, y1), (x2, y2) = layout.corner(a["x"], a["y"]), layout.corner(b["x"], b["y"])
+            out.append(f'<line class="wall" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" '
+                       f'y2="{y2:.1f}"/>')
+    out.append("</g>")
+    out.append('<g class="doors">')
+    for door in doors:
+        (x1, y1) = layout.corner(door["from"]["x"], door["from"]["y"])
+        (x2, y2) = layout.corner(door["to"]["x"], door["to"]["y"])
+        closed = bool(door["closed"])
+        left, top = min(x1, x2), min(y1, y2)
+        across = x1 == x2
+        # The leaf lies along the edges, inset a little so the walls' ends show beside it.
+        inset = 3.0
+        box: tuple[float, float, float, float]
+        if across:
+            box = (left - DOOR_WIDTH / 2, top + inset, DOOR_WIDTH, abs(y2 - y1) - 2 * inset)
+        else:
+            box = (left + inset, top - DOOR_WIDTH / 2, abs(x2 - x1) - 2 * inset, DOOR_WIDTH)
+        state = "closed" if closed else "open"
+        parts = [f'<g class="door {state}" data-door="{_t(door["name"])}" '
+                 f'data-closed="{"true" if closed else "false"}">',
+                 f"<title>{_t(door['name'])} ({state})</title>",
+                 f'<rect class="leaf-frame" x="{box[0]:.1f}" y="{box[1]:.1f}" '
+                 f'width="{box[2]:.1f}" height="{box[3]:.1f}" '
+                 + (f'fill="{DOOR_FILL}" stroke="{WALL_INK}" stroke-width="1.5"/>' if closed
+                    else f'fill="white" fill-opacity="0.6" stroke="{DOOR_FILL}" '
+                         'stroke-width="1.5" stroke-dasharray="3 2"/>')]
+        if not closed:
+            # The leaf swung a quarter turn about the door's first point.
+            length = math.hypot(x2 - x1, y2 - y1)
+            ex, ey = (x1 + length, y1) if across else (x1, y1 + length)
+            parts.append(f'<line class="leaf" x1="{x1:.1f}" y1="{y1:.1f}" x2="{ex:.1f}" '
+                         f'y2="{ey:.1f}" stroke="{DOOR_FILL}" stroke-width="4"/>')
+        parts.append("</g>")
+        out.append("".join(parts))
+    out.append("</g>")
+    return out
+
+
 def _ink_on(fill: str) -> str:
     """Black or white, whichever reads on `fill` (a #rrggbb colour)."""
     red, green, blue = (int(fill[i:i + 2], 16) for i in (1, 3, 5))
@@ -301,6 +365,7 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
                 out.append(f'<text class="ground-mark" x="{cx:.1f}" y="{cy + 5:.1f}">'
                            f"{_t(ground_marks[char])}</text>")
     out.append("</g>")
+    out.extend(_edges(layout, doc))
     out.append('<g class="coordinates" fill="#555" text-anchor="middle">')
     for x in xs:
         cx, _ = layout.centre(x, ys.start)

@@ -50,7 +50,8 @@ def api_page(api: dict[str, Any]) -> str:
         "# The API",
         "",
         "What `trek serve` answers, for scripts and other front-ends; the server publishes the "
-        "same description at `/api/openapi.json` and as a page at `/api/docs`. Every address "
+        "same description at `/api/openapi.json` and as a page at `/api/docs` (both for either "
+        "secret). Every address "
         "takes the secret as `Authorization: Bearer SECRET`: the players' reads, the GM's reads "
         "and records. How the server is started and what its pages do: "
         "[the table in a browser](serve.md).",

@@ -30,10 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from cli.besm_demo import play  # noqa: E402
+from cli.bootstrap import bootstrap  # noqa: E402
 from tracker.app import Trek  # noqa: E402
-from tracker.registry import build_registry  # noqa: E402
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry
 
 GM_KEY = "screenshot-gm-secret-0001"
 PLAYER_KEY = "screenshot-players-secret-01"

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from domain.bounds import MAX_CAMPAIGN_NAME
 from domain.errors import MapError
 from domain.maps import MapPositions, is_whole_number, listing
 
@@ -55,9 +56,9 @@ def read_battle_map(doc: Mapping[str, Any], src: MapPositions, spec: LegendSpec
     """The battle map of a map file's tables (`doc`, as parsed) as a plain document; a MapError
     names the line (`src`) and the reason."""
     for key in doc:
-        if key not in ("map", "legend"):
-            raise MapError(f"a battle map has an unknown table {key!r}; it takes [map] and "
-                           "[legend]", src.entry((), key))
+        if key not in ("map", "legend", "wall", "door"):
+            raise MapError(f"a battle map has an unknown table {key!r}; it takes [map], "
+                           "[legend], [[wall]] and [[door]]", src.entry((), key))
     table = doc.get("map")
     if not isinstance(table, dict):
         raise MapError("the battle map has no [map] table; it needs rows (and a name)")
@@ -126,4 +127,110 @@ def read_battle_map(doc: Mapping[str, Any], src: MapPositions, spec: LegendSpec
     document: dict[str, Any] = {"name": name, "grid": grid, "rows": list(rows),
                                 "legend": entries}
     document.update((k, v) for k, v in table.items() if k in spec.map_keys)
+    walls, doors = _edges(doc, src, grid, width, len(rows))
+    if walls:
+        document["walls"] = walls
+    if doors:
+        document["doors"] = doors
     return document
+
+
+def _tables(doc: Mapping[str, Any], key: str, src: MapPositions) -> list[dict[str, Any]]:
+    tables = doc.get(key, [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise MapError(f"{key} must be written as [[{key}]] tables", src.entry((), key))
+    return tables
+
+
+def _grid_point(value: object, width: int, height: int) -> tuple[int, int] | str:
+    """A grid point [x, y] of a map `width` × `height` cells, or why it is not one."""
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(is_whole_number(v) for v in value)):
+        return f"{value!r} is not a grid point; write it as [x, y] with whole numbers"
+    x, y = int(value[0]), int(value[1])
+    if not (0 <= x <= width and 0 <= y <= height):
+        return (f"[{x}, {y}] is off the map; its grid points run from [0, 0] to "
+                f"[{width}, {height}]")
+    return x, y
+
+
+def _plain(value: object) -> str | None:
+    assert isinstance(value, str)
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in value):
+        return "has a control character; write plain text"
+    if len(value.strip()) > MAX_CAMPAIGN_NAME:
+        return f"is longer than {MAX_CAMPAIGN_NAME} characters"
+    return None
+
+
+def _straight(a: tuple[int, int], b: tuple[int, int]) -> str | None:
+    if a == b:
+        return f"[{a[0]}, {a[1]}] follows itself; each run must go somewhere"
+    if a[0] != b[0] and a[1] != b[1]:
+        return (f"[{a[0]}, {a[1]}] to [{b[0]}, {b[1]}] is diagonal; walls and doors run "
+                "along the grid lines, so keep x or y the same from point to point")
+    return None
+
+
+def _edges(doc: Mapping[str, Any], src: MapPositions, grid: str, width: int, height: int
+           ) -> tuple[list[list[list[int]]], list[dict[str, Any]]]:
+    """The [[wall]] and [[door]] tables (RULES §16) as the map document keeps them: each wall
+    its points, each door its two ends, name and state."""
+    walls_raw, doors_raw = _tables(doc, "wall", src), _tables(doc, "door", src)
+    if (walls_raw or doors_raw) and grid != "square":
+        raise MapError("walls and doors on edges are for square maps; a hex map marks walls "
+                       "with wall cells", src.header(("wall" if walls_raw else "door",)))
+    walls: list[list[list[int]]] = []
+    for index, table in enumerate(walls_raw):
+        line = src.key(("wall",), "points", index) or src.header(("wall",), index)
+        for key in table:
+            if key != "points":
+                raise MapError(f"[[wall]] has an unknown key {key!r}; a wall takes points",
+                               src.key(("wall",), key, index) or line)
+        points = table.get("points")
+        if not isinstance(points, list) or len(points) < 2:
+            raise MapError("a wall's points must be a list of at least two grid points such "
+                           "as [[0, 2], [3, 2]]", line)
+        run: list[tuple[int, int]] = []
+        for raw in points:
+            point = _grid_point(raw, width, height)
+            if isinstance(point, str):
+                raise MapError(f"a wall's point {point}", line)
+            if run and (problem := _straight(run[-1], point)) is not None:
+                raise MapError(f"a wall's points: {problem}", line)
+            run.append(point)
+        walls.append([list(p) for p in run])
+    doors: list[dict[str, Any]] = []
+    names: set[str] = set()
+    for index, table in enumerate(doors_raw):
+        header = src.header(("door",), index)
+        for key in table:
+            if key not in ("from", "to", "name", "closed"):
+                raise MapError(f"[[door]] has an unknown key {key!r}; a door takes from, to, "
+                               "name and closed", src.key(("door",), key, index) or header)
+        ends = []
+        for key in ("from", "to"):
+            line = src.key(("door",), key, index) or header
+            if key not in table:
+                raise MapError(f"a door needs {key} = [x, y], a grid point at one end", header)
+            point = _grid_point(table[key], width, height)
+            if isinstance(point, str):
+                raise MapError(f"a door's {key}: {point}", line)
+            ends.append(point)
+        if (problem := _straight(ends[0], ends[1])) is not None:
+            raise MapError(f"a door from {problem}", src.key(("door",), "to", index) or header)
+        closed = table.get("closed", True)
+        if not isinstance(closed, bool):
+            raise MapError("a door's closed must be true or false",
+                           src.key(("door",), "closed", index) or header)
+        given = table.get("name")
+        if given is not None and (problem := text(given) or _plain(given)) is not None:
+            raise MapError(f"a door's name {problem}", src.key(("door",), "name", index) or header)
+        name = given.strip() if isinstance(given, str) else f"door at {ends[0][0]},{ends[0][1]}"
+        if name in names:
+            raise MapError(f"two doors are called {name!r}; give each door its own name",
+                           src.key(("door",), "name", index) or header)
+        names.add(name)
+        doors.append({"name": name, "from": list(ends[0]), "to": list(ends[1]),
+                      "closed": closed})
+    return walls, doors

@@ -24,6 +24,7 @@ from domain.commands import (
     AddSupplies,
     AddVehicle,
     Assign,
+    ChangeDoor,
     Dismount,
     EndDay,
     EndEncounter,
@@ -515,6 +516,11 @@ class Campaign:
                 f"(its options: {offered}); nothing was recorded")
         situation = replace(self.situation(), dice=self._dice())
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
+
+    @handle.register
+    def _(self, command: ChangeDoor) -> TrekEvent:
+        return self._record(lambda: encounter.door(self.situation(), command.door,
+                                                   command.closed))
 
     @handle.register
     def _(self, command: EndEncounter) -> TrekEvent:

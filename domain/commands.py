@@ -239,6 +239,16 @@ class RemoveCombatant(Command):
 
 
 @dataclass(frozen=True)
+class ChangeDoor(Command):
+    """`encounter door NAME|X,Y open|close` (RULES §16)."""
+
+    what: ClassVar[str] = "encounter door"
+
+    door: Annotated[str, texted("door", limit=MAX_CAMPAIGN_NAME)]
+    closed: bool
+
+
+@dataclass(frozen=True)
 class EndEncounter(Command):
     what: ClassVar[str] = "encounter end"
 

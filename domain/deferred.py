@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -15,25 +15,23 @@ class Deferred:
     """A ruleset whose package is imported the first time a campaign of it is played, so a
     command loads its campaign's ruleset and no other.
 
-    This module imports nothing of Trek's: `trek --help` reads the entries (the commands a
-    ruleset's command line adds, with their one-line help) without loading any ruleset.
+    `load` is a function that imports the ruleset and makes it (a plain import in its body,
+    checked by mypy), never a module or attribute name looked up at run time. This module
+    imports nothing of Trek's.
     """
 
     name: str
-    # The package holding the ruleset (its events live under it) and the class there.
+    # The package its events live under: a stored event's topic is matched against it, to
+    # know which ruleset to load for that event (the package is never imported by this name).
     package: str
-    attribute: str
-    # Its command-line module, as the ruleset itself says (checked when it loads).
-    command_line: str | None
-    # The top-level commands that module adds, each with the first paragraph of its help
-    # (checked against the commands themselves by the tests).
-    commands: tuple[tuple[str, str], ...] = ()
+    load_rules: Callable[[], Ruleset]
 
     def load(self) -> Ruleset:
-        ruleset: Ruleset = getattr(importlib.import_module(self.package), self.attribute)()
-        if (ruleset.name, ruleset.command_line) != (self.name, self.command_line):
-            raise RuntimeError(f"the registry's entry for {self.name!r} does not match "
-                               f"{self.package}.{self.attribute}")
+        ruleset = self.load_rules()
+        if ruleset.name != self.name or not self.holds(type(ruleset).__module__):
+            raise RuntimeError(f"the registry's entry for {self.name!r} loaded "
+                               f"{type(ruleset).__qualname__} ({ruleset.name!r}), which is "
+                               f"not under {self.package}")
         return ruleset
 
     def holds(self, module: str) -> bool:

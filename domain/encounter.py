@@ -14,9 +14,10 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from domain.cells import Cell
+from domain.edges import door_name, doors_of, edge_refusal
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
-from domain.geometry import Square
+from domain.geometry import Square, parse_square
 from domain.grid import GRIDS
 from domain.labels import labels_of
 from domain.maps import extent
@@ -56,7 +57,8 @@ class EncounterStarted(TrekEvent):
     map: dict[str, Any] | None = None
 
     def apply_to(self, game: Game) -> None:
-        game.encounter = Encounter(name=self.name, grid=self.grid, map=self.map)
+        game.encounter = Encounter(name=self.name, grid=self.grid, map=self.map,
+                                   doors=doors_of(self.map))
 
 
 class CombatantEntered(TrekEvent):
@@ -135,6 +137,19 @@ class EncounterEnded(TrekEvent):
         game.encounter = None
 
 
+class DoorChanged(TrekEvent):
+    """A door of the battle map opened or closed (free: nobody spends movement on it)."""
+    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-door",)
+
+    door: str
+    closed: bool
+
+    def apply_to(self, game: Game) -> None:
+        encounter = game.encounter
+        assert encounter is not None, "decided with an open encounter"
+        encounter.doors = {**encounter.doors, self.door: self.closed}
+
+
 class CombatantChanged(TrekEvent):
     """Base of a ruleset's events about one combatant: where it now stands (the end of `path`,
     when it moved), which way it faces, and its state afterwards."""
@@ -169,6 +184,7 @@ class CombatantChanged(TrekEvent):
 
 ENCOUNTER_EVENTS: tuple[type[TrekEvent], ...] = (
     EncounterStarted, CombatantEntered, CombatantRemoved, RoundStarted, EncounterEnded,
+    DoorChanged,
 )
 
 
@@ -206,13 +222,18 @@ def check_can_stand(encounter: Encounter, cell: Square, *, name: str) -> None:
                             "to a cell")
 
 
-def step_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
-    """Why `mover` may not enter `cell` at all (it may still pass a friend's cell), or None."""
+def step_refusal(encounter: Encounter, mover: Combatant, here: Square, cell: Square
+                 ) -> str | None:
+    """Why `mover` may not step from `here` into its neighbour `cell` at all (it may still
+    pass a friend's cell), or None: the one check of a step every ruleset makes."""
     terrain = cell_terrain(encounter, cell)
     if terrain is None:
         return f"{where(cell)} is off the map"
     if terrain["terrain"] == "wall":
         return f"{where(cell)} is a wall"
+    edge = edge_refusal(encounter.map, encounter.doors, here, cell)
+    if edge is not None:
+        return edge
     standing = encounter.at(cell)
     if standing is not None and standing.name != mover.name and not friends(
             standing.side, mover.side):
@@ -310,6 +331,43 @@ def end(situation: Situation) -> Decision:
     return EncounterEnded(name=encounter.name, rounds=encounter.round)
 
 
+def door(situation: Situation, named: str, closed: bool) -> Decision:
+    """`encounter door NAME|X,Y open|close`: the door's new state (RULES §16)."""
+    encounter = open_encounter(situation.game)
+    found = find_door(encounter, named)
+    if encounter.doors.get(found, True) == closed:
+        raise RuleViolation(f"the {found} is already {'closed' if closed else 'open'}")
+    return DoorChanged(door=found, closed=closed)
+
+
+def find_door(encounter: Encounter, named: str) -> str:
+    """The name of the door called `named`, or of the door at grid point X,Y (the one that
+    starts there, else one that runs through it)."""
+    doors = (encounter.map or {}).get("doors", [])
+    if not doors:
+        raise NotFound(f"{encounter.name} has no doors; a battle map gives them in [[door]] "
+                       "tables")
+    for entry in doors:
+        if door_name(entry) == named:
+            return named
+    try:
+        point = parse_square(named)
+    except ValueError:
+        point = None
+    if point is not None:
+        for entry in doors:
+            if tuple(entry["from"]) == point:
+                return door_name(entry)
+        for entry in doors:
+            (x0, y0), (x1, y1) = entry["from"], entry["to"]
+            if (min(x0, x1) <= point.x <= max(x0, x1)
+                    and min(y0, y1) <= point.y <= max(y0, y1)):
+                return door_name(entry)
+    known = ", ".join(door_name(entry) for entry in doors)
+    raise NotFound(f"there is no door called {named!r} or at that grid point in "
+                   f"{encounter.name} (its doors: {known})")
+
+
 def require_round(encounter: Encounter) -> None:
     if encounter.round == 0:
         raise RuleViolation("no round has started; `trek encounter round` starts round 1")
@@ -341,6 +399,11 @@ def _(event: CombatantEntered, rules: EncounterRules, situation: Situation) -> D
 @_redo.register
 def _(event: CombatantRemoved, rules: EncounterRules, situation: Situation) -> Decision:
     return remove(situation, event.name)
+
+
+@_redo.register
+def _(event: DoorChanged, rules: EncounterRules, situation: Situation) -> Decision:
+    return door(situation, event.door, event.closed)
 
 
 @_redo.register

@@ -184,8 +184,6 @@ class Ruleset(Protocol):
     map_sections: Mapping[str, MapSection]
     # The commands beyond the shared ones (roster, supplies, day start/end, move) it offers.
     commands: frozenset[type[Command]]
-    # The module holding its command-line part (a `COMMAND_LINE`), or None.
-    command_line: str | None
     # Its own event classes (the store resolves their topics only through this list).
     events: tuple[type[TrekEvent], ...]
     # The names of its own character stat options (`CharacterOptions.extra` keys).
@@ -278,8 +276,8 @@ class Registry:
     """The rulesets Trek plays, by name; built once, in the composition root, and passed in.
 
     An entry may be a ruleset or a `Deferred` one, loaded on first use: `named` loads one,
-    iterating loads them all (an audit's sections, the undo words), and the names, command-line
-    modules and event packages are known without loading any.
+    iterating loads them all (an audit's sections, the undo words), and the names and event
+    packages are known without loading any.
     """
 
     def __init__(self, rulesets: Iterable[Ruleset | Deferred],

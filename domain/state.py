@@ -169,6 +169,8 @@ class Encounter(_Mutable):
     # Each combatant's token label, given on entry and kept, removed combatants' included
     # (`domain.labels`).
     labels: dict[str, str] = Field(default_factory=dict)
+    # Each door of the map (RULES §16) by name: whether it is closed now.
+    doors: dict[str, bool] = Field(default_factory=dict)
 
     def at(self, cell: Square) -> Combatant | None:
         for combatant in self.combatants.values():

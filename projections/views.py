@@ -60,6 +60,8 @@ class EncounterDocument(TypedDict):
     grid: str
     round: int
     map: dict[str, Any] | None
+    # The map's doors (RULES §16), each with its state now: name, from, to, closed.
+    doors: list[dict[str, Any]]
     combatants: dict[str, dict[str, Any]]
 
 
@@ -468,9 +470,15 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
         "map": ({"name": encounter.map["name"], "width": len(encounter.map["rows"][0]),
                  "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
                  "legend": encounter.map["legend"],
+                 "walls": [[{"x": x, "y": y} for x, y in wall]
+                           for wall in encounter.map.get("walls", ())],
                  # The picture under the grid, only on a map that has one.
                  **({"image": encounter.map["image"]} if "image" in encounter.map else {})}
                 if encounter.map else None),
+        "doors": [{"name": door["name"], "from": {"x": door["from"][0], "y": door["from"][1]},
+                   "to": {"x": door["to"][0], "y": door["to"][1]},
+                   "closed": encounter.doors.get(door["name"], door["closed"])}
+                  for door in (encounter.map or {}).get("doors", ())],
         **ruleset.encounter_fields(situation),
         "combatants": {
             c.name: {"label": labels[c.name], "side": c.side.value,

@@ -1,8 +1,8 @@
-"""The registry the tests play, built the way the command line's composition root builds it
-(`cli.context.rulesets`)."""
+"""The registry the tests play, built the way every front-end's composition root builds it
+(`cli.bootstrap.bootstrap`)."""
 
 from __future__ import annotations
 
-from tracker.registry import build_registry
+from cli.bootstrap import bootstrap
 
-RULESETS = build_registry()
+RULESETS = bootstrap().registry

@@ -624,6 +624,10 @@ class Trek:
         if not 1 <= cut <= last:
             raise NotFound(f"there is no event {cut}; the log of {origin} runs 1 to {last}")
         taken = {c["slug"] for c in self.campaigns()}
+        # The campaign plain commands use before the branch, which they go on using after it.
+        in_use = self.campaign_in_use()
+        before = (in_use if in_use in taken
+                  else next(iter(taken)) if len(taken) == 1 else None)
         campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
         if self.preview:
@@ -636,6 +640,16 @@ class Trek:
             raise RuleViolation(f"the store already has a campaign called {campaign.slug!r}"
                                 ) from None
         self.appended.append(first)
+        if before is not None and before != in_use:
+            # The store's only campaign was in use without being named: it is named now, as
+            # `trek campaigns use` would, so the branch does not leave plain commands unsure.
+            try:
+                with self.reader.store_errors(), self.views.transaction() as cursor:
+                    readmodels.save_setting(cursor, IN_USE_KEY, before)
+            except Exception as error:
+                self.warnings.append(recorded_but_warning(
+                    [first], f"the campaign in use could not be kept ({self._describe(error)}); "
+                    f"`trek campaigns use {before}` keeps it"))
         assert self.app.snapshots is not None
         try:
             self.app.snapshots.put([CampaignSnapshot.take(campaign)])

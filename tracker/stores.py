@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,8 @@ from domain.errors import TrackerError
 STORE_FORMAT = "trek-1"
 # The options a PostgreSQL URL may carry after `?`.
 _QUERY_KEYS = frozenset({"password", "sslmode", "connect_timeout", "application_name"})
+# A URL of some other kind of database (mysql://, sqlite:///): its scheme.
+_OTHER_URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def _userinfo(url: str) -> tuple[str, str] | None:
@@ -75,6 +78,12 @@ class Location:
                              "or a postgresql:// URL")
         if text == ":memory:" or text.startswith("memory:"):
             return cls(StoreKind.MEMORY, text)
+        scheme = _OTHER_URL.match(text)
+        if scheme:
+            # Only the scheme is named: the rest of a URL may hold a password.
+            raise StoreError(f"Trek keeps a store in an SQLite file or in PostgreSQL, not at a "
+                             f"{scheme.group(1)}:// URL; give --db a file path such as trek.db "
+                             "or a postgresql:// URL")
         return cls(StoreKind.SQLITE, text)
 
     @classmethod

@@ -1,8 +1,10 @@
 """`trek serve`'s web application: the JSON API, the live stream and the two pages.
 
-Every write goes through the `trek` click commands (cli/web/commands.py), so the API answers
-with the documents `--json` prints and refuses with the CLI's sentences. Every read (the API's,
-the pages', the live stream's) goes through the queries of one read-only store the server holds
+Every write goes through one door (cli/web/commands.py): the words are read into a typed
+command by cli/parse.py, as the command line reads them, and the command is handed to
+`Trek.handle` on the one store the server keeps open to record, so the API answers with the
+documents `--json` prints and refuses with the CLI's sentences. Every read (the API's, the
+pages', the live stream's) goes through the queries of one read-only store the server holds
 from start-up to shutdown (cli/web/reads.py): the same documents, and no store opened per
 request. Secrets: the GM's reads and writes, the players'
 only reads; sent as `Authorization: Bearer SECRET`, or as `?key=` on a page load or a stream
@@ -34,12 +36,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
-from cli.web.commands import MAX_WORD, Outcome, Refused, Runner, check_words, has_control
+from cli.web.commands import MAX_WORD, Door, Refused, command_types, has_control
 from cli.web.live import Live
 from cli.web.reads import Reads
 from domain.errors import TrackerError
 
 if TYPE_CHECKING:
+    from cli.bootstrap import Root
+    from domain.ruleset import Registry
     from tracker.app import Trek
 
 HERE = Path(__file__).parent
@@ -71,11 +75,13 @@ class ServeConfig:
 
 
 class CommandRequest(BaseModel):
-    """The words after `trek` (global options excluded), and whether to record or preview."""
+    """The words after `trek` (global options excluded), or the command as JSON (`type`, one
+    of the table's command types, and its fields); and whether to record or preview."""
 
     model_config = ConfigDict(extra="forbid")
 
-    argv: list[str]
+    argv: list[str] | None = None
+    command: dict[str, Any] | None = None
     preview: bool = False
 
 
@@ -103,16 +109,25 @@ def _sentence(text: str) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None) -> FastAPI:
-    """The application; its reads go through the store `open_store` opens (by default the
-    configured store, read-only), opened once at start-up and closed at shutdown."""
-    runner = Runner(config.db)
+def create_app(config: ServeConfig, root: Root | None = None, *,
+               open_store: Callable[[], Trek] | None = None,
+               memory: Any = None) -> FastAPI:
+    """The server over `config.db`, playing the rulesets of `root` (its composition root:
+    made here over the shipped rulesets when none is given), kept on `app.state.root`. Its
+    reads go through the store `open_store` opens (by default the configured store,
+    read-only), opened once at start-up and closed at shutdown; its writes through the
+    door, on a store kept open to record. `memory` holds a `memory:` store's tables (a
+    test's)."""
+    from cli.bootstrap import bootstrap, use
+
+    root = use(root or bootstrap(config.db))
+    if root.db is None:
+        # The command line's root names its store once `trek serve` has read --db.
+        root.db = config.db
+    door = Door(config.db, root, memory)
 
     def open_reader() -> Trek:
-        from cli.context import rulesets
-        from tracker.app import Trek
-
-        return Trek.open(config.db, rulesets=rulesets(), writable=False)
+        return root.open(config.db, writable=False, memory=memory)
 
     reads = Reads(open_store or open_reader)
     live = Live(reads, config.poll_interval)
@@ -127,11 +142,13 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
             yield
         finally:
             live.stop()
-            runner.close()
+            door.close()
             reads.close()
+            root.close()
 
+    # The description is served by a route of its own, behind a secret like every other read.
     app = FastAPI(title="Trek", version="1", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url="/api/openapi.json",
+                  openapi_url=None,
                   description="The API of `trek serve`: the documents of `trek ... --json`, "
                               "commands in the words of the command line, and a live stream "
                               "of the log. Send `Authorization: Bearer SECRET`.")
@@ -163,7 +180,22 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
 
     app.add_middleware(Guard)
     app.state.live = live
+    app.state.root = root
     app.state.reads = reads
+    app.state.door = door
+    described = app.openapi
+
+    def described_with_commands() -> dict[str, Any]:
+        """The API's description, with the JSON schema of every command type of the table
+        (what `{"command": {"type": ...}}` takes)."""
+        if app.openapi_schema is None:
+            schema = described()
+            schema.setdefault("components", {}).setdefault("schemas", {}).update(
+                command_schemas(door.registry))
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = described_with_commands  # type: ignore[method-assign]
 
     # -- who is asking -------------------------------------------------------------------------
 
@@ -202,22 +234,31 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     # Campaigns are never taken out of a store: one seen stays known.
     campaigns: set[str] = set()
 
-    def known(slug: str) -> None:
+    async def known(slug: str) -> None:
         if slug not in campaigns:
-            campaigns.update(reads.run(lambda trek: {c["slug"] for c in trek.campaigns()}))
+            campaigns.update(await run_in_threadpool(
+                reads.run, lambda trek: {c["slug"] for c in trek.campaigns()}))
         if slug not in campaigns:
             raise ApiError(404, f"There is no campaign {slug!r} in this store")
 
-    async def run(slug: str, argv: list[str], *, preview: bool = False) -> Response:
-        outcome: Outcome = await run_in_threadpool(runner.run, slug, argv, preview=preview)
-        if outcome.exit_code == 0:
-            try:
-                document = outcome.document()
-            except ValueError:
-                raise ApiError(500, "The command printed no JSON document") from None
-            return JSONResponse(document)
-        status = {1: 422, 2: 400}.get(outcome.exit_code, 500)
-        return JSONResponse({"error": _sentence(outcome.sentence())}, status_code=status)
+    def through_door(slug: str, argv: list[str] | None, command: dict[str, Any] | None,
+                     preview: bool) -> Any:
+        """Words (or a command as JSON) → a typed command or query → `Trek.handle` (or the
+        query's answer) → the document `--json` prints."""
+        if command is not None:
+            return door.run(slug, door.read_json(command), preview=preview)
+        assert argv is not None
+        asked, previewing = door.read_words(argv)
+        return door.run(slug, asked, preview=preview or previewing)
+
+    async def run(slug: str, argv: list[str] | None = None, *,
+                  command: dict[str, Any] | None = None, preview: bool = False) -> Response:
+        try:
+            document = await run_in_threadpool(through_door, slug, argv, command, preview)
+        except Refused as refusal:
+            return JSONResponse({"error": _sentence(refusal.sentence)},
+                                status_code=refusal.status)
+        return JSONResponse(document)
 
     async def read(query: Callable[[Trek], Any]) -> Any:
         """A document read through the server's store; a refusal (a damaged log, a store
@@ -235,7 +276,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
              summary="The document of `trek status --json`")
     async def status(slug: str, request: Request) -> Response:
         role_of(request)
-        known(slug)
+        await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.status(slug)))
 
     @app.get("/api/campaigns/{slug}/log", tags=["reads"],
@@ -246,7 +287,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
         from projections.logpages import LogFilter
 
         role = role_of(request)
-        known(slug)
+        await known(slug)
         selection = LogFilter(since=_at_least_one("from", "the seq to start from", since),
                               last=_at_least_one("last", "the number of rows to show", last))
         entries = await read(lambda trek: list(trek.queries.log_stream(slug, selection).entries))
@@ -258,26 +299,23 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
              summary="The document of `trek encounter status --json` (null with none open)")
     async def encounter(slug: str, request: Request) -> Response:
         role_of(request)
-        known(slug)
+        await known(slug)
         return JSONResponse(await read(lambda trek: trek.queries.encounter_status(slug)))
 
     @app.post("/api/campaigns/{slug}/commands", tags=["writes"],
-              summary="Run a command: the words after `trek`, as the command line takes them",
-              description="`{\"argv\": [\"move\", \"E\", \"E\"], \"preview\": false}`: 200 with "
-                          "what `--json` prints; 422 `{\"error\": SENTENCE}` for a refusal "
-                          "(nothing recorded); 400 for a usage mistake. With `preview` the "
-                          "event that would be recorded, and nothing is. The GM's secret only.",
+              summary="Run a command of the table: the words after `trek`, or the command "
+                      "as JSON",
+              description=COMMANDS_DESCRIPTION,
               openapi_extra={"requestBody": {"required": True, "content": {
-                  "application/json": {"schema": CommandRequest.model_json_schema()}}}})
+                  "application/json": {"schema": _request_schema(root.registry)}}}})
     async def command(slug: str, request: Request) -> Response:
         given = await gm_request(request, CommandRequest,
                                  "Only the GM's secret records; the players' secret reads")
-        try:
-            check_words(given.argv)
-        except Refused as refusal:
-            raise ApiError(400, str(refusal)) from None
-        known(slug)
-        return await run(slug, given.argv, preview=given.preview)
+        if (given.argv is None) == (given.command is None):
+            raise ApiError(400, "Give the command's words in argv or the command as JSON in "
+                                "command, one of them")
+        await known(slug)
+        return await run(slug, given.argv, command=given.command, preview=given.preview)
 
     @app.post("/api/campaigns/{slug}/ruler", tags=["writes"],
               summary="Measure a combatant's move to a cell before recording it",
@@ -295,16 +333,19 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                                                         "the players' secret reads")
         if has_control(given.name):
             raise ApiError(400, "A combatant's name may not hold control characters")
-        known(slug)
+        await known(slug)
 
         encounter = await read(lambda trek: trek.queries.encounter_status(slug))
 
         def measured() -> dict[str, Any]:
             def preview(argv: list[str]) -> tuple[int, Any, str, Any]:
-                outcome, after = runner.preview_after(slug, argv)
-                if outcome.exit_code != 0:
-                    return outcome.exit_code, None, _sentence(outcome.sentence()), None
-                return 0, outcome.document(), "", after
+                try:
+                    asked, _ = door.read_words(argv)
+                    docs, after = door.preview_after(slug, asked)
+                except Refused as refusal:
+                    code = {422: 1, 400: 2}.get(refusal.status, 70)
+                    return code, None, _sentence(refusal.sentence), None
+                return 0, docs, "", after
 
             return measure(preview, encounter, given.name, given.to, given.band)
 
@@ -325,7 +366,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                      since: str | None = Query(None, alias="from", max_length=20),
                      last_event_id: str | None = Query(None, max_length=20)) -> Response:
         role = role_of(request)
-        known(slug)
+        await known(slug)
         newest: int = await read(lambda trek: trek.queries.last_seq(slug))
         listener = live.listen(slug, _stream_head(
             newest, request.headers.get("last-event-id") or last_event_id, since))
@@ -354,10 +395,18 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
 
+    @app.get("/api/openapi.json", include_in_schema=False)
+    async def description(request: Request) -> Response:
+        role_of(request)
+        return JSONResponse(app.openapi())
+
     @app.get("/api/docs", include_in_schema=False)
-    async def docs() -> Response:
+    async def docs(request: Request) -> Response:
+        role_of(request)
+        # The link to the description carries the secret only if this page was opened with it.
+        key = request.query_params.get("key")
         return HTMLResponse(pages.render("docs.html", api=app.openapi(),
-                                         paths=_paths(app.openapi())))
+                                         paths=_paths(app.openapi()), key=key))
 
     # -- the pages -----------------------------------------------------------------------------
 
@@ -394,7 +443,7 @@ def create_app(config: ServeConfig, open_store: Callable[[], Trek] | None = None
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
         role = role_of(request)
         shown = request.query_params.get("campaign") or config.campaign
-        known(shown)
+        await known(shown)
         if view == "gm" and role != "gm":
             raise ApiError(403, "The GM's page needs the GM's secret; the players' page is "
                                 "/players")
@@ -479,6 +528,45 @@ def _stream_head(newest: int, resume: str | None, since: str | None) -> int:
 def _seq(text: str | None) -> int | None:
     text = (text or "").strip()
     return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+
+
+COMMANDS_DESCRIPTION = (
+    "`{\"argv\": [\"move\", \"E\", \"E\"], \"preview\": false}` (the words after `trek`, "
+    "read as the command line reads them) or `{\"command\": {\"type\": \"Move\", \"options\": "
+    "{\"steps\": [\"E\", \"E\"]}}}` (the command as JSON: `type` is one of the command types "
+    "below, the other keys its fields). 200 with what `--json` prints; 422 `{\"error\": "
+    "SENTENCE}` when the rules refuse it (nothing recorded); 400 for a usage mistake; 403 for a "
+    "command that is not the table's (one that acts on files or on the whole store: `init`, "
+    "`branch`, `demo`, `replay`, `map import`, `serve`, `shell`, `watch`, `campaigns`, or any "
+    "option naming a file): run it with the trek command line. With `preview` the event that "
+    "would be recorded, and nothing is. The words may also be a read (`status`, `log`, "
+    "`encounter status`, `map show`, `audit`, `diff`, `rules show`). The GM's secret only.")
+
+
+def _request_schema(registry: Registry) -> dict[str, Any]:
+    """The body of a command request, its `command` one of the table's command types."""
+    schema = CommandRequest.model_json_schema()
+    schema["properties"]["command"] = {
+        "oneOf": [{"$ref": f"#/components/schemas/{name}"}
+                  for name in sorted(command_types(registry))] + [{"type": "null"}],
+        "description": "The command as JSON: `type` and the command's fields."}
+    return schema
+
+
+def command_schemas(registry: Any) -> dict[str, Any]:
+    """The JSON schema of each command type of the table (and of the values they hold), by
+    name, as OpenAPI components."""
+    from pydantic import TypeAdapter
+
+    schemas: dict[str, Any] = {}
+    for name, kind in sorted(command_types(registry).items()):
+        schema = TypeAdapter(kind).json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(schema.pop("$defs", {}))
+        schema["properties"] = {"type": {"const": name}, **schema.get("properties", {})}
+        schema["required"] = ["type", *schema.get("required", [])]
+        schema["title"] = name
+        schemas[name] = schema
+    return schemas
 
 
 def _validation_sentence(errors: Any) -> str:

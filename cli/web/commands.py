@@ -1,66 +1,45 @@
-"""The API's door to the tracker: the very `trek` click commands, run in this process.
+"""The API's door to the tracker: words (or a command as JSON) → a typed command → `Trek.handle`.
 
-A request's words go through the same group as the command line (cli/main.py `trek`), with
-the store and the campaign fixed by the server and `--json` added, so the API answers with the
-documents `--json` prints and refuses with the CLI's own sentences. Click writes to the
-process's stdout and stderr, so one command runs at a time (a lock); each takes milliseconds.
+A request's words are read by cli/parse.py, as the command line reads them; what they make is
+accepted only if its type is one the table plays (`table_types`: every command `Trek.handle`
+takes and the read queries), then handed to the one `Trek` the server keeps open. The status of
+a refusal comes from what refused it: words that make no command (400), a command that acts on
+files or on the whole store (403), the rules (422).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
+import os
 import threading
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cli.bootstrap import Root
+    from cli.reads import Query
+    from domain.ruleset import Command, Registry
+    from tracker.app import Trek
+    from tracker.opening import MemoryStores
 
 # Bounds on what a request may ask for: a command line a GM could type, not a payload.
 MAX_WORDS = 64
 MAX_WORD = 400
 
-# Options the server fixes (the store, the campaign, who records) or that would not answer with
-# JSON (help, version, other outputs), and options that read or write a file on the server's
-# disk: none has a place in a request.
+# Options the server fixes (the store, the campaign, who records) and options that print and
+# end instead of answering: none has a place in a request.
 FIXED_OPTIONS = ("--db", "--campaign", "--gm")
-REFUSED_OPTIONS = ("--help", "-h", "--version", "--csv", "--jsonl", "--svg", "--html",
-                   "--map", "--output")
-# Commands that act on the store as a whole, run for ever, or make another front-end.
-REFUSED_COMMANDS = {
-    "init": "`init` creates a campaign; run it with the trek command line",
-    "branch": "`branch` creates a campaign; run it with the trek command line",
-    "demo": "`demo` plays into a store of its own; run it with the trek command line",
-    "replay": "`replay` rebuilds the whole store; run it with the trek command line",
-    "watch": "`watch` runs until stopped; run it with the trek command line",
-    "serve": "`serve` starts a server; run it with the trek command line",
-    "shell": "`shell` reads from a terminal; send one command per request instead",
-    "campaigns": "`campaigns` acts on the whole store; run it with the trek command line",
-}
-REFUSED_SUBCOMMANDS = {("map", "import"): "`map import` reads and writes files on the "
-                                          "server; run it with the trek command line"}
+REFUSED_OPTIONS = ("--help", "-h", "--version")
 
 
 class Refused(Exception):
-    """A request the API will not run, with the sentence that says why (HTTP 400)."""
+    """A request the API will not run: the HTTP status and the sentence that says why."""
 
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one command did: its exit code, what it printed, and the document it printed."""
-
-    exit_code: int
-    stdout: str
-    stderr: str
-
-    def document(self) -> Any:
-        return json.loads(self.stdout)
-
-    def sentence(self) -> str:
-        """The command's one sentence, without click's `Error: ` in front."""
-        lines = [line for line in self.stderr.splitlines() if line.strip()]
-        for line in reversed(lines):
-            if line.startswith("Error: "):
-                return line[len("Error: "):].strip()
-        return lines[-1].strip() if lines else "The command failed."
+    def __init__(self, status: int, sentence: str) -> None:
+        super().__init__(sentence)
+        self.status = status
+        self.sentence = sentence
 
 
 def has_control(text: str) -> bool:
@@ -68,85 +47,206 @@ def has_control(text: str) -> bool:
     return any(ord(ch) < 32 or ord(ch) == 127 for ch in text)
 
 
-def check_words(argv: list[str]) -> None:
-    """Refuse, with a sentence, the words no request may carry."""
+def check_words(argv: Sequence[str]) -> None:
+    """Refuse (400), with a sentence, words out of a request's bounds."""
     if not argv:
-        raise Refused("Give the command's words in argv, for example [\"move\", \"E\"].")
+        raise Refused(400, "Give the command's words in argv, for example [\"move\", \"E\"].")
     if len(argv) > MAX_WORDS:
-        raise Refused(f"A command takes at most {MAX_WORDS} words, not {len(argv)}.")
+        raise Refused(400, f"A command takes at most {MAX_WORDS} words, not {len(argv)}.")
     for word in argv:
         if len(word) > MAX_WORD:
-            raise Refused(f"A word of a command is at most {MAX_WORD} characters long.")
+            raise Refused(400, f"A word of a command is at most {MAX_WORD} characters long.")
         if has_control(word):
-            raise Refused("A command's words may not hold control characters.")
+            raise Refused(400, "A command's words may not hold control characters.")
         option = word.split("=", 1)[0]
         if option in FIXED_OPTIONS:
-            raise Refused(f"{option} is fixed by the server; leave it out of argv.")
+            raise Refused(400, f"{option} is fixed by the server; leave it out of argv.")
         if option in REFUSED_OPTIONS:
-            raise Refused(f"{option} is not available through the API.")
-    name = argv[0]
-    if name in REFUSED_COMMANDS:
-        raise Refused(REFUSED_COMMANDS[name] + ".")
-    if tuple(argv[:2]) in REFUSED_SUBCOMMANDS:
-        raise Refused(REFUSED_SUBCOMMANDS[(argv[0], argv[1])] + ".")
+            raise Refused(400, f"{option} is not available through the API.")
 
 
-class Runner:
-    """Runs `trek` commands in this process on one store, one at a time, through stores kept
-    open between commands (one to record, one to preview): a warm server opens nothing per
-    request. A command that could not finish has its stores opened afresh for the next."""
+@cache
+def table_types(registry: Registry) -> Mapping[str, type[Any]]:
+    """The types of command the table plays, by class name: the shared commands, every
+    ruleset's own, and the read queries. Nothing else reaches `Trek.handle` from the API."""
+    import dataclasses
 
-    def __init__(self, db: str) -> None:
-        from cli.context import KeptStores
+    import domain.commands
+    import domain.ruleset
+    from cli.reads import QUERIES
+    from domain.ruleset import Command
 
+    shared = [value for module in (domain.commands, domain.ruleset)
+              for value in vars(module).values()
+              if isinstance(value, type) and issubclass(value, Command) and value is not Command
+              and dataclasses.is_dataclass(value)]
+    own = [kind for ruleset in registry for kind in ruleset.commands]
+    found: dict[str, type[Any]] = {}
+    for kind in [*shared, *own, *QUERIES]:
+        if found.setdefault(kind.__name__, kind) is not kind:
+            raise RuntimeError(f"two command types are called {kind.__name__}")
+    return found
+
+
+def command_types(registry: Registry) -> dict[str, type[Command]]:
+    """The table's commands (not its queries), by class name: what `{"command": ...}` names."""
+    from domain.ruleset import Command
+
+    return {name: kind for name, kind in table_types(registry).items()
+            if issubclass(kind, Command)}
+
+
+class Door:
+    """One `Trek` kept open on the server's store for its lifetime (opened on first use), and
+    the one way a request reaches it. A Trek is used by one request at a time (a lock); a
+    command that could not finish has the store opened afresh for the next."""
+
+    def __init__(self, db: str, root: Root, memory: MemoryStores | None = None) -> None:
         self.db = db
+        self.root = root
+        self.memory = memory
         self.lock = threading.Lock()
-        self.kept = KeptStores()
+        self._trek: Trek | None = None
+
+    @property
+    def registry(self) -> Registry:
+        return self.root.registry
+
+    def _open(self) -> Trek:
+        if self._trek is None:
+            from tracker.app import gm_from_env
+
+            # Who records: TREK_GM, else the OS user, as for a command typed on this machine.
+            self._trek = self.root.open(self.db, writable=True,
+                                        gm=gm_from_env(os.environ.get("TREK_GM") or None),
+                                        memory=self.memory)
+        self._trek.appended.clear()
+        return self._trek
 
     def close(self) -> None:
         with self.lock:
             self._drop()
 
     def _drop(self) -> None:
-        with contextlib.suppress(Exception):
-            self.kept.close()
+        trek, self._trek = self._trek, None
+        if trek is not None:
+            # Closing what failed: the next request opens the store afresh.
+            with contextlib.suppress(Exception):
+                trek.close()
 
-    def run(self, campaign: str, argv: list[str], *, preview: bool = False) -> Outcome:
-        """`trek --db DB --campaign CAMPAIGN --json ARGV [--preview]`."""
+    def campaigns(self) -> set[str]:
         with self.lock:
-            return self._run(campaign, argv, preview=preview)
+            return {campaign["slug"] for campaign in self._open().campaigns()}
 
-    def preview_after(self, campaign: str, argv: list[str]) -> tuple[Outcome, Any]:
-        """Preview ARGV; with it, the open encounter as the previewed event would leave it
-        (None when the command was refused or is not an encounter's)."""
+    def read_words(self, argv: Sequence[str]) -> tuple[Command | Query, bool]:
+        """The command or query the words make, and whether they ask for --preview."""
+        from cli.parse import NotATableCommand, ParseError, read
+        from domain.errors import TrackerError
+
+        check_words(argv)
+        try:
+            parsed = read(argv, self.root)
+        except ParseError as error:
+            raise Refused(400, str(error)) from None
+        except NotATableCommand as error:
+            raise Refused(403, str(error)) from None
+        except TrackerError as error:
+            raise Refused(422, _told(error)) from None
+        return parsed.command, parsed.preview
+
+    def read_json(self, given: Mapping[str, Any]) -> Command:
+        """The command a JSON object describes: `type`, one of the table's command types, and
+        its fields, checked as the command line's are (pydantic, the command's own bounds)."""
+        from pydantic import TypeAdapter, ValidationError
+
+        from domain.errors import TrackerError
+
+        fields = dict(given)
+        name = fields.pop("type", None)
+        kinds = command_types(self.registry)
+        if not isinstance(name, str) or name not in kinds:
+            raise Refused(400, "The command's type is not one of the table's commands; "
+                               "/api/openapi.json lists them")
+        if fields.get("battle_map") is not None:
+            raise Refused(403, "A battle map is read from a file: start the encounter with "
+                               "`trek encounter start NAME --map FILE` on the command line")
+        adapter = TypeAdapter(kinds[name])
+        try:
+            command: Command = adapter.validate_python(fields)
+        except ValidationError as error:
+            raise Refused(400, _invalid(error.errors())) from None
+        except TrackerError as error:
+            raise Refused(422, _told(error)) from None
+        unknown = _unknown_key(fields, adapter.dump_python(command))
+        if unknown is not None:
+            raise Refused(400, f"The command {name} has no field {unknown}")
+        return command
+
+    def run(self, slug: str, asked: Command | Query, *, preview: bool = False) -> Any:
+        """Hand a command of the table to `Trek.handle` (or answer a query): the document
+        `--json` prints."""
         with self.lock:
-            outcome = self._run(campaign, argv, preview=True)
-            if outcome.exit_code != 0:
-                return outcome, None
-            previewing = [trek for (_db, _writes, _gm, preview), trek in self.kept.treks.items()
-                          if preview]
-            return outcome, (previewing[0].previewed_encounter() if previewing else None)
+            return self._run(slug, asked, preview=preview)
 
-    def _run(self, campaign: str, argv: list[str], *, preview: bool) -> Outcome:
-        from click.testing import CliRunner
+    def preview_after(self, slug: str, asked: Command | Query) -> tuple[Any, Any]:
+        """Preview a command; with it, the open encounter as the previewed event would leave
+        it (None when it is not an encounter's)."""
+        with self.lock:
+            docs = self._run(slug, asked, preview=True)
+            assert self._trek is not None
+            return docs, self._trek.previewed_encounter()
 
-        from cli.main import trek
-        from cli.options import Settings
+    def _run(self, slug: str, asked: Command | Query, *, preview: bool) -> Any:
+        from cli.reads import Query
+        from domain.errors import TrackerError
 
-        words = [word for word in argv if word != "--json"]
-        if preview and "--preview" not in words:
-            # Before a `--`, after which every word is an argument.
-            at = words.index("--") if "--" in words else len(words)
-            words[at:at] = ["--preview"]
-        args = ["--db", self.db, "--campaign", campaign, "--json", *words]
-        result = CliRunner().invoke(trek, args, prog_name="trek", catch_exceptions=True,
-                                    obj=Settings(kept=self.kept))
-        crashed = (result.exception is not None
-                   and not isinstance(result.exception, SystemExit))
-        if crashed or "Trek could not finish" in result.stderr:
+        if table_types(self.registry).get(type(asked).__name__) is not type(asked):
+            raise Refused(403, f"{type(asked).__name__} is not a command of the table")
+        if isinstance(asked, Query) and preview:
+            raise Refused(400, f"`{asked.what}` records nothing; --preview goes with a "
+                               "command that records")
+        try:
+            trek = self._open()
+            if isinstance(asked, Query):
+                return asked.answer(trek, slug)
+            return trek.handle(slug, asked, preview=preview)
+        except TrackerError as error:
+            raise Refused(422, _told(error)) from None
+        except Exception as error:
+            # What the store holds is told by the next request, on a store opened afresh.
             self._drop()
-        if crashed:
-            assert result.exception is not None
-            return Outcome(70, "", f"Error: Trek could not finish "
-                                   f"({type(result.exception).__name__}).")
-        return Outcome(result.exit_code, result.stdout, result.stderr)
+            raise Refused(500, f"Trek could not finish ({type(error).__name__})") from None
+
+
+def _told(error: Exception) -> str:
+    """The rules' sentence, as the command line tells it."""
+    from cli.main import _sentence
+
+    return _sentence(str(error))
+
+
+def _unknown_key(given: Any, made: Any, at: str = "") -> str | None:
+    """The first key of `given` that the command made of it does not hold (a misspelt field
+    would otherwise be dropped without a word), by its dotted path."""
+    if isinstance(given, Mapping) and isinstance(made, Mapping):
+        for key, value in given.items():
+            where = f"{at}.{key}" if at else str(key)
+            if key not in made:
+                return where
+            found = _unknown_key(value, made[key], where)
+            if found is not None:
+                return found
+    elif isinstance(given, list | tuple) and isinstance(made, list | tuple):
+        for number, (value, kept) in enumerate(zip(given, made, strict=False)):
+            found = _unknown_key(value, kept, f"{at}.{number}")
+            if found is not None:
+                return found
+    return None
+
+
+def _invalid(errors: Any) -> str:
+    for error in errors:
+        where = ".".join(str(part) for part in error.get("loc", ()))
+        message = str(error.get("msg", "is not valid"))
+        return f"The command's field {where or 'values'} is not valid: {message}"
+    return "The command is not valid"

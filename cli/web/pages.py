@@ -86,9 +86,9 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
 def day_actions(ruleset: str) -> list[dict[str, Any]]:
     """The buttons of the GM's page: the day's start and end, and between them each of the
     ruleset's own commands that takes no word."""
-    from cli.ruleset_line import command_line
+    from cli.bootstrap import current
 
-    line = command_line(ruleset)
+    line = current().line(ruleset)
     own = line.commands if line is not None else ()
     actions = [{"label": "Start day", "argv": ["day", "start"]}]
     for command in own:
@@ -105,9 +105,9 @@ def fight_actions(ruleset: str) -> tuple[list[dict[str, Any]], list[dict[str, An
     """The GM's buttons while an encounter runs: the next round, each of the ruleset's own
     encounter commands that takes no word (a pass), and the end; and the acts offered on each
     combatant's row (its commands whose one word is the combatant's name: stand up, sprint)."""
-    from cli.ruleset_line import command_line
+    from cli.bootstrap import current
 
-    line = command_line(ruleset)
+    line = current().line(ruleset)
     own = line.encounter_commands if line is not None else ()
     actions = [{"label": "Next round", "argv": ["encounter", "round"]}]
     acts: list[dict[str, Any]] = []
@@ -182,7 +182,6 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
 
     status, route, battle, entries, ruleset = (read.status, read.route, read.battle,
                                                read.entries, read.ruleset)
-    words.mount_one(ruleset)
     gm = view == "gm"
     rows = []
     for entry in reversed(entries):
@@ -212,7 +211,9 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
                "actions": actions if gm else [],
                "clock": words.encounter_clock(encounter) if encounter else [],
                "panel": round_panel(encounter, acts if gm else []) if encounter else [],
-               "overland": words.has_overland(ruleset),
+               # A fight in a campaign without an overland map is all the page shows: no
+               # day, square or day's movement beside it.
+               "overland": words.has_overland(ruleset) and not (encounter and picture is None),
                "movement_text": (words.movement_text(status) if status.get("movement")
                                  else ""),
                # Health and Energy only where the ruleset keeps them for someone.

@@ -166,8 +166,8 @@ def cheapest_path(encounter: Encounter, mover: Combatant, goal: Square, budget: 
                   cost: Callable[[Square], int]) -> list[Square] | None:
     """The cheapest legal path to `goal` within `budget`, passing friends but never stopping
     on one, never entering an enemy or a wall."""
-    def step_cost(_here: Square, there: Square) -> int | None:
-        return None if step_refusal(encounter, mover, there) else cost(there)
+    def step_cost(here: Square, there: Square) -> int | None:
+        return None if step_refusal(encounter, mover, here, there) else cost(there)
 
     found = pathfinding.cheapest_path(
         SQUARES, mover.at, goal, step_cost, limit=budget,
@@ -275,7 +275,7 @@ class CombatRules:
                                 f"{where(mover.at)}")
         cost = 0
         for number, cell in enumerate(path[1:], start=1):
-            reason = step_refusal(encounter, mover, cell)
+            reason = step_refusal(encounter, mover, path[number - 1], cell)
             if reason is not None:
                 raise RuleViolation(f"step {number} is refused: {reason}")
             price = entry_cost(encounter, cell)

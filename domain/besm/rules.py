@@ -389,7 +389,6 @@ class Besm(CombatRules, NothingOnEntry):
     map_sections: Mapping[str, MapSection] = MAP_SECTIONS
     commands = COMMANDS
     events = EVENTS + COMBAT_EVENTS
-    command_line: str | None = "cli.besm"
     character_options: frozenset[str] = frozenset(STATS)
     house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS

@@ -13,6 +13,7 @@ from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
 from domain.dice import Dice, Roll
+from domain.edges import edge_beside, edge_refusal
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -345,10 +346,12 @@ def others_cells(encounter: Encounter, mover: Combatant) -> set[Square]:
     return {c.at for c in encounter.combatants.values() if c.name != mover.name}
 
 
-def blocked(encounter: Encounter, occupied: set[Square], cell: Square) -> bool:
-    """Whether a push or drift stops before `cell`: a wall, the edge, or anyone on it."""
+def blocked(encounter: Encounter, occupied: set[Square], here: Square, cell: Square) -> bool:
+    """Whether a push or drift from `here` stops before `cell`: a wall (a wall cell, or a wall
+    or closed door on the edges the step crosses), the map's edge, or anyone on it."""
     entry = terrain_of(encounter, cell)
-    return entry is None or entry["terrain"] == "wall" or cell in occupied
+    return (entry is None or entry["terrain"] == "wall" or cell in occupied
+            or edge_refusal(encounter.map, encounter.doors, here, cell) is not None)
 
 
 def straight_line(encounter: Encounter, occupied: set[Square], start: Square, direction: str,
@@ -359,16 +362,18 @@ def straight_line(encounter: Encounter, occupied: set[Square], start: Square, di
     path = [start]
     for _ in range(cells):
         ahead = path[-1].step(direction)
-        if blocked(encounter, occupied, ahead):
+        if blocked(encounter, occupied, path[-1], ahead):
             return path, True
         path.append(ahead)
-    return path, blocked(encounter, occupied, path[-1].step(direction))
+    return path, blocked(encounter, occupied, path[-1], path[-1].step(direction))
 
 
 def wall_beside(encounter: Encounter, cell: Square) -> bool:
-    """Whether one of the eight cells around `cell` is a wall (the map's edge is not)."""
-    return any((terrain_of(encounter, cell.step(d)) or {}).get("terrain") == "wall"
-               for d in DIRECTIONS)
+    """Whether one of the eight cells around `cell` is a wall, or a wall or closed door lies
+    on one of its edges (the map's edge is not a wall)."""
+    return edge_beside(encounter.map, encounter.doors, cell) or any(
+        (terrain_of(encounter, cell.step(d)) or {}).get("terrain") == "wall"
+        for d in DIRECTIONS)
 
 
 # -- decisions ------------------------------------------------------------------------------------
@@ -451,8 +456,8 @@ class CypherCombat:
                                     f"takes {mover.name} there (`trek encounter push` crosses "
                                     "zero gravity)")
 
-            def step_cost(_here: Square, there: Square) -> int | None:
-                if step_refusal(encounter, mover, there) is not None:
+            def step_cost(here: Square, there: Square) -> int | None:
+                if step_refusal(encounter, mover, here, there) is not None:
                     return None
                 word = terrain_word(encounter, there)
                 if word == "zero-gravity":
@@ -509,7 +514,7 @@ class CypherCombat:
         costs = [0]
         hindered = False
         for number, cell in enumerate(path[1:], start=1):
-            reason = step_refusal(encounter, mover, cell)
+            reason = step_refusal(encounter, mover, path[number - 1], cell)
             if reason is not None:
                 raise RuleViolation(f"step {number} is refused: {reason}")
             word = terrain_word(encounter, cell)
@@ -598,7 +603,7 @@ class CypherCombat:
         cells = command.feet // feet
         occupied = others_cells(encounter, mover)
         ahead = mover.at.step(direction)
-        if blocked(encounter, occupied, ahead):
+        if blocked(encounter, occupied, mover.at, ahead):
             raise RuleViolation(f"{where(ahead)}, toward {direction}, is blocked, so the push "
                                 "would cover no cell; push another way")
         difficulty = min(MAX_DIFFICULTY, -(-command.feet // 4))

@@ -196,7 +196,6 @@ class Cypher(CypherCombat, NothingOnEntry):
     map_sections: Mapping[str, MapSection] = MappingProxyType({})
     commands: frozenset[type[Command]] = COMMANDS
     events = EVENTS + COMBAT_EVENTS
-    command_line: str | None = "cli.cypher"
     character_options: frozenset[str] = frozenset(POOLS)
     house_rules: type[BaseModel] = NoHouseRules
     audit_sections: tuple[str, ...] = ()

@@ -163,7 +163,8 @@ def fallen(encounter: Encounter, combatant: Combatant) -> bool:
     return state_of(combatant, encounter.round).posture == "lying"
 
 
-def passing_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
+def passing_refusal(encounter: Encounter, mover: Combatant, here: Square, cell: Square
+                    ) -> str | None:
     """Why a move may not pass through `cell`: off the map, a wall, or an enemy on its feet
     (a fallen enemy is a body on the ground, an obstruction to step over)."""
     standing = encounter.at(cell)
@@ -171,8 +172,8 @@ def passing_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str
             and fallen(encounter, standing)):
         terrain = cell_terrain(encounter, cell)
         return None if terrain is not None and terrain["terrain"] != "wall" else (
-            step_refusal(encounter, mover, cell))
-    return step_refusal(encounter, mover, cell)
+            step_refusal(encounter, mover, here, cell))
+    return step_refusal(encounter, mover, here, cell)
 
 
 @dataclass
@@ -209,7 +210,7 @@ def walk(encounter: Encounter, mover: Combatant, tokens: list[str], mode: str,
             raise RuleViolation(f"step {number_} is {token!r}; a GURPS move takes hex "
                                 f"directions ({' '.join(DIRECTIONS)}) and L / R turns")
         there = HEXES.step(here, token)
-        reason = passing_refusal(encounter, mover, there)
+        reason = passing_refusal(encounter, mover, here, there)
         if reason is not None:
             raise RuleViolation(f"step {number_} is refused: {reason}")
         entry = cell_terrain(encounter, there) or {"terrain": "open"}
@@ -378,7 +379,8 @@ class HexRules:
         if ground_move(stats) <= 0:
             raise RuleViolation(f"{name}'s ground Move is 0, so it cannot step")
         there = HEXES.step(mover.at, tokens[0])
-        reason = step_refusal(encounter, mover, there) or end_refusal(encounter, mover, there)
+        reason = (step_refusal(encounter, mover, mover.at, there)
+                  or end_refusal(encounter, mover, there))
         if reason is not None:
             raise RuleViolation(f"the step is refused: {reason}")
         entry = cell_terrain(encounter, there) or {}

@@ -32,7 +32,6 @@ class Gurps(WithoutOverland, HexRules, NothingOnEntry):
     events: tuple[type[TrekEvent], ...] = MOVEMENT_EVENTS
     character_options: frozenset[str] = STAT_OPTIONS
     audit_sections: tuple[str, ...] = ()
-    command_line: str | None = "cli.gurps"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         return {"skills": dict(options.skills), "stats": movement_stats(options)}

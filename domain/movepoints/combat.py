@@ -502,7 +502,7 @@ class MoveRules:
             raise RuleViolation(f"{name} holds no free Move Point this round, and a step "
                                 "spends it")
         cell = mover.at.step(way)
-        reason = step_refusal(encounter, mover, cell)
+        reason = step_refusal(encounter, mover, mover.at, cell)
         if reason is not None:
             raise RuleViolation(f"the step is refused: {reason}")
         stop = end_refusal(encounter, mover, cell)
@@ -596,8 +596,8 @@ class MoveRules:
         encounter = open_encounter(situation.game)
         moves = full_move_of(stats_of(situation, mover))
 
-        def step_cost(_here: Square, there: Square) -> int | None:
-            if step_refusal(encounter, mover, there) is not None:
+        def step_cost(here: Square, there: Square) -> int | None:
+            if step_refusal(encounter, mover, here, there) is not None:
                 return None
             full = moves.get(tile_type(encounter, there, fly), 0)
             cost = tile_cost(encounter, there)
@@ -638,7 +638,7 @@ class MoveRules:
         toward: Square | None = None
         last = len(route) - 1
         for number_, cell in enumerate(route[1:], start=1):
-            reason = step_refusal(encounter, mover, cell)
+            reason = step_refusal(encounter, mover, route[number_ - 1], cell)
             if reason is not None:
                 raise RuleViolation(f"step {number_} is refused: {reason}")
             kind = tile_type(encounter, cell, fly)
@@ -723,7 +723,7 @@ class MoveRules:
                 f"{name} is in transit toward {where(transit.to)} by {transit.type} movement; "
                 + ("add --fly" if transit.type == "fly" else "leave off --fly")
                 + " to keep paying toward it")
-        reason = step_refusal(encounter, mover, transit.to)
+        reason = step_refusal(encounter, mover, mover.at, transit.to)
         if reason is not None:
             raise RuleViolation(f"{name} cannot keep paying toward {where(transit.to)}: "
                                 f"{reason}")

@@ -52,7 +52,6 @@ class Movepoints(WithoutOverland, MoveRules):
     events: tuple[type[TrekEvent], ...] = COMBAT_EVENTS
     character_options: frozenset[str] = frozenset({"full_move"})
     audit_sections: tuple[str, ...] = ()
-    command_line: str | None = "cli.movepoints"
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         refuse_other_options(self.name, options)

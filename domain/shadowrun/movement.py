@@ -344,8 +344,8 @@ class PassRules:
         _state, _gait, _rate, _limit, left = self._left(situation, mover, asked)
         metres = cell_meters(encounter)
 
-        def step_cost(_here: Square, there: Square) -> int | None:
-            return None if step_refusal(encounter, mover, there) else metres
+        def step_cost(here: Square, there: Square) -> int | None:
+            return None if step_refusal(encounter, mover, here, there) else metres
 
         found = pathfinding.cheapest_path(
             SQUARES, mover.at, goal, step_cost, limit=left,
@@ -366,7 +366,7 @@ class PassRules:
         if len(path) < 2:
             raise RuleViolation("a move enters at least one cell")
         for number, cell in enumerate(path[1:], start=1):
-            reason = step_refusal(encounter, mover, cell)
+            reason = step_refusal(encounter, mover, path[number - 1], cell)
             if reason is not None:
                 raise RuleViolation(f"step {number} is refused: {reason}")
         stop = end_refusal(encounter, mover, path[-1])

@@ -47,7 +47,6 @@ class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
     events: tuple[type[TrekEvent], ...] = EVENTS
     character_options: frozenset[str] = frozenset({"quickness", "metatype"})
     audit_sections: tuple[str, ...] = ()
-    command_line: str | None = "cli.shadowrun"
 
     # -- roster ----------------------------------------------------------------------------
 

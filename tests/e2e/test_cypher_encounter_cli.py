@@ -187,3 +187,25 @@ def test_rounds_pushes_drift_and_chases_with_undo_and_redo(trek_run: Run, db: st
 
     recorded(run("encounter", "end", "--json"), 21, "EncounterEnded")
     assert ok(run("encounter", "status", "--json")).json() is None
+
+
+def test_the_rounds_page_names_the_events_undo_names(trek_run: Run, tmp_path: Path) -> None:
+    """docs/fights-cypher-rounds.md, played as written: its words on `trek undo 8` name the
+    events the refusal names, and those `--cascade` cancels."""
+    import re
+    import shlex
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "fights-cypher-rounds.md").read_text()
+    hold = page.split("$ cat hold.toml\n", 1)[1].split("\n$ ", 1)[0]
+    (tmp_path / "hold.toml").write_text(hold + "\n")
+    for line in re.findall(r"^\$ trek (.+)$", page, re.MULTILINE):
+        run = trek_run(*shlex.split(line, comments=True))
+        assert "Traceback" not in run.stderr, run
+    refusal = trek_run("undo", "8")
+    refused(refusal, "--cascade")
+    named = set(re.findall(r"event (\d+) \(", refusal.stderr))
+    [said] = [p for p in page.split("\n\n") if "`trek undo 8`" in p]
+    assert named == {"9"}
+    assert set(re.findall(r"event (\d+)", said)) == named
+    cascade = ok(trek_run("undo", "8", "--cascade", "--preview", "--json")).json()
+    assert cascade[0]["cancels"] == [8, 9]

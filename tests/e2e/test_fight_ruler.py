@@ -16,6 +16,7 @@ import httpx
 import pytest
 from cliruns import ok
 from conftest import TrekRun
+from playwright.sync_api import expect
 from served import GM_KEY, PLAYER_KEY, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -102,18 +103,22 @@ def test_the_ruler_shows_what_a_click_records(
         players, player_errors = _open(browser, f"{server.base}/players?key={PLAYER_KEY}")
         # The players see the fight but no ruler.
         assert players.locator("#ruler, #fight-hint").count() == 0
-        # A day's movement meter only where the ruleset travels overland (RULES.md §7–§11:
-        # BESM and Cypher do; GURPS, Shadowrun and Move-Points only fight).
-        overland = fight.ruleset in {"besm", "cypher"}
+        # These campaigns have no overland map: the page is the fight, whichever ruleset
+        # (none shows a day not yet begun, or a day's movement of 0 of 0 squares).
+        name = next(w[2] for w in fight.setup if w[:2] == ("encounter", "start"))
         for page in (gm, players):
-            assert page.locator(".party .movement").count() == (1 if overland else 0)
-            assert ("No day yet" in page.locator("header .sub").inner_text()) == overland
+            assert page.locator(".party .movement").count() == 0
+            header = page.locator("header .sub").inner_text()
+            assert f"Encounter {name} · round 1" in header
+            assert "No day yet" not in header
+            assert "squares left today" not in page.locator("section.party").inner_text()
             # Health and Energy where someone has them (BESM works them out from the stats;
             # the others' characters here have none).
             vitals = page.locator(".roster th", has_text="Health").count()
             assert vitals == (1 if fight.ruleset == "besm" else 0)
         gm.locator(f'#fight g.combatant[data-name="{fight.mover}"]').click()
-        assert gm.locator(f'.round-panel tr.selected[data-name="{fight.mover}"]').count() == 1
+        expect(gm.locator(f'.round-panel tr.selected[data-name="{fight.mover}"]')
+               ).to_have_count(1)
         cell = gm.locator(f'#fight .cell[data-x="{x}"][data-y="{y}"]')
         cell.hover()
         gm.wait_for_selector(f"#ruler.band-{fight.tone}", timeout=10_000)
@@ -172,7 +177,41 @@ def test_the_gm_picks_another_kind_of_move_on_the_ruler(
         gm.locator('#fight .cell[data-x="3"][data-y="0"]').click()
         gm.wait_for_selector("#ruler:not([hidden])")
         gm.keyboard.press("Escape")
-        assert gm.locator("#ruler").is_hidden()
+        expect(gm.locator("#ruler")).to_be_hidden()
         gm.keyboard.press("Escape")
-        assert gm.locator(".round-panel tr.selected").count() == 0
+        expect(gm.locator(".round-panel tr.selected")).to_have_count(0)
         assert errors == []
+
+
+def test_escape_lets_go_of_the_ruler_for_good(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    """The pointer rests on a cell (a measure waits for it to settle), the GM clicks it and
+    presses Esc: the ruler stays closed when the wait is over. The page's clock is the
+    test's, so the wait is over when the test says, on any machine."""
+    db = str(tmp_path / "run.db")
+    [shadowrun] = [f for f in FIGHTS if f.ruleset == "shadowrun"]
+    ok(trek_run("init", "Table", "--ruleset", "shadowrun", db=db))
+    for words in shadowrun.setup:
+        ok(trek_run(*words, db=db))
+    with serve(tmp_path, db) as server:
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        gm = context.new_page()
+        errors: list[str] = []
+        gm.on("pageerror", lambda error: errors.append(str(error)))
+        gm.clock.install()
+        gm.goto(f"{server.base}/?key={GM_KEY}")
+        gm.wait_for_selector("#live.on", timeout=5000)
+        gm.locator('.round-panel tr[data-name="Kira"] td.name').click()
+        expect(gm.locator('.round-panel tr.selected[data-name="Kira"]')).to_have_count(1)
+        gm.clock.pause_at(gm.evaluate("Date.now()") + 1000)
+        cell = gm.locator('#fight .cell[data-x="2"][data-y="0"]')
+        cell.hover()
+        cell.click()
+        expect(gm.locator("#ruler")).to_be_visible()
+        gm.keyboard.press("Escape")
+        expect(gm.locator("#ruler")).to_be_hidden()
+        # Past the pointer's settling time (120 ms) many times over.
+        gm.clock.run_for(2000)
+        assert gm.locator("#ruler").is_hidden()
+        assert errors == []
+        context.close()

@@ -20,7 +20,9 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from cli.bootstrap import bootstrap
 from cli.main import trek
+from cli.options import Settings
 
 NAMES = ["Kira", "Oren", "Dusty", "Cart", "kira", "Zed", ""]
 HOSTILE_TEXT = st.one_of(
@@ -39,6 +41,7 @@ DB_VALUES = st.sampled_from([
     "postgresql://u:pw@127.0.0.1:notaport/x", "postgresql://u:pw@127.0.0.1:99999/x",
     "postgresql://u:pw@127.0.0.1:-1/x", "postgresql://[::1", "postgresql://", "",
     "/proc/trek.db", "/nonexistent-folder/trek.db", ".", "postgres://u@/x?password=pw",
+    "mysql://x/y", "sqlite:///trek.db", "mysql://u:pw@host/x",
 ])
 
 
@@ -82,8 +85,14 @@ def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tup
     return found
 
 
-trek.list_commands(click.Context(trek))  # every command, as `trek --help` loads them
-COMMANDS = commands(trek)
+def mounted() -> click.Group:
+    """Every command as a run of `trek` builds it (the rulesets' parts in), in one group."""
+    ctx = click.Context(trek, obj=Settings(root=bootstrap()))
+    return click.Group("trek", commands={name: command for name in trek.list_commands(ctx)
+                                         if (command := trek.get_command(ctx, name))})
+
+
+COMMANDS = commands(mounted())
 
 
 @st.composite
@@ -170,6 +179,56 @@ def test_any_command_line_exits_0_1_or_2_and_a_refusal_records_nothing(
         assert log_rows(db) == before, (line, shown)
 
 
+# -- usage mistakes in Trek's words, on every command ----------------------------------------------
+
+
+def _own_options(command: click.Command) -> list[str]:
+    every = ("--db", "--campaign", "--gm", "--json", "--preview", "--help")
+    return [p.opts[0] for p in command.params if isinstance(p, click.Option)
+            and p.opts[0].startswith("--") and p.opts[0] not in every]
+
+
+# undo and redo read `-1` as the SEQ it is meant to be, and refuse it as one.
+OPTION_TAKERS = [(p, c) for p, c in COMMANDS
+                 if not c.context_settings.get("ignore_unknown_options")]
+
+
+@pytest.mark.parametrize(("path", "command"), OPTION_TAKERS,
+                         ids=[" ".join(p) for p, _ in OPTION_TAKERS])
+def test_an_unknown_option_on_any_command_names_its_own_options(
+        path: tuple[str, ...], command: click.Command, tmp_path: Path) -> None:
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(trek, ["--db", str(tmp_path / "trek.db"), *path,
+                                           "--no-such-thing"])
+    assert result.exit_code == 2, (path, result.output)
+    [error] = [row for row in result.output.splitlines() if row.startswith("Error: ")]
+    name = " ".join(("trek", *path))
+    assert error.startswith(f"Error: `{name}` has no option --no-such-thing; "), error
+    own = _own_options(command)
+    assert all(option in error for option in own), (own, error)
+    assert error.endswith(f"(`{name} --help` lists every option it takes)."), error
+    assert "Did you mean" not in error
+    assert list(tmp_path.iterdir()) == []
+
+
+NUMBER_OPTIONS = [(path, param) for path, command in COMMANDS for param in command.params
+                  if isinstance(param, click.Option) and isinstance(param.type, click.IntRange)]
+
+
+@pytest.mark.parametrize(("path", "param"), NUMBER_OPTIONS,
+                         ids=[f"{' '.join(p)} {o.opts[0]}" for p, o in NUMBER_OPTIONS])
+def test_a_word_where_a_bounded_number_goes_is_refused_with_the_bounds(
+        path: tuple[str, ...], param: click.Option, tmp_path: Path) -> None:
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(trek, ["--db", str(tmp_path / "trek.db"), *path,
+                                           param.opts[0], "six"])
+    assert result.exit_code == 2, (path, result.output)
+    [error] = [row for row in result.output.splitlines() if row.startswith("Error: ")]
+    assert "must be a whole number " in error, error
+    assert "not 'six'" in error, error
+    assert "integer" not in error, error
+
+
 # -- a name given twice, and the GM name ----------------------------------------------------------
 
 
@@ -177,8 +236,7 @@ def _named_values() -> list[tuple[tuple[str, ...], click.Parameter]]:
     """Every NAME=VALUE parameter that takes several values, with the command it belongs to."""
     from cli.options import NamedValue
 
-    trek.list_commands(click.Context(trek))  # loads every command, as `trek --help` does
-    return [(path, param) for path, command in commands(trek) for param in command.params
+    return [(path, param) for path, command in commands(mounted()) for param in command.params
             if isinstance(param.type, NamedValue)
             and (getattr(param, "multiple", False) or param.nargs == -1)]
 

@@ -504,3 +504,85 @@ def test_recap_format_and_json_each_choose_the_output(trek_run: Run, party: Path
     # Either alone still works.
     assert ok(trek_run("recap", "--json")).json()["name"] == "Ashes Road"
     assert ok(trek_run("recap", "--format", "html")).stdout.startswith("<!DOCTYPE html>")
+
+
+# -- messages that were click's words -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("args", "said", "not_said"), [
+    # a bare number: the name was left out, and a rider's name shows the shape
+    (("forced-march", "--roll", "9"),
+     "'9' should be NAME=N, a rider or driver and a number, for example Kira=9", "9=2"),
+    (("shortcut", "K", "--roll", "six"),
+     "the 2d6 total must be a whole number from 2 to 12, not 'six'", "integer range"),
+    (("shortcut", "K", "--roll", "13"), "the 2d6 total must be from 2 to 12, not 13", "<="),
+    (("night-travel", "--roll", "1"), "the 2d6 total must be from 2 to 12, not 1", "<="),
+    (("day", "end", "--hours", "25"), "the hours slept must be from 0 to 24, not 25", "<="),
+    (("harm", "Kira", "--health", "x"),
+     "the Health taken must be a whole number from 0 to", "integer range"),
+    # an unknown option: the command's own options, never a guess among the store options
+    (("shortcut", "K", "--by", "Kira"),
+     "`trek shortcut` has no option --by; its own option is --roll (`trek shortcut --help` "
+     "lists every option it takes).", "--db"),
+    (("encounter", "act", "Kira", "--melee"),
+     "`trek encounter act` has no option --melee; its own option is --ranged", "'--help'"),
+    (("move", "--too", "3,3"),
+     "`trek move` has no option --too (did you mean --to?); its own options are --to and "
+     "--through-hazard", "Did you mean"),
+    (("status", "--x"), "`trek status` has no option --x; its own option is --as-of",
+     "Did you mean"),
+    # a direction: the eight, not sixteen spellings
+    (("move", "Q"),
+     "'Q' is not a compass direction; give N, NE, E, SE, S, SW, W or NW (either case)",
+     "'nw'"),
+])
+def test_usage_mistakes_say_what_is_wrong_and_what_is_allowed(
+        trek_run: Run, party: Path, args: tuple[str, ...], said: str, not_said: str) -> None:
+    before = stored_events(party)
+    run = trek_run(*args)
+    usage_error(run)
+    [error] = [line for line in run.stderr.splitlines() if line.startswith("Error: ")]
+    assert said in error
+    assert not_said not in error
+    assert stored_events(party) == before
+
+
+def test_a_stat_of_0_is_refused_as_out_of_range_not_as_missing(trek_run: Run,
+                                                               party: Path) -> None:
+    before = stored_events(party)
+    run = trek_run("roster", "add-character", "Bo", "--body", "0", "--mind", "5", "--soul", "5")
+    refused(run, "Body must be 1 to 12, not 0")
+    assert "needs" not in run.stderr
+    assert stored_events(party) == before
+
+
+@pytest.mark.parametrize("db", ["mysql://gm:hunter2@db.example/trek", "sqlite:///trek.db",
+                                "mysql://x/y"])
+@pytest.mark.parametrize("args", [("status",), ("init", "Ashes Road")])
+def test_a_url_of_another_database_is_refused_naming_what_db_takes(
+        trek_run: Run, tmp_path: Path, db: str, args: tuple[str, ...]) -> None:
+    scheme = db.split("://")[0]
+    run = trek_run(*args, db=db)
+    refused(run, f"Trek keeps a store in an SQLite file or in PostgreSQL, not at a {scheme}:// "
+                 "URL; give --db a file path such as trek.db or a postgresql:// URL.")
+    assert "hunter2" not in run.stderr
+    assert "folder" not in run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_defence_is_spelled_one_way_in_what_trek_shows(trek_run: Run) -> None:
+    ok(trek_run("init", "Brawl"))
+    ok(trek_run("roster", "add-character", "Kira", "--body", "6", "--mind", "5", "--soul", "4"))
+    ok(trek_run("encounter", "start", "Alley"))
+    ok(trek_run("encounter", "join", "Kira", "--at", "1,0"))
+    ok(trek_run("encounter", "add", "Bandit", "--side", "enemy", "--at", "2,0", "--body", "4",
+                "--mind", "3", "--soul", "3"))
+    ok(trek_run("encounter", "round"))
+    # Kira steps out of the bandit's reach (RULES §7): defence -2 this round and the next.
+    moved = ok(trek_run("encounter", "move", "Kira", "W", "W"))
+    assert "defence -2" in moved.stdout
+    shown = ok(trek_run("encounter", "status")).stdout
+    assert "defence" in shown
+    for text in (moved.stdout, shown, ok(trek_run("log", "--no-pager")).stdout,
+                 ok(trek_run("encounter", "--help")).stdout):
+        assert "defense" not in text.lower()

@@ -50,21 +50,19 @@ KEEP_TMJ: dict[str, Any] = {
     ]}],
 }
 
-# A 4×3 battle map: a wall along the grid line y=1 from x=0 to x=3 (row 1, columns 0-2),
-# a wall down the middle of column 3, a closed door across (0,2), an open one across (1,2).
-#   row 0: . . . #
-#   row 1: # # # #
-#   row 2: c . . #
+# A 4×3 battle map, its walls and doors on the lines between squares: a wall along the grid
+# line y=1 from x=0 to x=3 and one down the line x=3; on the line y=2 a closed door from x=0
+# to 1 and an open one from 1 to 2.
 CELLAR_UVTT: dict[str, Any] = {
     "format": 0.3,
     "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": 4, "y": 3},
                    "pixels_per_grid": 70},
     "line_of_sight": [[{"x": 0, "y": 1}, {"x": 3, "y": 1}],
-                      [{"x": 3.5, "y": 0}, {"x": 3.5, "y": 3}]],
+                      [{"x": 3, "y": 0}, {"x": 3, "y": 3}]],
     "portals": [
-        {"position": {"x": 0.5, "y": 2.5}, "bounds": [{"x": 0, "y": 2.5}, {"x": 1, "y": 2.5}],
+        {"position": {"x": 0.5, "y": 2}, "bounds": [{"x": 0, "y": 2}, {"x": 1, "y": 2}],
          "rotation": 0, "closed": True, "freestanding": False},
-        {"position": {"x": 1.5, "y": 2.5}, "bounds": [{"x": 1, "y": 2.5}, {"x": 2, "y": 2.5}],
+        {"position": {"x": 1.5, "y": 2}, "bounds": [{"x": 1, "y": 2}, {"x": 2, "y": 2}],
          "rotation": 0, "closed": False, "freestanding": False},
     ],
     "lights": [],
@@ -95,7 +93,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
     assert report["terrains"] == {"forest": "difficult", "hills": "rough", "open": "open",
                                   "mountain": "feature"}
     assert report["wrote"] == "vale.toml"
-    assert "1 quoted labels" in report["ignored"]
+    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
     assert "3 unlisted cells (made open ground)" in report["ignored"]
     assert not (files / "trek.db").exists()  # converting a file touches no store
 
@@ -103,7 +101,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
              1, "CampaignStarted")
     shown = ok(trek_run("map", "show", "--json")).json()["map"]
     assert cells(shown) == [
-        [("difficult", "forest"), ("rough", "hills"), ("open", "open")],
+        [("difficult", "forest"), ("rough", "Old Mill"), ("open", "open")],
         [("open", "open"), ("open", "open"), ("feature", "mountain")],
     ]
 
@@ -111,13 +109,14 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
 def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files: Path) -> None:
     out = ok(trek_run("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
     assert "Wrote cellar.toml: 4×3 square map from a Universal VTT file." in out
-    assert "wall -> wall" in out
+    assert "open -> open" in out
     assert "image (the picture under the grid, placed by resolution.pixels_per_grid)" in out
     # The picture is written beside the map, which names it.
     assert "Wrote its picture to cellar.png." in out
     assert (files / "cellar.png").read_bytes() == base64.b64decode(CELLAR_UVTT["image"])
     assert 'image = "cellar.png"\npixels_per_square = 70\n' in (files / "cellar.toml").read_text()
-    assert "portals (closed doors become walls; open doors are left open)" in out
+    assert "portals (doors, open or closed as the file says)" in out
+    assert "Walls on the edges between squares: 2 runs; doors: 2" in out
 
 
 def test_init_takes_a_tiled_map_directly(trek_run: Run, files: Path) -> None:
@@ -134,12 +133,35 @@ def test_init_takes_a_tiled_map_directly(trek_run: Run, files: Path) -> None:
     assert "Keep <b>[red]" in ok(trek_run("map", "show")).stdout
 
 
-def test_a_map_file_with_another_extension_is_still_read_as_toml(trek_run: Run,
-                                                                 files: Path) -> None:
+def test_a_map_file_trek_does_not_read_is_refused_naming_those_it_reads(trek_run: Run,
+                                                                        files: Path) -> None:
+    known = ".dd2vtt, .df2vtt, .json, .textmapper, .tmj, .txt, .uvtt"
     ok(trek_run("map", "import", "vale.txt", "--to", "vale.toml"))
     (files / "vale.toml").rename(files / "vale.map")
-    ok(trek_run("init", "Vale", "--map", "vale.map"))
-    assert ok(trek_run("map", "show", "--json")).json()["map"]["name"] == "vale"
+    refused(trek_run("init", "Vale", "--map", "vale.map"),
+            "cannot tell what kind of map 'vale.map' is", known)
+    (files / "keep.tmx").write_text("<map/>")
+    refused(trek_run("map", "import", "keep.tmx", "--to", "keep.toml"), "'keep.tmx'", known)
+    assert not (files / "trek.db").exists()
+    ok(trek_run("init", "Cellar"))
+    before = log_of(trek_run)
+    refused(trek_run("encounter", "start", "Fight", "--map", "keep.tmx"), "'keep.tmx'", known)
+    assert log_of(trek_run) == before
+
+
+def test_a_df2vtt_file_is_read_like_a_dd2vtt_file_everywhere(trek_run: Run,
+                                                             files: Path) -> None:
+    (files / "cellar.df2vtt").write_text(json.dumps(CELLAR_UVTT))
+    (files / "cellar.dd2vtt").write_text(json.dumps(CELLAR_UVTT))
+    ok(trek_run("map", "import", "cellar.df2vtt", "--to", "f.toml", "--battle"))
+    ok(trek_run("map", "import", "cellar.dd2vtt", "--to", "d.toml", "--battle"))
+    assert (files / "f.toml").read_text() == (files / "d.toml").read_text()
+    # Not "not valid TOML": init knows it for a battle map, and encounter start takes it.
+    refused(trek_run("init", "Cellar", "--map", "cellar.df2vtt"), "is a battle map")
+    ok(trek_run("init", "Cellar"))
+    ok(trek_run("encounter", "start", "Break-in", "--map", "cellar.df2vtt"))
+    status = ok(trek_run("encounter", "status", "--json")).json()
+    assert [d["name"] for d in status["doors"]] == ["door at 0,2", "door at 1,2"]
 
 
 def test_init_terrain_overrides_the_built_in_word(trek_run: Run, files: Path) -> None:
@@ -155,16 +177,15 @@ def test_encounter_start_takes_a_uvtt_map_with_walls_where_the_walls_are(
     recorded(trek_run("--json", "encounter", "start", "Break-in", "--map", "cellar.uvtt"),
              3, "EncounterStarted")
     status = ok(trek_run("encounter", "status", "--json")).json()
-    wall, door, floor = ("wall", "wall"), ("wall", "closed door"), ("open", "open")
-    assert cells(status["map"]) == [
-        [floor, floor, floor, wall],
-        [wall, wall, wall, wall],
-        [door, floor, floor, wall],
-    ]
-    # The walls hold: Kira at 1,0 cannot step south into the wall at 1,1.
+    assert {ch for row in status["map"]["rows"] for ch in row} == {"."}
+    assert status["map"]["walls"] == [[{"x": 0, "y": 1}, {"x": 3, "y": 1}],
+                                      [{"x": 3, "y": 0}, {"x": 3, "y": 3}]]
+    assert [(d["name"], d["closed"]) for d in status["doors"]] == [
+        ("door at 0,2", True), ("door at 1,2", False)]
+    # The walls hold: Kira at 1,0 cannot step south across the wall on y=1.
     ok(trek_run("encounter", "join", "Kira", "--at", "1,0"))
     ok(trek_run("encounter", "round"))
-    refused(trek_run("encounter", "move", "Kira", "S"), "wall")
+    refused(trek_run("encounter", "move", "Kira", "S"), "a wall stands between 1,0 and 1,1")
 
 
 def log_of(trek_run: Run) -> list[dict[str, Any]]:
@@ -242,10 +263,13 @@ def test_the_readme_example_runs_as_written(trek_run: Run, tmp_path: Path) -> No
     assert cells(shown)[2] == [("difficult", "swamp"), ("open", "grass"), ("open", "grass"),
                                ("rough", "hills"), ("open", "open")]
     status = ok(trek_run("encounter", "status", "--json")).json()
-    # mill-cellar.uvtt: walls on y=2 from x 0-3 and 5-8, the closed door 3-4, the open door
-    # 4-5, and a wall down x=5.5 from y 2 to 6.
-    assert status["map"]["rows"][2] == "###c.###"
-    assert [row[5] for row in status["map"]["rows"]] == [".", ".", "#", "#", "#", "#"]
+    # mill-cellar.uvtt: walls on the line y=2 from x 0-3 and 5-8, the closed door 3-4, the
+    # open door 4-5, and a wall down the line x=5 from y 2 to 6.
+    assert status["map"]["walls"] == [
+        [{"x": 0, "y": 2}, {"x": 3, "y": 2}], [{"x": 5, "y": 2}, {"x": 8, "y": 2}],
+        [{"x": 5, "y": 2}, {"x": 5, "y": 6}]]
+    assert [(d["name"], d["closed"]) for d in status["doors"]] == [
+        ("door at 3,2", True), ("door at 4,2", False)]
     assert status["combatants"]["Ana"]["position"] == {"x": 4, "y": 3}
 
 
@@ -258,8 +282,9 @@ def drawn_cells(dom: str, terrain: str) -> set[tuple[int, int]]:
 def test_imported_battle_maps_render_where_the_source_put_things(
         trek_run: Run, tmp_path: Path, chromium: Browser) -> None:
     root = Path(__file__).resolve().parents[2]
-    # The README's cellar in a BESM fight: walls on y=2 (x 0-2, the closed door at 3, 5-7)
-    # and down column 5 below them; the open door at 4,2 stays floor.
+    # The README's cellar in a BESM fight: walls on the line y=2 (x 0-3 and 5-8) and down the
+    # line x=5, drawn as lines from grid point to grid point (28 + 40 a point); the closed
+    # door 3-4 and the open door 4-5 on y=2 as doors.
     ok(trek_run("init", "Cellar", "--db", "besm.db"))
     ok(trek_run("encounter", "start", "Break-in", "--db", "besm.db", "--map",
                 str(root / "docs" / "examples" / "mill-cellar.uvtt")))
@@ -267,8 +292,13 @@ def test_imported_battle_maps_render_where_the_source_put_things(
     ok(trek_run("encounter", "show", "--svg", str(square), "--db", "besm.db"))
     dom = chromium.dom(square)
     assert dom.count('class="cell ') == 48
-    assert drawn_cells(dom, "wall") == {(0, 2), (1, 2), (2, 2), (3, 2), (5, 2), (6, 2),
-                                        (7, 2), (5, 3), (5, 4), (5, 5)}
+    assert drawn_cells(dom, "wall") == set()
+    walls = re.findall(r'class="wall" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" '
+                       r'y2="([\d.]+)"', dom)
+    assert [tuple(float(v) for v in wall) for wall in walls] == [
+        (28.0, 108.0, 148.0, 108.0), (228.0, 108.0, 348.0, 108.0), (228.0, 108.0, 228.0, 268.0)]
+    assert 'class="door closed" data-door="door at 3,2"' in dom
+    assert 'class="door open" data-door="door at 4,2"' in dom
     assert chromium.screenshot(square, tmp_path / "cellar.png", "520,460").stat().st_size > 5000
 
     # A flat-topped Tiled hex map with odd columns shifted down, in a GURPS fight: the woods

@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 #   y0 ........
 #   y1 ..##....
 #   y2 ..#::...
-#   y3 ........
+#   y3 ........        and a gate on the line x=7 beside 6,0 (RULES §16)
 SQUARES = """\
 [map]
 name = "Kessel Pass"
@@ -43,6 +43,11 @@ rows = ["........", "..##....", "..#::...", "........"]
 "." = { terrain = "open" }
 "#" = { terrain = "wall" }
 ":" = { terrain = "difficult" }
+
+[[door]]
+from = [7, 0]
+to = [7, 1]
+name = "gate"
 """
 
 HEXES = """\
@@ -198,7 +203,9 @@ SCENARIOS: dict[str, Scenario] = {
          ("encounter", "act", "Oren", "--ranged"),
          ("encounter", "round",),
          ("encounter", "prone", "Oren"),
+         ("encounter", "door", "gate", "open"),
          ("encounter", "stand", "Oren"),
+         ("encounter", "door", "7,0", "close"),
          ("encounter", "move", "Kira", "W", "W"),
          ("undo", "--cascade"))),
     "gurps-encounter": _encounter(
@@ -442,6 +449,12 @@ def test_init_refuses_preview_and_branch_previews_without_creating_the_campaign(
     before = _store_bytes(db)
     refused(trek_run("init", "Other Road", "--preview", db=str(db)),
             "init creates a campaign", "without --preview")
+    # Its help says it has none, and offers none among its options.
+    shown = ok(trek_run("init", "--help")).stdout
+    assert "It has no preview: --preview is refused" in shown
+    options = shown.split("Options:", 1)[1]
+    assert "--preview" not in options
+    assert "--seed" in options
     shown = ok(trek_run("branch", "what-if", "--at", "3", "--preview", "--json",
                         db=str(db))).json()
     assert _store_bytes(db) == before

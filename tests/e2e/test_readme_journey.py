@@ -48,6 +48,14 @@ def test_the_readme_journey_ends_where_the_rules_say(tmp_path: Path) -> None:
     cancelled = [entry for entry in log if entry["cancelled_by"] is not None]
     assert [(e["type"], e["path"][-1]) for e in cancelled] == [("Moved", [7, 2])]
     assert status["events"] == len(log)
+    # The day-1 comment names who rolls for Kessel Pass, and that roll's target.
+    [shortcut] = [entry for entry in log if entry["type"] == "ShortcutAttempted"]
+    block = docpages.block("README.md", "## A three-day journey")
+    comment = " ".join(line.lstrip("# ") for line in block.split("# Day 1", 1)[1]
+                       .split("trek day start", 1)[0].splitlines())
+    assert f"{shortcut['by']}, the best navigator (target {shortcut['target']} to" in comment
+    assert "leads them through Kessel Pass" in comment
+    assert "Kira leads" not in comment
     verify = trek(["replay", "--verify", "--json"], env, ROOT)
     assert verify.returncode == 0
     assert json.loads(verify.stdout)["verified"] is True

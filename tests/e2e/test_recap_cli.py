@@ -17,8 +17,7 @@ import docpages
 import pytest
 from cliruns import ok, play_all, refused
 from conftest import Browser, TrekRun, trek_env
-
-from cli.besm_demo import DEMO_MAP
+from journeys import MAP
 
 Trek = Callable[..., TrekRun]
 
@@ -31,7 +30,7 @@ def campaign_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The campaign below, played once for the module (the tests only read it)."""
     folder = tmp_path_factory.mktemp("recap")
     db = str(folder / "trek.db")
-    (folder / "map.toml").write_text(DEMO_MAP, encoding="utf-8")
+    (folder / "map.toml").write_text(MAP, encoding="utf-8")
     play_all(folder, db, [
         ("init", "Ashes Road", "--map", "map.toml", "--at", "1,1", "--seed", "42"),        # 1
         ("roster", "add-character", KIRA, "--body", "6", "--mind", "5", "--soul", "4",

@@ -28,8 +28,7 @@ import docpages
 import pytest
 from cliruns import ok, play_all, refused, usage_error
 from conftest import Browser, TrekRun
-
-from cli.besm_demo import DEMO_MAP
+from journeys import MAP
 
 Run = Callable[..., TrekRun]
 
@@ -102,7 +101,7 @@ CATCH_ALERT = "<script>window.alerted = false; window.alert = () => { window.ale
 def journey(tmp_path_factory: pytest.TempPathFactory) -> str:
     """The store holding the journey above, recorded once for the module's tests."""
     folder = tmp_path_factory.mktemp("journey")
-    (folder / "reach.toml").write_text(DEMO_MAP)
+    (folder / "reach.toml").write_text(MAP)
     db = str(folder / "trek.db")
     play_all(folder, db, [tuple(a.replace("{map}", str(folder / "reach.toml")) for a in args)
                           for args in JOURNEY])

@@ -105,14 +105,11 @@ def test_a_refusal_is_422_with_the_cli_sentence_and_records_nothing(
 
 @pytest.mark.parametrize(("argv", "fragment"), [
     (["mvoe", "E"], "No such command"),
-    (["move", "--bogus"], "No such option"),
+    (["move", "--bogus"], "`trek move` has no option --bogus; its own options are --to"),
     (["undo", "seven"], "seven"),
     (["--db", "other.db", "status"], "--db is fixed by the server"),
     (["move", "--campaign=x", "E"], "--campaign is fixed by the server"),
     (["status", "--help"], "--help is not available"),
-    (["map", "show", "--svg", "/tmp/x.svg"], "--svg is not available"),
-    (["init", "Other"], "init"),
-    (["serve"], "serve"),
     (["harm", "Kira", "--reason", "a\x1b[31mred"], "control characters"),
     ([], "argv"),
     (["x" * 500], "at most"),
@@ -124,6 +121,22 @@ def test_a_usage_mistake_is_400_and_records_nothing(served: Served, argv: list[s
     error = response.json()["error"]
     assert fragment in error
     assert error.endswith((".", "?"))
+    assert events_count(served) == 21
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["map", "show", "--svg", "/tmp/x.svg"], "--svg is not available"),
+    (["init", "Other"], "init"),
+    (["serve"], "serve"),
+])
+def test_a_command_that_is_not_the_tables_is_403_and_records_nothing(
+        served: Served, argv: list[str], fragment: str) -> None:
+    response = served.command(argv)
+    assert response.status_code == 403, response.text
+    error = response.json()["error"]
+    assert fragment in error
+    assert "trek command line" in error
+    assert error.endswith(".")
     assert events_count(served) == 21
 
 
@@ -222,14 +235,30 @@ def test_an_unknown_campaign_is_404(served: Served) -> None:
 
 
 def test_the_api_is_described_at_api_docs(served: Served) -> None:
-    page = httpx.get(f"{served.base}/api/docs")
+    page = httpx.get(f"{served.base}/api/docs", params={"key": PLAYER_KEY})
     assert page.status_code == 200
     assert "/api/campaigns/{slug}/commands" in page.text
-    described = httpx.get(f"{served.base}/api/openapi.json").json()
+    # the page's link to the description works with the secret the page was opened with
+    assert f'href="/api/openapi.json?key={PLAYER_KEY}"' in page.text
+    described = httpx.get(f"{served.base}/api/openapi.json",
+                          headers={"Authorization": f"Bearer {PLAYER_KEY}"}).json()
     assert set(described["paths"]) == {f"/api/campaigns/{{slug}}/{tail}" for tail in
                                        ("status", "log", "encounter", "commands", "ruler",
                                         "events")}
     assert SLUG not in page.text
+
+
+def test_the_api_description_needs_a_secret(served: Served) -> None:
+    for tail in ("/api/docs", "/api/openapi.json"):
+        assert httpx.get(f"{served.base}{tail}").status_code == 401
+        assert httpx.get(f"{served.base}{tail}", params={"key": "wrong"}).status_code == 401
+        answer = httpx.get(f"{served.base}{tail}", headers={"Authorization": "Bearer wrong"})
+        assert answer.status_code == 401
+        assert answer.json() == {"error": "That secret is not this server's."}
+        for key in (PLAYER_KEY, GM_KEY):
+            assert httpx.get(f"{served.base}{tail}", params={"key": key}).status_code == 200
+            assert httpx.get(f"{served.base}{tail}",
+                             headers={"Authorization": f"Bearer {key}"}).status_code == 200
 
 
 def test_two_servers_on_one_store_each_record_and_see_the_other(served: Served,

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from cliruns import ok
 from conftest import TrekRun
+from playwright.sync_api import expect
 from served import GM_KEY, PLAYER_KEY, Served, sample_campaign, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -74,9 +75,49 @@ def test_the_gm_clicks_a_square_sees_the_cost_and_confirms(
     assert gm.errors == []
 
 
+def test_every_undo_asks_the_reason_and_enter_skips_it(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    gm = pages("gm")
+    asked: list[str] = []
+
+    def answer(reply: str | None) -> Callable[[Any], None]:
+        def on(dialog: Any) -> None:
+            asked.append(dialog.message)
+            if reply is None:
+                dialog.dismiss()
+            else:
+                dialog.accept(reply)
+        return on
+
+    # Ctrl+Z asks; Cancel records nothing.
+    gm.once("dialog", answer(None))
+    gm.keyboard.press("Control+z")
+    expect(gm.locator(".entries .entry").first).to_contain_text("#21")
+    assert asked == ["Undo the latest event: why? (kept in the log for the audit; Enter to "
+                     "skip)"]
+    assert served.get("status").json()["events"] == 21
+    # Ctrl+Z with a reason keeps it.
+    gm.once("dialog", answer("counted the day twice"))
+    gm.keyboard.press("Control+z")
+    gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
+    [latest] = served.get("log", params={"last": "1"}).json()
+    assert (latest["seq"], latest["type"], latest["cancels"], latest["reason"]) == (
+        22, "EventsCancelled", [21], "counted the day twice")
+    # "Undo latest" asks the same; Enter with nothing typed records the undo without one.
+    gm.once("dialog", answer(""))
+    gm.click("[data-undo-latest]")
+    gm.locator(".entries .entry").first.filter(has_text="#23").wait_for(timeout=WITHIN)
+    [latest] = served.get("log", params={"last": "1"}).json()
+    assert (latest["type"], latest["reason"]) == ("EventsCancelled", None)
+    assert len(asked) == 3
+    assert asked[2] == asked[0]
+    assert gm.errors == []
+
+
 def test_ctrl_z_undoes_the_latest_and_a_row_undo_asks_the_reason(
         served: Served, pages: Callable[[str], Any]) -> None:
     gm = pages("gm")
+    gm.once("dialog", lambda dialog: dialog.accept(""))
     gm.keyboard.press("Control+z")
     gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
     [latest] = served.get("log", params={"last": "1"}).json()
@@ -93,6 +134,36 @@ def test_ctrl_z_undoes_the_latest_and_a_row_undo_asks_the_reason(
     [redo] = served.get("log", params={"last": "1"}).json()
     assert redo["type"] == "EventsRestored"
     assert served.get("log", params={"from": "20"}).json()[0]["cancelled_by"] is None
+
+
+def test_a_refusal_on_the_page_names_the_page_s_buttons_not_commands(
+        served: Served, pages: Callable[[str], Any]) -> None:
+    # Day 3 is ended (the command line says "No day is open; run `trek day start` first.").
+    gm = pages("gm")
+    toast = gm.locator("#toast.bad")
+    gm.click('[data-argv=\'["day", "end"]\']')
+    expect(toast).to_have_text("No day is open; press “Start day” first.")
+    # The ruler says it the same way.
+    gm.click('#map rect.cell[data-x="8"][data-y="1"]')
+    expect(gm.locator("#ruler-text")).to_have_text("No day is open; press “Start day” first.")
+    gm.click("#ruler-cancel")
+    gm.click('[data-argv=\'["day", "start"]\']')
+    gm.locator(".sub", has_text="Day 4").wait_for(timeout=WITHIN)
+    gm.click('[data-argv=\'["day", "start"]\']')
+    expect(toast).to_have_text("Day 4 is still open; press “End day” first.")
+    # A command without a button is named by the words the command box takes.
+    gm.fill("#command-words", "encounter round")
+    gm.press("#command-words", "Enter")
+    expect(toast).to_have_text("No encounter is open; “encounter start NAME” opens one.")
+    assert "trek " not in gm.locator("#toast").inner_text()
+    # An unknown option: the command's own options, and no --help the box would refuse.
+    gm.fill("#command-words", "move --far")
+    gm.press("#command-words", "Enter")
+    expect(toast).to_have_text("“move” has no option --far; its own options are --to and "
+                               "--through-hazard.")
+    assert served.get("status").json()["events"] == 22
+    # (the browser notes each refused request, a 422 or a 400, in its console)
+    assert [e for e in gm.errors if "Failed to load resource" not in e] == []
 
 
 def test_the_players_page_follows_the_gm_without_a_reload(
@@ -162,7 +233,8 @@ def test_the_rulesets_day_actions_and_any_command_from_the_form(
     gm.press("#command-words", "Enter")
     gm.locator(".entries .entry").first.filter(has_text="#22").wait_for(timeout=WITHIN)
     assert served.get("status").json()["supplies"]["provisions"] == 5
-    assert gm.input_value("#command-words") == ""
+    # (emptied when the answer comes back, which may be after the stream drew the entry)
+    expect(gm.locator("#command-words")).to_have_value("")
     # a refusal is told, and records nothing
     gm.fill("#command-words", 'shortcut "Kessel Pass"')
     gm.press("#command-words", "Enter")

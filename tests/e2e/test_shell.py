@@ -91,7 +91,8 @@ def test_the_first_refused_line_ends_the_script_with_its_code(trek_run: Run) -> 
     # A usage mistake ends it with 2.
     run = trek_run("shell", input="move --far\nsupplies add provisions=5\n")
     assert run.returncode == 2, run
-    assert "Error: No such option '--far'." in run.stderr
+    assert ("Error: `trek move` has no option --far; its own options are --to and "
+            "--through-hazard (`trek move --help` lists every option it takes).") in run.stderr
     assert status(trek_run)["supplies"]["provisions"] == 3
 
 
@@ -106,7 +107,8 @@ def test_keep_going_runs_every_line_and_exits_1_after_any_refusal(trek_run: Run)
         "Error: No such command 'teleport'.",
         "Error: A quotation mark is not closed; close it, or put a backslash before it to "
         "keep it as it is.",
-        "Error: No such option '--far'.",
+        "Error: `trek move` has no option --far; its own options are --to and "
+        "--through-hazard (`trek move --help` lists every option it takes).",
     ]
     assert status(trek_run)["supplies"]["provisions"] == 8
     ok(trek_run("shell", "--keep-going", input="supplies spend provisions=1\n"))

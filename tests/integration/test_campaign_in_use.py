@@ -30,13 +30,13 @@ def test_the_campaign_in_use_is_a_store_setting_and_no_event(store: str,
     trek = open_trek(store, create=True)
     trek.init("Ashes Road", seed=1)
     trek.handle(None, AddSupplies({"provisions": 2}))
-    trek.branch(None, "what-if", at=1)
-    with pytest.raises(RuleViolation, match=r"2 campaigns \(ashes-road, what-if\).*"
-                                            r"--campaign SLUG.*trek campaigns use SLUG"):
-        trek.resolve(None)
     assert trek.campaign_in_use() is None
+    trek.branch(None, "what-if", at=1)
+    # The store's only campaign was in use unnamed; the branch names it, so it stays in use.
+    assert trek.campaign_in_use() == "ashes-road"
+    assert open_trek(store).resolve(None) == "ashes-road"
 
-    assert trek.use_campaign("what-if") == {"campaign": "what-if", "previous": None}
+    assert trek.use_campaign("what-if") == {"campaign": "what-if", "previous": "ashes-road"}
     # Another process opening the store reads the same choice.
     again = open_trek(store)
     assert again.campaign_in_use() == "what-if"
@@ -78,8 +78,8 @@ def test_a_branch_says_where_it_stands_and_how_to_play_it(trek_run: Run) -> None
     assert lines[0] == ("Branched what-if from ashes-road after event 4: day 1 (open), the "
                         "party at 1,0 (4 events).")
     assert "starts at" not in made
-    assert lines[1] == ("The store now holds 2 campaigns; `trek campaigns use what-if` "
-                        "switches to the branch, or give --campaign what-if.")
+    assert lines[1] == ("Commands that name no campaign still use ashes-road; `trek campaigns "
+                        "use what-if` switches to the branch, or give --campaign what-if.")
     assert ok(trek_run("status", "--json", "--campaign", "what-if")).json()["position"] == {
         "x": 1, "y": 0}
     # `--json` is the event recorded, as every recording command prints it.
@@ -88,13 +88,43 @@ def test_a_branch_says_where_it_stands_and_how_to_play_it(trek_run: Run) -> None
     assert (event["seq"], event["type"], event["slug"]) == (1, "CampaignStarted", "other")
 
 
-def test_after_a_branch_a_plain_command_names_the_campaigns_and_how_to_choose(
+def test_after_a_branch_plain_commands_go_on_with_the_campaign_they_used(
         trek_run: Run) -> None:
     _campaign_with_a_walk(trek_run)
     ok(trek_run("branch", "what-if", "--at", "4"))
-    for command in (("status",), ("log",), ("supplies", "add", "ammo=1")):
-        refused(trek_run(*command), "2 campaigns (ashes-road, what-if)",
-                "--campaign SLUG", "`trek campaigns use SLUG`")
+    # ashes-road (party at 2,0, 5 events) stays in use; the branch stands at 1,0.
+    status = ok(trek_run("status", "--json")).json()
+    assert (status["campaign"], status["position"]) == ("ashes-road", {"x": 2, "y": 0})
+    assert [(c["slug"], c["in_use"]) for c in ok(trek_run("campaigns", "--json")).json()] == [
+        ("ashes-road", True), ("what-if", False)]
+    recorded(trek_run("supplies", "add", "ammo=1", "--json"), 6, "SuppliesAdded")
+    assert ok(trek_run("status", "--json", "--campaign", "what-if")).json()["events"] == 4
+
+
+def test_with_several_campaigns_and_none_in_use_a_plain_command_says_how_to_choose(
+        db: str, open_trek: OpenTrek) -> None:
+    from projections.stored_status import read_status
+
+    trek = open_trek(db, create=True)
+    trek.init("Ashes Road", seed=1)
+    trek.init("Other Road", seed=1)
+    trek.branch("ashes-road", "what-if", at=1)
+    # Plain commands could not choose before the branch; the branch chooses for nobody.
+    assert trek.campaign_in_use() is None
+    with pytest.raises(RuleViolation, match=r"3 campaigns \(ashes-road, other-road, what-if\)"
+                                            r".*--campaign SLUG.*trek campaigns use SLUG"):
+        trek.resolve(None)
+    assert read_status(db, None) is None
+
+
+def test_a_previewed_branch_names_no_campaign_in_use(store: str, open_trek: OpenTrek) -> None:
+    trek = open_trek(store, create=True)
+    trek.init("Ashes Road", seed=1)
+    preview = open_trek(store, preview=True)
+    [first] = preview.branch(None, "what-if", at=1)
+    assert first["slug"] == "what-if"
+    assert open_trek(store).campaign_in_use() is None
+    assert [c["slug"] for c in open_trek(store).campaigns()] == ["ashes-road"]
 
 
 def test_campaigns_use_chooses_what_plain_commands_use(trek_run: Run, tmp_path: Path) -> None:
@@ -147,7 +177,7 @@ def test_campaigns_use_of_an_unknown_slug_is_refused_and_changes_nothing(
     refused(trek_run("campaigns", "use", "nope"),
             "no campaign called 'nope' (the store has ashes-road, what-if)")
     assert (tmp_path / "trek.db").read_bytes() == before
-    refused(trek_run("status"), "2 campaigns")
+    assert ok(trek_run("status", "--json")).json()["campaign"] == "ashes-road"
 
 
 def test_the_kept_status_is_read_for_the_campaign_in_use(db: str, open_trek: OpenTrek) -> None:
@@ -160,7 +190,10 @@ def test_the_kept_status_is_read_for_the_campaign_in_use(db: str, open_trek: Ope
     trek.handle(None, AddSupplies({"provisions": 2}))
     assert read_status(db, None) == trek.queries.status(None)
     trek.branch(None, "what-if", at=1)
-    assert read_status(db, None) is None
+    # The branch leaves ashes-road in use, now named in the store.
+    assert read_status(db, None) == trek.queries.status("ashes-road")
+    trek.init("Other Road", seed=1)
+    trek.use_campaign("other-road")
     trek.use_campaign("what-if")
     kept = read_status(db, None)
     assert kept is not None

@@ -14,8 +14,8 @@ import httpx
 import pytest
 from cliruns import ok
 from conftest import OpenTrek, TrekRun
+from journeys import three_days as play
 
-from cli.besm_demo import play
 from cli.web.app import ServeConfig, create_app
 from cli.web.live import Live
 from cli.web.reads import Reads

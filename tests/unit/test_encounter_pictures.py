@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.render import encounter_axes, encounter_lines
 from cli.svg import encounter_svg
 

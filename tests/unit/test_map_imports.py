@@ -15,7 +15,9 @@ import json
 import struct
 import tomllib
 import zlib
+from datetime import UTC, datetime
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,10 +25,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rulesets import RULESETS
 
-from domain.errors import MapError
+from domain.campaign import Campaign, Stamp
+from domain.commands import AddCharacter, StartEncounter
+from domain.errors import MapError, RuleViolation
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
 from tracker.mapformats import Target, convert, format_of, parse
 from tracker.mapformats.tomlfile import load_battle_map, load_map
-from tracker.mapformats.uvtt import cells_crossed
+from tracker.mapformats.uvtt import edges_along
 
 BESM_OVERLAND = Target(frozenset({"open", "feature", "hazard"}), battle=False)
 CYPHER_OVERLAND = Target(frozenset({"open", "rough", "difficult", "water", "high-gravity",
@@ -62,12 +68,13 @@ include https://example.org/gnomeyland.txt
 
 
 def test_text_mapper_lines_become_rows_column_then_row_with_unlisted_cells_open() -> None:
-    # Cells: (0,0) forest, (1,0) hills, (2,1) mountain, (0,1) swamp; (2,0) and (1,1) unlisted.
+    # Cells: (0,0) forest, (1,0) hills labelled "Old Mill" (its name), (2,1) mountain, (0,1)
+    # swamp; (2,0) and (1,1) unlisted.
     doc = toml_of("textmapper", VALE, CYPHER_OVERLAND)
-    assert doc["map"] == {"name": "vale", "rows": ["fh.", "s.m"]}
+    assert doc["map"] == {"name": "vale", "rows": ["fo.", "s.m"]}
     assert doc["legend"] == {
         "f": {"terrain": "difficult", "name": "forest"},
-        "h": {"terrain": "rough", "name": "hills"},
+        "o": {"terrain": "rough", "name": "Old Mill"},
         ".": {"terrain": "open", "name": "open"},
         "s": {"terrain": "difficult", "name": "swamp"},
         "m": {"terrain": "feature", "name": "mountain"},
@@ -81,10 +88,11 @@ def test_text_mapper_report_counts_what_it_ignored() -> None:
                                   "swamp": "difficult", "mountain": "feature"}
     ignored = report["ignored"]
     for expected in ("1 comments", "1 attributes lines (colours and styles)", "1 include lines",
-                     "1 paths (rivers, roads and trails between hexes)", "1 quoted labels",
+                     "1 paths (rivers and trails between hexes)",
                      "2 unlisted cells (made open ground)",
                      "1 further type words after a cell's terrain word"):
         assert expected in ignored
+    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
     # An overland map is squares: the hexes are laid out as squares, and the report says so.
     assert report["grid"] == "square"
     assert any("hex layout" in item for item in ignored)
@@ -134,7 +142,6 @@ def test_an_override_to_a_terrain_the_map_cannot_use_is_refused() -> None:
 
 @pytest.mark.parametrize(("text", "line", "reason"), [
     ("0101 forest\n0001 hills\n", 2, "column or row of 0"),
-    ("0101 forest\n\n0301\n", 3, "no type after it"),
     ("0101 forest\n201001 hills\n", 2, "201×1 cells, larger than Trek imports"),
 ])
 def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line: int,
@@ -142,6 +149,102 @@ def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line
     error = refusal("textmapper", text)
     assert error.line == line
     assert reason in error.reason
+
+
+def test_every_word_trek_cannot_place_is_refused_at_once_with_its_lines() -> None:
+    text = "0101 glade\n0201 moor\n# a comment\n0301 glade\n0102 forest\n"
+    error = refusal("textmapper", text, BESM_OVERLAND)
+    assert str(error) == (
+        "the map uses 2 words Trek cannot turn into a terrain here: 'glade' (lines 1, 4) and "
+        "'moor' (line 2); say what each is with --terrain glade=TERRAIN --terrain "
+        "moor=TERRAIN (one of feature, hazard, open)")
+    # Named once each, the map goes through.
+    doc = toml_of("textmapper", text, BESM_OVERLAND,
+                  overrides={"glade": "open", "moor": "hazard"})
+    assert doc["map"]["rows"] == ["gmg", "f.."]
+
+
+def test_a_colour_word_is_never_taken_for_the_type() -> None:
+    # Gnomeyland writes the hex's colour before its type. Naming the colour does not turn
+    # known difficult ground into open ground...
+    doc = toml_of("textmapper", "0101 light-green bushes\n0201 light-green\n",
+                  CYPHER_OVERLAND, overrides={"light-green": "open"})
+    assert doc["map"]["rows"] == ["bl"]
+    assert doc["legend"]["b"] == {"terrain": "difficult", "name": "bushes"}
+    assert doc["legend"]["l"] == {"terrain": "open", "name": "light-green"}
+    # ...and a refusal names the type beside the colour, not the colour.
+    error = refusal("textmapper", "0101 light-green glade\n0201 dark-soil moor\n",
+                    CYPHER_OVERLAND)
+    assert "'glade' (line 1) and 'moor' (line 2)" in str(error)
+    assert "light-green" not in str(error)
+    assert "dark-soil" not in str(error)
+    # Gnomeyland's tints that are also ground words (rock is a wall, water water) give way to
+    # the type beside them, and are the ground when alone.
+    doc = toml_of("textmapper", "0101 rock hill\n0201 water swamp\n0301 rock\n0401 water\n",
+                  CYPHER_OVERLAND)
+    assert [doc["legend"][ch]["name"] for ch in doc["map"]["rows"][0]] == [
+        "hill", "swamp", "rock", "water"]
+
+
+def test_gnomeyland_ground_words_are_known() -> None:
+    # Text Mapper's Gnomeyland library: firs are forest, fir and forest hills are hills,
+    # fir and forest mountains are mountains, a thorp or a large town open ground.
+    text = ("0101 dark-green fir\n0201 green fir-hill\n0301 forest-mountains\n"
+            "0401 light-soil thorp\n0501 large-town\n0601 brushland\n")
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND)
+    assert [doc["legend"][ch]["terrain"] for ch in doc["map"]["rows"][0]] == [
+        "difficult", "rough", "feature", "open", "open", "difficult"]
+
+
+def test_bare_and_label_only_coordinates_are_open_ground_not_refused() -> None:
+    source = parse("textmapper", '0101 forest\n0201\n0301 "Old Mill" 20\n', "vale")
+    imported = convert(source, CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert doc["map"]["rows"] == ["f.o"]
+    assert doc["legend"]["o"] == {"terrain": "open", "name": "Old Mill"}
+    assert "2 coordinates with no type (open ground)" in imported.report["used"]
+
+
+def test_labels_give_way_when_there_are_more_kinds_than_legend_characters() -> None:
+    # 90 hexes in a row, each grass with a label of its own: 90 kinds of cell, more than the 77
+    # legend characters Trek always has, so every hex keeps its word and loses its name.
+    text = "".join(f"{x:02d}01 grass \"Farm {x}\"\n" for x in range(1, 91))
+    imported = convert(parse("textmapper", text, "farms"), CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert doc["map"]["rows"] == ["g" * 90]
+    assert doc["legend"] == {"g": {"terrain": "open", "name": "grass"}}
+    assert ("the names of 90 cells (more kinds of cell than legend characters; each keeps "
+            "its word)") in imported.report["ignored"]
+
+
+def test_road_lines_make_the_hexes_they_join_roads_on_an_overland_map() -> None:
+    text = "0101 grass\n0201 grass\n0301 forest\n0102 grass\n0101-0201-0301 road\n"
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND)
+    legend = doc["legend"]
+    rows = doc["map"]["rows"]
+    # (0,0) (1,0) (2,0) lie on the road; (0,1) does not.
+    assert [legend[ch].get("road", False) for ch in rows[0]] == [True, True, True]
+    assert legend[rows[1][0]] == {"terrain": "open", "name": "grass"}
+    assert legend[rows[0][2]]["terrain"] == "difficult"
+    game_map = load_map(convert(parse("textmapper", text, "vale"), CYPHER_OVERLAND).toml,
+                        RULESETS.named("cypher"))
+    assert [game_map.cell(Square(x, 0)).road for x in range(3)] == [True, True, True]
+    assert game_map.cell(Square(0, 1)).road is False
+    # A road between hexes that are not neighbours runs through the straight line of hexes
+    # between them: 0101 to 0104 is column 0, rows 0 to 3; 0101 to 0401 on squares, row 0.
+    for text, grid, cells in [
+            ("0101 grass\n0204 grass\n0101-0104 road\n", "hex",
+             [(0, 0), (0, 1), (0, 2), (0, 3)]),
+            ("0101 grass\n0402 grass\n0101-0401 road\n", "square",
+             [(0, 0), (1, 0), (2, 0), (3, 0)])]:
+        doc = toml_of("textmapper", text, CYPHER_OVERLAND, grid=grid)
+        rows, legend = doc["map"]["rows"], doc["legend"]
+        on_road = {(x, y) for y, row in enumerate(rows) for x, ch in enumerate(row)
+                   if legend[ch].get("road")}
+        assert on_road == set(cells), grid
+    # A battle map has no roads: the report says they were left out.
+    report = convert(parse("textmapper", text, "vale"), GURPS_BATTLE).report
+    assert "roads (battle maps have no road key)" in report["ignored"]
 
 
 def test_a_text_mapper_file_without_hexes_is_refused() -> None:
@@ -267,6 +370,52 @@ def external_tileset() -> str:
     return json.dumps(doc)
 
 
+def test_an_external_json_tileset_beside_the_map_is_read_as_if_embedded(tmp_path: Path
+                                                                        ) -> None:
+    embedded = json.loads(tiled([1, 1, 1, 1, 1, 2]))
+    tileset = {k: v for k, v in embedded["tilesets"][0].items() if k != "firstgid"}
+    (tmp_path / "terrain.tsj").write_text(json.dumps(tileset))
+    external = {**embedded, "tilesets": [{"firstgid": 1, "source": "terrain.tsj"}]}
+    assert (convert(parse("tiled", json.dumps(external), "keep", folder=tmp_path),
+                    CYPHER_OVERLAND).toml
+            == convert(parse("tiled", json.dumps(embedded), "keep"), CYPHER_OVERLAND).toml)
+
+
+@pytest.mark.parametrize(("source", "reason"), [
+    ("terrain.tsx", "external tileset 'terrain.tsx', which is not JSON; save it as a .tsj "
+                    "beside the map, or embed it in Tiled (the Embed Tileset button of the "
+                    "Tilesets panel) or export with `tiled --embed-tilesets`"),
+    ("missing.tsj", "external tileset 'missing.tsj', which Trek cannot read beside the map"),
+])
+def test_an_external_tileset_trek_cannot_read_is_refused_naming_what_tiled_offers(
+        tmp_path: Path, source: str, reason: str) -> None:
+    doc = json.loads(tiled([1] * 6))
+    doc["tilesets"] = [{"firstgid": 1, "source": source}]
+    with pytest.raises(MapError) as caught:
+        parse("tiled", json.dumps(doc), "keep", folder=tmp_path)
+    assert reason in str(caught.value)
+
+
+def test_a_tiles_class_or_its_terrain_set_colour_is_its_word() -> None:
+    # Tile 0 has the class "forest"; tiles 1 and 2 only a terrain set's colours: tile 1's
+    # corners are Water 3 times and Grass once (water wins), tile 2's Grass and Water twice
+    # each (the first it names, Grass, wins); tile 3 has a terrain property, which wins.
+    doc = json.loads(tiled([1, 2, 3, 4, 1, 2]))
+    doc["tilesets"][0]["tiles"] = [
+        {"id": 0, "type": "forest"},
+        {"id": 3, "class": "ignored", "properties": [
+            {"name": "terrain", "type": "string", "value": "swamp"}]}]
+    doc["tilesets"][0]["wangsets"] = [{"name": "Ground", "type": "corner", "colors": [
+        {"name": "Grass", "color": "#00ff00"}, {"name": "Water", "color": "#0000ff"}],
+        "wangtiles": [{"tileid": 1, "wangid": [0, 2, 0, 2, 0, 1, 0, 2]},
+                      {"tileid": 2, "wangid": [0, 1, 0, 2, 0, 2, 0, 1]}]}]
+    doc = toml_of("tiled", json.dumps(doc), CYPHER_OVERLAND)
+    assert doc["map"]["rows"] == ["fwg", "sfw"]
+    assert {k: (v["terrain"], v["name"]) for k, v in doc["legend"].items()} == {
+        "f": ("difficult", "forest"), "w": ("water", "Water"), "g": ("open", "Grass"),
+        "s": ("difficult", "swamp")}
+
+
 @pytest.mark.parametrize(("text", "reason"), [
     ("{not json", "is not valid JSON"),
     ("[1, 2]", "is not a JSON object"),
@@ -308,54 +457,171 @@ def uvtt(**changes: Any) -> str:
     return json.dumps(doc)
 
 
-def test_uvtt_walls_and_closed_doors_become_wall_cells() -> None:
-    # The wall on y=1 lands in row 1 (the cells below the line): (0,1) (1,1) (2,1); the
-    # x=3.5 wall is column 3 from top to bottom; the closed door is (0,2); the open one
-    # leaves (1,2) open.
+def test_uvtt_walls_and_doors_land_on_the_edges_between_squares() -> None:
+    # The wall on the grid line y=1 from x=0 to 3 is those three edges; the wall down x=3.5
+    # runs half a square off the lines, so it lands on the nearest line, x=4 (a half rounds
+    # up); the portals along y=2.5 land on y=3 (the map's foot), each one square wide.
     imported = convert(parse("uvtt", uvtt(), "cellar"), BESM_BATTLE)
     doc = tomllib.loads(imported.toml)
-    assert doc["map"] == {"name": "cellar", "grid": "square",
-                          "rows": ["...#", "####", "c..#"]}
-    assert doc["legend"] == {".": {"terrain": "open", "name": "open"},
-                             "#": {"terrain": "wall", "name": "wall"},
-                             "c": {"terrain": "wall", "name": "closed door"}}
+    assert doc["map"] == {"name": "cellar", "grid": "square", "rows": ["....", "....", "...."]}
+    assert doc["wall"] == [{"points": [[0, 1], [3, 1]]}, {"points": [[4, 0], [4, 3]]}]
+    assert doc["door"] == [
+        {"from": [0, 3], "to": [1, 3], "name": "door at 0,3", "closed": True},
+        {"from": [1, 3], "to": [2, 3], "name": "door at 1,3", "closed": False}]
     report = imported.report
-    assert report["terrains"] == {"open": "open", "wall": "wall"}
+    assert (report["walls"], report["doors"]) == (2, 2)
     # The picture is carried as its bytes, a cell 70 of its pixels a side.
     assert imported.picture == base64.b64decode("iVBORw0KGgo=")
     assert imported.pixels_per_square == 70
     assert "resolution.pixels_per_grid (points are already in cells)" not in report["ignored"]
-    assert "1 open doors" in report["ignored"]
+    assert "1 wall segments off the grid lines (each on the edges nearest to it)" in (
+        report["used"])
     assert {"environment", "format", "lights"} <= set(report["ignored"])
 
 
 def test_uvtt_map_origin_moves_the_walls() -> None:
     text = uvtt(resolution={"map_origin": {"x": 10, "y": 20}, "map_size": {"x": 2, "y": 2},
                             "pixels_per_grid": 50},
-                line_of_sight=[[{"x": 11.5, "y": 20}, {"x": 11.5, "y": 22}]], portals=[])
-    assert toml_of("uvtt", text, BESM_BATTLE)["map"]["rows"] == [".#", ".#"]
+                line_of_sight=[[{"x": 11, "y": 20}, {"x": 11, "y": 22}]], portals=[])
+    assert toml_of("uvtt", text, BESM_BATTLE)["wall"] == [{"points": [[1, 0], [1, 2]]}]
 
 
-def test_segments_cross_the_cells_worked_by_hand() -> None:
-    def crossed(a: tuple[float, float], b: tuple[float, float]) -> set[tuple[int, int]]:
-        return set(cells_crossed((Fraction(a[0]), Fraction(a[1])),
-                                 (Fraction(b[0]), Fraction(b[1]))))
+def test_segments_land_on_the_edges_nearest_them_worked_by_hand() -> None:
+    def along(a: tuple[float, float], b: tuple[float, float]) -> list[tuple[int, int, str]]:
+        return list(edges_along((Fraction(a[0]), Fraction(a[1])),
+                                (Fraction(b[0]), Fraction(b[1]))))
 
-    # Corner to corner: only the diagonal cells, not their neighbours.
-    assert crossed((0, 0), (3, 3)) == {(0, 0), (1, 1), (2, 2)}
-    # x from 0.5 to 2.5 while y goes 0.5 to 1.5: crosses x=1 at t=1/4, y=1 at t=1/2, x=2 at 3/4.
-    assert crossed((0.5, 0.5), (2.5, 1.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
-    # Drawn backwards, the same cells.
-    assert crossed((2.5, 1.5), (0.5, 0.5)) == {(0, 0), (1, 0), (1, 1), (2, 1)}
+    # On a grid line: exactly the edges under it, either way round.
+    assert along((0, 2), (3, 2)) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    assert sorted(along((3, 2), (0, 2))) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    # A little off the line y=2 (2.1 to 1.9), and not quite reaching x=0 or 3: the same edges.
+    assert along((0.2, 2.1), (2.9, 1.9)) == [(0, 2, "h"), (1, 2, "h"), (2, 2, "h")]
+    # Corner to corner (0,0) to (2,2): a staircase of grid points (0,0) (1,0) (1,1) (2,1)
+    # (2,2), each step the one whose end lies nearer the slanting line (a tie goes across).
+    assert along((0, 0), (2, 2)) == [(0, 0, "h"), (1, 0, "v"), (1, 1, "h"), (2, 1, "v")]
+    # Shorter than half a square: no edge at all.
+    assert along((1.1, 1), (1.4, 1)) == []
 
 
-def test_a_wall_from_far_away_marks_only_the_cells_on_the_map() -> None:
-    # From x = -10^300 to x = 10^300 along the middle of row 1 of a 4×3 map: row 1, all of it,
-    # worked out without walking a googol of cells.
-    text = uvtt(line_of_sight=[[{"x": -1e300, "y": 1.5}, {"x": 1e300, "y": 1.5}]], portals=[])
+def test_a_wall_from_far_away_marks_only_the_edges_on_the_map() -> None:
+    # Along the grid line y=1 from x = -10^300 to 10^300 on a 4×3 map: the whole line across
+    # the map, worked out without walking a googol of edges.
+    text = uvtt(line_of_sight=[[{"x": -1e300, "y": 1}, {"x": 1e300, "y": 1}]], portals=[])
     imported = convert(parse("uvtt", text, "far"), BESM_BATTLE)
-    assert tomllib.loads(imported.toml)["map"]["rows"] == ["....", "####", "...."]
+    assert tomllib.loads(imported.toml)["wall"] == [{"points": [[0, 1], [4, 1]]}]
     assert "walls beyond the map's edge (cut off there)" in imported.report["ignored"]
+
+
+# A room 5 squares by 4 between grid points (1,1) and (6,5) on an 8×6 map whose file counts
+# from map_origin (-2, 3): file x = x - 2, y = y + 3. Its right wall leaves a two-wide exit
+# between (6,2) and (6,4); the top wall runs on through a closed door from (3,1) to (4,1);
+# the foot wall breaks for an open door from (2,5) to (3,5); a pillar fills square (3,3).
+def room(**changes: Any) -> str:
+    def line(*points: tuple[float, float]) -> list[dict[str, float]]:
+        return [{"x": x - 2, "y": y + 3} for x, y in points]
+
+    doc: dict[str, Any] = {
+        "format": 0.3,
+        "resolution": {"map_origin": {"x": -2, "y": 3}, "map_size": {"x": 8, "y": 6},
+                       "pixels_per_grid": 256},
+        "line_of_sight": [line((1, 1), (6, 1), (6, 2)), line((6, 4), (6, 5), (3, 5)),
+                          line((2, 5), (1, 5), (1, 1))],
+        "objects_line_of_sight": [line((3, 3), (4, 3), (4, 4), (3, 4), (3, 3))],
+        "portals": [
+            {"position": line((3.5, 1))[0], "bounds": line((3, 1), (4, 1)),
+             "rotation": 0, "closed": True, "freestanding": False},
+            {"position": line((2.5, 5))[0], "bounds": line((3, 5), (2, 5)),
+             "rotation": 3.14159, "closed": False, "freestanding": False},
+        ],
+        "image": "iVBORw0KGgo=",
+    }
+    doc.update(changes)
+    return json.dumps(doc)
+
+
+def room_step(x: int, y: int, direction: str) -> Any:
+    """Kira, on (x, y) of the imported room in a BESM fight, steps once toward `direction`."""
+    imported = convert(parse("uvtt", room(), "room"), BESM_BATTLE)
+    c = Campaign.start(Stamp("gm", datetime(2024, 5, 1, tzinfo=UTC)), name="Room",
+                       ruleset="besm", rulesets=RULESETS, seed=1, game_map=None, at=None)
+    c.handle(AddCharacter(CharacterOptions(name="Kira", extra={"body": 6, "mind": 5,
+                                                                "soul": 4})))
+    c.handle(StartEncounter("Room", load_battle_map(imported.toml,
+                                                    RULESETS.named("besm").battle_legend)))
+    c.handle(EnterCombatant(name="Kira", at=Square(x, y)))
+    c.handle(StartRound())
+    return c.handle(MoveCombatant(name="Kira", steps=(direction,)))
+
+
+def test_a_uvtt_room_imports_to_the_edges_its_file_shows() -> None:
+    doc = toml_of("uvtt", room(), BESM_BATTLE, stem="room")
+    # Rows of edges first (by y), then columns (by x); the closed door's edge is not wall.
+    assert [w["points"] for w in doc["wall"]] == [
+        [[1, 1], [3, 1]], [[4, 1], [6, 1]], [[3, 3], [4, 3]], [[3, 4], [4, 4]],
+        [[1, 5], [2, 5]], [[3, 5], [6, 5]],
+        [[1, 1], [1, 5]], [[3, 3], [3, 4]], [[4, 3], [4, 4]], [[6, 1], [6, 2]],
+        [[6, 4], [6, 5]]]
+    assert doc["door"] == [
+        {"from": [3, 1], "to": [4, 1], "name": "door at 3,1", "closed": True},
+        {"from": [2, 5], "to": [3, 5], "name": "door at 2,5", "closed": False}]
+
+
+@pytest.mark.parametrize(("x", "y", "direction"), [
+    (5, 2, "E"), (5, 3, "E"),          # the exit is two wide: both squares step out
+    (2, 4, "S"), (2, 5, "N"),          # the open door passes, both ways
+    (6, 2, "W"), (7, 0, "SW"),         # back in by the exit; outside, clear of any corner
+])
+def test_the_imported_room_lets_through_where_its_file_is_open(x: int, y: int,
+                                                               direction: str) -> None:
+    event = room_step(x, y, direction)
+    assert event.path[0] == Square(x, y)
+    assert event.path[-1] == Square(x, y).step(direction)
+
+
+@pytest.mark.parametrize(("x", "y", "direction", "words"), [
+    (5, 1, "E", "a wall stands between 5,1 and 6,1"),
+    (5, 4, "E", "a wall stands between 5,4 and 6,4"),
+    # The corners where two walls meet hold against diagonal steps out of the room.
+    (5, 4, "SE", "a wall meets the corner 6,5"),
+    (1, 1, "NW", "a wall meets the corner 1,1"),
+    (1, 4, "SW", "a wall meets the corner 1,5"),
+    # Nor does the exit's edge let a diagonal step slip round the wall's end.
+    (5, 1, "SE", "a wall meets the corner 6,2"),
+    # The closed door blocks; the pillar's square is shut on every side.
+    (3, 1, "N", "the door at 3,1 is closed between 3,1 and 3,0"),
+    (0, 0, "SE", "a wall meets the corner 1,1"),
+    (3, 2, "S", "a wall stands between 3,2 and 3,3"),
+])
+def test_the_imported_room_holds_where_its_file_has_walls(x: int, y: int, direction: str,
+                                                          words: str) -> None:
+    with pytest.raises(RuleViolation, match=words):
+        room_step(x, y, direction)
+
+
+def test_a_df2vtt_file_reads_as_a_dd2vtt_file() -> None:
+    assert format_of("room.df2vtt", room()) == format_of("room.dd2vtt", room()) == "uvtt"
+    assert (convert(parse(format_of("room.df2vtt", ""), room(), "room"), BESM_BATTLE).toml
+            == convert(parse(format_of("room.dd2vtt", ""), room(), "room"), BESM_BATTLE).toml)
+
+
+def test_an_image_given_as_a_path_is_looked_for_beside_the_file(tmp_path: Path) -> None:
+    (tmp_path / "room.png").write_bytes(b"\x89PNG")
+    found = convert(parse("uvtt", room(image="room.png"), "room", folder=tmp_path),
+                    BESM_BATTLE).report
+    assert ("image 'room.png' (a picture file, found beside the file; Trek does not keep the "
+            "picture)") in found["ignored"]
+    missing = convert(parse("uvtt", room(image="maps/cellar.webp"), "room", folder=tmp_path),
+                      BESM_BATTLE).report
+    assert ("image 'maps/cellar.webp' (a picture file, not found beside the file; Trek does "
+            "not keep the picture)") in missing["ignored"]
+
+
+def test_a_portal_keeps_its_name_and_names_stay_apart() -> None:
+    doc = json.loads(room())
+    doc["portals"][0]["name"] = "Vault\u0007 door"
+    doc["portals"][1]["name"] = "Vault door"
+    text = toml_of("uvtt", json.dumps(doc), BESM_BATTLE)
+    assert [d["name"] for d in text["door"]] == ["Vault door", "Vault door (2)"]
 
 
 def test_uvtt_is_for_battle_maps_only() -> None:
@@ -378,7 +644,7 @@ def test_malformed_uvtt_files_are_refused_with_the_reason(text: str, reason: str
 
 @pytest.mark.parametrize(("name", "text", "fmt"), [
     ("a.tmj", "", "tiled"), ("a.TXT", "", "textmapper"), ("a.textmapper", "", "textmapper"),
-    ("a.dd2vtt", "", "uvtt"), ("a.uvtt", "", "uvtt"),
+    ("a.dd2vtt", "", "uvtt"), ("a.df2vtt", "", "uvtt"), ("a.uvtt", "", "uvtt"),
     ("a.json", '{"orientation": "orthogonal"}', "tiled"),
     ("a.json", '{"resolution": {}}', "uvtt"),
 ])

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from journeys import ROAD_TO_QI
 from rulesets import RULESETS
 
-import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight

@@ -10,15 +10,29 @@ package brings (its stat option, its event, its own state, its re-decision for u
 from __future__ import annotations
 
 import ast
+import asyncio
+import contextlib
+import json
+import os
 from collections.abc import Iterator
 from functools import singledispatchmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
+import click
+import httpx
 import pytest
+from click.testing import CliRunner, Result
 from pydantic import BaseModel
 from rulesets import RULESETS
 
+from cli.bootstrap import Root, bootstrap
+from cli.main import trek
+from cli.options import Settings
+from cli.registry import ENTRIES, Entry
+from cli.ruleset_line import CommandLine
+from cli.shell import Shell
+from cli.web.app import ServeConfig, create_app
 from domain.battlemap import LegendSpec
 from domain.commands import AddCharacter, EndEncounter, StartDay, StartEncounter, Undo
 from domain.dice import Dice
@@ -48,7 +62,6 @@ from domain.ruleset import (
 )
 from domain.state import Character, Combatant, Side
 from tracker.app import Trek
-from tracker.registry import ENTRIES
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -59,7 +72,7 @@ def shared_modules() -> list[Path]:
     for package in ("tracker", "domain", "projections", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT)
-            if relative == Path("tracker/registry.py"):
+            if relative == Path("cli/registry.py"):
                 continue
             if any(part == name or part.startswith((f"{name}.", f"{name}_"))
                    for part in relative.parts for name in names):
@@ -91,8 +104,9 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
     compares anything with a ruleset's name. Only the registry names them."""
     modules = shared_modules()
     assert len(modules) > 40  # the walk found the product, not an empty folder
-    owned = [(entry.package, entry.command_line) for entry in ENTRIES]
-    packages = [name for pair in owned for name in pair if name is not None]
+    # Each ruleset's package and its command-line module (named after it, as the registry's
+    # loader imports it).
+    packages = [name for entry in ENTRIES for name in (entry.package, f"cli.{entry.name}")]
     names = set(RULESETS.names)
 
     def a_ruleset(module: str) -> bool:
@@ -113,23 +127,19 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
     assert offending == []
 
 
-def test_only_the_composition_root_builds_the_registry() -> None:
-    """`cli/context.py` builds the registry of rulesets once and hands it down; no other product
-    module builds or imports one. The command line's mounting reads only the registry's
-    entries (names and module paths, importing no ruleset)."""
-    builds, reads = [], set()
+def test_only_the_composition_root_reads_the_registrys_entries() -> None:
+    """`cli/bootstrap.py` is handed the registry's entries (by default) and builds the registry
+    from them; no other product module imports `cli/registry.py` (tests/unit/test_structure.py
+    checks that `bootstrap` alone calls its builder)."""
+    reads = set()
     for package in ("tracker", "domain", "projections", "cli"):
         for path in sorted((ROOT / package).rglob("*.py")):
             relative = path.relative_to(ROOT).as_posix()
             tree = ast.parse(path.read_text(encoding="utf-8"))
-            for node in ast.walk(tree):
-                if isinstance(node, ast.ImportFrom) and node.module == "tracker.registry":
-                    names = {alias.name for alias in node.names}
-                    if "build_registry" in names:
-                        builds.append(relative)
+            for _, module in imported_modules(tree, ".".join(Path(relative).parts[:-1])):
+                if module == "cli.registry" or module.startswith("cli.registry."):
                     reads.add(relative)
-    assert builds == ["cli/context.py"]
-    assert reads == {"cli/context.py", "cli/main.py", "cli/commands.py", "cli/ruleset_line.py"}
+    assert reads == {"cli/bootstrap.py"}
 
 
 def test_the_structural_check_finds_a_ruleset_imported_anywhere() -> None:
@@ -163,7 +173,6 @@ class Stride(WithoutOverland, NothingOnEntry):
 
     name = "stride"
     commands: frozenset[type[Command]] = frozenset()
-    command_line: str | None = None
     events: tuple[type[TrekEvent], ...] = (Strode,)
     character_options: frozenset[str] = frozenset({"stride"})
     audit_sections: tuple[str, ...] = ()
@@ -177,7 +186,7 @@ class Stride(WithoutOverland, NothingOnEntry):
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
         stride = options.extra.get("stride")
         if not isinstance(stride, int) or not 1 <= stride <= 9:
-            raise RuleViolation(f"a stride character needs --stride 1 to 9, not {stride}")
+            raise RuleViolation(f"stride is 1 to 9 for a stride character, not {stride}")
         return {"stats": {"stride": stride}, "health_max": 10, "energy_max": 10}
 
     def enter(self, situation: Situation, command: EnterCombatant,
@@ -297,3 +306,133 @@ def test_undo_redecides_a_new_rulesets_events(store: str) -> None:
         assert (kira["position"], kira["moved"]) == ({"x": 0, "y": 0}, 0)
         trek.replay()
         assert trek.queries.status(None)["encounter"]["combatants"]["Kira"]["moved"] == 0
+
+
+# -- the same ruleset through every front-end, handed to the composition root ----------------
+
+
+def stride_rules() -> Stride:
+    return Stride()
+
+
+@click.command("stride-chart")
+def stride_chart() -> None:
+    """How far a character of each stride walks in a round."""
+    click.echo(", ".join(f"stride {n}: {n} squares" for n in range(1, 4)))
+
+
+def stride_line() -> CommandLine:
+    """Stride's part of the front-ends: its stat option, its event's line, the word its own
+    refusals open with, and a command of its own."""
+    return CommandLine(
+        title="Stride",
+        character_options=[click.Option(["--stride"], type=int,
+                                         help="Squares a round (1 to 9).")],
+        summaries={"Strode": lambda d: f"{d['name']} strides {len(d['path']) - 1} square(s)"},
+        opening_words=frozenset({"stride"}),
+        commands=[stride_chart],
+    )
+
+
+STRIDE = Entry("stride", __name__, stride_rules, stride_line,
+               commands=(("stride-chart", "How far a character of each stride walks in a "
+                                          "round."),))
+
+
+@pytest.fixture
+def stride_root() -> Root:
+    """A program that plays the shipped rulesets and Stride: nothing shared was edited."""
+    return bootstrap(rulesets=[*ENTRIES, STRIDE])
+
+
+def cli(root: Root, folder: Path, db: str, *args: str) -> Result:
+    env = {k: None for k in os.environ if k.startswith("TREK_")}
+    env.update(COLUMNS="200", TREK_GM="gm", TREK_DB=db)
+    with contextlib.chdir(folder):
+        return CliRunner().invoke(trek, list(args), env=env, prog_name="trek",
+                                  obj=Settings(root=root))
+
+
+def test_a_ruleset_handed_to_the_root_plugs_into_the_command_line(
+        stride_root: Root, tmp_path: Path) -> None:
+    db = str(tmp_path / "stride.db")
+    # The shipped program does not know it: `--ruleset` offers the registry's entries only.
+    refused = cli(bootstrap(), tmp_path, db, "init", "Stride Test", "--ruleset", "stride")
+    assert refused.exit_code == 2
+    assert "'stride' is not one of" in refused.stderr
+    for args in (("init", "Stride Test", "--ruleset", "stride", "--seed", "1"),
+                 ("roster", "add-character", "Kira", "--stride", "2"),
+                 ("encounter", "start", "Scuffle"),
+                 ("encounter", "join", "Kira", "--at", "0,0"),
+                 ("encounter", "add", "Rat", "--side", "enemy", "--at", "5,0", "--stride", "1"),
+                 ("encounter", "round"),
+                 ("encounter", "move", "Kira", "E")):
+        result = cli(stride_root, tmp_path, db, *args)
+        assert result.exit_code == 0, (args, result.output, result.stderr)
+    # Its event is worded by its own line; its refusal opens with its own word, capitalised.
+    log = cli(stride_root, tmp_path, db, "log")
+    assert "Kira strides 1 square(s)" in log.stdout
+    bad = cli(stride_root, tmp_path, db, "roster", "add-character", "Oren", "--stride", "12")
+    assert (bad.exit_code, bad.stderr.strip()) == (
+        1, "Error: Stride is 1 to 9 for a stride character, not 12.")
+    # Its own command, listed by `trek --help` from its entry.
+    assert cli(stride_root, tmp_path, db, "stride-chart").stdout.startswith("stride 1: 1 sq")
+    assert "stride-chart" in cli(stride_root, tmp_path, db, "--help").stdout
+    assert "--stride" in cli(stride_root, tmp_path, db, "encounter", "add", "--help").stdout
+    status = json.loads(cli(stride_root, tmp_path, db, "status", "--json").stdout)
+    kira = status["encounter"]["combatants"]["Kira"]
+    assert (kira["position"], kira["moved"], kira["remaining"]) == ({"x": 1, "y": 0}, 1, 1)
+
+
+def test_a_ruleset_handed_to_the_root_plugs_into_the_shell(
+        stride_root: Root, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "stride.db")
+    with contextlib.chdir(tmp_path), \
+            Shell(Settings(db=db, gm="gm", explicit={"db", "gm"}, root=stride_root)) as shell:
+        codes = [shell.run_line(line) for line in (
+            "init 'Stride Test' --ruleset stride --seed 1",
+            "roster add-character Kira --stride 2",
+            "encounter start Scuffle",
+            "encounter join Kira --at 0,0",
+            "encounter round",
+            "encounter move Kira E SE",
+            "log --no-pager",
+            "roster add-character Oren --stride 10")]
+    out = capsys.readouterr()
+    assert codes == [0, 0, 0, 0, 0, 0, 0, 1]
+    assert "Kira strides 2 square(s)" in out.out
+    assert "Error: Stride is 1 to 9 for a stride character, not 10." in out.err
+
+
+def test_a_ruleset_handed_to_the_root_plugs_into_the_server(
+        stride_root: Root, tmp_path: Path) -> None:
+    db = str(tmp_path / "stride.db")
+    play(db)
+    app = create_app(ServeConfig(db=db, campaign="stride-test", gm_key="g" * 20,
+                                 player_key="p" * 20), stride_root)
+    assert app.state.root is stride_root
+    # The root's queries read the server's store, played with the rulesets it was handed.
+    assert stride_root.queries.status("stride-test")["ruleset"] == "stride"
+    gm = {"Authorization": "Bearer " + "g" * 20}
+
+    async def ask() -> tuple[httpx.Response, httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            moved = await client.post("/api/campaigns/stride-test/commands", headers=gm,
+                                      json={"argv": ["encounter", "round"]})
+            assert moved.status_code == 200, moved.text
+            moved = await client.post("/api/campaigns/stride-test/commands", headers=gm,
+                                      json={"argv": ["encounter", "move", "Rat", "W"]})
+            log = await client.get("/api/campaigns/stride-test/log", headers=gm)
+            page = await client.get("/", params={"key": "g" * 20})
+            return moved, log, page
+
+    moved, log, page = asyncio.run(ask())
+    assert moved.status_code == 200, moved.text
+    assert moved.json()[0]["type"] == "Strode"
+    assert [e["type"] for e in log.json()][-1] == "Strode"
+    # The GM's page words the log in the ruleset's own lines.
+    assert page.status_code == 200
+    assert "Rat strides 1 square(s)" in page.text
+    assert "Kira strides 1 square(s)" in page.text
+    stride_root.close()

@@ -1,11 +1,11 @@
-"""The shared output asks the campaign's ruleset for its words (cli/render.py, mounted from the
-registry by cli/commands.py), and the audit's own sections are named by the rulesets."""
+"""The shared output asks the campaign's ruleset for its words (cli/render.py, from its
+`CommandLine` as the composition root hands it over), and the audit's own sections are named by
+the rulesets."""
 
 from __future__ import annotations
 
 from rulesets import RULESETS
 
-import cli.commands  # noqa: F401  (mounts every ruleset's command-line module)
 from cli import render
 
 

@@ -8,11 +8,11 @@ import uuid
 import pytest
 from rulesets import RULESETS
 
+from cli.bootstrap import bootstrap
 from domain.besm import events as besm_events
 from domain.cypher import events as cypher_events
 from domain.events import CharacterAdded
 from domain.ruleset import Registry
-from tracker.registry import ENTRIES
 from tracker.topics import Topics, UnknownTopic
 
 CAMPAIGN = uuid.UUID(int=3)
@@ -63,8 +63,8 @@ def test_a_release_0_1_day_event_of_an_unknown_campaign_is_refused() -> None:
 
 
 def fresh_registry() -> Registry:
-    """The shipped rulesets, each deferred again (the global registry may have loaded some)."""
-    return Registry(shared=RULESETS.shared, rulesets=ENTRIES)
+    """The shipped rulesets, each deferred again (the tests' registry may have loaded some)."""
+    return bootstrap().registry
 
 
 def test_a_deferred_rulesets_topic_loads_that_ruleset_alone() -> None:

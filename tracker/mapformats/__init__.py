@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 from domain.errors import MapError
-from tracker.mapformats.terrains import check_overrides, knows, resolve_terrains
+from tracker.mapformats.terrains import check_overrides, is_colour, knows, resolve_terrains
 
 Grid = Literal["square", "hex"]
 Format = Literal["tiled", "textmapper", "uvtt"]
@@ -30,6 +31,7 @@ EXTENSIONS: dict[str, Format | None] = {
     ".txt": "textmapper",
     ".textmapper": "textmapper",
     ".dd2vtt": "uvtt",
+    ".df2vtt": "uvtt",
     ".uvtt": "uvtt",
 }
 FORMAT_TITLES: dict[Format, str] = {
@@ -47,11 +49,24 @@ class SourceCell:
     name: str | None = None
     penalty: int = 0
     # Further words the source gives the cell (Text Mapper's `0203 hills river`); the first
-    # word with a meaning names the terrain.
+    # word with a meaning names the terrain, a colour only when no other word has one.
     others: tuple[str, ...] = ()
+    # A road runs through it (Text Mapper's `0101-0203 road`): overland maps keep it.
+    road: bool = False
 
 
 OPEN = SourceCell("open")
+
+
+@dataclass(frozen=True)
+class SourceDoor:
+    """A door on the edges between squares (RULES §16): from grid point `start` to `end` in a
+    straight line."""
+
+    name: str
+    start: tuple[int, int]
+    end: tuple[int, int]
+    closed: bool
 
 
 @dataclass
@@ -68,6 +83,12 @@ class SourceMap:
     # A picture the file carries (Universal VTT's `image`), and a cell's side in its pixels.
     picture: bytes | None = None
     pixels_per_square: float = 0.0
+    # Walls and doors on the edges between squares (battle maps on squares only): each wall
+    # its grid points, from point to point along the grid lines.
+    walls: list[list[tuple[int, int]]] = field(default_factory=list)
+    doors: list[SourceDoor] = field(default_factory=list)
+    # The line each cell was given on, by (x, y), where the format has lines (for refusals).
+    cell_lines: dict[tuple[int, int], int] = field(default_factory=dict)
 
     @property
     def width(self) -> int:
@@ -101,9 +122,7 @@ def format_of(filename: str, text: str) -> Format:
     """The format a file is in, from its extension (and, for `.json`, its top-level keys)."""
     suffix = "." + filename.rsplit(".", 1)[-1].lower() if "." in filename else ""
     if suffix not in EXTENSIONS:
-        known = ", ".join(sorted(EXTENSIONS))
-        raise MapError(f"Trek cannot tell what kind of map {filename!r} is; it reads .toml "
-                       f"maps and imports {known} files")
+        raise MapError(unread_extension(filename, suffix))
     found = EXTENSIONS[suffix]
     if found is not None:
         return found
@@ -114,16 +133,28 @@ def format_of(filename: str, text: str) -> Format:
     return "uvtt" if isinstance(doc, dict) and "resolution" in doc else "tiled"
 
 
-def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None) -> SourceMap:
-    """The file's text as a SourceMap; a MapError gives the reason it cannot be read."""
+def unread_extension(filename: str, suffix: str) -> str:
+    """The refusal of a file whose extension Trek does not read, naming the ones it does."""
+    known = ", ".join(sorted(EXTENSIONS))
+    tiled = (" (a Tiled XML file: export it as JSON in Tiled, File > Export As with the JSON "
+             "map format, or `tiled --embed-tilesets --export-map json MAP.tmx MAP.tmj`)"
+             if suffix in (".tmx", ".tsx") else "")
+    return (f"Trek cannot tell what kind of map {filename!r} is{tiled}; it reads .toml maps "
+            f"and imports {known} files")
+
+
+def parse(fmt: Format, text: str, stem: str, *, grid: Grid | None = None,
+          folder: Path | None = None) -> SourceMap:
+    """The file's text as a SourceMap; a MapError gives the reason it cannot be read. `folder`:
+    where the file is (files it names, such as a picture, are looked for there)."""
     from tracker.mapformats import textmapper, tiled, uvtt
 
     if fmt == "tiled":
-        source = tiled.parse(text, stem)
+        source = tiled.parse(text, stem, folder)
     elif fmt == "textmapper":
         source = textmapper.parse(text, stem, grid=grid or "hex")
     else:
-        source = uvtt.parse(text, stem)
+        source = uvtt.parse(text, stem, folder)
     if grid is not None and fmt != "textmapper":
         source.ignored.append(f"--grid {grid} (the {FORMAT_TITLES[fmt]} file gives its grid)")
     return source
@@ -143,7 +174,11 @@ def convert(source: SourceMap, target: Target,
     if extra:
         ignored.append(f"{extra} further type words after a cell's terrain word")
     words = _words_in_order(source)
-    terrains = resolve_terrains(words, target.words, overrides)
+    terrains = resolve_terrains(words, target.words, overrides, _word_lines(source))
+    source, unnamed = _fitting_names(source)
+    if unnamed:
+        ignored.append(f"the names of {unnamed} cells (more kinds of cell than legend "
+                       "characters; each keeps its word)")
     grid: Grid = source.grid
     if grid == "hex" and not target.battle:
         ignored.append("the hex layout (overland maps are squares: each hex becomes the square "
@@ -157,7 +192,7 @@ def convert(source: SourceMap, target: Target,
     lines.extend(f"  {toml_string(''.join(keys[c] for c in row))},"
                  for row in source.cells)
     lines += ["]", "", "[legend]"]
-    dropped_penalty = False
+    dropped_penalty = dropped_road = False
     for cell, key in keys.items():
         parts = [f"terrain = {toml_string(terrains[cell.word])}",
                  f"name = {toml_string(cell.name or cell.word)}"]
@@ -166,9 +201,23 @@ def convert(source: SourceMap, target: Target,
                 dropped_penalty = True
             else:
                 parts.append(f"penalty = {cell.penalty}")
+        if cell.road:
+            if target.battle:
+                dropped_road = True
+            else:
+                parts.append("road = true")
         lines.append(f"{toml_string(key)} = {{ {', '.join(parts)} }}")
     if dropped_penalty:
         ignored.append("tile penalties (battle maps have no penalty key)")
+    if dropped_road:
+        ignored.append("roads (battle maps have no road key)")
+    for wall in source.walls:
+        points = ", ".join(f"[{x}, {y}]" for x, y in wall)
+        lines += ["", "[[wall]]", f"points = [{points}]"]
+    for door in source.doors:
+        lines += ["", "[[door]]", f"from = [{door.start[0]}, {door.start[1]}]",
+                  f"to = [{door.end[0]}, {door.end[1]}]", f"name = {toml_string(door.name)}",
+                  f"closed = {'true' if door.closed else 'false'}"]
     report: dict[str, Any] = {
         "format": source.format,
         "grid": grid,
@@ -177,6 +226,8 @@ def convert(source: SourceMap, target: Target,
         "used": list(source.used),
         "ignored": ignored,
         "terrains": {word: terrains[word] for word in words},
+        "walls": len(source.walls),
+        "doors": len(source.doors),
         "wrote": None,
     }
     return Imported(toml="\n".join(lines) + "\n", report=report, picture=source.picture,
@@ -185,8 +236,9 @@ def convert(source: SourceMap, target: Target,
 
 def _chosen_words(source: SourceMap, allowed: frozenset[str],
                   overrides: Mapping[str, str]) -> tuple[SourceMap, int]:
-    """The source with each cell down to one word: the first with a meaning (or the first,
-    which is then refused by name), and how many further words were left out."""
+    """The source with each cell down to one word: the first with a meaning that is not a
+    colour, else the first colour with one (or, when none has a meaning, the first that is not
+    a colour, which is then refused by name), and how many further words were left out."""
     extra = 0
     rows: list[list[SourceCell]] = []
     for row in source.cells:
@@ -196,11 +248,34 @@ def _chosen_words(source: SourceMap, allowed: frozenset[str],
                 new_row.append(cell)
                 continue
             words = (cell.word, *cell.others)
-            word = next((w for w in words if knows(w, allowed, overrides)), cell.word)
+            types = [w for w in words if not is_colour(w)] or list(words)
+            colours = [w for w in words if is_colour(w)]
+            word = next((w for w in [*types, *colours] if knows(w, allowed, overrides)),
+                        types[0])
             extra += len(words) - 1
             new_row.append(replace(cell, word=word, others=()))
         rows.append(new_row)
     return replace(source, cells=rows), extra
+
+
+def _fitting_names(source: SourceMap) -> tuple[SourceMap, int]:
+    """The source as it is when every kind of cell (word, name, penalty, road) can have its own
+    legend character; else with the names dropped (each cell keeps its word), and how many
+    named cells lost theirs."""
+    kinds = {cell for row in source.cells for cell in row}
+    if len(kinds) <= _SPARE_COUNT:
+        return source, 0
+    lost = sum(1 for row in source.cells for cell in row if cell.name is not None)
+    rows = [[replace(cell, name=None) for cell in row] for row in source.cells]
+    return replace(source, cells=rows), lost
+
+
+def _word_lines(source: SourceMap) -> dict[str, list[int]]:
+    """The lines each cell's chosen word was given on, in order."""
+    found: dict[str, list[int]] = {}
+    for (x, y), line in sorted(source.cell_lines.items(), key=lambda item: item[1]):
+        found.setdefault(source.cells[y][x].word, []).append(line)
+    return found
 
 
 def _words_in_order(source: SourceMap) -> list[str]:
@@ -213,6 +288,8 @@ def _words_in_order(source: SourceMap) -> list[str]:
 
 # Legend characters handed out when a word's own initial is taken; none needs quoting care.
 _SPARE_KEYS = "#~^%&*+=-:;!?$0123456789" + "abcdefghijklmnopqrstuvwxyz".upper()
+# How many legend characters are always there to hand out: `.` and the spares.
+_SPARE_COUNT = len(set(_SPARE_KEYS + "abcdefghijklmnopqrstuvwxyz."))
 
 
 def _legend_keys(source: SourceMap, terrains: Mapping[str, str]) -> dict[SourceCell, str]:
@@ -226,7 +303,7 @@ def _legend_keys(source: SourceMap, terrains: Mapping[str, str]) -> dict[SourceC
                 continue
             terrain = terrains[cell.word]
             preferred = []
-            if cell.word.casefold() == "open" and not cell.penalty:
+            if cell.word.casefold() == "open" and not cell.penalty and not cell.road:
                 preferred.append(".")
             if terrain == "wall":
                 preferred.append("#")

@@ -3,7 +3,7 @@ becomes, given the words the target map may use."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from domain.errors import MapError
 
@@ -21,16 +21,20 @@ def _add(words: Iterable[str], meanings: tuple[str, ...]) -> None:
 
 _add(("open", "grass", "grassland", "plain", "plains", "meadow", "field", "fields", "farmland",
       "floor", "ground", "road", "trail", "path", "desert", "sand", "dirt", "steppe", "savanna",
-      "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast"), ("open",))
+      "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast",
+      # Gnomeyland's settlements (Text Mapper).
+      "thorp", "large-town"), ("open",))
 _add(("forest", "forests", "woods", "wood", "trees", "tree", "jungle", "fir-forest",
-      "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket"),
-     _PASSABLE_SLOW)
-_add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree"),
+      "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket",
+      "fir", "firs", "brushland"), _PASSABLE_SLOW)
+_add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree",
+      "fir-hill", "forest-hill", "green-hills"),
      ("rough", "difficult", "treacherous", "open"))
 _add(("swamp", "swamps", "marsh", "marshes", "bog", "fen", "mud", "difficult", "rubble",
       "debris"), ("difficult", "rough", "treacherous", "hazard", "water"))
 _add(("ice", "snow", "glacier", "treacherous"), ("treacherous", "difficult", "rough", "hazard"))
-_add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm"),
+_add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm",
+      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains"),
      ("feature", "wall"))
 _add(("water", "lake", "sea", "ocean", "deep-water", "pond"),
      ("water", "deep-water", "feature", "wall"))
@@ -44,6 +48,26 @@ _add(("door", "open-door", "doorway", "gate", "bridge"), ("open",))
 _add(("high-gravity",), ("high-gravity", "difficult", "rough"))
 _add(("low-gravity",), ("low-gravity", "open"))
 _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
+
+
+# Colours and shades: Text Mapper draws them as a hex's fill, not a symbol. Gnomeyland (its
+# library of ground tints written before the type word, `0106 dark-green fir-forest`) defines
+# these as attributes alone: white, shadow, light-soil, soil, dark-soil, rock, dust, sand,
+# water, ocean, light-grey, grey, dark-grey, blue-green, poisoned, light-green, green,
+# dark-green, dry, port and red. They are never taken for the type while the line has another
+# word; alone on a line, such a word is the hex's ground.
+_COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
+                      "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
+                      "soil", "dust", "rock", "sand", "water", "ocean", "shadow", "blue-green",
+                      "poisoned", "dry", "port"})
+
+
+def is_colour(word: str) -> bool:
+    """Whether `word` is a colour or shade (`light-green`, `dark-grey`, `soil`)."""
+    folded = word.casefold()
+    for prefix in ("light-", "dark-", "pale-", "deep-", "bright-"):
+        folded = folded.removeprefix(prefix)
+    return folded in _COLOURS
 
 
 def built_in(word: str, allowed: frozenset[str]) -> str | None:
@@ -72,16 +96,46 @@ def check_overrides(overrides: Mapping[str, str], allowed: frozenset[str]) -> No
 
 
 def resolve_terrains(words: Iterable[str], allowed: frozenset[str],
-                     overrides: Mapping[str, str]) -> dict[str, str]:
-    """The Trek word for every source word, --terrain first; an unknown word is refused."""
+                     overrides: Mapping[str, str],
+                     lines: Mapping[str, Sequence[int]] | None = None) -> dict[str, str]:
+    """The Trek word for every source word, --terrain first; the words Trek cannot place are
+    refused all at once, each with the lines it is on (`lines`, where the format knows them)."""
     check_overrides(overrides, allowed)
     folded = _folded(overrides)
     result: dict[str, str] = {}
+    unknown: list[str] = []
     for word in words:
         meaning = folded.get(word.casefold()) or built_in(word, allowed)
         if meaning is None:
-            raise MapError(f"the map uses the word {word!r}, which Trek cannot turn into a "
-                           f"terrain here; say what it is with --terrain {word}=TERRAIN "
-                           f"(one of {', '.join(sorted(allowed))})")
-        result[word] = meaning
+            unknown.append(word)
+        else:
+            result[word] = meaning
+    if unknown:
+        lines = lines or {}
+        # In the order the file first uses them, where it has lines.
+        unknown.sort(key=lambda word: min(lines.get(word) or [0]))
+        raise MapError(_unknown_words(unknown, allowed, lines))
     return result
+
+
+def _on_lines(numbers: Sequence[int]) -> str:
+    if not numbers:
+        return ""
+    shown = ", ".join(str(n) for n in numbers[:5])
+    more = f" and {len(numbers) - 5} more" if len(numbers) > 5 else ""
+    return f" ({'line' if len(numbers) == 1 else 'lines'} {shown}{more})"
+
+
+def _unknown_words(unknown: Sequence[str], allowed: frozenset[str],
+                   lines: Mapping[str, Sequence[int]]) -> str:
+    terrains = ", ".join(sorted(allowed))
+    if len(unknown) == 1:
+        [word] = unknown
+        return (f"the map uses the word {word!r}{_on_lines(lines.get(word, ()))}, which Trek "
+                f"cannot turn into a terrain here; say what it is with --terrain {word}=TERRAIN "
+                f"(one of {terrains})")
+    named = [f"{word!r}{_on_lines(lines.get(word, ()))}" for word in unknown]
+    options = " ".join(f"--terrain {word}=TERRAIN" for word in unknown)
+    return (f"the map uses {len(unknown)} words Trek cannot turn into a terrain here: "
+            f"{', '.join(named[:-1])} and {named[-1]}; say what each is with {options} "
+            f"(one of {terrains})")

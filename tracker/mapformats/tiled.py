@@ -7,6 +7,7 @@ import binascii
 import struct
 import zlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from domain.errors import MapError
@@ -51,8 +52,11 @@ def _properties(raw: object, where: str) -> dict[str, object]:
     return found
 
 
-def _tile_cell(props: dict[str, object], where: str) -> SourceCell | None:
-    terrain = props.get("terrain")
+def _tile_cell(props: dict[str, object], where: str, word: str | None = None
+               ) -> SourceCell | None:
+    """The tile's cell: its `terrain` property, else `word` (its class, or its terrain set's
+    colour); None when it has neither."""
+    terrain = props.get("terrain", word)
     if terrain is None:
         return None
     if not isinstance(terrain, str) or not terrain.strip():
@@ -65,12 +69,72 @@ def _tile_cell(props: dict[str, object], where: str) -> SourceCell | None:
     return SourceCell(terrain.strip(), name=name or None, penalty=penalty)
 
 
-def _tileset(raw: object, index: int) -> _Tileset:
+_EMBED = ("embed it in Tiled (the Embed Tileset button of the Tilesets panel) or export "
+          "with `tiled --embed-tilesets`")
+
+
+def _external(raw: dict[str, Any], folder: Path | None) -> dict[str, Any]:
+    """An external tileset read from beside the map (JSON: `.tsj` or `.json`), as if it
+    were embedded with the map's `firstgid`."""
+    source = raw["source"]
+    if not isinstance(source, str) or not source.strip():
+        raise _fail("has an external tileset whose source is not a file name")
+    suffix = Path(source).suffix.lower()
+    if suffix not in (".tsj", ".json"):
+        raise _fail(f"uses the external tileset {source!r}, which is not JSON; save it as a "
+                    f".tsj beside the map, or {_EMBED}")
+    path = (folder or Path(".")) / source
+    try:
+        if folder is None:
+            raise OSError("no folder to look in")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise _fail(f"uses the external tileset {source!r}, which Trek cannot read beside the "
+                    f"map ({path}); put it there, or {_EMBED}") from None
+    tileset = json_object(text, f"the tileset {source!r}")
+    return {**tileset, "firstgid": raw.get("firstgid")}
+
+
+def _class_of(tile: dict[str, Any]) -> str | None:
+    """A tile's class (`class` since Tiled 1.9, `type` before)."""
+    for key in ("class", "type"):
+        value = tile.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def _wang_words(raw: dict[str, Any], index: int) -> dict[int, str]:
+    """Each tile's word from the tileset's terrain sets (Tiled's Wang sets): the colour named
+    most often among its corners and edges (the first such in the tile's own order on a tie)."""
+    words: dict[int, str] = {}
+    wangsets = raw.get("wangsets", [])
+    if not isinstance(wangsets, list):
+        raise _fail(f"has wangsets in tileset {index + 1} that are not a list")
+    for wangset in wangsets:
+        if not isinstance(wangset, dict):
+            continue
+        colours = [c.get("name") if isinstance(c, dict) else None
+                   for c in wangset.get("colors", [])]
+        for tile in wangset.get("wangtiles", []):
+            if not isinstance(tile, dict) or not isinstance(tile.get("wangid"), list):
+                continue
+            ids = [i for i in tile["wangid"] if isinstance(i, int) and 0 < i <= len(colours)]
+            if not ids:
+                continue
+            best = max(ids, key=lambda i: (ids.count(i), -ids.index(i)))
+            name = colours[best - 1]
+            tile_id = tile.get("tileid")
+            if isinstance(name, str) and name.strip() and isinstance(tile_id, int):
+                words.setdefault(tile_id, name.strip())
+    return words
+
+
+def _tileset(raw: object, index: int, folder: Path | None = None) -> _Tileset:
     if not isinstance(raw, dict):
         raise _fail(f"has tileset {index + 1} that is not a JSON object")
     if "source" in raw:
-        raise _fail(f"uses the external tileset {raw['source']!r}; Trek reads only tilesets "
-                    "embedded in the map (in Tiled: Map > Embed Tilesets), then export again")
+        raw = _external(raw, folder)
     firstgid = _int(raw.get("firstgid"), f"firstgid in tileset {index + 1}", 1)
     count = raw.get("tilecount")
     if count is not None:
@@ -79,14 +143,19 @@ def _tileset(raw: object, index: int) -> _Tileset:
     if not isinstance(tiles, list):
         raise _fail(f"has tiles in tileset {index + 1} that are not a list")
     cells: dict[int, SourceCell] = {}
+    wang = _wang_words(raw, index)
     for tile in tiles:
         if not isinstance(tile, dict):
             raise _fail(f"has a tile in tileset {index + 1} that is not a JSON object")
         tile_id = _int(tile.get("id"), f"a tile id in tileset {index + 1}")
         where = f"tile {tile_id} of tileset {index + 1}"
-        cell = _tile_cell(_properties(tile.get("properties"), where), where)
+        cell = _tile_cell(_properties(tile.get("properties"), where), where,
+                          _class_of(tile) or wang.get(tile_id))
         if cell is not None:
             cells[tile_id] = cell
+    # Tiles that only a terrain set names have no entry in `tiles`.
+    for tile_id, word in wang.items():
+        cells.setdefault(tile_id, SourceCell(word))
     return _Tileset(firstgid, count, cells)
 
 
@@ -172,8 +241,10 @@ def _grid(doc: dict[str, Any]) -> tuple[Grid, bool]:
     return "hex", index == "even"
 
 
-def parse(text: str, stem: str) -> SourceMap:
-    """The map's cells: the top-most tile layer whose tile has a terrain property wins."""
+def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
+    """The map's cells: the top-most tile layer whose tile has a word wins. A tile's word is
+    its `terrain` property, else its class, else the colour its terrain set gives it most;
+    `folder`: where the map is, for external tilesets beside it."""
     doc = json_object(text, "the Tiled map")
     if doc.get("infinite") is True:
         raise _fail("is infinite; Trek needs a fixed size (untick Infinite in Tiled's map "
@@ -185,7 +256,7 @@ def parse(text: str, stem: str) -> SourceMap:
     raw_tilesets = doc.get("tilesets", [])
     if not isinstance(raw_tilesets, list):
         raise _fail("has tilesets that are not a list")
-    tilesets = sorted((_tileset(t, i) for i, t in enumerate(raw_tilesets)),
+    tilesets = sorted((_tileset(t, i, folder) for i, t in enumerate(raw_tilesets)),
                       key=lambda t: t.firstgid)
     layers: list[dict[str, Any]] = []
     skipped: list[str] = []
@@ -203,8 +274,8 @@ def parse(text: str, stem: str) -> SourceMap:
                 cells[i // width][i % width] = cell
     map_name = _properties(doc.get("properties"), "the map").get("name")
     used = ["width", "height", "orientation", "tile layers (data, encoding, compression)",
-            "embedded tilesets (firstgid, tilecount, tiles[].properties terrain, name and "
-            "penalty)"]
+            "tilesets, embedded or JSON beside the map (firstgid, tilecount, tiles[].properties "
+            "terrain, name and penalty; else a tile's class, else its terrain set's colour)"]
     if grid == "hex":
         used.append("staggeraxis and staggerindex")
     if isinstance(map_name, str) and map_name.strip():

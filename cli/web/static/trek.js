@@ -108,10 +108,39 @@
     }).join(", ");
   }
 
+  // The server's sentences are the command line's ("run `trek day end` first"). On the page a
+  // command is named as the page offers it: by its button where there is one ("press “End
+  // day” first"), else by the words the command box takes.
+  function buttonFor(words) {
+    if (words === "undo") { return "Undo latest"; }
+    var found = null;
+    document.querySelectorAll("[data-argv]").forEach(function (button) {
+      var argv = [];
+      try { argv = JSON.parse(button.dataset.argv); } catch (e) { argv = []; }
+      if (found === null && argv.join(" ") === words) { found = button.textContent.trim(); }
+    });
+    return found;
+  }
+
+  function pageWords(text) {
+    return String(text)
+      // The page has no --help to offer (the command box refuses it).
+      .replace(/ \(`trek [^`]+ --help` lists every option it takes\)/g, "")
+      .replace(/\b(run|use|try) `trek ([^`]+)`|`trek ([^`]+)`/g,
+        function (all, verb, asked, named) {
+          var words = asked || named;
+          var label = buttonFor(words);
+          if (label !== null) { return (verb ? "press " : "") + "“" + label + "”"; }
+          return verb ? "type “" + words + "” in the command box" : "“" + words + "”";
+        });
+  }
+
+  function refusal(body) { return pageWords((body && body.error) || "Refused."); }
+
   function record(argv) {
     return command(argv, false).then(function (result) {
       if (result.ok) { toast("Recorded " + told(result.body) + "."); refresh(); }
-      else { toast(result.body.error || "Refused.", true); }
+      else { toast(refusal(result.body), true); }
       return result;
     });
   }
@@ -168,6 +197,8 @@
   }
 
   function closeRuler() {
+    // A measure still waiting for the pointer to rest would open the ruler again.
+    clearTimeout(hoverTimer);
     ruler.hidden = true; target = null; pinned = false; measured = null; band = null;
     clearPath();
     ruler.className = "ruler";
@@ -211,7 +242,7 @@
     return command(["move", "--to", target], true).then(function (result) {
       if (asked !== target) { return result; }
       if (!result.ok) {
-        text.textContent = result.body.error || "Refused.";
+        text.textContent = refusal(result.body);
         text.className = "ruler-text bad";
         return result;
       }
@@ -267,6 +298,7 @@
 
   function measure(x, y, pin) {
     if (mover === null) { return; }
+    if (pin) { clearTimeout(hoverTimer); }
     target = x + "," + y;
     pinned = pin;
     measured = null;
@@ -280,7 +312,7 @@
         measured = result;
         ruler.className = "ruler " + (result.ok ? "band-" + result.body.tone : "refused");
         var text = document.getElementById("ruler-text");
-        text.textContent = result.ok ? result.body.words : (result.body.error || "Refused.");
+        text.textContent = result.ok ? result.body.words : refusal(result.body);
         text.className = "ruler-text" + (result.ok ? "" : " bad");
         document.getElementById("ruler-confirm").disabled = !result.ok;
         if (result.ok) { bands = result.body.bands; }
@@ -345,19 +377,32 @@
     close: closeRuler
   };
 
+  // Every undo asks why, the same way: the reason is kept in the log for the audit; Enter
+  // with none records the undo without one, Cancel (or Esc) records nothing.
   function undo(seq) {
-    var reason = window.prompt("Undo #" + seq + ": why? (kept in the log for the audit)", "");
+    var what = seq === null ? "Undo the latest event" : "Undo #" + seq;
+    var reason = window.prompt(what + ": why? (kept in the log for the audit; Enter to skip)",
+                               "");
     if (reason === null) { return; }
-    var argv = ["undo", String(seq)];
+    var argv = seq === null ? ["undo"] : ["undo", String(seq)];
     if (reason.trim()) { argv.push("--reason", reason.trim()); }
     record(argv);
   }
 
-  function undoLatest() { record(["undo"]); }
+  function undoLatest() { undo(null); }
 
   app.addEventListener("click", function (event) {
     var token = event.target.closest("#fight g.combatant");
     if (token) { pickMover(token.dataset.name); return; }
+    // A door opens or closes with a click (recorded like any command; it moves nobody).
+    var door = event.target.closest("#fight g.door");
+    if (door) {
+      var named = door.dataset.door.charAt(0) === "-" ? ["--", door.dataset.door]
+        : [door.dataset.door];
+      record(["encounter", "door"].concat(named,
+              [door.dataset.closed === "true" ? "open" : "close"]));
+      return;
+    }
     var row = event.target.closest(".round-panel tr[data-name] td.label, .round-panel tr[data-name] td.name");
     if (row) { pickMover(row.closest("tr").dataset.name); return; }
     var fight = event.target.closest("#fight .cell");

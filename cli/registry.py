@@ -1,0 +1,129 @@
+"""The rulesets this release plays, one line each: the only module that names them all.
+
+Each line holds two loaders, functions whose bodies import the ruleset's rules and its
+command-line part (plain imports, typed, never a module or attribute name looked up at run
+time), so a command loads its campaign's ruleset and no other. Reading `ENTRIES` imports
+nothing of Trek's (`trek --help` lists the rulesets' commands from it). The composition root
+(`cli/bootstrap.py`) is handed these entries, or others (a test's), and builds the registry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cli.ruleset_line import CommandLine
+    from domain.deferred import Deferred
+    from domain.ruleset import Registry, Ruleset
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ruleset as the release offers it: its rules and its command-line part, each made
+    by a function the first time a command needs it."""
+
+    name: str
+    # The package its events live under (matched against stored topics, never imported by
+    # this name).
+    package: str
+    rules: Callable[[], Ruleset]
+    command_line: Callable[[], CommandLine] | None = None
+    # The top-level commands its command line adds, each with the first paragraph of its
+    # help, for `trek --help` without loading it (checked against the commands by the tests).
+    commands: tuple[tuple[str, str], ...] = ()
+
+    def deferred(self) -> Deferred:
+        from domain.deferred import Deferred
+
+        return Deferred(self.name, self.package, self.rules)
+
+
+def _besm() -> Ruleset:
+    from domain.besm.rules import Besm
+
+    return Besm()
+
+
+def _besm_line() -> CommandLine:
+    from cli.besm import COMMAND_LINE
+
+    return COMMAND_LINE
+
+
+def _cypher() -> Ruleset:
+    from domain.cypher.rules import Cypher
+
+    return Cypher()
+
+
+def _cypher_line() -> CommandLine:
+    from cli.cypher import COMMAND_LINE
+
+    return COMMAND_LINE
+
+
+def _gurps() -> Ruleset:
+    from domain.gurps.rules import Gurps
+
+    return Gurps()
+
+
+def _gurps_line() -> CommandLine:
+    from cli.gurps import COMMAND_LINE
+
+    return COMMAND_LINE
+
+
+def _shadowrun() -> Ruleset:
+    from domain.shadowrun.rules import Shadowrun
+
+    return Shadowrun()
+
+
+def _shadowrun_line() -> CommandLine:
+    from cli.shadowrun import COMMAND_LINE
+
+    return COMMAND_LINE
+
+
+def _movepoints() -> Ruleset:
+    from domain.movepoints.rules import Movepoints
+
+    return Movepoints()
+
+
+def _movepoints_line() -> CommandLine:
+    from cli.movepoints import COMMAND_LINE
+
+    return COMMAND_LINE
+
+
+# The first is the default of `trek init --ruleset` and `trek map import --ruleset`.
+ENTRIES = (
+    Entry("besm", "domain.besm", _besm, _besm_line, commands=(
+        ("forage", "Give up a square of today's movement to hunt and forage."),
+        ("forced-march", "Push on for the base movement again, at a cost in provisions and "
+                         "fuel."),
+        ("night-travel", "Travel on after dark (once a day)."),
+        ("repair", "Spend the day restoring the levels a mount or vehicle lost to strain."),
+        ("shortcut", "Try a shortcut from the map (one attempt per shortcut per day)."),
+    )),
+    Entry("cypher", "domain.cypher", _cypher, _cypher_line),
+    Entry("gurps", "domain.gurps", _gurps, _gurps_line),
+    Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line),
+    Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line),
+)
+
+
+def build_registry(entries: Iterable[Entry]) -> Registry:
+    """The registry of these rulesets, none of them loaded yet. Only the composition root
+    (`cli/bootstrap.py`'s `bootstrap`) calls this; it hands the registry to every store and
+    page it opens."""
+    from domain.encounter import ENCOUNTER_EVENTS
+    from domain.events import CORE_EVENTS
+    from domain.ruleset import Registry
+
+    return Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS,
+                    rulesets=[entry.deferred() for entry in entries])
