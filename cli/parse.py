@@ -71,6 +71,11 @@ def read(words: Sequence[str], root: Root | None = None) -> Parsed:
         path = " ".join(_path(error.ctx)) if error.ctx is not None else "trek"
         raise ParseError(f"`{path}` needs a command after it; `{path} --help` lists them") \
             from None
+    except click.NoSuchOption as error:
+        # Said as the command line says it: the options the command does take.
+        from cli.main import _no_such_option
+
+        raise ParseError(_no_such_option(error).format_message()) from None
     except click.UsageError as error:
         raise ParseError(error.format_message()) from None
     except click.exceptions.Exit:

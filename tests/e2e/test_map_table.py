@@ -1,7 +1,7 @@
 """The map on the table, in Debian's chromium: a fight on a Universal VTT file's picture shows
 the picture under the grid, aligned; a token dragged with the mouse or a finger shows the
-ruler and records on drop, and one dropped on a wall shows the refusal and records nothing;
-wheel zoom and Fit change the view, not the store; a live update does not fetch the picture
+ruler and records on drop, and one dropped in a walled-in square shows the refusal and records
+nothing; wheel zoom and Fit change the view, not the store; a live update does not fetch the picture
 again; no page scrolls sideways on a 360 px phone.
 
 BESM §7 (RULES.md): Speed = Body = 6; every step onto open ground costs 1, a wall may not be
@@ -29,12 +29,15 @@ WIDE, HIGH = 6, 4
 
 
 def cellar() -> str:
-    """A 6×4 cellar, 50 pixels a cell: a wall along y=1 from x=0 to x=3 (cells 0,1 1,1 2,1)."""
+    """A 6×4 cellar, 50 pixels a cell: a wall along the grid line y=1 from x=0 to x=3, and
+    walls all round cell 2,2 (a walled-in square, on the edges between squares)."""
     return json.dumps({
         "format": 0.3,
         "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": WIDE, "y": HIGH},
                        "pixels_per_grid": PER_CELL},
-        "line_of_sight": [[{"x": 0, "y": 1}, {"x": 3, "y": 1}]],
+        "line_of_sight": [[{"x": 0, "y": 1}, {"x": 3, "y": 1}],
+                          [{"x": 2, "y": 2}, {"x": 3, "y": 2}, {"x": 3, "y": 3},
+                           {"x": 2, "y": 3}, {"x": 2, "y": 2}]],
         "portals": [],
         "image": picture_base64(WIDE * PER_CELL, HIGH * PER_CELL),
     })
@@ -137,14 +140,16 @@ def test_the_picture_lies_under_the_grid_and_a_mouse_drag_records(
         # A live update redrew the fight: the picture was not fetched again.
         gm.wait_for_selector(f"#fight image.map-picture[data-sha256='{sha}']")
         assert len(fetched) == 1
-        # A drag onto a wall: the ruler says why at once, and the drop records nothing.
+        # A drag onto the walled-in square 2,2 (three steps away without the walls, within
+        # the Orc's 4): the ruler says why at once, and the drop records nothing.
         gm.mouse.move(*centre_of(gm, token("Orc")))
         gm.mouse.down()
         gm.mouse.move(*centre_of(gm, cell(3, 2)), steps=4)
-        gm.mouse.move(*centre_of(gm, cell(2, 1)), steps=4)
+        gm.mouse.move(*centre_of(gm, cell(2, 2)), steps=4)
         gm.wait_for_selector("#ruler.refused", timeout=10_000)
         refusal = gm.locator("#ruler-text").inner_text()
-        assert "wall" in refusal
+        assert "path" in refusal.lower()
+        assert "2,2" in refusal
         gm.mouse.up()
         gm.wait_for_timeout(800)
         assert len(log(server.base)) == before + 1

@@ -97,9 +97,9 @@ def test_a_file_option_is_refused_before_the_disk_is_looked_at(nowhere: Path) ->
 
 @pytest.mark.parametrize(("words", "fragment"), [
     (["mvoe", "E"], "No such command"),
-    (["move", "--bogus"], "No such option"),
+    (["move", "--bogus"], "has no option --bogus; its own options are --to"),
     (["undo", "seven"], "seven"),
-    (["status", "--help"], "No such option"),
+    (["status", "--help"], "`trek status` has no option --help"),
     (["--version"], "--version is not available"),
     (["encounter"], "needs a command"),
     (["move", "E", "--to", "3,4"], "not both"),
