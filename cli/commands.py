@@ -92,20 +92,22 @@ def init(name: str, ruleset: str, map_file: Path | None, terrains: tuple[tuple[s
 
     if settings().preview:
         raise TrackerError(INIT_HAS_NO_PREVIEW)
-    map_text, note = None, None
+    map_text, note, picture = None, None, None
     if map_file is not None:
         from cli import mapimport
 
-        map_text, note = mapimport.map_text(map_file, ruleset, battle=False, terrains=terrains)
+        map_text, note, picture = mapimport.map_text(map_file, ruleset, battle=False,
+                                                     terrains=terrains)
     elif terrains:
         raise TrackerError("--terrain goes with --map FILE, a map from another tool")
     try:
         # Everything that needs no store is checked before the store file is made.
         new_campaign(rulesets(), Stamp(gm=gm_from_env(settings().gm), at=datetime.now(UTC)),
-                     name, ruleset=ruleset, map_text=map_text, at=at, seed=seed)
+                     name, ruleset=ruleset, map_text=map_text, at=at, seed=seed,
+                     picture=picture)
         with _made_by_this_init():
             docs = open_store(create=True).init(name, ruleset=ruleset, map_text=map_text,
-                                                at=at, seed=seed)
+                                                at=at, seed=seed, picture=picture)
     except MapError as error:
         raise TrackerError(f"the map {map_file} was refused at {error}") from None
     recorded(docs, lambda: ruleset)
@@ -229,8 +231,17 @@ def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) 
     if route["map"] is None:
         raise TrackerError(f"the campaign {route['campaign']} has no map to draw; it gets one with "
                            "`trek init NAME --map FILE`")
+    from cli.drawing import data_href
+
     title = f"{route['map']['name']}: {route['name']}"
-    picture = route_html(route, title) if html else route_svg(route)
+    href = None
+    if route["map"].get("image"):
+        queries = open_store(writes=False).queries
+
+        def href(sha256: str) -> str:
+            return data_href(queries.picture(sha256))
+    picture = (route_html(route, title, picture_href=href) if html
+               else route_svg(route, picture_href=href))
     try:
         target.write_text(picture, encoding="utf-8")
     except OSError as error:
@@ -273,8 +284,13 @@ def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | N
 
     imported = mapimport.import_file(file, ruleset, battle=battle, terrains=terrains,
                                      grid=grid)
-    mapimport.write_map(out, imported.toml, force=force)
+    picture = mapimport.imported_picture(file, imported)
     report = {**imported.report, "wrote": str(out)}
+    if picture is None:
+        mapimport.write_map(out, imported.toml, force=force)
+    else:
+        report["picture"] = str(mapimport.write_map_and_picture(out, imported.toml, picture,
+                                                                force=force))
     if settings().json:
         render.emit_json(report)
     else:
@@ -667,6 +683,11 @@ def verify() -> None:
                            f"{first['broken_at']} ({first['problem']}); restore the store from "
                            "a backup, or take the log as it now stands with `trek replay "
                            "--accept-tampering`")
+    pictured = [r for r in result["campaigns"] if r.get("pictures")]
+    if pictured:
+        first = pictured[0]
+        raise TrackerError(f"{first['campaign']}: {first['pictures'][0]}; restore the store "
+                           "from a backup")
     differing = [r for r in result["campaigns"] if r["read_models"]]
     if differing:
         first = differing[0]

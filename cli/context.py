@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from cli.bootstrap import Root
     from domain.ruleset import Command, Registry
     from tracker.app import Documents, Trek
+    from tracker.mapformats.picture import Picture
     from tracker.opening import MemoryStores
 
 # The tracker, the rulesets and the models load when a store is first opened: a command-line
@@ -113,10 +114,12 @@ class Parsed(Exception):
         self.command = command
 
 
-def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
+def record(command: Command | Callable[[Trek, str | None], Command],
+           picture: Picture | None = None) -> None:
     """Hand `command` to the one door (`Trek.handle`), or with --preview only show the event
     it would record. A command that needs the campaign to be built (a battle map read with
-    its ruleset's legend) comes as a function of the store and the campaign.
+    its ruleset's legend) comes as a function of the store and the campaign; the `picture`
+    its map names is kept in the store with it.
 
     While words are only being read (cli/parse.py), the command is handed back instead."""
     if settings().parsing:
@@ -127,7 +130,8 @@ def record(command: Command | Callable[[Trek, str | None], Command]) -> None:
     campaign = settings().campaign
     if callable(command):
         command = command(trek, campaign)
-    docs = trek.handle(campaign, command, party=settings().party)
+    with trek.picture_kept(picture):
+        docs = trek.handle(campaign, command, party=settings().party)
     recorded(docs, lambda: _ruleset(trek, campaign, docs))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING, Any
@@ -57,3 +57,45 @@ class MarkStyle:
     symbol: str
     colour: str
     meaning: str
+
+
+# How much of a cell's colour shows over a picture (the page's slider sets it anew); ground
+# the players have not seen stays opaque.
+GRID_OPACITY = 0.3
+# Where a picture's address comes from: its SHA-256 to an `href` (a URL the server answers,
+# or a data: URL for a file that must stand alone).
+PictureHref = Callable[[str], str]
+
+
+def data_href(picture: tuple[str, bytes] | None) -> str:
+    """A picture as a data: URL, for an SVG or HTML file that stands alone."""
+    if picture is None:
+        return ""
+    import base64
+
+    return f"data:{picture[0]};base64,{base64.b64encode(picture[1]).decode('ascii')}"
+
+
+def picture_under(image: Mapping[str, Any] | None, href: PictureHref | None,
+                  corner: tuple[float, float], cell: float, board: tuple[float, float]
+                  ) -> list[str]:
+    """The map's picture as an <image> under the grid: scaled so a cell's side in its pixels
+    is `cell` units, and shifted so the top-left corner of cell 0,0 (`origin` in its pixels)
+    lies at `corner`, so each cell's centre lies on that cell's centre in the picture; clipped
+    to the board (`board`, from `corner`)."""
+    if image is None or href is None:
+        return []
+    url = href(str(image["sha256"]))
+    if not url:
+        return []
+    scale = cell / float(image["pixels_per_square"])
+    ox, oy = (float(v) for v in image["origin"])
+    x, y = corner[0] - ox * scale, corner[1] - oy * scale
+    return [
+        f'<clipPath id="board-clip"><rect x="{corner[0]:.2f}" y="{corner[1]:.2f}" '
+        f'width="{board[0]:.2f}" height="{board[1]:.2f}"/></clipPath>',
+        f'<image class="map-picture" href="{text(url)}" x="{x:.3f}" y="{y:.3f}" '
+        f'width="{image["width"] * scale:.3f}" height="{image["height"] * scale:.3f}" '
+        'preserveAspectRatio="none" clip-path="url(#board-clip)" decoding="async" '
+        f'data-sha256="{text(image["sha256"])}"/>',
+    ]

@@ -37,6 +37,7 @@ from tracker.points import Point
 if TYPE_CHECKING:
     from cli.bootstrap import Root
     from domain.geometry import Square
+    from tracker.app import Trek
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 
@@ -92,10 +93,18 @@ def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...
         return
     from cli import mapimport
 
-    map_text, note = mapimport.map_text(map_file, _ruleset, battle=True, terrains=terrains)
+    map_text, note, picture = mapimport.map_text(map_file, _ruleset, battle=True,
+                                                 terrains=terrains)
+
+    def command(trek: Trek, campaign: str | None) -> StartEncounter:
+        battle_map = load_battle_map(
+            map_text, trek.rulesets.named(trek.queries.ruleset_of(campaign)).battle_legend)
+        if picture is not None:
+            battle_map["image"] = picture.image
+        return StartEncounter(name, battle_map)
+
     try:
-        record(lambda t, c: StartEncounter(name, load_battle_map(
-            map_text, t.rulesets.named(t.queries.ruleset_of(c)).battle_legend)))
+        record(command, picture)
     except MapError as error:
         raise TrackerError(f"the battle map {map_file} was refused at {error}") from None
     if note is not None and not settings().json:
@@ -239,8 +248,13 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
     if doc is None:
         when = f"at {as_of}" if as_of is not None else "now"
         raise TrackerError(f"no encounter is open {when}; `trek encounter start NAME` opens one")
+    from cli.drawing import data_href
+
+    def href(sha256: str) -> str:
+        return data_href(trek_app.queries.picture(sha256))
+
     try:
-        svg_file.write_text(encounter_svg(doc), encoding="utf-8")
+        svg_file.write_text(encounter_svg(doc, picture_href=href), encoding="utf-8")
     except OSError as error:
         raise TrackerError(f"cannot write {svg_file}: {error.strerror}") from None
     if settings().json:

@@ -23,6 +23,7 @@ from tracker.mapformats import (
     parse,
     unread_extension,
 )
+from tracker.mapformats.picture import Picture
 from tracker.mapformats.tomlfile import load_battle_map, load_map
 
 
@@ -78,16 +79,18 @@ def import_file(path: Path, ruleset: str, *, battle: bool,
 
 
 def map_text(path: Path, ruleset: str | Callable[[], str], *, battle: bool,
-             terrains: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None]:
+             terrains: Sequence[tuple[str, str]] = ()) -> tuple[str, str | None, Picture | None]:
     """What `--map FILE` hands the tracker (a TOML file as it is, another tool's imported for
-    the ruleset, which may be given as a function asked only then), and a line to show once
-    the command has recorded, saying what was imported."""
+    the ruleset, which may be given as a function asked only then), a line to show once the
+    command has recorded, saying what was imported, and the picture under its grid, checked
+    (None: the map has none)."""
     what = "battle map" if battle else "map"
     if not is_imported(path):
         if terrains:
             raise TrackerError("--terrain is for maps from other tools; a .toml map says its "
                                "terrain in its legend")
-        return read_text(path, what), None
+        text = read_text(path, what)
+        return text, None, toml_picture(path, text, what)
     if callable(ruleset):
         ruleset = ruleset()
     imported = import_file(path, ruleset, battle=battle, terrains=terrains, what=what)
@@ -95,7 +98,45 @@ def map_text(path: Path, ruleset: str | Callable[[], str], *, battle: bool,
     note = (f"Imported {path} ({FORMAT_TITLES[report['format']]}, {report['width']}×"
             f"{report['height']} {report['grid']}); `trek map import` lists what it read "
             "and ignored.")
-    return imported.toml, note
+    return imported.toml, note, imported_picture(path, imported)
+
+
+def toml_picture(path: Path, text: str, what: str) -> Picture | None:
+    """The picture a TOML map names (`image`, a file beside the map), read and checked."""
+    from tracker.mapformats.tomlfile import picture_request
+
+    try:
+        request = picture_request(text)
+    except MapError as error:
+        raise TrackerError(f"the {what} {path} was refused at {error}") from None
+    if request is None:
+        return None
+    file = path.parent / request.file
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise TrackerError(f"cannot read the picture {file} that the {what} {path} names: "
+                           f"{error.strerror}") from None
+    return checked_picture(data, f"the picture {file}").placed(request.pixels_per_square,
+                                                               request.origin)
+
+
+def imported_picture(path: Path, imported: Imported) -> Picture | None:
+    """The picture another tool's file carries (Universal VTT's `image`), checked; its grid
+    starts at the picture's top-left corner."""
+    if imported.picture is None:
+        return None
+    return checked_picture(imported.picture, f"the picture in {path}").placed(
+        imported.pixels_per_square, (0.0, 0.0))
+
+
+def checked_picture(data: bytes, what: str) -> Picture:
+    from tracker.mapformats.picture import check_picture
+
+    try:
+        return check_picture(data, what)
+    except MapError as error:
+        raise TrackerError(str(error)) from None
 
 
 def write_map(path: Path, text: str, *, force: bool) -> None:
@@ -118,12 +159,45 @@ def write_map(path: Path, text: str, *, force: bool) -> None:
         raise TrackerError(f"cannot write {path}: {error.strerror}") from None
 
 
+_SUFFIXES = {"image/png": ".png", "image/jpeg": ".jpg", "image/webp": ".webp"}
+
+
+def write_map_and_picture(path: Path, text: str, picture: Picture, *, force: bool) -> Path:
+    """Write the picture beside the TOML map (same name, the picture's own suffix) and the map
+    naming it; a failure leaves neither."""
+    from tracker.mapformats import toml_string
+
+    image = path.with_suffix(_SUFFIXES[picture.media_type])
+    if image.exists() and not force:
+        raise TrackerError(f"{image} already exists; give --force to replace it or pick "
+                           "another --to file")
+    if path.exists() and not force:
+        raise TrackerError(f"{path} already exists; give --force to replace it or pick "
+                           "another --to file")
+    placed = (f"[map]\nimage = {toml_string(image.name)}\n"
+              f"pixels_per_square = {picture.pixels_per_square:g}\n")
+    written = image.exists()
+    try:
+        image.write_bytes(picture.data)
+    except OSError as error:
+        raise TrackerError(f"cannot write {image}: {error.strerror}") from None
+    try:
+        write_map(path, text.replace("[map]\n", placed, 1), force=force)
+    except BaseException:
+        if not written:
+            image.unlink(missing_ok=True)
+        raise
+    return image
+
+
 def show_report(report: dict[str, Any]) -> None:
     """The human report: what was written, what was read, what was left alone."""
     title = FORMAT_TITLES[report["format"]]
     console = render.console
     console.print(f"Wrote {report['wrote']}: {report['width']}×{report['height']} "
                   f"{report['grid']} map from a {title} file.", markup=False)
+    if report.get("picture"):
+        console.print(f"Wrote its picture to {report['picture']}.", markup=False)
     console.print("Terrains:", markup=False)
     for word, terrain in report["terrains"].items():
         console.print(f"  {word} -> {terrain}", markup=False)

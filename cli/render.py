@@ -618,6 +618,8 @@ def print_chain(result: dict[str, Any]) -> None:
         if report["intact"]:
             console.print(f"{report['campaign']}: the hash chain of {report['events']} events "
                           "is intact.", markup=False)
+            for problem in report.get("pictures") or ():
+                errors.print(f"{report['campaign']}: {problem}", markup=False)
             for difference in report.get("read_models") or ():
                 errors.print(f"{report['campaign']}: read models differ from the log: "
                              f"{difference}", markup=False)

@@ -20,7 +20,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cli.drawing import PATH_COLOUR, TERRAIN_FILL, UNKNOWN_FILL, MarkStyle, named_paths
+from cli.drawing import (
+    GRID_OPACITY,
+    PATH_COLOUR,
+    TERRAIN_FILL,
+    UNKNOWN_FILL,
+    MarkStyle,
+    PictureHref,
+    named_paths,
+    picture_under,
+)
 from cli.drawing import text as esc
 from cli.render import SPARE_MARKS, drawable, legend_words, route_marks, says_more
 from domain.maps import NamedPath
@@ -109,7 +118,8 @@ def _glyphs(game_map: dict[str, Any]) -> dict[str, str]:
     return glyphs
 
 
-def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
+def _cells(game_map: dict[str, Any], board: _Board, *, pictured: bool = False) -> list[str]:
+    # Over a picture the cells are faint, save ground the players have not seen.
     out = ['<g class="cells" stroke="#bbb" stroke-width="1">']
     glyphs = _glyphs(game_map)
     for y, row in enumerate(game_map["rows"]):
@@ -117,10 +127,12 @@ def _cells(game_map: dict[str, Any], board: _Board) -> list[str]:
             cell = game_map["legend"][key]
             terrain = str(cell["terrain"])
             cx, cy = board.centre({"x": x, "y": y})
+            faint = (f' fill-opacity="{GRID_OPACITY}"'
+                     if pictured and terrain != "unexplored" else "")
             out.append(f'<rect class="cell {esc(terrain)}" data-x="{x}" data-y="{y}" '
                        f'x="{cx - CELL / 2:.0f}" y="{cy - CELL / 2:.0f}" width="{CELL}" '
-                       f'height="{CELL}" fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}">'
-                       f"<title>{esc(_terrain_name(cell))}</title></rect>")
+                       f'height="{CELL}" fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}"'
+                       f"{faint}><title>{esc(_terrain_name(cell))}</title></rect>")
             if cell.get("penalty") and terrain != "hazard":
                 out.append(f'<rect class="penalty" x="{cx - CELL / 2:.0f}" '
                            f'y="{cy - CELL / 2:.0f}" width="{CELL}" height="{CELL}" '
@@ -431,6 +443,18 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     return entries
 
 
+def key_html(doc: Mapping[str, Any]) -> str:
+    """The picture's key and its notes as HTML (for a page, which folds it away on a phone):
+    each entry its swatch, drawn as in the picture, and its words."""
+    items = "".join(
+        f'<li data-key="{esc(entry.key)}"><svg width="24" height="16" viewBox="-2 -12 24 16" '
+        f'aria-hidden="true">{entry.swatch}</svg> {esc(entry.words)}</li>'
+        for entry in _key_entries(doc))
+    notes = "".join(f"<li>{esc(line)}</li>" for line in _notes(doc))
+    return (f'<ul class="key-entries">{items}</ul>'
+            + (f'<h3>Along the way</h3><ul class="key-notes">{notes}</ul>' if notes else ""))
+
+
 def _title(doc: Mapping[str, Any]) -> str:
     limits = []
     if doc.get("as_of") is not None:
@@ -454,29 +478,38 @@ def _notes(doc: Mapping[str, Any]) -> list[str]:
 
 
 def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
-              extra_key: Sequence[KeyEntry] = (), title: str | None = None) -> str:
+              extra_key: Sequence[KeyEntry] = (), title: str | None = None,
+              picture_href: PictureHref | None = None, with_key: bool = True) -> str:
     """The route document (`Trek.queries.route`) drawn on its map as one SVG picture.
 
     `overlay` is drawn over the squares, under the route (a plan's shading); `extra_key`
-    entries join the key; `title` replaces the picture's own."""
+    entries join the key; `title` replaces the picture's own; the map's picture is drawn
+    under the squares where `picture_href` gives its address."""
     game_map = doc["map"]
     if game_map is None:
         raise ValueError("a route picture needs the campaign's map")
     board = _Board(game_map["width"], game_map["height"])
     width = max(MARGIN * 2 + board.width * CELL, MIN_WIDTH)
-    entries = [*_key_entries(doc), *extra_key]
+    entries = [*_key_entries(doc), *extra_key] if with_key else []
     columns = max(1, int((width - 2 * MARGIN) // KEY_COLUMN))
     key_rows = math.ceil(len(entries) / columns)
     # A long note goes on over further lines rather than being cut.
     room = max(20, int((width - 2 * MARGIN - NOTE_INDENT) / CHAR))
-    notes = [(NOTE_INDENT if index else 0, part) for line in _notes(doc)
+    notes = [(NOTE_INDENT if index else 0, part) for line in (_notes(doc) if with_key else [])
              for index, part in enumerate(textwrap.wrap(line, room))]
     key_top = TOP + board.height * CELL + 30
     notes_top = key_top + ROW * (key_rows + 1) + 10
     height = notes_top + (ROW * (len(notes) + 1) if notes else 0) + 8
+    if not with_key:
+        # The page shows the key beside the picture, where a phone can fold it away.
+        height = TOP + board.height * CELL + 12
     title = _title(doc) if title is None else title
+    under = picture_under(game_map.get("image"), picture_href, (MARGIN, TOP), CELL,
+                          (board.width * CELL, board.height * CELL))
+    pictured = " pictured" if under else ""
     out = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="route-map" width="{width:.0f}" '
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="route-map{pictured}" '
+        f'width="{width:.0f}" '
         f'height="{height:.0f}" viewBox="0 0 {width:.0f} {height:.0f}" '
         'font-family="sans-serif" font-size="12">',
         f"<title>{esc(title)}</title>",
@@ -488,7 +521,8 @@ def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
         f'<text class="caption" x="{MARGIN}" y="20" font-size="14" font-weight="bold">'
         f"{esc(_fit(title, (width - 2 * MARGIN) * 0.85))}</text>",
     ]
-    out += _cells(game_map, board)
+    out += under
+    out += _cells(game_map, board, pictured=bool(under))
     out += overlay
     out += _paths(game_map, board)
     out += _coordinates(board)
@@ -496,6 +530,9 @@ def route_svg(doc: Mapping[str, Any], *, overlay: Sequence[str] = (),
     out += _ends(doc, board)
     out += _marks(doc, board)
     out += _day_labels(doc, board)
+    if not with_key:
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
     out.append(f'<g class="legend"><text class="legend-title" x="{MARGIN}" y="{key_top}" '
                'font-weight="bold">Key</text>')
     for index, entry in enumerate(entries):
@@ -530,7 +567,8 @@ svg.route-map { max-width: 100%; height: auto; }
 """
 
 
-def route_html(doc: Mapping[str, Any], title: str) -> str:
+def route_html(doc: Mapping[str, Any], title: str,
+               picture_href: PictureHref | None = None) -> str:
     """One self-contained page: the title, what the picture shows, and the SVG with its key."""
     about = [f"Campaign {doc['name']}", f"day {doc['day']}", f"{doc['events']} events"]
     if doc.get("as_of") is not None:
@@ -541,5 +579,5 @@ def route_html(doc: Mapping[str, Any], title: str) -> str:
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
         f"<title>{esc(title)}</title>\n<style>\n{PRINT_CSS}</style>\n</head>\n<body>\n"
         f"<h1>{esc(title)}</h1>\n<p class=\"about\">{esc(', '.join(about))}.</p>\n"
-        f"{route_svg(doc)}</body>\n</html>\n"
+        f"{route_svg(doc, picture_href=picture_href)}</body>\n</html>\n"
     )

@@ -13,7 +13,14 @@ from itertools import pairwise
 from typing import Any
 
 from cli import render
-from cli.drawing import TERRAIN_FILL, UNKNOWN_FILL, token_labels
+from cli.drawing import (
+    GRID_OPACITY,
+    TERRAIN_FILL,
+    UNKNOWN_FILL,
+    PictureHref,
+    picture_under,
+    token_labels,
+)
 from cli.drawing import text as _t
 from domain.geometry import Square
 from domain.grid import GRIDS
@@ -21,7 +28,26 @@ from domain.grid import GRIDS
 CELL = 40
 MARGIN = 28
 LEGEND_ROW = 18
-SIDE_COLOURS = {"party": "#2e7d32", "ally": "#1565c0", "enemy": "#c62828"}
+# Okabe and Ito's colour-blind-safe palette (bluish green, blue, vermilion), and a shape per
+# side as well, so no one tells the sides apart by colour alone.
+SIDE_COLOURS = {"party": "#009E73", "ally": "#0072B2", "enemy": "#D55E00"}
+
+
+def token_shape(side: str, cx: float, cy: float, colour: str, size: float = CELL * 0.36,
+                extra: str = ' stroke="white" stroke-width="2"') -> str:
+    """A side's token: the party a disc, allies a rounded square, enemies a diamond."""
+    if side == "ally":
+        half = size * 0.9
+        return (f'<rect class="token-shape" x="{cx - half:.1f}" y="{cy - half:.1f}" '
+                f'width="{2 * half:.1f}" height="{2 * half:.1f}" rx="{size * 0.2:.1f}" '
+                f'fill="{colour}"{extra}/>')
+    if side == "enemy":
+        reach = size * 1.2
+        return (f'<polygon class="token-shape" points="{cx:.1f},{cy - reach:.1f} '
+                f'{cx + reach:.1f},{cy:.1f} {cx:.1f},{cy + reach:.1f} {cx - reach:.1f},{cy:.1f}" '
+                f'fill="{colour}"{extra}/>')
+    return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{size:.1f}" class="token-shape" '
+            f'fill="{colour}"{extra}/>')
 
 # Each round's paths in their own colour, the latest darkest: earlier rounds cycle through
 # these, fainter the older they are.
@@ -285,9 +311,11 @@ def _ground_key_rows(doc: Mapping[str, Any], width: float
     return rows
 
 
-def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
+def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
+                  picture_href: PictureHref | None = None) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
-    as SVG; an open plain is drawn `margin` cells beyond everyone and every path."""
+    as SVG; an open plain is drawn `margin` cells beyond everyone and every path. A map's
+    picture is drawn under the grid where `picture_href` gives its address."""
     xs, ys = _extent(doc, margin)
     layout = Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
@@ -306,13 +334,19 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
         len(names) + 1 + (1 if rounds else 0) + len(ground) + (1 if len(phases) > 1 else 0)
         + (1 if stops else 0))
     title = f"{doc['name']}, round {doc['round']}"
+    under = picture_under(battle_map.get("image") if battle_map else None, picture_href,
+                          (MARGIN, MARGIN), CELL, (board_w, board_h))
+    pictured = ' class="pictured"' if under else ""
+    faint = f' fill-opacity="{GRID_OPACITY}"' if under else ""
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12">',
+        f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif" font-size="12"'
+        f"{pictured}>",
         f"<title>{_t(title)}</title>",
         f"<defs>{_arrow_markers()}</defs>",
         f'<rect width="{width:.0f}" height="{height:.0f}" fill="white"/>',
-        '<g class="cells" stroke="#999" stroke-width="1">',
+        *under,
+        f'<g class="cells" stroke="#999" stroke-width="1"{faint}>',
     ]
     for y in ys:
         for x in xs:
@@ -383,8 +417,7 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
         out.append(f'<g class="combatant {_t(c["side"])}" data-name="{_t(name)}" '
                    f'data-label="{_t(mark)}">'
                    f'{_facing_arrow(layout, doc["grid"], c, colour)}'
-                   f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{CELL * 0.36:.1f}" '
-                   f'fill="{colour}" stroke="white" stroke-width="2"/>'
+                   f'{token_shape(c["side"], cx, cy, colour)}'
                    f'<text class="label" x="{cx:.1f}" y="{cy + 4:.1f}" font-size="{size}" '
                    f'fill="white">{_t(mark)}</text>'
                    f'{_token_marks(cx, cy, colour, worn[name])}'
@@ -397,8 +430,9 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1) -> str:
         colour = SIDE_COLOURS.get(c["side"], "#555")
         line_y = top + row * LEGEND_ROW
         remaining = "-" if c.get("remaining") is None else c["remaining"]
-        out.append(f'<g class="legend-row"><circle cx="{MARGIN + 6}" cy="{line_y - 4}" r="6" '
-                   f'fill="{colour}"/><text x="{MARGIN + 18}" y="{line_y}">'
+        out.append(f'<g class="legend-row">'
+                   f'{token_shape(c["side"], MARGIN + 6, line_y - 4, colour, 6, "")}'
+                   f'<text x="{MARGIN + 18}" y="{line_y}">'
                    f'{_t(marks[name])}: {_t(name)} '
                    f'({_t(c["side"])}) at {c["position"]["x"]},{c["position"]["y"]}: '
                    f'moved {_t(c["moved"])}, {_t(remaining)} left'

@@ -74,6 +74,9 @@ class GameMap(BaseModel):
     # as plain JSON values: the ruleset reads them back into its own models.
     extras: dict[str, Any] = Field(default_factory=dict)
     square_miles: int = Field(default=6, gt=0)
+    # The picture under the grid (its SHA-256, size and placing; tracker/mapformats/picture.py),
+    # left out of maps without one so their stored JSON reads as before.
+    image: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @model_validator(mode="before")
     @classmethod

@@ -1,7 +1,10 @@
 """The one cheapest-path search every ruleset uses, over either grid.
 
-Dijkstra's search with exact costs (ints or Fractions, never floats). Ties go to the cell
-reached first, in the grid's direction order, so the same question always gets the same path.
+Dijkstra's search with exact costs (ints or Fractions, never floats). Among paths of the same
+cost the one nearest the straight line from start to goal wins (the least summed distance of its
+cells from that line), so open ground is crossed straight rather than zig-zag; a tie after that
+goes to the cell reached first, in the grid's direction order, so the same question always gets
+the same path.
 """
 
 from __future__ import annotations
@@ -30,12 +33,13 @@ def cheapest_path(grid: Grid, start: Square, goal: Square, cost: StepCost, *,
     if goal != start and not may_end(goal):
         return None
     order = count()
-    frontier: list[tuple[Cost, int, Square]] = [(0, next(order), start)]
-    best: dict[Square, Cost] = {start: 0}
+    off_line = _off_line(grid, start, goal)
+    frontier: list[tuple[Cost, int, int, Square]] = [(0, 0, next(order), start)]
+    best: dict[Square, tuple[Cost, int]] = {start: (0, 0)}
     came: dict[Square, Square] = {}
     while frontier:
-        spent, _, cell = heapq.heappop(frontier)
-        if spent > best[cell]:
+        spent, bend, _, cell = heapq.heappop(frontier)
+        if (spent, bend) > best[cell]:
             continue
         if cell == goal:
             path = [cell]
@@ -50,8 +54,28 @@ def cheapest_path(grid: Grid, start: Square, goal: Square, cost: StepCost, *,
             total = spent + price
             if limit is not None and total > limit:
                 continue
-            if nxt not in best or total < best[nxt]:
-                best[nxt] = total
+            reached = (total, bend + off_line(nxt))
+            if nxt not in best or reached < best[nxt]:
+                best[nxt] = reached
                 came[nxt] = cell
-                heapq.heappush(frontier, (total, next(order), nxt))
+                heapq.heappush(frontier, (*reached, next(order), nxt))
     return None
+
+
+def _off_line(grid: Grid, start: Square, goal: Square) -> Callable[[Square], int]:
+    """How far a cell's centre lies from the straight line from `start` to `goal`, as a whole
+    number proportional to the distance (the cross product with the line; a hex grid's odd
+    columns sit half a cell lower, counted in half cells), so only its order matters."""
+    def centre(cell: Square) -> tuple[int, int]:
+        if grid.staggered:
+            return cell.x, 2 * cell.y + cell.x % 2
+        return cell.x, cell.y
+
+    sx, sy = centre(start)
+    gx, gy = centre(goal)
+    dx, dy = gx - sx, gy - sy
+
+    def off(cell: Square) -> int:
+        px, py = centre(cell)
+        return abs(dx * (py - sy) - dy * (px - sx))
+    return off

@@ -505,7 +505,9 @@ def encounter_of(situation: Situation, ruleset: Ruleset) -> EncounterDocument | 
                  "height": len(encounter.map["rows"]), "rows": encounter.map["rows"],
                  "legend": encounter.map["legend"],
                  "walls": [[{"x": x, "y": y} for x, y in wall]
-                           for wall in encounter.map.get("walls", ())]}
+                           for wall in encounter.map.get("walls", ())],
+                 # The picture under the grid, only on a map that has one.
+                 **({"image": encounter.map["image"]} if "image" in encounter.map else {})}
                 if encounter.map else None),
         "doors": [{"name": door["name"], "from": {"x": door["from"][0], "y": door["from"][1]},
                    "to": {"x": door["to"][0], "y": door["to"][1]},

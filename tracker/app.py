@@ -7,11 +7,11 @@ import getpass
 import json
 import secrets
 import time
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import singledispatch, singledispatchmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
@@ -27,6 +27,7 @@ from domain.events import EventsCancelled, PartiesMerged, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.links import link_hash, stored_bytes, stored_link
+from domain.maps import GameMap
 from domain.ruleset import (
     Command,
     Registry,
@@ -39,6 +40,7 @@ from projections.db import Database, SQLiteDatabase, mark_schema
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
 from projections.views import EncounterDocument, encounter_of, event_document
+from tracker import pictures
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain import damaged, short
@@ -56,6 +58,9 @@ from tracker.stores import (
     sqlite_damage,
 )
 from tracker.topics import UnknownTopic
+
+if TYPE_CHECKING:
+    from tracker.mapformats.picture import Picture
 
 # Loading a campaign reads its latest snapshot and the events since (at most this many), so a
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
@@ -218,6 +223,24 @@ class Trek:
                 "`trek campaigns use SLUG`"
             )
         return str(known[0])
+
+    @contextmanager
+    def picture_kept(self, picture: Picture | None) -> Iterator[None]:
+        """Keep a map's picture in the store for the event recorded inside (its bytes once per
+        hash, in their own table); taken out again if that fails and no event had named it."""
+        if picture is None or self.preview:
+            yield
+            return
+        self._require_writable()
+        with self.reader.store_errors(), self.views.transaction() as cursor:
+            added = pictures.put(cursor, picture.sha256, picture.media_type, picture.data)
+        try:
+            yield
+        except BaseException:
+            if added:
+                with self.reader.store_errors(), self.views.transaction() as cursor:
+                    pictures.remove(cursor, picture.sha256)
+            raise
 
     def campaign_in_use(self) -> str | None:
         """The campaign plain commands use, as `trek campaigns use` set it (None: not set).
@@ -454,20 +477,22 @@ class Trek:
     # -- use cases: the campaign --------------------------------------------------------------
 
     def init(self, name: str, *, ruleset: str | None = None, map_text: str | None = None,
-             at: Square | None = None, seed: int | None = None) -> Documents:
-        """Start campaign `name` under `ruleset` (default: the registry's first)."""
+             at: Square | None = None, seed: int | None = None,
+             picture: Picture | None = None) -> Documents:
+        """Start campaign `name` under `ruleset` (default: the registry's first), its map's
+        `picture` (checked) kept in the store."""
         if self.preview:
             raise RuleViolation(INIT_HAS_NO_PREVIEW)
         self._require_writable()
         campaign = new_campaign(self.rulesets, self._stamp(), name, ruleset=ruleset,
-                                map_text=map_text, at=at, seed=seed)
+                                map_text=map_text, at=at, seed=seed, picture=picture)
         slug = campaign.slug
         if slug in {c["slug"] for c in self.campaigns()}:
             raise RuleViolation(f"the store already has a campaign called {slug!r}; "
                                 "pick another name or use --db for another store")
         started = campaign.pending_events[0]
         try:
-            with self.reader.store_errors():
+            with self.reader.store_errors(), self.picture_kept(picture):
                 self._save(campaign)
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {slug!r}") from None
@@ -718,9 +743,23 @@ class Trek:
             report["read_models"] = (
                 self._read_model_differences(name) + self._index_differences(name, kinds[name])
                 if report["intact"] else None)
-        result["verified"] = all(r["intact"] and not r["read_models"]
+            report["pictures"] = (pictures.problems(self.views, self._pictures_named(name))
+                                  if report["intact"] else [])
+        result["verified"] = all(r["intact"] and not r["read_models"] and not r["pictures"]
                                  for r in result["campaigns"])
         return result
+
+    def _pictures_named(self, name: str) -> list[str]:
+        """The hashes of the pictures campaign `name`'s maps name, in the events that set
+        them."""
+        named = []
+        for event in self.reader.events(name):
+            game_map = getattr(event, "map", None)
+            image = (game_map.image if isinstance(game_map, GameMap)
+                     else game_map.get("image") if isinstance(game_map, dict) else None)
+            if isinstance(image, dict) and isinstance(image.get("sha256"), str):
+                named.append(image["sha256"])
+        return named
 
     def _read_model_differences(self, name: str) -> list[str]:
         """How the read models of campaign `name` differ from its log, a sentence each."""
@@ -814,7 +853,7 @@ def _(named: EventsCancelled, campaign: Campaign) -> list[int]:
 
 def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,
                  map_text: str | None = None, at: Square | None = None,
-                 seed: int | None = None) -> Campaign:
+                 seed: int | None = None, picture: Picture | None = None) -> Campaign:
     """Campaign `name` under `ruleset` (default: the registry's first), not yet saved: every
     check of `trek init` that needs no store (the name, the map, the start, the GM's name), so
     `init` can make them before it makes a store file."""
@@ -823,6 +862,8 @@ def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | 
     ruleset = ruleset or rulesets.names[0]
     rules = rulesets.named(ruleset)
     game_map = load_map(map_text, rules) if map_text is not None else None
+    if game_map is not None and picture is not None:
+        game_map = game_map.model_copy(update={"image": picture.image})
     slugify(name)  # a name with no slug is refused as such before its other checks
     return Campaign.start(
         stamp, name=name, ruleset=ruleset, rulesets=rulesets,

@@ -347,12 +347,20 @@ class Queries:
             "square_miles": game_map.square_miles, "rows": list(game_map.rows),
             "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
             **{key: self._shown(key, value) for key, value in game_map.extras.items()},
+            **({"image": game_map.image} if game_map.image is not None else {}),
         }
 
     def _shown(self, key: str, value: Any) -> Any:
         """A map extra as the ruleset that reads it lays it out."""
         section = self._trek.rulesets.map_section(key)
         return section.shown(value) if section is not None else value
+
+    def picture(self, sha256: str) -> tuple[str, bytes] | None:
+        """A map's picture kept in the store, by its SHA-256: its media type and bytes."""
+        from tracker import pictures
+
+        with self._reader.store_errors():
+            return pictures.get(self._trek.views, sha256)
 
     def route(self, slug: str | None, *, as_of: int | None = None,
               session: int | None = None, party: str | None = None) -> RouteDocument:

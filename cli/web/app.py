@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -684,6 +685,22 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                                          paths=_paths(app.openapi()), key=key))
 
     # -- the pages -----------------------------------------------------------------------------
+
+    @app.get("/pictures/{sha256}", include_in_schema=False)
+    async def picture(sha256: str, request: Request) -> Response:
+        """A map's picture, at its SHA-256: sent once, then kept by the browser for good (its
+        address changes with its bytes). The hash is the address, so the page's <image> needs
+        no secret in it."""
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+            raise ApiError(404, "There is no such picture")
+        etag = f'"{sha256}"'
+        cached = {"ETag": etag, "Cache-Control": "public, max-age=31536000, immutable"}
+        if request.headers.get("if-none-match") == etag:
+            return Response(status_code=304, headers=cached)
+        found = await read(lambda trek: trek.queries.picture(sha256))
+        if found is None:
+            raise ApiError(404, "There is no such picture")
+        return Response(found[1], media_type=found[0], headers=cached)
 
     @app.get("/", include_in_schema=False)
     async def gm_page(request: Request) -> Response:

@@ -83,7 +83,9 @@ def fogged(route: dict[str, Any]) -> dict[str, Any]:
     used = {key for row in rows for key in row}
     legend = {key: cell for key, cell in game_map["legend"].items() if key in used}
     legend[fog] = {"terrain": FOG_TERRAIN, "name": None, "penalty": 0, "road": False}
-    shown_map = {key: game_map[key] for key in ("name", "width", "height", "square_miles")
+    # The picture stays: the unexplored squares over it are drawn opaque.
+    shown_map = {key: game_map[key] for key in ("name", "width", "height", "square_miles",
+                                                "image")
                  if key in game_map}
     return {**route, "map": {**shown_map, "rows": rows, "legend": legend},
             "segments": [s for s in route["segments"] if s["cancelled_by"] is None],
@@ -152,6 +154,11 @@ def round_panel(encounter: dict[str, Any], acts: list[dict[str, Any]]) -> list[d
     return rows
 
 
+def picture_url(sha256: str) -> str:
+    """Where the server answers a map's picture: at its hash, so it is cached for good."""
+    return f"/pictures/{sha256}"
+
+
 @dataclass(frozen=True)
 class PageDocuments:
     """What a page is drawn from, read through the server's queries in one go."""
@@ -205,7 +212,7 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
     """The GM's page (`view` "gm"), the players' ("player") or a seat's ("seat", with the
     seat's document), whole or its live part."""
     from cli import render as words
-    from cli.route import route_svg
+    from cli.route import key_html, route_svg
 
     status, route, battle, entries, ruleset = (read.status, read.route, read.battle,
                                                read.entries, read.ruleset)
@@ -219,21 +226,23 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
                      "reversal": "cancels" in entry,
                      # The seat that asked for it (RULES §14), named on every page.
                      "asked_by": entry.get("requested_by")})
-    picture = None
+    picture = key = None
     if route["map"] is not None:
-        # route_svg escapes every text a GM typed.
-        picture = Markup(route_svg(fogged(route) if fog else route))
+        shown = fogged(route) if fog else route
+        # route_svg and key_html escape every text a GM typed.
+        picture = Markup(route_svg(shown, picture_href=picture_url, with_key=False))
+        key = Markup(key_html(shown))
     fight = None
     if battle is not None:
         from cli.svg import encounter_svg
 
         # encounter_svg escapes every name it draws.
         # An open plain has room around everyone for the ruler to point at.
-        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN))
+        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN, picture_href=picture_url))
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
     context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,
-               "status": status, "rows": rows, "picture": picture,
+               "status": status, "rows": rows, "picture": picture, "key": key,
                "slug": slug, "fog": fog, "ruleset": ruleset,
                "actions": actions if gm else [],
                "clock": words.encounter_clock(encounter) if encounter else [],

@@ -7,6 +7,7 @@ are worked out from them by hand (see tests/unit/test_map_imports.py for the rul
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 from collections.abc import Callable
@@ -17,6 +18,7 @@ import docpages
 import pytest
 from cliruns import ok, recorded, refused, usage_error
 from conftest import Browser, TrekRun
+from pictures import picture_base64
 
 Run = Callable[..., TrekRun]
 
@@ -64,7 +66,7 @@ CELLAR_UVTT: dict[str, Any] = {
          "rotation": 0, "closed": False, "freestanding": False},
     ],
     "lights": [],
-    "image": "iVBORw0KGgo=",
+    "image": picture_base64(4 * 70, 3 * 70),
 }
 
 
@@ -108,7 +110,11 @@ def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files:
     out = ok(trek_run("map", "import", "cellar.uvtt", "--to", "cellar.toml", "--battle")).stdout
     assert "Wrote cellar.toml: 4×3 square map from a Universal VTT file." in out
     assert "open -> open" in out
-    assert "image (the picture is not decoded)" in out
+    assert "image (the picture under the grid, placed by resolution.pixels_per_grid)" in out
+    # The picture is written beside the map, which names it.
+    assert "Wrote its picture to cellar.png." in out
+    assert (files / "cellar.png").read_bytes() == base64.b64decode(CELLAR_UVTT["image"])
+    assert 'image = "cellar.png"\npixels_per_square = 70\n' in (files / "cellar.toml").read_text()
     assert "portals (doors, open or closed as the file says)" in out
     assert "Walls on the edges between squares: 2 runs; doors: 2" in out
 
@@ -149,7 +155,10 @@ def test_a_df2vtt_file_is_read_like_a_dd2vtt_file_everywhere(trek_run: Run,
     (files / "cellar.dd2vtt").write_text(json.dumps(CELLAR_UVTT))
     ok(trek_run("map", "import", "cellar.df2vtt", "--to", "f.toml", "--battle"))
     ok(trek_run("map", "import", "cellar.dd2vtt", "--to", "d.toml", "--battle"))
-    assert (files / "f.toml").read_text() == (files / "d.toml").read_text()
+    # Each map names the picture written beside it, after its own name; the rest is the same.
+    assert (files / "f.toml").read_text().replace('image = "f.png"', 'image = "d.png"') == (
+        files / "d.toml").read_text()
+    assert (files / "f.png").read_bytes() == (files / "d.png").read_bytes()
     # Not "not valid TOML": init knows it for a battle map, and encounter start takes it.
     refused(trek_run("init", "Cellar", "--map", "cellar.df2vtt"), "is a battle map")
     ok(trek_run("init", "Cellar"))

@@ -138,7 +138,8 @@ def test_tags_of_neighbouring_tokens_stay_in_their_cells_in_chromium(
         "g.combatant",
         "nodes => nodes.map(n => { const box = e => { const b = e.getBBox(); "
         "return [b.x, b.y, b.width, b.height]; }; "
-        "return {name: n.dataset.name, token: box(n.querySelector('circle')), "
+        "return {name: n.dataset.name, token: box(n.querySelector('.token-shape')), "
+        "label: box(n.querySelector('text.label')), "
         "tags: [...n.querySelectorAll('.token-mark')].map(t => [t.dataset.mark, box(t)])}; })")
     tokens = {f["name"]: f for f in found}
     assert [mark for mark, _ in tokens["Kira"]["tags"]] == ["intercepted", "sprint +2"]
@@ -163,3 +164,5 @@ def test_tags_of_neighbouring_tokens_stay_in_their_cells_in_chromium(
             if other != name:
                 assert not overlaps(box, f["token"]), (name, other)
         assert sum(overlaps(box, other) for _, other in tags) == 1  # itself only
+        # A tag never covers its own token's label.
+        assert not overlaps(box, tokens[name]["label"]), name

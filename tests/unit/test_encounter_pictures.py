@@ -73,3 +73,29 @@ def test_wide_and_negative_coordinates_put_the_tens_or_the_minus_over_the_units(
     header, labels = encounter_axes(plain)
     assert header == ["   -", "   1 0 1"]
     assert labels == ["-1 ", " 0 ", " 1 "]
+
+
+def test_sides_differ_by_shape_as_well_as_colour_and_the_label_is_inside() -> None:
+    import re
+
+    doc = hex_doc()
+    doc["grid"] = "square"
+    doc["combatants"] = {
+        name: {"side": side, "position": {"x": x, "y": 0}, "facing": None, "moved": 0,
+               "remaining": 5}
+        for name, side, x in (("Ana", "party", 0), ("Bel", "ally", 1), ("Cor", "enemy", 2))}
+    svg = encounter_svg({**doc, "paths": []})
+    shapes = dict(re.findall(r'data-name="(\w+)" data-label="\w+">'
+                             r'<(circle|rect|polygon)[^>]*class="token-shape"', svg))
+    assert shapes == {"Ana": "circle", "Bel": "rect", "Cor": "polygon"}
+    # Okabe and Ito's bluish green, blue and vermilion.
+    for name, colour in (("Ana", "#009E73"), ("Bel", "#0072B2"), ("Cor", "#D55E00")):
+        token = svg.split(f'data-name="{name}"')[1].split("</g>")[0]
+        assert f'fill="{colour}"' in token
+        # The label is drawn at the token's centre, inside its shape.
+        label = re.search(r'<text class="label" x="([\d.]+)"', token)
+        assert label is not None
+    # The key shows each side's shape too.
+    assert svg.count('class="legend-row"><circle') == 1
+    assert svg.count('class="legend-row"><rect') == 1
+    assert svg.count('class="legend-row"><polygon') == 1

@@ -114,3 +114,30 @@ def test_the_limit_ends_a_search_on_an_edgeless_plain() -> None:
                           limit=2)
     assert found is not None
     assert found[1] == Fraction(3, 2)
+
+
+def _cells(*pairs: tuple[int, int]) -> list[Square]:
+    return [Square(x, y) for x, y in pairs]
+
+
+# Each ruleset's open ground: a step costs the same in every direction (BESM, Cypher and the
+# Move-Point tiles on squares, Shadowrun's metres on squares, GURPS's hexes), and a diagonal
+# step on squares costs what a straight one does, so many paths tie.
+@pytest.mark.parametrize(("grid", "start", "goal", "straight"), [
+    # The case: 0,3 to 3,3 goes along row 3, not 0,3 1,2 2,3 3,3.
+    (SQUARES, Square(0, 3), Square(3, 3), _cells((0, 3), (1, 3), (2, 3), (3, 3))),
+    (SQUARES, Square(2, 0), Square(2, 4), _cells((2, 0), (2, 1), (2, 2), (2, 3), (2, 4))),
+    (SQUARES, Square(0, 0), Square(3, 3), _cells((0, 0), (1, 1), (2, 2), (3, 3))),
+    # 0,0 to 4,2: four steps whatever the path; the ones nearest the line y = x/2.
+    (SQUARES, Square(0, 0), Square(4, 2), _cells((0, 0), (1, 0), (2, 1), (3, 1), (4, 2))),
+    # Hexes: straight down a column.
+    (HEXES, Square(2, 1), Square(2, 4), _cells((2, 1), (2, 2), (2, 3), (2, 4))),
+])
+@pytest.mark.parametrize("step", [1, Fraction(3, 2)])
+def test_ties_among_cheapest_paths_go_to_the_straight_line(
+        grid: Grid, start: Square, goal: Square, straight: list[Square], step: Fraction) -> None:
+    found = cheapest_path(grid, start, goal, lambda _a, _b: step)
+    assert found is not None
+    path, cost = found
+    assert path == straight
+    assert cost == step * (len(straight) - 1)

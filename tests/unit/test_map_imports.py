@@ -470,7 +470,10 @@ def test_uvtt_walls_and_doors_land_on_the_edges_between_squares() -> None:
         {"from": [1, 3], "to": [2, 3], "name": "door at 1,3", "closed": False}]
     report = imported.report
     assert (report["walls"], report["doors"]) == (2, 2)
-    assert "image (the picture is not decoded)" in report["ignored"]
+    # The picture is carried as its bytes, a cell 70 of its pixels a side.
+    assert imported.picture == base64.b64decode("iVBORw0KGgo=")
+    assert imported.pixels_per_square == 70
+    assert "resolution.pixels_per_grid (points are already in cells)" not in report["ignored"]
     assert "1 wall segments off the grid lines (each on the edges nearest to it)" in (
         report["used"])
     assert {"environment", "format", "lights"} <= set(report["ignored"])

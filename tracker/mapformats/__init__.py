@@ -80,6 +80,9 @@ class SourceMap:
     used: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     battle_only: bool = False
+    # A picture the file carries (Universal VTT's `image`), and a cell's side in its pixels.
+    picture: bytes | None = None
+    pixels_per_square: float = 0.0
     # Walls and doors on the edges between squares (battle maps on squares only): each wall
     # its grid points, from point to point along the grid lines.
     walls: list[list[tuple[int, int]]] = field(default_factory=list)
@@ -111,6 +114,8 @@ class Imported:
 
     toml: str
     report: dict[str, Any]
+    picture: bytes | None = None
+    pixels_per_square: float = 0.0
 
 
 def format_of(filename: str, text: str) -> Format:
@@ -225,7 +230,8 @@ def convert(source: SourceMap, target: Target,
         "doors": len(source.doors),
         "wrote": None,
     }
-    return Imported(toml="\n".join(lines) + "\n", report=report)
+    return Imported(toml="\n".join(lines) + "\n", report=report, picture=source.picture,
+                    pixels_per_square=source.pixels_per_square)
 
 
 def _chosen_words(source: SourceMap, allowed: frozenset[str],

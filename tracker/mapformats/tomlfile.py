@@ -26,15 +26,77 @@ def read_toml(text: str) -> tuple[dict[str, Any], TomlPositions]:
 
 def load_map(text: str, rules: MapRules) -> GameMap:
     """Read an overland map from its TOML text, refusing anything unusable with the line at
-    fault: the terrain words and extra tables are the ones `rules` (a ruleset) declares."""
+    fault: the terrain words and extra tables are the ones `rules` (a ruleset) declares. Its
+    picture keys are checked here and left to the caller (`picture_request`)."""
     doc, positions = read_toml(text)
+    take_picture(doc, positions)
     return read_map(doc, positions, rules)
 
 
 def load_battle_map(text: str, spec: LegendSpec) -> dict[str, Any]:
     """The battle map as a plain document; a MapError names the line and the reason."""
     doc, positions = read_toml(text)
+    take_picture(doc, positions)
     return read_battle_map(doc, positions, spec)
+
+
+# The [map] keys that place a picture under the grid; the command that reads the file reads
+# the picture itself (tracker/mapformats/picture.py) and puts its hash in the map.
+PICTURE_KEYS = ("image", "pixels_per_square", "origin")
+
+
+@dataclass(frozen=True)
+class PictureRequest:
+    """What a map file says of its picture: the file (beside the map), a cell's side in the
+    picture's pixels and the pixel of cell 0,0's top-left corner."""
+
+    file: str
+    pixels_per_square: float
+    origin: tuple[float, float]
+
+
+def picture_request(text: str) -> PictureRequest | None:
+    """The picture a TOML map names, or None; a MapError names the line and the reason."""
+    doc, positions = read_toml(text)
+    return take_picture(doc, positions)
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value \
+        and abs(value) != float("inf")
+
+
+def take_picture(doc: dict[str, Any], positions: TomlPositions) -> PictureRequest | None:
+    """Check and take the picture keys out of the [map] table of `doc`."""
+    table = doc.get("map")
+    if not isinstance(table, dict) or not any(k in table for k in PICTURE_KEYS):
+        return None
+    found = {k: table.pop(k) for k in PICTURE_KEYS if k in table}
+
+    def line(key: str) -> int | None:
+        return positions.key(("map",), key)
+
+    image = found.get("image")
+    if image is None:
+        key = next(iter(found))
+        raise MapError(f"[map] {key} goes with image, the picture file under the grid",
+                       line(key))
+    if not isinstance(image, str) or not image.strip() or not image.isprintable():
+        raise MapError('[map] image must be the picture file\'s name in quotes, such as '
+                       '"vale.webp"', line("image"))
+    size = found.get("pixels_per_square")
+    if size is None:
+        raise MapError("[map] image needs pixels_per_square, the side of a cell in the "
+                       "picture's pixels", line("image"))
+    if not _number(size) or not 1 <= size <= 16_384:
+        raise MapError("[map] pixels_per_square must be a number from 1 to 16384 (the side "
+                       "of a cell in the picture's pixels)", line("pixels_per_square"))
+    origin = found.get("origin", [0, 0])
+    if (not isinstance(origin, list) or len(origin) != 2
+            or not all(_number(v) and abs(v) <= 16_384 for v in origin)):
+        raise MapError("[map] origin must be two numbers such as [0, 0], the pixel of cell "
+                       "0,0's top-left corner in the picture", line("origin"))
+    return PictureRequest(image, float(size), (float(origin[0]), float(origin[1])))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -3,6 +3,8 @@ and doors on the edges between the squares (RULES §16)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import itertools
 import math
 from collections.abc import Iterable, Iterator
@@ -14,9 +16,12 @@ from domain.edges import Edge, run_edges
 from domain.errors import MapError
 from tracker.mapformats import OPEN, SourceDoor, SourceMap, check_size, json_object
 
-_USED = {"resolution", "line_of_sight", "objects_line_of_sight", "portals"}
+_USED = {"resolution", "line_of_sight", "objects_line_of_sight", "portals", "image"}
 # The longest door name kept from a file (the loader's limit).
 _NAME_LIMIT = 80
+# The largest base64 text read: a picture of 50 MB (tracker/mapformats/picture.py refuses
+# more once decoded, with the size).
+_MAX_BASE64 = (50 * 1024 * 1024 + 2) // 3 * 4 + 4
 
 Point = tuple[Fraction, Fraction]
 GridPoint = tuple[int, int]
@@ -178,14 +183,11 @@ def _portal_name(portal: dict[str, Any]) -> str | None:
     return plain[:_NAME_LIMIT].strip() or None
 
 
-def _image(doc: dict[str, Any], folder: Path | None) -> str | None:
-    """What the report says of the file's picture: base64 data is not decoded; a path is looked
-    for beside the file (the picture is not kept either way)."""
-    image = doc.get("image")
-    if not isinstance(image, str) or not image:
-        return None if image in (None, "") else "image (not a picture Trek reads)"
-    if "." not in image and "\\" not in image:
-        return "image (the picture is not decoded)"
+def _image(image: object, folder: Path | None) -> str:
+    """What the report says of a picture the file does not carry (base64 is read by
+    `_picture`): a path is looked for beside the file, and that picture is not kept."""
+    if not isinstance(image, str):
+        return "image (not a picture Trek reads)"
     shown = image if len(image) <= 60 else image[:57] + "..."
     beside = folder is not None and (folder / Path(image.replace("\\", "/")).name).is_file()
     where = "found beside the file" if beside else "not found beside the file"
@@ -267,11 +269,15 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
     if off_lines:
         used.append(f"{off_lines} wall segments off the grid lines (each on the edges "
                     "nearest to it)")
-    ignored = [key for key in sorted(k for k in doc if k not in _USED) if key != "image"]
-    picture = _image(doc, folder)
+    ignored = sorted(k for k in doc if k not in _USED)
+    picture, per_grid, note = _picture(doc, resolution, folder)
     if picture is not None:
-        ignored.append(picture)
-    ignored.append("resolution.pixels_per_grid (points are already in cells)")
+        used.append("image (the picture under the grid, placed by "
+                    "resolution.pixels_per_grid)")
+    else:
+        if note is not None:
+            ignored.append(note)
+        ignored.append("resolution.pixels_per_grid (points are already in cells)")
     if outside:
         ignored.append("walls beyond the map's edge (cut off there)")
     if beyond:
@@ -281,4 +287,27 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
     cells = [[OPEN] * width for _ in range(height)]
     return SourceMap(format="uvtt", name=stem, grid="square", cells=cells, used=used,
                      ignored=ignored, battle_only=True, walls=runs(walls - in_doors),
-                     doors=doors)
+                     doors=doors, picture=picture, pixels_per_square=per_grid)
+
+
+def _picture(doc: dict[str, Any], resolution: dict[str, Any],
+             folder: Path | None) -> tuple[bytes | None, float, str | None]:
+    """The picture's bytes (base64 in `image`) and a cell's side in its pixels; an empty or
+    missing `image` is no picture, and an `image` that is not base64 (a path) comes back as
+    what the report says of it instead."""
+    raw = doc.get("image")
+    if raw is None or raw == "":
+        return None, 0.0, None
+    if not isinstance(raw, str) or "." in raw or "\\" in raw:
+        return None, 0.0, _image(raw, folder)
+    if len(raw) > _MAX_BASE64:
+        raise _fail("has a picture over 50 MB; a map's picture may be 50 MB at most")
+    try:
+        data = base64.b64decode(raw, validate=True)
+    except (binascii.Error, ValueError):
+        raise _fail("has an image that is not base64 text") from None
+    size = _number(resolution.get("pixels_per_grid"), "resolution.pixels_per_grid")
+    if not 1 <= size <= 16_384:
+        raise _fail(f"has resolution.pixels_per_grid {resolution.get('pixels_per_grid')!r}; "
+                    "it must be from 1 to 16384")
+    return data, float(size), None

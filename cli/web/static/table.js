@@ -1,380 +1,221 @@
-/* Seats and requests on the pages (RULES §14): on a seat's page the ruler that asks the GM,
-   and the seat's own requests; on the GM's page the requests as they come (each path a ghost
-   on the map), Approve / Reject / Approve all, A and R, the pause switch and the Seats panel.
-   Every text a seat sent is set as text, never as markup. */
+/* The map table: pan and zoom on every page's map (wheel, pinch, drag; "Fit" shows it whole),
+   the grid's opacity over a picture, and on the GM's page a token or the party's marker dragged
+   with mouse or finger, the ruler following it cell by cell and a drop recording the move.
+   Panning and zooming is the vendored Panzoom (static/VENDORED.md). */
 (function () {
   "use strict";
   var app = document.getElementById("app");
-  if (!app) { return; }
-  var view = app.dataset.view;
-  var slug = app.dataset.slug;
-  var key = new URLSearchParams(window.location.search).get("key") || "";
-  var api = "/api/campaigns/" + encodeURIComponent(slug);
-  var gm = view === "gm";
-  var seat = app.dataset.seat ? JSON.parse(app.dataset.seat) : null;
-  var requests = [];
-  var paused = false;
+  if (!app || !window.Panzoom) { return; }
+  var gm = app.dataset.view === "gm";
+  var kept = {};      // each map's view ({scale, x, y}) and grid opacity, kept across updates
+  var drag = null;    // the drag under way: what is dragged, from where, the cell it is over
 
-  function post(path, payload) {
-    return fetch(api + path, {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
-      body: JSON.stringify(payload || {})
-    }).then(function (response) {
-      return response.json().catch(function () { return {error: "The server gave no answer."}; })
-        .then(function (body) { return {ok: response.ok, status: response.status, body: body}; });
-    }, function () { return {ok: false, status: 0, body: {error: "The server cannot be reached."}}; });
+  function keptFor(id) {
+    if (!kept[id]) { kept[id] = {scale: 1, x: 0, y: 0, grid: null}; }
+    return kept[id];
   }
 
-  var toastTimer = null;
-  function toast(text, bad) {
-    var box = document.getElementById("toast");
-    if (!box) { return; }
-    box.textContent = text;
-    box.className = "toast" + (bad ? " bad" : "");
-    box.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 8000 : 4000);
+  function button(label, title, then) {
+    var b = document.createElement("button");
+    b.type = "button";
+    b.className = "button map-tool";
+    b.textContent = label;
+    b.title = title;
+    b.addEventListener("click", then);
+    return b;
   }
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) { node.className = cls; }
-    if (text !== undefined) { node.textContent = text; }
-    return node;
+  // On a phone the map's key starts folded (a tap on "Key" opens it); kept as the GM left it.
+  var keyOpen = window.innerWidth > 600;
+  function setUp() {
+    document.querySelectorAll("details.key").forEach(function (key) {
+      key.open = keyOpen;
+      key.addEventListener("toggle", function () { keyOpen = key.open; });
+    });
+    document.querySelectorAll(".viewport").forEach(function (port) {
+      var svg = port.querySelector("svg");
+      if (!svg || svg.dataset.table) { return; }
+      svg.dataset.table = "1";
+      var id = port.dataset.map || "map";
+      var view = keptFor(id);
+      var zoom = window.Panzoom(svg, {
+        minScale: 0.5, maxScale: 10, step: 0.25, cursor: "grab",
+        startScale: view.scale, startX: view.x, startY: view.y,
+        // A token and the party's marker are dragged, not the map under them.
+        excludeClass: "draggable"
+      });
+      svg.addEventListener("panzoomchange", function (event) {
+        view.scale = event.detail.scale; view.x = event.detail.x; view.y = event.detail.y;
+      });
+      port.addEventListener("wheel", function (event) { zoom.zoomWithWheel(event); },
+                            {passive: false});
+      // A press that panned the map is no click on the cell it started on.
+      var down = null, panned = false;
+      port.addEventListener("pointerdown", function (event) {
+        down = [event.clientX, event.clientY]; panned = false;
+      }, true);
+      port.addEventListener("pointermove", function (event) {
+        if (down && Math.hypot(event.clientX - down[0], event.clientY - down[1]) > 6) {
+          panned = true;
+        }
+      }, true);
+      port.addEventListener("pointerup", function () { down = null; }, true);
+      port.addEventListener("click", function (event) {
+        if (panned) { event.stopPropagation(); event.preventDefault(); panned = false; }
+      }, true);
+      var tools = document.createElement("div");
+      tools.className = "map-tools";
+      tools.appendChild(button("Fit", "Show the whole map", function () {
+        zoom.reset({animate: false});
+      }));
+      tools.appendChild(button("+", "Zoom in", function () { zoom.zoomIn(); }));
+      tools.appendChild(button("−", "Zoom out", function () { zoom.zoomOut(); }));
+      if (svg.classList.contains("pictured")) {
+        var label = document.createElement("label");
+        label.className = "grid-opacity";
+        label.textContent = "Grid ";
+        var range = document.createElement("input");
+        range.type = "range"; range.min = "0"; range.max = "100";
+        range.value = view.grid === null ? "30" : String(view.grid);
+        range.setAttribute("aria-label", "The grid's opacity over the picture");
+        range.addEventListener("input", function () {
+          view.grid = Number(range.value);
+          port.style.setProperty("--grid-opacity", String(view.grid / 100));
+        });
+        label.appendChild(range);
+        tools.appendChild(label);
+        if (view.grid !== null) {
+          port.style.setProperty("--grid-opacity", String(view.grid / 100));
+        }
+      }
+      port.parentNode.insertBefore(tools, port);
+      if (gm) {
+        svg.querySelectorAll("g.combatant, circle.party").forEach(function (node) {
+          node.classList.add("draggable");
+        });
+      }
+    });
   }
+  setUp();
+  document.body.addEventListener("htmx:afterSwap", setUp);
 
-  function asked(request) {
-    var argv = request.argv;
-    if (Array.isArray(argv)) { return argv.join(" "); }
-    return argv && argv.type ? argv.type : "";
-  }
+  if (!gm) { return; }
 
-  function pathOf(doc) {
-    if (!doc) { return null; }
-    if (Array.isArray(doc.path)) { return doc.path; }
+  // -- dragging a token (a fight) or the party's marker (overland) ------------------------------
+
+  function cellAt(event, where) {
+    var found = document.elementsFromPoint(event.clientX, event.clientY);
+    for (var i = 0; i < found.length; i++) {
+      var cell = found[i].closest && found[i].closest(where + " .cell");
+      if (cell) { return cell; }
+    }
     return null;
   }
 
-  // -- drawing a path (the seat's ruler, the GM's ghosts) -------------------------------------
-  function centre(where, x, y) {
-    var cell = document.querySelector(where + ' .cell[data-x="' + x + '"][data-y="' + y + '"]');
-    if (!cell) { return null; }
-    if (cell.tagName.toLowerCase() === "rect") {
-      return [Number(cell.getAttribute("x")) + Number(cell.getAttribute("width")) / 2,
-              Number(cell.getAttribute("y")) + Number(cell.getAttribute("height")) / 2];
-    }
+  function cellCentre(cell) {
     var box = cell.getBBox();
     return [box.x + box.width / 2, box.y + box.height / 2];
   }
 
-  function draw(path, cls) {
-    var where = document.querySelector("#fight svg") ? "#fight" : "#map";
-    var svg = document.querySelector(where + " svg");
-    if (!svg || !path || !path.length) { return; }
-    var points = path.map(function (sq) {
-      return Array.isArray(sq) ? centre(where, sq[0], sq[1]) : centre(where, sq.x, sq.y);
-    }).filter(Boolean);
-    var line = document.createElementNS("http://www.w3.org/2000/svg", "polyline");
-    line.setAttribute("class", cls);
-    line.setAttribute("points", points.map(function (p) { return p.join(","); }).join(" "));
-    svg.appendChild(line);
+  function follow(cell) {
+    // The token is drawn over the cell it would be dropped on.
+    var here = cellCentre(cell);
+    drag.node.setAttribute("transform", "translate(" + (here[0] - drag.origin[0]) + " " +
+                           (here[1] - drag.origin[1]) + ")");
   }
 
-  function clear(cls) {
-    document.querySelectorAll("." + cls).forEach(function (n) { n.remove(); });
-  }
+  // A live update that arrives while a token is held waits for the drop, so the token under
+  // the finger is not swapped away; the page is then drawn afresh.
+  var heldBack = false;
+  document.body.addEventListener("htmx:beforeSwap", function (event) {
+    if (drag) { event.detail.shouldSwap = false; heldBack = true; }
+  });
 
-  // -- the requests, live ---------------------------------------------------------------------
-  function showRequests() {
-    var list = document.getElementById("request-list");
-    if (!list) { return; }
-    var tag = document.getElementById("paused-tag");
-    if (tag) { tag.hidden = !paused; }
-    var toggle = document.getElementById("pause-switch");
-    if (toggle) { toggle.checked = paused; }
-    var shown = gm ? requests.filter(function (r) { return r.status === "pending"; })
-                      .concat(requests.filter(function (r) { return r.status !== "pending"; })
-                      .slice(-8).reverse())
-                   : requests.slice().reverse();
-    list.replaceChildren();
-    if (!shown.length) { list.appendChild(el("li", "empty", "None yet.")); }
-    shown.forEach(function (r) {
-      var row = el("li", "request " + r.status);
-      row.dataset.request = r.request;
-      var what = el("div", "what");
-      what.appendChild(el("strong", "", gm ? r.seat : "#" + r.request));
-      what.appendChild(document.createTextNode(" " + asked(r)));
-      row.appendChild(what);
-      var cost = r.preview && r.preview.cost !== undefined ? " · cost " + r.preview.cost : "";
-      var said = r.status + cost + (r.reason ? ": " + r.reason : "");
-      row.appendChild(el("div", "state", said));
-      if (gm && r.status === "pending") {
-        var buttons = el("div", "decide");
-        var yes = el("button", "button primary", "Approve");
-        yes.type = "button"; yes.dataset.approve = r.request;
-        var no = el("button", "button", "Reject");
-        no.type = "button"; no.dataset.reject = r.request;
-        buttons.appendChild(yes); buttons.appendChild(no);
-        row.appendChild(buttons);
-      }
-      list.appendChild(row);
-    });
-    var all = document.getElementById("approve-all");
-    if (all) { all.disabled = !pending().length; }
-    ghosts();
-  }
-
-  function pending() { return requests.filter(function (r) { return r.status === "pending"; }); }
-
-  // The GM sees each pending request's path on the map, as a ghost with its cost.
-  function ghosts() {
-    if (!gm) { return; }
-    clear("ghost-path");
-    pending().forEach(function (r) { draw(pathOf(r.preview), "ghost-path"); });
-  }
-
-  document.body.addEventListener("htmx:afterSwap", function () { ghosts(); if (seat) { markMine(); } });
-
-  function listen() {
-    var stream = new EventSource(api + "/events?requests=1&key=" + encodeURIComponent(key));
-    stream.addEventListener("requests", function (message) {
-      var table = JSON.parse(message.data);
-      requests = table.requests;
-      paused = table.paused;
-      showRequests();
-    });
-    stream.addEventListener("ended", function () {
-      stream.close();
-      toast("This seat was removed by the GM: its key no longer works.", true);
-      var live = document.getElementById("live");
-      if (live) { live.textContent = "seat removed"; live.className = "live off"; }
-    });
-  }
-  listen();
-
-  // -- the GM: decide, pause, seats ------------------------------------------------------------
-  function decide(number, approve) {
-    var path = "/requests/" + number + (approve ? "/approve" : "/reject");
-    var payload = {};
-    if (!approve) {
-      var reason = window.prompt("Reject request " + number + ": why? (the seat sees it; " +
-                                 "Enter to skip)", "");
-      if (reason === null) { return Promise.resolve(null); }
-      if (reason.trim()) { payload.reason = reason.trim(); }
+  function endDrag(cancelled) {
+    if (!drag) { return; }
+    var was = drag;
+    drag = null;
+    if (heldBack) {
+      heldBack = false;
+      setTimeout(function () { window.htmx.trigger(document.body, "trek:changed"); }, 0);
     }
-    return post(path, payload).then(function (result) {
-      if (result.ok) { toast((approve ? "Approved " : "Rejected ") + "request " + number + "."); }
-      else { toast((result.body && result.body.error) || "Refused.", true); }
-      return result;
-    });
-  }
-
-  if (gm) {
-    document.getElementById("requests").addEventListener("click", function (event) {
-      var yes = event.target.closest("[data-approve]");
-      if (yes) { decide(yes.dataset.approve, true); return; }
-      var no = event.target.closest("[data-reject]");
-      if (no) { decide(no.dataset.reject, false); return; }
-      if (event.target.closest("#approve-all")) {
-        pending().reduce(function (done, r) {
-          return done.then(function () { return decide(r.request, true); });
-        }, Promise.resolve());
-      }
-    });
-    document.getElementById("pause-switch").addEventListener("change", function (event) {
-      post("/table", {paused: event.target.checked}).then(function (result) {
-        if (!result.ok) { toast(result.body.error || "Refused.", true); }
-      });
-    });
-    document.addEventListener("keydown", function (event) {
-      var tag = (event.target.tagName || "").toLowerCase();
-      if (tag === "input" || tag === "textarea" || event.ctrlKey || event.metaKey || event.altKey) {
-        return;
-      }
-      var oldest = pending()[0];
-      if (!oldest) { return; }
-      if (event.key === "a" || event.key === "A") { event.preventDefault(); decide(oldest.request, true); }
-      if (event.key === "r" || event.key === "R") { event.preventDefault(); decide(oldest.request, false); }
-    });
-
-    var seatList = document.getElementById("seat-list");
-    var links = {};  // the link of each seat made on this page (a key is shown once)
-    function showSeats() {
-      fetch(api + "/seats", {headers: {"Authorization": "Bearer " + key}})
-        .then(function (response) { return response.json(); })
-        .then(function (seats) {
-          seatList.replaceChildren();
-          (Array.isArray(seats) ? seats : []).forEach(function (s) {
-            var row = el("li", "seat-row");
-            row.appendChild(el("strong", "", s.seat));
-            row.appendChild(el("span", "muted", " " + s.characters.join(", ")));
-            var trust = el("button", "button", s.trusted ? "Trusted ✓" : "Trust");
-            trust.type = "button"; trust.dataset.trust = s.seat; trust.dataset.on = s.trusted ? "" : "1";
-            var remove = el("button", "button", "Remove");
-            remove.type = "button"; remove.dataset.remove = s.seat;
-            row.appendChild(trust); row.appendChild(remove);
-            if (links[s.seat]) {
-              var box = el("div", "seat-link");
-              var img = el("img", "qr"); img.src = links[s.seat].qr;
-              img.alt = "QR code of seat " + s.seat + "'s link";
-              var a = el("a", "", links[s.seat].link); a.href = links[s.seat].link;
-              box.appendChild(img); box.appendChild(a);
-              row.appendChild(box);
-            }
-            seatList.appendChild(row);
-          });
-        });
+    was.node.classList.remove("dragging");
+    if (cancelled) {
+      was.node.removeAttribute("transform");
+      window.trekRuler.close();
     }
-    document.getElementById("seat-form").addEventListener("submit", function (event) {
-      event.preventDefault();
-      var name = document.getElementById("seat-name").value.trim();
-      var characters = document.getElementById("seat-characters").value.split(",")
-        .map(function (c) { return c.trim(); }).filter(Boolean);
-      post("/seats", {seat: name, characters: characters,
-                      trusted: document.getElementById("seat-trusted").checked})
-        .then(function (result) {
-          if (!result.ok) { toast(result.body.error || "Refused.", true); return; }
-          links[result.body.seat] = {link: result.body.link, qr: result.body.qr};
-          event.target.reset();
-          toast("Seat " + result.body.seat + " made: its link is shown once, here.");
-          showSeats();
-        });
-    });
-    seatList.addEventListener("click", function (event) {
-      var trust = event.target.closest("[data-trust]");
-      if (trust) {
-        post("/seats/" + encodeURIComponent(trust.dataset.trust) + "/trust",
-             {trusted: !!trust.dataset.on}).then(showSeats);
-        return;
-      }
-      var remove = event.target.closest("[data-remove]");
-      if (remove && window.confirm("Remove seat " + remove.dataset.remove + "? Its key stops at once.")) {
-        delete links[remove.dataset.remove];
-        post("/seats/" + encodeURIComponent(remove.dataset.remove) + "/remove").then(showSeats);
-      }
-    });
-    showSeats();
-    return;
+    return was;
   }
 
-  // -- a seat: tap a token of its own, then a cell; or a square overland ----------------------
-  var mine = seat ? seat.characters : [];
-  var mover = null;
-  var measured = null;   // {argv, preview}: what Ask the GM sends
-  var ruler = document.getElementById("ruler");
+  app.addEventListener("pointerdown", function (event) {
+    var node = event.target.closest("#fight g.combatant, #map circle.party");
+    if (!node || !window.trekRuler || event.button > 0) { return; }
+    var fight = node.matches("g.combatant");
+    var where = fight ? "#fight" : "#map";
+    var start = cellAt(event, where);
+    if (!start) { return; }
+    event.preventDefault();
+    node.setPointerCapture(event.pointerId);
+    node.classList.add("dragging");
+    drag = {node: node, fight: fight, where: where, pointer: event.pointerId,
+            start: start.dataset.x + "," + start.dataset.y, over: null, asked: null,
+            origin: cellCentre(start), moved: false};
+  });
 
-  // A map drawn smaller than a thumb (a phone's width) is drawn at a size where every cell is
-  // at least 44 px, and pans inside its card; the page itself never scrolls sideways.
-  function thumbSized() {
-    ["#map", "#fight"].forEach(function (where) {
-      var svg = document.querySelector(where + " svg");
-      var cell = svg && svg.querySelector(".cell");
-      if (!cell) { return; }
-      // The smallest thing a thumb taps: a cell, or a token (drawn smaller than its cell).
-      var size = cell.getBoundingClientRect();
-      var across = Math.min(size.width, size.height);
-      var token = svg.querySelector("g.combatant");
-      if (token) {
-        var drawn = token.getBoundingClientRect();
-        across = Math.min(across, drawn.width, drawn.height);
-      }
-      if (across > 0 && across < 44) {
-        var width = svg.getBoundingClientRect().width * 46 / across;
-        svg.style.width = width + "px";
-        svg.style.maxWidth = "none";
-        svg.parentElement.classList.add("pans");
-      }
-    });
-    // The seat's own first token in the middle of the card, where a thumb finds it.
-    var own = document.querySelector("#fight.pans g.combatant.mine");
-    var card = document.getElementById("fight");
-    if (own && card) {
-      var at = own.getBoundingClientRect(), box = card.getBoundingClientRect();
-      card.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
+  // A press that dragged is no click (a click on a token picks it for the ruler).
+  var swallow = false;
+  document.addEventListener("click", function (event) {
+    if (swallow) { swallow = false; event.stopPropagation(); event.preventDefault(); }
+  }, true);
+
+  app.addEventListener("pointermove", function (event) {
+    if (!drag || event.pointerId !== drag.pointer) { return; }
+    var cell = cellAt(event, drag.where);
+    if (!cell) { return; }
+    var xy = cell.dataset.x + "," + cell.dataset.y;
+    if (xy === drag.over) { return; }
+    drag.over = xy;
+    if (xy !== drag.start && !drag.moved) {
+      drag.moved = true;
+      if (drag.fight) { window.trekRuler.choose(drag.node.dataset.name); }
     }
-  }
-  markMine();
-  thumbSized();
-  document.body.addEventListener("htmx:afterSwap", thumbSized);
+    follow(cell);
+    if (xy === drag.start) { window.trekRuler.close(); drag.asked = null; return; }
+    // Each new cell is measured at once: path, cost and what remains, or the refusal.
+    drag.asked = {xy: xy, answer: drag.fight
+      ? window.trekRuler.measure(cell.dataset.x, cell.dataset.y)
+      : window.trekRuler.preview(cell.dataset.x, cell.dataset.y)};
+  });
 
-  function markMine() {
-    document.querySelectorAll("#fight g.combatant").forEach(function (token) {
-      token.classList.toggle("mine", mine.indexOf(token.dataset.name) >= 0);
-      token.classList.toggle("selected", token.dataset.name === mover);
-    });
-  }
-
-  function showRuler(title, words, bad, ready) {
-    document.getElementById("ruler-target").textContent = title;
-    var text = document.getElementById("ruler-text");
-    text.textContent = words;
-    text.className = "ruler-text" + (bad ? " bad" : "");
-    document.getElementById("ruler-confirm").disabled = !ready;
-    ruler.hidden = false;
-  }
-
-  function closeRuler() {
-    ruler.hidden = true; measured = null; clear("ruler-path");
-  }
-
-  function fightCell(x, y) {
-    if (mover === null) { toast("Tap one of your tokens first.", true); return; }
-    clear("ruler-path");
-    showRuler(mover + " to " + x + "," + y, "Measuring…", false, false);
-    var who = mover;
-    post("/ruler", {name: who, to: [Number(x), Number(y)]}).then(function (result) {
-      if (who !== mover) { return; }
-      if (!result.ok) { measured = null; showRuler(who + " to " + x + "," + y, result.body.error, true, false); return; }
-      measured = {argv: result.body.argv};
-      draw(result.body.path, "ruler-path");
-      showRuler(who + " to " + x + "," + y, result.body.words, false, true);
-    });
-  }
-
-  function mapCell(x, y) {
-    var argv = ["move", "--to", x + "," + y];
-    clear("ruler-path");
-    showRuler("The party to " + x + "," + y, "Working out the path…", false, false);
-    post("/requests", {argv: argv, preview: true}).then(function (result) {
-      if (!result.ok) { measured = null; showRuler("The party to " + x + "," + y, result.body.error, true, false); return; }
-      var event = result.body.preview;
-      var words = [];
-      if (event && event.path) { words.push((event.path.length - 1) + " squares"); }
-      if (event && event.cost !== undefined) { words.push("cost " + event.cost); }
-      var fill = document.querySelector(".meter-fill");
-      var left = fill ? Number(fill.dataset.remaining) : NaN;
-      if (event && event.cost !== undefined && !isNaN(left)) { words.push((left - event.cost) + " left today after it"); }
-      measured = {argv: argv};
-      draw(pathOf(event), "ruler-path");
-      showRuler("The party to " + x + "," + y, words.join(" · ") || "A legal move", false, true);
-    });
-  }
-
-  app.addEventListener("click", function (event) {
-    var token = event.target.closest("#fight g.combatant");
-    if (token) {
-      if (mine.indexOf(token.dataset.name) < 0) { toast(token.dataset.name + " is not yours to move.", true); return; }
-      mover = mover === token.dataset.name ? null : token.dataset.name;
-      closeRuler(); markMine();
+  function drop(event) {
+    if (!drag || event.pointerId !== drag.pointer) { return; }
+    var was = endDrag(false);
+    swallow = was.moved;
+    setTimeout(function () { swallow = false; }, 0);
+    if (!was.asked || was.over === was.start || event.type === "pointercancel") {
+      was.node.removeAttribute("transform");
+      window.trekRuler.close();
       return;
     }
-    var cell = event.target.closest("#fight .cell");
-    if (cell) { fightCell(cell.dataset.x, cell.dataset.y); return; }
-    var square = event.target.closest("#map rect.cell");
-    if (square && !document.querySelector("#fight")) { mapCell(square.dataset.x, square.dataset.y); }
-  });
-
-  document.getElementById("ruler-cancel").addEventListener("click", closeRuler);
-  document.getElementById("ruler-confirm").addEventListener("click", function () {
-    if (!measured) { return; }
-    var argv = measured.argv;
-    document.getElementById("ruler-confirm").disabled = true;
-    post("/requests", {argv: argv}).then(function (result) {
-      if (result.status === 202) { toast("Asked the GM (request " + result.body.request + ")."); }
-      else if (result.ok) { toast("Moved: recorded as #" + result.body.event.seq + "."); }
-      else { toast(result.body.error || "Refused.", true); }
-      closeRuler();
+    var asked = was.asked;
+    asked.answer.then(function (result) {
+      if (!result || !result.ok) {
+        // The refusal stays in the ruler; nothing is recorded.
+        was.node.removeAttribute("transform");
+        return;
+      }
+      if (was.fight) {
+        window.trekRuler.recordMeasured();
+      } else {
+        var xy = asked.xy.split(",");
+        window.trekRuler.moveParty(xy[0], xy[1]);
+      }
     });
-  });
+  }
+  app.addEventListener("pointerup", drop);
+  app.addEventListener("pointercancel", drop);
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && drag) { endDrag(true); }
+  }, true);
 })();

@@ -250,12 +250,12 @@
     var text = document.getElementById("ruler-text");
     var confirm = document.getElementById("ruler-confirm");
     var asked = target;
-    command(["move", "--to", target], true).then(function (result) {
-      if (asked !== target) { return; }
+    return command(["move", "--to", target], true).then(function (result) {
+      if (asked !== target) { return result; }
       if (!result.ok) {
         text.textContent = refusal(result.body);
         text.className = "ruler-text bad";
-        return;
+        return result;
       }
       var event = Array.isArray(result.body) ? result.body[0] : result.body;
       var fill = document.querySelector(".meter-fill");
@@ -270,6 +270,7 @@
       text.textContent = words.length ? words.join(" · ") : (event ? event.type : "");
       drawPath("#map", event && event.path);
       confirm.disabled = false;
+      return result;
     });
   }
 
@@ -316,9 +317,9 @@
     markTarget("#fight", x, y);
     showRuler(mover + " to " + target, "Measuring…", false);
     var asked = target, who = mover;
-    post("/ruler", {name: who, to: [Number(x), Number(y)], band: band})
+    return post("/ruler", {name: who, to: [Number(x), Number(y)], band: band})
       .then(function (result) {
-        if (asked !== target || who !== mover) { return; }
+        if (asked !== target || who !== mover) { return result; }
         measured = result;
         ruler.className = "ruler " + (result.ok ? "band-" + result.body.tone : "refused");
         var text = document.getElementById("ruler-text");
@@ -328,6 +329,7 @@
         if (result.ok) { bands = result.body.bands; }
         showBands(result.ok ? result.body.band : band);
         redrawFight();
+        return result;
       });
   }
 
@@ -374,6 +376,17 @@
     record(["move", "--to", to]).then(closeRuler);
   });
   markMover();
+
+  // What the map table (table.js) drives when a token or the party's marker is dragged: the
+  // same ruler, the same preview, the same door.
+  window.trekRuler = {
+    choose: function (name) { if (mover !== name) { pickMover(name); } },
+    measure: function (x, y) { return measure(String(x), String(y), true); },
+    preview: function (x, y) { return preview(String(x), String(y)); },
+    recordMeasured: function () { return measured && measured.ok ? record(measured.body.argv).then(closeRuler) : null; },
+    moveParty: function (x, y) { return record(["move", "--to", x + "," + y]).then(closeRuler); },
+    close: closeRuler
+  };
 
   // Every undo asks why, the same way: the reason is kept in the log for the audit; Enter
   // with none records the undo without one, Cancel (or Esc) records nothing.

@@ -1,0 +1,299 @@
+"""The map on the table, in Debian's chromium: a fight on a Universal VTT file's picture shows
+the picture under the grid, aligned; a token dragged with the mouse or a finger shows the
+ruler and records on drop, and one dropped in a walled-in square shows the refusal and records
+nothing; wheel zoom and Fit change the view, not the store; a live update does not fetch the picture
+again; no page scrolls sideways on a 360 px phone.
+
+BESM §7 (RULES.md): Speed = Body = 6; every step onto open ground costs 1, a wall may not be
+entered."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from cliruns import ok
+from conftest import TrekRun
+from pictures import picture_base64
+from served import GM_KEY, PLAYER_KEY, serve
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+PER_CELL = 50
+WIDE, HIGH = 6, 4
+
+
+def cellar() -> str:
+    """A 6×4 cellar, 50 pixels a cell: a wall along the grid line y=1 from x=0 to x=3, and
+    walls all round cell 2,2 (a walled-in square, on the edges between squares)."""
+    return json.dumps({
+        "format": 0.3,
+        "resolution": {"map_origin": {"x": 0, "y": 0}, "map_size": {"x": WIDE, "y": HIGH},
+                       "pixels_per_grid": PER_CELL},
+        "line_of_sight": [[{"x": 0, "y": 1}, {"x": 3, "y": 1}],
+                          [{"x": 2, "y": 2}, {"x": 3, "y": 2}, {"x": 3, "y": 3},
+                           {"x": 2, "y": 3}, {"x": 2, "y": 2}]],
+        "portals": [],
+        "image": picture_base64(WIDE * PER_CELL, HIGH * PER_CELL),
+    })
+
+
+@pytest.fixture
+def fight(tmp_path: Path, trek_run: Callable[..., TrekRun]) -> str:
+    db = str(tmp_path / "table.db")
+    (tmp_path / "cellar.uvtt").write_text(cellar())
+    for words in (("init", "Table", "--seed", "3"),
+                  ("roster", "add-character", "Ann", "--body", "6", "--mind", "4",
+                   "--soul", "4"),
+                  ("encounter", "start", "Cellar", "--map", "cellar.uvtt"),
+                  ("encounter", "join", "Ann", "--at", "0,0"),
+                  ("encounter", "add", "Orc", "--side", "enemy", "--at", "5,3", "--body", "4",
+                   "--mind", "4", "--soul", "4"),
+                  ("encounter", "round")):
+        ok(trek_run(*words, db=db))
+    return db
+
+
+def log(base: str) -> list[dict[str, Any]]:
+    answer = httpx.get(f"{base}/api/campaigns/table/log", params={"last": "50"},
+                       headers={"Authorization": f"Bearer {GM_KEY}"}, timeout=30)
+    return list(answer.json())
+
+
+def centre_of(page: Any, selector: str) -> tuple[float, float]:
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def token(name: str) -> str:
+    return f'#fight g.combatant[data-name="{name}"] .token-shape'
+
+
+def cell(x: int, y: int) -> str:
+    return f'#fight .cell[data-x="{x}"][data-y="{y}"]'
+
+
+def open_page(browser: Any, url: str, fetched: list[str] | None = None,
+              **options: Any) -> tuple[Any, Any, list[str]]:
+    context = browser.new_context(**options)
+    page = context.new_page()
+    if fetched is not None:
+        page.on("request", lambda r: fetched.append(r.url) if "/pictures/" in r.url else None)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("#live.on", timeout=5000)
+    return context, page, errors
+
+
+def test_the_picture_lies_under_the_grid_and_a_mouse_drag_records(
+        browser: Any, tmp_path: Path, fight: str) -> None:
+    with serve(tmp_path, fight) as server:
+        fetched: list[str] = []
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}", fetched,
+                                        viewport={"width": 1280, "height": 800})
+        assert len(fetched) == 1
+        picture = gm.locator("#fight image.map-picture")
+        assert picture.count() == 1
+        # Aligned: each token's centre, in the picture's own pixels, is its cell's centre.
+        image = picture.bounding_box()
+        assert image is not None
+        for name, (x, y) in (("Ann", (0, 0)), ("Orc", (5, 3))):
+            cx, cy = centre_of(gm, token(name))
+            px = (cx - image["x"]) / image["width"] * WIDE * PER_CELL
+            py = (cy - image["y"]) / image["height"] * HIGH * PER_CELL
+            assert (px, py) == pytest.approx(((x + 0.5) * PER_CELL, (y + 0.5) * PER_CELL),
+                                             abs=1.0)
+        # The picture is what the file carried, sent with caching headers.
+        sha = picture.get_attribute("data-sha256")
+        answer = httpx.get(f"{server.base}/pictures/{sha}", timeout=30)
+        assert answer.status_code == 200
+        assert answer.headers["content-type"] == "image/png"
+        assert "immutable" in answer.headers["cache-control"]
+        assert answer.headers["etag"] == f'"{sha}"'
+        assert answer.content == base64.b64decode(json.loads(cellar())["image"])
+        assert httpx.get(f"{server.base}/pictures/{sha}", headers={"If-None-Match": f'"{sha}"'},
+                         timeout=30).status_code == 304
+        before = len(log(server.base))
+        # A mouse drag from Ann's cell to 3,0: the ruler follows and says the cost; the drop
+        # records it (three open squares: 3 of 6).
+        gm.mouse.move(*centre_of(gm, token("Ann")))
+        gm.mouse.down()
+        gm.mouse.move(*centre_of(gm, cell(2, 0)), steps=4)
+        gm.mouse.move(*centre_of(gm, cell(3, 0)), steps=4)
+        gm.wait_for_function(
+            "document.getElementById('ruler-target').textContent.endsWith('3,0')")
+        gm.wait_for_selector("#ruler.band-0", timeout=10_000)
+        assert gm.locator("#ruler-text").inner_text() == "within Speed · 3 of 6 squares"
+        gm.mouse.up()
+        gm.locator('.round-panel tr[data-name="Ann"] td', has_text="3,0").wait_for(timeout=5000)
+        moved = log(server.base)
+        assert len(moved) == before + 1
+        assert moved[-1]["cost"] == 3
+        assert moved[-1]["path"][-1] == {"x": 3, "y": 0}
+        # A live update redrew the fight: the picture was not fetched again.
+        gm.wait_for_selector(f"#fight image.map-picture[data-sha256='{sha}']")
+        assert len(fetched) == 1
+        # A drag onto the walled-in square 2,2 (three steps away without the walls, within
+        # the Orc's 4): the ruler says why at once, and the drop records nothing.
+        gm.mouse.move(*centre_of(gm, token("Orc")))
+        gm.mouse.down()
+        gm.mouse.move(*centre_of(gm, cell(3, 2)), steps=4)
+        gm.mouse.move(*centre_of(gm, cell(2, 2)), steps=4)
+        gm.wait_for_selector("#ruler.refused", timeout=10_000)
+        refusal = gm.locator("#ruler-text").inner_text()
+        assert "path" in refusal.lower()
+        assert "2,2" in refusal
+        gm.mouse.up()
+        gm.wait_for_timeout(800)
+        assert len(log(server.base)) == before + 1
+        # Dropping back where it started, or Escape, records nothing either.
+        gm.mouse.move(*centre_of(gm, token("Orc")))
+        gm.mouse.down()
+        gm.mouse.move(*centre_of(gm, cell(4, 3)), steps=4)
+        gm.wait_for_selector("#ruler.band-0", timeout=10_000)
+        gm.keyboard.press("Escape")
+        gm.mouse.up()
+        gm.wait_for_timeout(500)
+        assert len(log(server.base)) == before + 1
+        assert errors == []
+        context.close()
+
+
+def test_a_finger_drags_a_token_on_a_phone(browser: Any, tmp_path: Path, fight: str) -> None:
+    with serve(tmp_path, fight) as server:
+        context, gm, errors = open_page(
+            browser, f"{server.base}/?key={GM_KEY}", viewport={"width": 360, "height": 740},
+            has_touch=True, is_mobile=True, device_scale_factor=2)
+        gm.locator("#fight").scroll_into_view_if_needed()
+        touch = context.new_cdp_session(gm)
+
+        def finger(kind: str, where: tuple[float, float] | None) -> None:
+            points = [] if where is None else [{"x": where[0], "y": where[1]}]
+            touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        before = len(log(server.base))
+        finger("touchStart", centre_of(gm, token("Ann")))
+        for x in (1, 2):
+            finger("touchMove", centre_of(gm, cell(x, 0)))
+            gm.wait_for_timeout(100)
+        gm.wait_for_function(
+            "document.getElementById('ruler-target').textContent.endsWith('2,0')")
+        gm.wait_for_selector("#ruler.band-0", timeout=10_000)
+        assert gm.locator("#ruler-text").inner_text() == "within Speed · 2 of 6 squares"
+        finger("touchEnd", None)
+        gm.locator('.round-panel tr[data-name="Ann"] td', has_text="2,0").wait_for(timeout=5000)
+        moved = log(server.base)
+        assert len(moved) == before + 1
+        assert moved[-1]["path"][-1] == {"x": 2, "y": 0}
+        assert errors == []
+        context.close()
+
+
+def test_wheel_zoom_and_fit_change_the_view_not_the_store(
+        browser: Any, tmp_path: Path, fight: str) -> None:
+    with serve(tmp_path, fight) as server:
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                        viewport={"width": 1280, "height": 800})
+        before = len(log(server.base))
+        fitted = gm.locator("#fight .viewport svg").bounding_box()
+        gm.mouse.move(*centre_of(gm, cell(3, 2)))
+        for _ in range(3):
+            gm.mouse.wheel(0, -200)
+        gm.wait_for_timeout(300)
+        zoomed = gm.locator("#fight .viewport svg").bounding_box()
+        assert fitted is not None
+        assert zoomed is not None
+        assert zoomed["width"] > fitted["width"] * 1.2
+        gm.locator("#fight .map-tool", has_text="Fit").click()
+        gm.wait_for_timeout(300)
+        assert gm.locator("#fight .viewport svg").bounding_box() == pytest.approx(fitted)
+        # The grid's opacity over the picture is the page's own.
+        gm.locator("#fight .grid-opacity input").fill("80")
+        opacity = gm.evaluate("getComputedStyle(document.querySelector("
+                              "'#fight .cell.open')).fillOpacity")
+        assert float(opacity) == pytest.approx(0.8)
+        assert len(log(server.base)) == before
+        assert errors == []
+        context.close()
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Path, fight: str,
+                                             trek_run: Callable[..., TrekRun]) -> None:
+    overland = str(tmp_path / "overland.db")
+    from served import sample_campaign
+
+    sample_campaign(overland)
+    for db in (fight, overland):
+        with serve(tmp_path, db) as server:
+            for page_url in (f"/?key={GM_KEY}", f"/players?key={PLAYER_KEY}"):
+                context, page, errors = open_page(
+                    browser, server.base + page_url, viewport={"width": 360, "height": 740},
+                    has_touch=True, is_mobile=True)
+                width = page.evaluate("document.documentElement.scrollWidth")
+                assert width <= 360, (db, page_url, width)
+                # The map fills the width.
+                viewport = page.locator(".viewport").first.bounding_box()
+                assert viewport is not None
+                assert viewport["width"] >= 300
+                assert errors == []
+                context.close()
+
+
+def test_overland_every_square_answers_and_the_party_drags(
+        browser: Any, tmp_path: Path) -> None:
+    """The demo's Ashen Reach (docs/examples): mountains at 2,1, a ley storm (a hazard) at 3,2,
+    the party at 7,1 after day 3. A tap on a mountain's or a hazard's sign answers with the
+    refusal; the party's marker dragged to 8,2 records the move (one square, RULES §3)."""
+    from served import sample_campaign
+
+    db = str(tmp_path / "demo.db")
+    sample_campaign(db)
+    with serve(tmp_path, db) as server:
+        assert server.command(["day", "start"]).status_code == 200
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                        viewport={"width": 1280, "height": 800})
+
+        def square(x: int, y: int) -> str:
+            return f'#map rect.cell[data-x="{x}"][data-y="{y}"]'
+
+        # The sign drawn over the square is where the click lands; the square answers.
+        for (x, y), words in (((2, 1), "mountains"), ((3, 2), "--through-hazard")):
+            gm.mouse.click(*centre_of(gm, square(x, y)))
+            gm.wait_for_selector("#ruler-text.bad", timeout=10_000)
+            assert words in gm.locator("#ruler-text").inner_text()
+            gm.keyboard.press("Escape")
+        before = len(httpx.get(f"{server.base}/api/campaigns/ashes-road/log",
+                               params={"last": "200"},
+                               headers={"Authorization": f"Bearer {GM_KEY}"}).json())
+        gm.mouse.move(*centre_of(gm, "#map circle.party"))
+        gm.mouse.down()
+        gm.mouse.move(*centre_of(gm, square(8, 2)), steps=5)
+        gm.wait_for_function(
+            "document.getElementById('ruler-target').textContent === '8,2'")
+        gm.wait_for_selector("#ruler-confirm:not([disabled])", timeout=10_000)
+        assert gm.locator("#ruler-text").inner_text().startswith("1 square · cost 1")
+        gm.mouse.up()
+        gm.wait_for_selector("header .sub:has-text('at 8,2')", timeout=5000)
+        entries = httpx.get(f"{server.base}/api/campaigns/ashes-road/log",
+                            params={"last": "200"},
+                            headers={"Authorization": f"Bearer {GM_KEY}"}).json()
+        assert len(entries) == before + 1
+        assert entries[-1]["path"] == [[7, 1], [8, 2]]
+        # The key is there, open on a desktop.
+        assert gm.locator("details.key[open] li[data-key='terrain:^']").count() == 1
+        assert errors == []
+        context.close()
+        context, phone, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                           viewport={"width": 360, "height": 740},
+                                           has_touch=True, is_mobile=True)
+        # On a phone the key starts folded.
+        assert phone.locator("details.key:not([open])").count() == 1
+        assert errors == []
+        context.close()
