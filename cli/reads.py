@@ -8,6 +8,7 @@ without running the command); `answer` reads it through the tracker's queries.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -19,15 +20,16 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class Query:
+class Query(ABC):
     """A read, as data: no store is named; `answer` is given the store and the campaign."""
 
     what: ClassVar[str] = "query"
     # The command's parameters that only choose how a terminal shows the answer.
     shown: ClassVar[frozenset[str]] = frozenset()
 
+    @abstractmethod
     def answer(self, trek: Trek, slug: str | None) -> Any:
-        raise NotImplementedError
+        """The document `--json` prints for this read of campaign `slug`."""
 
 
 @dataclass(frozen=True)

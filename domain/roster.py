@@ -203,8 +203,8 @@ def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision
 
 
 def check_harm_pools(situation: Situation, name: str, health: int, energy: int) -> None:
-    """Refuse harm a ruleset has no use for: a character of a ruleset without Health and
-    Energy (every one but BESM, whose maxima are at least 1) has nothing for harm to take.
+    """Refuse harm a ruleset has no use for: a character whose ruleset gives it no Health and
+    no Energy (both maxima 0) has nothing for harm to take.
     Checked as the GM gives the command; a harm recorded before this check stands."""
     who = character(situation.game, name)
     if who.health_max or who.energy_max:
