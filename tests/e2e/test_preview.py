@@ -390,13 +390,14 @@ def test_the_tables_hold_every_command_that_takes_preview() -> None:
     assert tabled | CREATING == previewing
     # Every other command only reads (or, like `demo`, plays into a store of its own; `shell`
     # runs other commands, each previewing on its own line; `campaigns use` and `party use`
-    # record no event).
+    # record no event, nor do the seats, kept beside the log, and `requests`, which reads).
     assert set(commands) - previewing == {
         ("audit",), ("campaigns", "use"), ("demo",), ("diff",), ("encounter", "show"),
         ("encounter", "status"), ("log",), ("map", "import"), ("map", "show"),
         ("party", "list"), ("party", "use"), ("plan",),
-        ("recap",), ("replay",), ("rules", "show"), ("serve",), ("shell",), ("status",),
-        ("verify",), ("watch",)}
+        ("recap",), ("replay",), ("requests",), ("rules", "show"), ("seat", "add"),
+        ("seat", "list"), ("seat", "remove"), ("seat", "trust"), ("serve",), ("shell",),
+        ("status",), ("verify",), ("watch",)}
 
 
 def test_a_preview_line_says_what_would_be_recorded_and_that_nothing_was(

@@ -157,10 +157,10 @@ def test_a_refusal_on_the_page_names_the_page_s_buttons_not_commands(
     expect(toast).to_have_text("No encounter is open; “encounter start NAME” opens one.")
     assert "trek " not in gm.locator("#toast").inner_text()
     # An unknown option: the command's own options, and no --help the box would refuse.
-    gm.fill("#command-words", "move --far")
+    gm.fill("#command-words", "move --quick")
     gm.press("#command-words", "Enter")
-    expect(toast).to_have_text("“move” has no option --far; its own options are --to and "
-                               "--through-hazard.")
+    expect(toast).to_have_text("“move” has no option --quick; its own options are --to, "
+                               "--through-hazard and --party.")
     assert served.get("status").json()["events"] == 22
     # (the browser notes each refused request, a 422 or a 400, in its console)
     assert [e for e in gm.errors if "Failed to load resource" not in e] == []
