@@ -20,6 +20,7 @@ import pytest
 from cliruns import ok
 from conftest import TrekRun
 from pictures import picture_base64
+from playwright.sync_api import expect
 from served import GM_KEY, PLAYER_KEY, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -130,7 +131,7 @@ def test_the_picture_lies_under_the_grid_and_a_mouse_drag_records(
         gm.wait_for_function(
             "document.getElementById('ruler-target').textContent.endsWith('3,0')")
         gm.wait_for_selector("#ruler.band-0", timeout=10_000)
-        assert gm.locator("#ruler-text").inner_text() == "within Speed · 3 of 6 squares"
+        expect(gm.locator("#ruler-text")).to_have_text("within Speed · 3 of 6 squares")
         gm.mouse.up()
         gm.locator('.round-panel tr[data-name="Ann"] td', has_text="3,0").wait_for(timeout=5000)
         moved = log(server.base)
@@ -186,7 +187,7 @@ def test_a_finger_drags_a_token_on_a_phone(browser: Any, tmp_path: Path, fight: 
         gm.wait_for_function(
             "document.getElementById('ruler-target').textContent.endsWith('2,0')")
         gm.wait_for_selector("#ruler.band-0", timeout=10_000)
-        assert gm.locator("#ruler-text").inner_text() == "within Speed · 2 of 6 squares"
+        expect(gm.locator("#ruler-text")).to_have_text("within Speed · 2 of 6 squares")
         finger("touchEnd", None)
         gm.locator('.round-panel tr[data-name="Ann"] td', has_text="2,0").wait_for(timeout=5000)
         moved = log(server.base)
