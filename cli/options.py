@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -211,7 +212,7 @@ def given_extras(extra: dict[str, Any]) -> dict[str, Any]:
             if value is not None and value is not False and value != ()}
 
 
-class NamedValue(click.ParamType[tuple[str, Any]]):
+class NamedValue(click.ParamType[tuple[str, Any]], ABC):
     """The base of every NAME=VALUE type (`--skill ride=2`, `--rest Kira=camp`, `provisions=3`):
     a name given twice to one option or argument is refused with one sentence (exit 1), never
     settled by the last one given. Each subclass says how one value reads (`parse`) and what
@@ -220,9 +221,10 @@ class NamedValue(click.ParamType[tuple[str, Any]]):
     def __init__(self, noun: str = "name") -> None:
         self.noun = noun
 
+    @abstractmethod
     def parse(self, value: str, param: click.Parameter | None,
               ctx: click.Context | None) -> tuple[str, Any]:
-        raise NotImplementedError
+        """One NAME=VALUE word as its name and value (a BadParameter when it is not one)."""
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> tuple[str, Any]:
