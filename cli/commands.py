@@ -70,8 +70,8 @@ NO_RULESETS: click.Choice[str] = click.Choice(())
 @click.option("--ruleset", type=NO_RULESETS, show_default=True,
               help="The travel rules the campaign is played under.")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
-              help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmj, .json) "
-                   "or Text Mapper (.txt), imported for the ruleset.")
+              help="A TOML map file (see docs/rules.md), or a map from Tiled (.tmx, .tmj, "
+                   ".json) or Text Mapper (.txt), imported for the ruleset.")
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @click.option("--at", type=SquareType(), help="Starting square X,Y (default 0,0).")
@@ -273,12 +273,14 @@ def _write_route_picture(route: Mapping[str, Any], target: Path, *, html: bool) 
 @store_options
 def map_import(file: Path, out: Path, ruleset: str, battle: bool, grid: Grid | None,
                terrains: tuple[tuple[str, str], ...], force: bool) -> None:
-    """Convert a map from Tiled (.tmj, .json), Text Mapper (.txt, .textmapper) or Universal
-    VTT (.dd2vtt, .df2vtt, .uvtt) into a Trek TOML map, and say what was read and what was
-    ignored.
+    """Convert a map from Tiled (.tmx, .tmj, .json), Text Mapper (.txt, .textmapper) or
+    Universal VTT (.dd2vtt, .df2vtt, .uvtt) into a Trek TOML map, and say what was read and
+    what was ignored.
 
-    Each word of the file (a tile's terrain property, a Text Mapper type) becomes a terrain
-    the ruleset's map allows; the word stays the legend entry's name. Nothing is recorded.
+    Each word of the file (a Tiled tile's terrain property, class, property set true or
+    terrain from its terrain set; a Text Mapper type) becomes a terrain the ruleset's map
+    allows; the word stays the legend entry's name. Words Trek cannot place are all asked for
+    at once. Nothing is recorded.
     """
     from cli import mapimport
 

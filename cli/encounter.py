@@ -76,8 +76,8 @@ def encounter() -> None:
 @click.argument("name")
 @click.option("--map", "map_file", type=click.Path(dir_okay=False, path_type=Path),
               help="A TOML battle map (grid, rows, legend, walls and doors), or one from Tiled "
-                   "(.tmj, .json), Text Mapper (.txt) or Universal VTT (.dd2vtt, .df2vtt, "
-                   ".uvtt); without one, an open plain.")
+                   "(.tmx, .tmj, .json), Text Mapper (.txt) or Universal VTT (.dd2vtt, "
+                   ".df2vtt, .uvtt); without one, an open plain.")
 @click.option("--terrain", "terrains", type=WordTerrain(), multiple=True,
               help=TERRAIN_HELP)
 @recording_options

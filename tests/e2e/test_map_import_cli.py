@@ -121,7 +121,7 @@ def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files:
 
 def test_init_takes_a_tiled_map_directly(trek_run: Run, files: Path) -> None:
     out = ok(trek_run("init", "Keep", "--map", "keep.tmj")).stdout
-    assert "Imported keep.tmj (Tiled JSON, 3×2 square)" in out
+    assert "Imported keep.tmj (Tiled, 3×2 square)" in out
     shown = ok(trek_run("map", "show", "--json")).json()["map"]
     # BESM overland maps have open, feature and hazard: woods are open ground, a lake a
     # feature; the map's own name property names it, markup and all, as plain text.
@@ -135,18 +135,48 @@ def test_init_takes_a_tiled_map_directly(trek_run: Run, files: Path) -> None:
 
 def test_a_map_file_trek_does_not_read_is_refused_naming_those_it_reads(trek_run: Run,
                                                                         files: Path) -> None:
-    known = ".dd2vtt, .df2vtt, .json, .textmapper, .tmj, .txt, .uvtt"
+    known = ".dd2vtt, .df2vtt, .json, .textmapper, .tmj, .tmx, .txt, .uvtt"
     ok(trek_run("map", "import", "vale.txt", "--to", "vale.toml"))
     (files / "vale.toml").rename(files / "vale.map")
     refused(trek_run("init", "Vale", "--map", "vale.map"),
             "cannot tell what kind of map 'vale.map' is", known)
-    (files / "keep.tmx").write_text("<map/>")
-    refused(trek_run("map", "import", "keep.tmx", "--to", "keep.toml"), "'keep.tmx'", known)
+    # A Tiled tileset is no map: the sentence says to import the map that uses it.
+    (files / "keep.tsx").write_text("<tileset/>")
+    tileset = "a Tiled tileset: Trek reads it from beside the .tmx or .tmj map that uses it"
+    refused(trek_run("map", "import", "keep.tsx", "--to", "keep.toml"), "'keep.tsx'", tileset,
+            known)
     assert not (files / "trek.db").exists()
     ok(trek_run("init", "Cellar"))
     before = log_of(trek_run)
-    refused(trek_run("encounter", "start", "Fight", "--map", "keep.tmx"), "'keep.tmx'", known)
+    refused(trek_run("encounter", "start", "Fight", "--map", "keep.tsx"), "'keep.tsx'", known)
     assert log_of(trek_run) == before
+
+
+DESERT = Path(__file__).resolve().parents[1] / "fixtures" / "maps" / "tiled"
+
+
+def test_a_tmx_map_with_its_tsx_is_read_alike_by_every_command(trek_run: Run,
+                                                               files: Path) -> None:
+    # Tiled's desert example (tests/unit/test_real_tiled_maps.py works its cells out): its
+    # terrain set names Desert, Dirt, Brick and Cobblestone; Trek knows the first two.
+    for name in ("desert.tmx", "desert.tsx"):
+        (files / name).write_bytes((DESERT / name).read_bytes())
+    asked = ("2 words Trek cannot turn into a terrain here: 'Brick' (terrain set 'Desert' in "
+             "tileset 'Desert'; ", "--terrain Brick=TERRAIN --terrain Cobblestone=TERRAIN")
+    refused(trek_run("map", "import", "desert.tmx", "--to", "d.toml", "--battle"), *asked)
+    refused(trek_run("init", "Dunes", "--map", "desert.tmx"), *asked)
+    assert not (files / "trek.db").exists()
+    words = ("--terrain", "Brick=wall", "--terrain", "Cobblestone=difficult")
+    out = ok(trek_run("map", "import", "desert.tmx", "--to", "d.toml", "--battle", *words))
+    assert "Wrote d.toml: 40×40 square map from a Tiled file." in out.stdout
+    assert "Brick -> wall" in out.stdout
+    assert "Tiled's XML (.tmx, .tsx), read with pytiled-parser" in out.stdout
+    ok(trek_run("init", "Dunes"))
+    before = log_of(trek_run)
+    refused(trek_run("encounter", "start", "Fight", "--map", "desert.tmx"), *asked)
+    assert log_of(trek_run) == before
+    started = ok(trek_run("encounter", "start", "Fight", "--map", "desert.tmx", *words))
+    assert "Imported desert.tmx (Tiled, 40×40 square)" in started.stdout
 
 
 def test_a_df2vtt_file_is_read_like_a_dd2vtt_file_everywhere(trek_run: Run,

@@ -29,6 +29,8 @@ def test_help_and_status_on_sqlite_load_no_postgresql_driver(
     _two_events(tmp_path, db)
     _, modules = run_traced(tmp_path, db, *args)
     assert not {m for m in modules if m.split(".")[0] == "psycopg"}
+    # Tiled's XML reader is for `map import` and `--map FILE.tmx` only.
+    assert not {m for m in modules if m.split(".")[0] == "pytiled_parser"}
     assert "tracker.watch" not in modules
     assert "eventsourcing.postgres" not in modules
     if args in (("status", "--json"), ("status", "--help")):

@@ -382,9 +382,7 @@ def test_an_external_json_tileset_beside_the_map_is_read_as_if_embedded(tmp_path
 
 
 @pytest.mark.parametrize(("source", "reason"), [
-    ("terrain.tsx", "external tileset 'terrain.tsx', which is not JSON; save it as a .tsj "
-                    "beside the map, or embed it in Tiled (the Embed Tileset button of the "
-                    "Tilesets panel) or export with `tiled --embed-tilesets`"),
+    ("missing.tsx", "external tileset 'missing.tsx', which Trek cannot read beside the map"),
     ("missing.tsj", "external tileset 'missing.tsj', which Trek cannot read beside the map"),
 ])
 def test_an_external_tileset_trek_cannot_read_is_refused_naming_what_tiled_offers(
@@ -429,6 +427,173 @@ def test_a_tiles_class_or_its_terrain_set_colour_is_its_word() -> None:
     (tiled([1] * 6, orientation="isometric"), "'isometric'; Trek imports orthogonal"),
 ])
 def test_malformed_tiled_maps_are_refused_with_the_reason(text: str, reason: str) -> None:
+    assert reason in str(refusal("tiled", text))
+
+
+# -- Tiled XML (.tmx, .tsx) -------------------------------------------------------------------
+
+# The tileset of `tiled()` above as Tiled writes it in XML: tile 0 grass, 1 forest (named
+# Elderwood, penalty 1), 2 wall, 3 a decoration with no terrain.
+TERRAIN_TSX = """<?xml version="1.0" encoding="UTF-8"?>
+<tileset version="1.10" tiledversion="1.11.0" name="terrain" tilewidth="32" tileheight="32"
+         tilecount="4" columns="4">
+ <image source="terrain.png" width="128" height="32"/>
+ <tile id="0"><properties><property name="terrain" value="grass"/></properties></tile>
+ <tile id="1"><properties>
+  <property name="terrain" value="forest"/>
+  <property name="name" value="Elderwood"/>
+  <property name="penalty" type="int" value="1"/>
+ </properties></tile>
+ <tile id="2"><properties><property name="terrain" value="wall"/></properties></tile>
+ <tile id="3"><properties><property name="colour" value="red"/></properties></tile>
+</tileset>
+"""
+
+
+def tmx(data: str, *, tileset: str = '<tileset firstgid="1" source="terrain.tsx"/>',
+        encoding: str = 'encoding="csv"', width: int = 3, height: int = 2,
+        extra: str = "") -> str:
+    """A Tiled XML map with one tile layer holding `data`."""
+    return (f'<?xml version="1.0" encoding="UTF-8"?>\n'
+            f'<map version="1.10" tiledversion="1.11.0" orientation="orthogonal" '
+            f'renderorder="right-down" width="{width}" height="{height}" tilewidth="32" '
+            f'tileheight="32" infinite="0" nextlayerid="2" nextobjectid="1">\n'
+            f' {tileset}\n {extra}\n'
+            f' <layer id="1" name="ground" width="{width}" height="{height}">\n'
+            f'  <data {encoding}>\n{data}\n</data>\n </layer>\n</map>\n')
+
+
+def test_a_tmx_map_with_its_tsx_beside_it_reads_as_its_json_twin(tmp_path: Path) -> None:
+    (tmp_path / "terrain.tsx").write_text(TERRAIN_TSX)
+    text = tmx("1,1,1,\n1,1,2")
+    xml = convert(parse(format_of("keep.tmx", text), text, "keep", folder=tmp_path),
+                  CYPHER_OVERLAND)
+    twin = convert(parse("tiled", tiled([1, 1, 1, 1, 1, 2]), "keep"), CYPHER_OVERLAND)
+    assert xml.toml == twin.toml
+    assert tomllib.loads(xml.toml)["legend"]["e"] == {"terrain": "difficult",
+                                                      "name": "Elderwood", "penalty": 1}
+
+
+def test_an_embedded_xml_tileset_and_every_layer_encoding_read_the_same(tmp_path: Path
+                                                                        ) -> None:
+    embedded = TERRAIN_TSX.split("\n", 1)[1].replace('<tileset ', '<tileset firstgid="1" ')
+    gids = [1, 3, 1, 2, 2, 1]
+    raw = struct.pack("<6I", *gids)
+    layers = {
+        "csv": ('encoding="csv"', ",".join(map(str, gids))),
+        "base64": ('encoding="base64"', base64.b64encode(raw).decode()),
+        "zlib": ('encoding="base64" compression="zlib"',
+                 base64.b64encode(zlib.compress(raw)).decode()),
+        "gzip": ('encoding="base64" compression="gzip"',
+                 base64.b64encode(gzip.compress(raw)).decode()),
+        # Tiled's old XML form: one element per tile.
+        "xml": ("", "".join(f'<tile gid="{g}"/>' for g in gids)),
+    }
+    for encoding, data in layers.values():
+        doc = toml_of("tiled", tmx(data, tileset=embedded, encoding=encoding), CYPHER_OVERLAND)
+        assert doc["map"]["rows"] == ["gwg", "eeg"]
+
+
+def test_a_tmj_map_reads_an_external_tsx_tileset(tmp_path: Path) -> None:
+    (tmp_path / "terrain.tsx").write_text(TERRAIN_TSX)
+    doc = json.loads(tiled([1, 1, 1, 1, 1, 2]))
+    doc["tilesets"] = [{"firstgid": 1, "source": "terrain.tsx"}]
+    assert (convert(parse("tiled", json.dumps(doc), "keep", folder=tmp_path),
+                    CYPHER_OVERLAND).toml
+            == convert(parse("tiled", tiled([1, 1, 1, 1, 1, 2]), "keep"),
+                       CYPHER_OVERLAND).toml)
+
+
+WORDS_TSX = """<?xml version="1.0" encoding="UTF-8"?>
+<tileset version="1.10" tiledversion="1.11.0" name="lands" tilewidth="16" tileheight="16"
+         tilecount="6" columns="6">
+ <tile id="0" type="brambles"/>
+ <tile id="1"><properties><property name="collides" type="bool" value="true"/>
+  <property name="ford" type="bool" value="false"/></properties></tile>
+ <wangsets>
+  <wangset name="Moor" type="corner" tile="-1">
+   <wangcolor name="Scrubland" color="#ff0000" tile="-1" probability="1"/>
+   <wangcolor name="" color="#00ff00" tile="-1" probability="1"/>
+   <wangtile tileid="2" wangid="0,1,0,1,0,1,0,1"/>
+   <wangtile tileid="3" wangid="0,2,0,2,0,2,0,1"/>
+   <wangtile tileid="4" wangid="0,1,0,1,0,1,0,1"/>
+  </wangset>
+ </wangsets>
+</tileset>
+"""
+
+
+def test_every_word_trek_cannot_place_is_asked_for_at_once_with_where_it_is(
+        tmp_path: Path) -> None:
+    # Cells, row by row: brambles (tile 0, its class), collides (tile 1, its one property set
+    # true), Scrubland (tile 2, the terrain of all its corners), then Moor (tile 3: its
+    # terrain has no name, so the set's name stands for it), Scrubland (tile 4), brambles.
+    (tmp_path / "lands.tsx").write_text(WORDS_TSX)
+    text = tmx("1,2,3,\n4,5,1", tileset='<tileset firstgid="1" source="lands.tsx"/>')
+    source = parse("tiled", text, "lands", folder=tmp_path)
+    with pytest.raises(MapError) as caught:
+        convert(source, BESM_BATTLE)
+    assert str(caught.value) == (
+        "the map uses 4 words Trek cannot turn into a terrain here: 'brambles' (the class of "
+        "tiles in tileset 'lands'; 2 cells, the first at 0,0), 'collides' (the property "
+        "'collides' of tiles in tileset 'lands'; 1 cell, the first at 1,0), 'Scrubland' "
+        "(terrain set 'Moor' in tileset 'lands'; 2 cells, the first at 2,0) and 'Moor' "
+        "(terrain set 'Moor' in tileset 'lands'; 1 cell, the first at 0,1); say what each "
+        "is with --terrain brambles=TERRAIN --terrain collides=TERRAIN --terrain "
+        "Scrubland=TERRAIN --terrain Moor=TERRAIN (one of difficult, open, wall)")
+    doc = tomllib.loads(convert(source, BESM_BATTLE, {
+        "brambles": "difficult", "collides": "wall", "Scrubland": "open",
+        "Moor": "open"}).toml)
+    rows = doc["map"]["rows"]
+    assert [[doc["legend"][k]["terrain"] for k in row] for row in rows] == [
+        ["difficult", "wall", "open"], ["open", "open", "difficult"]]
+
+
+def test_terrains_from_before_tiled_1_5_are_named_as_left_out(tmp_path: Path) -> None:
+    old = """<tileset name="old" tilewidth="16" tileheight="16" tilecount="2" columns="2">
+ <terraintypes><terrain name="Grass" tile="0"/></terraintypes>
+ <tile id="0" terrain="0,0,0,0"/>
+ <wangsets><wangset name="Edges" tile="-1">
+  <wangedgecolor name="Road" color="#ff0000" tile="-1" probability="1"/>
+  <wangtile tileid="1" wangid="0x1010101"/>
+ </wangset></wangsets>
+</tileset>"""
+    (tmp_path / "old.tsx").write_text(old)
+    text = tmx("1,2,1,\n2,1,2", tileset='<tileset firstgid="1" source="old.tsx"/>')
+    imported = convert(parse("tiled", text, "old", folder=tmp_path), BESM_BATTLE)
+    assert imported.report["terrains"] == {"open": "open"}
+    assert ("the terrains of tileset 'old' (saved by a Tiled before 1.5; open and save the "
+            "tileset in a newer Tiled to make them a terrain set)") in imported.report["ignored"]
+    assert ("terrain set 'Edges' of tileset 'old' (saved by a Tiled before 1.5; open and save "
+            "the tileset in a newer Tiled)") in imported.report["ignored"]
+
+
+def bomb() -> str:
+    """A zlib layer that inflates to far more than a 3×2 map's 24 bytes of gids."""
+    return base64.b64encode(zlib.compress(b"\0" * 1_000_000)).decode()
+
+
+@pytest.mark.parametrize(("text", "reason"), [
+    ("<map", "the Tiled map is not valid XML (unclosed token: line 1, column 0)"),
+    (TERRAIN_TSX, "the file is a Tiled tileset, not a map; import the .tmx or .tmj map"),
+    ("<svg/>", "the Tiled map starts with <svg>, not <map>"),
+    (tmx(bomb(), encoding='encoding="base64" compression="zlib"'),
+     "has layer 'ground' whose base64 data is not 6 4-byte gids"),
+    (tmx("AAAA", encoding='encoding="base64" compression="zstd"'),
+     "compressed with 'zstd'; Trek reads uncompressed, zlib or gzip base64 (or CSV)"),
+    (tmx("1,1,x,1,1,1"), "has layer 'ground', which pytiled-parser cannot read (invalid "
+                         "literal for int() with base 10: 'x')"),
+    (tmx("1,1,1,1", tileset='<tileset firstgid="1" name="t" tilewidth="8" tileheight="8" '
+                           'tilecount="1" columns="1"><wangsets><wangset name="W" type="corner" '
+                           'tile="-1"><wangcolor name="A"/></wangset></wangsets></tileset>'),
+     "has the tileset 't', which pytiled-parser cannot read (it has no 'color' attribute)"),
+    (tmx("1,1,1,1,1,1", width=201), "201×2 cells, larger than Trek imports"),
+    (tmx("1,1,1,1,1,1").replace('infinite="0"', 'infinite="1"'), "is infinite"),
+    (tmx("1,1,1,1,1,1").replace('width="3" height="2" tilewidth', 'width="three" height="2" '
+                                                                  'tilewidth'),
+     "has width 'three'; it must be a whole number of at least 1"),
+])
+def test_malformed_tmx_maps_are_refused_with_the_reason(text: str, reason: str) -> None:
     assert reason in str(refusal("tiled", text))
 
 

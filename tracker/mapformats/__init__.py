@@ -26,6 +26,7 @@ MAX_SIDE = 200
 # The extensions each format is recognised by; `.json` is looked into (a Universal VTT file
 # has a `resolution`, a Tiled map does not).
 EXTENSIONS: dict[str, Format | None] = {
+    ".tmx": "tiled",
     ".tmj": "tiled",
     ".json": None,
     ".txt": "textmapper",
@@ -35,7 +36,7 @@ EXTENSIONS: dict[str, Format | None] = {
     ".uvtt": "uvtt",
 }
 FORMAT_TITLES: dict[Format, str] = {
-    "tiled": "Tiled JSON",
+    "tiled": "Tiled",
     "textmapper": "Text Mapper",
     "uvtt": "Universal VTT",
 }
@@ -89,6 +90,9 @@ class SourceMap:
     doors: list[SourceDoor] = field(default_factory=list)
     # The line each cell was given on, by (x, y), where the format has lines (for refusals).
     cell_lines: dict[tuple[int, int], int] = field(default_factory=dict)
+    # Where each word is used, in words, where the format has no lines (Tiled: the tilesets it
+    # comes from and the cells that have it), for refusals.
+    word_places: dict[str, str] = field(default_factory=dict)
 
     @property
     def width(self) -> int:
@@ -136,9 +140,8 @@ def format_of(filename: str, text: str) -> Format:
 def unread_extension(filename: str, suffix: str) -> str:
     """The refusal of a file whose extension Trek does not read, naming the ones it does."""
     known = ", ".join(sorted(EXTENSIONS))
-    tiled = (" (a Tiled XML file: export it as JSON in Tiled, File > Export As with the JSON "
-             "map format, or `tiled --embed-tilesets --export-map json MAP.tmx MAP.tmj`)"
-             if suffix in (".tmx", ".tsx") else "")
+    tiled = (" (a Tiled tileset: Trek reads it from beside the .tmx or .tmj map that uses "
+             "it, so import the map)" if suffix in (".tsx", ".tsj") else "")
     return (f"Trek cannot tell what kind of map {filename!r} is{tiled}; it reads .toml maps "
             f"and imports {known} files")
 
@@ -174,7 +177,8 @@ def convert(source: SourceMap, target: Target,
     if extra:
         ignored.append(f"{extra} further type words after a cell's terrain word")
     words = _words_in_order(source)
-    terrains = resolve_terrains(words, target.words, overrides, _word_lines(source))
+    terrains = resolve_terrains(words, target.words, overrides, _word_lines(source),
+                                source.word_places)
     source, unnamed = _fitting_names(source)
     if unnamed:
         ignored.append(f"the names of {unnamed} cells (more kinds of cell than legend "

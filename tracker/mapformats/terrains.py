@@ -97,9 +97,11 @@ def check_overrides(overrides: Mapping[str, str], allowed: frozenset[str]) -> No
 
 def resolve_terrains(words: Iterable[str], allowed: frozenset[str],
                      overrides: Mapping[str, str],
-                     lines: Mapping[str, Sequence[int]] | None = None) -> dict[str, str]:
+                     lines: Mapping[str, Sequence[int]] | None = None,
+                     places: Mapping[str, str] | None = None) -> dict[str, str]:
     """The Trek word for every source word, --terrain first; the words Trek cannot place are
-    refused all at once, each with the lines it is on (`lines`, where the format knows them)."""
+    refused all at once, each with the lines it is on (`lines`, where the format knows them)
+    or where it is used (`places`, in words, for formats without lines)."""
     check_overrides(overrides, allowed)
     folded = _folded(overrides)
     result: dict[str, str] = {}
@@ -114,7 +116,7 @@ def resolve_terrains(words: Iterable[str], allowed: frozenset[str],
         lines = lines or {}
         # In the order the file first uses them, where it has lines.
         unknown.sort(key=lambda word: min(lines.get(word) or [0]))
-        raise MapError(_unknown_words(unknown, allowed, lines))
+        raise MapError(_unknown_words(unknown, allowed, lines, places or {}))
     return result
 
 
@@ -127,14 +129,18 @@ def _on_lines(numbers: Sequence[int]) -> str:
 
 
 def _unknown_words(unknown: Sequence[str], allowed: frozenset[str],
-                   lines: Mapping[str, Sequence[int]]) -> str:
+                   lines: Mapping[str, Sequence[int]], places: Mapping[str, str]) -> str:
     terrains = ", ".join(sorted(allowed))
+
+    def where(word: str) -> str:
+        return f" ({places[word]})" if word in places else _on_lines(lines.get(word, ()))
+
     if len(unknown) == 1:
         [word] = unknown
-        return (f"the map uses the word {word!r}{_on_lines(lines.get(word, ()))}, which Trek "
+        return (f"the map uses the word {word!r}{where(word)}, which Trek "
                 f"cannot turn into a terrain here; say what it is with --terrain {word}=TERRAIN "
                 f"(one of {terrains})")
-    named = [f"{word!r}{_on_lines(lines.get(word, ()))}" for word in unknown]
+    named = [f"{word!r}{where(word)}" for word in unknown]
     options = " ".join(f"--terrain {word}=TERRAIN" for word in unknown)
     return (f"the map uses {len(unknown)} words Trek cannot turn into a terrain here: "
             f"{', '.join(named[:-1])} and {named[-1]}; say what each is with {options} "

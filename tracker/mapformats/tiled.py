@@ -1,4 +1,6 @@
-"""Tiled JSON maps (`.tmj`): tile layers of gids, terrain from embedded tilesets' properties."""
+"""Tiled maps (`.tmx`, `.tmj`): tile layers of gids, each tile's word from its tileset (its
+`terrain` property, class, a true property or its terrain set), external tilesets read from
+beside the map. XML files come through tmx.py in the shape of Tiled's JSON."""
 
 from __future__ import annotations
 
@@ -24,6 +26,11 @@ class _Tileset:
     firstgid: int
     count: int | None
     cells: dict[int, SourceCell]
+    # Where each tile's word comes from ("the class of tiles in tileset 'Ground'"), for the
+    # refusal that asks what the words are.
+    origins: dict[int, str]
+    # What the tileset has that Trek leaves out (terrains saved by Tiled before 1.5).
+    notes: list[str]
 
 
 def _fail(reason: str) -> MapError:
@@ -52,21 +59,41 @@ def _properties(raw: object, where: str) -> dict[str, object]:
     return found
 
 
-def _tile_cell(props: dict[str, object], where: str, word: str | None = None
-               ) -> SourceCell | None:
-    """The tile's cell: its `terrain` property, else `word` (its class, or its terrain set's
-    colour); None when it has neither."""
-    terrain = props.get("terrain", word)
-    if terrain is None:
-        return None
-    if not isinstance(terrain, str) or not terrain.strip():
-        raise _fail(f"gives {where} a terrain property that is not text")
+_OWN_PROPERTIES = ("terrain", "name", "penalty")
+
+
+def _tile_word(tile: dict[str, Any], props: dict[str, object], where: str,
+               wang: tuple[str, str] | None) -> tuple[str, str] | None:
+    """A tile's word and where it comes from: its `terrain` property, else its class, else
+    the first of its properties set true (`water`, `collides`; older files write "true" as
+    text), else the terrain its terrain
+    set gives it; None when it has none of these."""
+    terrain = props.get("terrain")
+    if terrain is not None:
+        if not isinstance(terrain, str) or not terrain.strip():
+            raise _fail(f"gives {where} a terrain property that is not text")
+        return terrain.strip(), "the terrain property of tiles"
+    kind = _class_of(tile)
+    if kind is not None:
+        return kind, "the class of tiles"
+    flag = next((k for k, v in props.items() if k.strip() and k not in _OWN_PROPERTIES
+                 and (v is True or (isinstance(v, str) and v.strip().lower() == "true"))),
+                None)
+    if flag is not None:
+        return flag.strip(), f"the property {flag.strip()!r} of tiles"
+    if wang is not None:
+        return wang[0], f"terrain set {wang[1]!r}"
+    return None
+
+
+def _tile_cell(props: dict[str, object], where: str, word: str) -> SourceCell:
+    """The tile's cell: its word, with the name and penalty its properties give it."""
     name = props.get("name")
     if name is not None and not isinstance(name, str):
         raise _fail(f"gives {where} a name property that is not text")
     penalty = props.get("penalty", 0)
     penalty = _int(penalty, f"penalty on {where}")
-    return SourceCell(terrain.strip(), name=name or None, penalty=penalty)
+    return SourceCell(word, name=name or None, penalty=penalty)
 
 
 _EMBED = ("embed it in Tiled (the Embed Tileset button of the Tilesets panel) or export "
@@ -74,15 +101,11 @@ _EMBED = ("embed it in Tiled (the Embed Tileset button of the Tilesets panel) or
 
 
 def _external(raw: dict[str, Any], folder: Path | None) -> dict[str, Any]:
-    """An external tileset read from beside the map (JSON: `.tsj` or `.json`), as if it
+    """An external tileset read from beside the map (`.tsx`, `.tsj` or `.json`), as if it
     were embedded with the map's `firstgid`."""
     source = raw["source"]
     if not isinstance(source, str) or not source.strip():
         raise _fail("has an external tileset whose source is not a file name")
-    suffix = Path(source).suffix.lower()
-    if suffix not in (".tsj", ".json"):
-        raise _fail(f"uses the external tileset {source!r}, which is not JSON; save it as a "
-                    f".tsj beside the map, or {_EMBED}")
     path = (folder or Path(".")) / source
     try:
         if folder is None:
@@ -91,7 +114,12 @@ def _external(raw: dict[str, Any], folder: Path | None) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError):
         raise _fail(f"uses the external tileset {source!r}, which Trek cannot read beside the "
                     f"map ({path}); put it there, or {_EMBED}") from None
-    tileset = json_object(text, f"the tileset {source!r}")
+    if text.lstrip().startswith("<"):
+        from tracker.mapformats import tmx
+
+        tileset = tmx.tileset_document(text, source)
+    else:
+        tileset = json_object(text, f"the tileset {source!r}")
     return {**tileset, "firstgid": raw.get("firstgid")}
 
 
@@ -104,15 +132,26 @@ def _class_of(tile: dict[str, Any]) -> str | None:
     return None
 
 
-def _wang_words(raw: dict[str, Any], index: int) -> dict[int, str]:
-    """Each tile's word from the tileset's terrain sets (Tiled's Wang sets): the colour named
-    most often among its corners and edges (the first such in the tile's own order on a tie)."""
-    words: dict[int, str] = {}
+def _wang_words(raw: dict[str, Any], label: str, notes: list[str]
+                ) -> dict[int, tuple[str, str]]:
+    """Each tile's word from the tileset's terrain sets (Tiled's Wang sets), with the set's
+    name: the terrain named most often among its corners and edges (the first such in the
+    tile's own order on a tie); a terrain without a name is called by its set's. Terrain sets
+    and terrains from before Tiled 1.5 are noted as left out."""
+    words: dict[int, tuple[str, str]] = {}
     wangsets = raw.get("wangsets", [])
     if not isinstance(wangsets, list):
-        raise _fail(f"has wangsets in tileset {index + 1} that are not a list")
+        raise _fail(f"has wangsets in {label} that are not a list")
+    if raw.get("terrains"):
+        notes.append(f"the terrains of {label} (saved by a Tiled before 1.5; open and save "
+                     "the tileset in a newer Tiled to make them a terrain set)")
     for wangset in wangsets:
         if not isinstance(wangset, dict):
+            continue
+        set_name = str(wangset.get("name") or "").strip()
+        if "colors" not in wangset and ("cornercolors" in wangset or "edgecolors" in wangset):
+            notes.append(f"terrain set {set_name!r} of {label} (saved by a Tiled before 1.5; "
+                         "open and save the tileset in a newer Tiled)")
             continue
         colours = [c.get("name") if isinstance(c, dict) else None
                    for c in wangset.get("colors", [])]
@@ -124,9 +163,10 @@ def _wang_words(raw: dict[str, Any], index: int) -> dict[int, str]:
                 continue
             best = max(ids, key=lambda i: (ids.count(i), -ids.index(i)))
             name = colours[best - 1]
+            word = name.strip() if isinstance(name, str) and name.strip() else set_name
             tile_id = tile.get("tileid")
-            if isinstance(name, str) and name.strip() and isinstance(tile_id, int):
-                words.setdefault(tile_id, name.strip())
+            if word and isinstance(tile_id, int):
+                words.setdefault(tile_id, (word, set_name or word))
     return words
 
 
@@ -135,35 +175,43 @@ def _tileset(raw: object, index: int, folder: Path | None = None) -> _Tileset:
         raise _fail(f"has tileset {index + 1} that is not a JSON object")
     if "source" in raw:
         raw = _external(raw, folder)
-    firstgid = _int(raw.get("firstgid"), f"firstgid in tileset {index + 1}", 1)
+    name = raw.get("name")
+    label = (f"tileset {name.strip()!r}" if isinstance(name, str) and name.strip()
+             else f"tileset {index + 1}")
+    firstgid = _int(raw.get("firstgid"), f"firstgid in {label}", 1)
     count = raw.get("tilecount")
     if count is not None:
-        count = _int(count, f"tilecount in tileset {index + 1}")
+        count = _int(count, f"tilecount in {label}")
     tiles = raw.get("tiles", [])
     if not isinstance(tiles, list):
-        raise _fail(f"has tiles in tileset {index + 1} that are not a list")
+        raise _fail(f"has tiles in {label} that are not a list")
     cells: dict[int, SourceCell] = {}
-    wang = _wang_words(raw, index)
+    origins: dict[int, str] = {}
+    notes: list[str] = []
+    wang = _wang_words(raw, label, notes)
     for tile in tiles:
         if not isinstance(tile, dict):
-            raise _fail(f"has a tile in tileset {index + 1} that is not a JSON object")
-        tile_id = _int(tile.get("id"), f"a tile id in tileset {index + 1}")
-        where = f"tile {tile_id} of tileset {index + 1}"
-        cell = _tile_cell(_properties(tile.get("properties"), where), where,
-                          _class_of(tile) or wang.get(tile_id))
-        if cell is not None:
-            cells[tile_id] = cell
+            raise _fail(f"has a tile in {label} that is not a JSON object")
+        tile_id = _int(tile.get("id"), f"a tile id in {label}")
+        where = f"tile {tile_id} of {label}"
+        props = _properties(tile.get("properties"), where)
+        found = _tile_word(tile, props, where, wang.get(tile_id))
+        if found is not None:
+            cells[tile_id] = _tile_cell(props, where, found[0])
+            origins[tile_id] = f"{found[1]} in {label}"
     # Tiles that only a terrain set names have no entry in `tiles`.
-    for tile_id, word in wang.items():
-        cells.setdefault(tile_id, SourceCell(word))
-    return _Tileset(firstgid, count, cells)
+    for tile_id, (word, set_name) in wang.items():
+        if tile_id not in cells:
+            cells[tile_id] = SourceCell(word)
+            origins[tile_id] = f"terrain set {set_name!r} in {label}"
+    return _Tileset(firstgid, count, cells, origins, notes)
 
 
 def _gids(layer: dict[str, Any], name: str, size: int) -> list[int]:
     data = layer.get("data")
     encoding = layer.get("encoding", "csv")
     if encoding == "base64":
-        gids = _base64_gids(data, layer.get("compression", ""), name, size)
+        gids = base64_gids(data, layer.get("compression", ""), name, size)
     elif encoding == "csv":
         if isinstance(data, str):
             try:
@@ -185,7 +233,7 @@ def _gids(layer: dict[str, Any], name: str, size: int) -> list[int]:
     return [gid & ~_FLIP_BITS for gid in gids]
 
 
-def _base64_gids(data: object, compression: object, name: str, size: int) -> list[int]:
+def base64_gids(data: object, compression: object, name: str, size: int) -> list[int]:
     if not isinstance(data, str):
         raise _fail(f"has layer {name!r} whose base64 data is not text")
     # Never inflate more than the layer can hold (plus one byte to notice a longer one).
@@ -242,10 +290,15 @@ def _grid(doc: dict[str, Any]) -> tuple[Grid, bool]:
 
 
 def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
-    """The map's cells: the top-most tile layer whose tile has a word wins. A tile's word is
-    its `terrain` property, else its class, else the colour its terrain set gives it most;
-    `folder`: where the map is, for external tilesets beside it."""
-    doc = json_object(text, "the Tiled map")
+    """The map's cells: the top-most tile layer whose tile has a word wins (see _tile_word);
+    `text` is Tiled's XML (`.tmx`) or JSON (`.tmj`); `folder`: where the map is, for external
+    tilesets beside it."""
+    if text.lstrip().startswith("<"):
+        from tracker.mapformats import tmx
+
+        doc, xml = tmx.map_document(text), True
+    else:
+        doc, xml = json_object(text, "the Tiled map"), False
     if doc.get("infinite") is True:
         raise _fail("is infinite; Trek needs a fixed size (untick Infinite in Tiled's map "
                     "properties)")
@@ -264,18 +317,25 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
     if not layers:
         raise _fail("has no tile layers")
     cells = [[OPEN] * width for _ in range(height)]
+    origins: dict[str, list[str]] = {}
     for layer in layers:
         name = str(layer.get("name", "?"))
         for i, gid in enumerate(_gids(layer, name, width * height)):
             if gid == 0:
                 continue
-            cell = _cell_of(gid, tilesets, name)
-            if cell is not None:
+            found = _cell_of(gid, tilesets, name)
+            if found is not None:
+                cell, origin = found
                 cells[i // width][i % width] = cell
+                if origin not in origins.setdefault(cell.word, []):
+                    origins[cell.word].append(origin)
     map_name = _properties(doc.get("properties"), "the map").get("name")
     used = ["width", "height", "orientation", "tile layers (data, encoding, compression)",
-            "tilesets, embedded or JSON beside the map (firstgid, tilecount, tiles[].properties "
-            "terrain, name and penalty; else a tile's class, else its terrain set's colour)"]
+            "tilesets, embedded or beside the map as .tsx, .tsj or .json (firstgid, tilecount; "
+            "a tile's terrain property, else its class, else its first property set true, "
+            "else the terrain its terrain set gives it most; name and penalty properties)"]
+    if xml:
+        used.insert(0, "Tiled's XML (.tmx, .tsx), read with pytiled-parser")
     if grid == "hex":
         used.append("staggeraxis and staggerindex")
     if isinstance(map_name, str) and map_name.strip():
@@ -285,6 +345,7 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
     ignored = sorted(k for k in doc if k not in _USED_TOP)
     ignored += [f"{kind} layers" for kind in sorted(set(skipped))]
     ignored.append("tile images, flips and other tile properties")
+    ignored += [note for tileset in tilesets for note in tileset.notes]
     if shift:
         # Tiled's even stagger pushes even columns down; one open column on the left makes
         # every column one further right, so the pushed-down ones are odd as Trek draws them.
@@ -293,10 +354,31 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
         used.append("staggerindex even: an open column was added on the left so the shifted "
                     "columns are odd as Trek draws them (Tiled column c is Trek column c+1)")
     return SourceMap(format="tiled", name=str(map_name), grid=grid, cells=cells, used=used,
-                     ignored=ignored)
+                     ignored=ignored, word_places=_places(cells, origins))
 
 
-def _cell_of(gid: int, tilesets: list[_Tileset], layer: str) -> SourceCell | None:
+def _places(cells: list[list[SourceCell]], origins: dict[str, list[str]]) -> dict[str, str]:
+    """Where each word is used, for the refusal that asks what it is: where in the tilesets
+    it comes from, how many cells have it and the first of them (x,y from the top left)."""
+    counts: dict[str, int] = {}
+    first: dict[str, tuple[int, int]] = {}
+    for y, row in enumerate(cells):
+        for x, cell in enumerate(row):
+            counts[cell.word] = counts.get(cell.word, 0) + 1
+            first.setdefault(cell.word, (x, y))
+    places = {}
+    for word, where in origins.items():
+        if word in counts:
+            n = counts[word]
+            x, y = first[word]
+            places[word] = (f"{' and '.join(where)}; {n} {'cell' if n == 1 else 'cells'}, "
+                            f"the first at {x},{y}")
+    return places
+
+
+def _cell_of(gid: int, tilesets: list[_Tileset], layer: str
+             ) -> tuple[SourceCell, str] | None:
+    """The cell a gid's tile gives and where its word comes from (None: the tile has none)."""
     owner = None
     for tileset in tilesets:
         if tileset.firstgid <= gid:
@@ -304,4 +386,5 @@ def _cell_of(gid: int, tilesets: list[_Tileset], layer: str) -> SourceCell | Non
     local = gid - owner.firstgid if owner is not None else -1
     if owner is None or (owner.count is not None and local >= owner.count):
         raise _fail(f"has layer {layer!r} with the tile gid {gid}, which is in no tileset")
-    return owner.cells.get(local)
+    cell = owner.cells.get(local)
+    return None if cell is None else (cell, owner.origins[local])
