@@ -494,6 +494,17 @@ def test_an_embedded_xml_tileset_and_every_layer_encoding_read_the_same(tmp_path
         assert doc["map"]["rows"] == ["gwg", "eeg"]
 
 
+def test_a_byte_order_mark_before_the_map_or_its_tileset_is_passed_over(tmp_path: Path
+                                                                         ) -> None:
+    (tmp_path / "terrain.tsx").write_text("\ufeff" + TERRAIN_TSX)
+    for text in ("\ufeff" + tmx("1,1,1,\n1,1,2"),
+                 "\ufeff" + tiled([1, 1, 1, 1, 1, 2]).replace(
+                     '"tilesets": [{', '"tilesets": [{"source": "terrain.tsx", ', 1)):
+        doc = tomllib.loads(convert(parse("tiled", text, "keep", folder=tmp_path),
+                                    CYPHER_OVERLAND).toml)
+        assert doc["map"]["rows"] == ["ggg", "gge"]
+
+
 def test_a_tmj_map_reads_an_external_tsx_tileset(tmp_path: Path) -> None:
     (tmp_path / "terrain.tsx").write_text(TERRAIN_TSX)
     doc = json.loads(tiled([1, 1, 1, 1, 1, 2]))

@@ -114,6 +114,7 @@ def _external(raw: dict[str, Any], folder: Path | None) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError):
         raise _fail(f"uses the external tileset {source!r}, which Trek cannot read beside the "
                     f"map ({path}); put it there, or {_EMBED}") from None
+    text = text.lstrip("\ufeff")
     if text.lstrip().startswith("<"):
         from tracker.mapformats import tmx
 
@@ -293,6 +294,8 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
     """The map's cells: the top-most tile layer whose tile has a word wins (see _tile_word);
     `text` is Tiled's XML (`.tmx`) or JSON (`.tmj`); `folder`: where the map is, for external
     tilesets beside it."""
+    # A byte-order mark is not whitespace; an editor may have put one before either kind.
+    text = text.lstrip("\ufeff")
     if text.lstrip().startswith("<"):
         from tracker.mapformats import tmx
 
