@@ -110,6 +110,29 @@ def test_perspective_walls_take_the_property_its_tiles_have() -> None:
     assert terrain_at(walled.toml, 6, 12) == ("wall", "door")
 
 
+# -- simple-map-collision-mapped.tmx: a game level whose tiles say whether they collide -----
+
+def test_a_game_levels_collides_property_is_its_word_and_its_hidden_layer_is_left_out(
+        ) -> None:
+    # The embedded tileset gives 336 tiles collides=true and 38 collides=false (no word). The
+    # layers are Ground, Ground-Demo (visible="0") and Lava, each 29 CSV gids a row.
+    source = read("simple-map-collision-mapped.tmx")
+    assert (source.width, source.height) == (29, 12)
+    assert set(source.word_places) == {"collides"}
+    assert source.word_places["collides"].startswith(
+        "the property 'collides' of tiles in tileset 'kenney-tileset-64px-extruded'; ")
+    result = imported("simple-map-collision-mapped.tmx", BESM_BATTLE, collides="wall")
+    # Ground row 2 starts 159 (tile 158, collides) then 0: a wall, then open ground.
+    assert terrain_at(result.toml, 0, 2)[0] == "wall"
+    assert terrain_at(result.toml, 1, 2) == ("open", "open")
+    # Only the hidden Ground-Demo layer has a tile at (7,1) (gid 59): it stays open.
+    assert terrain_at(result.toml, 7, 1) == ("open", "open")
+    # Column 6 is empty on Ground down to row 10; Lava fills rows 8 to 11 (gids 290, 312).
+    assert terrain_at(result.toml, 6, 7) == ("open", "open")
+    assert [terrain_at(result.toml, 6, y)[0] for y in range(8, 12)] == ["wall"] * 4
+    assert "hidden layers" in result.report["ignored"]
+
+
 # -- maps whose tiles carry no word: every cell is open ground, and that is reported ---------
 
 @pytest.mark.parametrize(("name", "size", "ignored"), [
