@@ -66,8 +66,7 @@ def _tile_word(tile: dict[str, Any], props: dict[str, object], where: str,
                wang: tuple[str, str] | None) -> tuple[str, str] | None:
     """A tile's word and where it comes from: its `terrain` property, else its class, else
     the first of its properties set true (`water`, `collides`; older files write "true" as
-    text), else the terrain its terrain
-    set gives it; None when it has none of these."""
+    text), else the terrain its terrain set gives it; None when it has none of these."""
     terrain = props.get("terrain")
     if terrain is not None:
         if not isinstance(terrain, str) or not terrain.strip():
