@@ -591,7 +591,8 @@ def bomb() -> str:
     (tmx(bomb(), encoding='encoding="base64" compression="zlib"'),
      "has layer 'ground' whose base64 data is not 6 4-byte gids"),
     (tmx("AAAA", encoding='encoding="base64" compression="zstd"'),
-     "compressed with 'zstd'; Trek reads uncompressed, zlib or gzip base64 (or CSV)"),
+     "compressed with 'zstd'; Trek reads uncompressed, zlib or gzip base64 (or CSV): pick "
+     "one as the Tile Layer Format in Tiled's map properties"),
     (tmx("1,1,x,1,1,1"), "has layer 'ground', which pytiled-parser cannot read (invalid "
                          "literal for int() with base 10: 'x')"),
     (tmx("1,1,1,1", tileset='<tileset firstgid="1" name="t" tilewidth="8" tileheight="8" '

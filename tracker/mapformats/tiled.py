@@ -245,7 +245,8 @@ def base64_gids(data: object, compression: object, name: str, size: int) -> list
             raw = inflater.decompress(raw, limit)
         elif compression not in ("", None):
             raise _fail(f"has layer {name!r} compressed with {compression!r}; Trek reads "
-                        "uncompressed, zlib or gzip base64 (or CSV)")
+                        "uncompressed, zlib or gzip base64 (or CSV): pick one as the Tile "
+                        "Layer Format in Tiled's map properties")
     except (binascii.Error, zlib.error):
         raise _fail(f"has layer {name!r} whose base64 data cannot be decoded") from None
     if len(raw) % 4 or len(raw) > 4 * size:
