@@ -599,6 +599,10 @@ def bomb() -> str:
                            'tilecount="1" columns="1"><wangsets><wangset name="W" type="corner" '
                            'tile="-1"><wangcolor name="A"/></wangset></wangsets></tileset>'),
      "has the tileset 't', which pytiled-parser cannot read (it has no 'color' attribute)"),
+    (tmx(""), "has layer 'ground' whose CSV data is empty"),
+    (tmx("1,1,1,1,1,1", tileset='<tileset firstgid="1"><tile/></tileset>'),
+     "has a tileset without a name, which pytiled-parser cannot read (it has no 'id' "
+     "attribute)"),
     (tmx("1,1,1,1,1,1", width=201), "201×2 cells, larger than Trek imports"),
     (tmx("1,1,1,1,1,1").replace('infinite="0"', 'infinite="1"'), "is infinite"),
     (tmx("1,1,1,1,1,1").replace('width="3" height="2" tilewidth', 'width="three" height="2" '

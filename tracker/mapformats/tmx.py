@@ -26,7 +26,9 @@ def _fail(reason: str) -> MapError:
 def _why(error: Exception) -> str:
     if isinstance(error, KeyError):
         return f"it has no {error.args[0]!r} attribute"
-    return str(error) or type(error).__name__
+    if isinstance(error, ValueError) and str(error):
+        return str(error)  # a number or colour that is not one, quoted
+    return "it is not written as Tiled writes it"
 
 
 def _root(text: str, what: str) -> ElementTree.Element:
@@ -118,7 +120,8 @@ def _tileset(element: ElementTree.Element, firstgid: int) -> dict[str, Any]:
     try:
         tileset = parse_tileset(element, firstgid, "utf-8")
     except _READ_ERRORS as error:
-        raise _fail(f"has the tileset {name!r}, which pytiled-parser cannot read "
+        called = f"the tileset {name!r}" if name.strip() else "a tileset without a name"
+        raise _fail(f"has {called}, which pytiled-parser cannot read "
                     f"({_why(error)})") from None
     tiles = [{"id": tile_id, "class": tile.class_, "properties": dict(tile.properties or {})}
              for tile_id, tile in sorted((tileset.tiles or {}).items())]
@@ -185,3 +188,5 @@ def _check_data(data: ElementTree.Element, name: str, size: int) -> None:
     elif encoding != "csv":
         raise _fail(f"has layer {name!r} with encoding {encoding!r}; Trek reads csv and "
                     "base64")
+    elif not (data.text or "").strip():
+        raise _fail(f"has layer {name!r} whose CSV data is empty")
