@@ -175,7 +175,15 @@ def test_a_tmx_map_with_its_tsx_is_read_alike_by_every_command(trek_run: Run,
     assert "Wrote d.toml: 40×40 square map from a Tiled file." in out.stdout
     assert "Brick -> wall" in out.stdout
     assert "Tiled's XML (.tmx, .tsx), read with pytiled-parser" in out.stdout
-    ok(trek_run("init", "Dunes"))
+    # BESM's overland map has open ground, features and hazards.
+    init = ok(trek_run("init", "Dunes", "--map", "desert.tmx", "--terrain", "Brick=feature",
+                       "--terrain", "Cobblestone=open"))
+    assert "Imported desert.tmx (Tiled, 40×40 square)" in init.stdout
+    shown = ok(trek_run("map", "show", "--json")).json()["map"]
+    # (25,6) is Brick, (12,6) Cobblestone, (0,0) Desert (test_real_tiled_maps.py).
+    assert cells(shown)[6][25] == ("feature", "Brick")
+    assert cells(shown)[6][12] == ("open", "Cobblestone")
+    assert cells(shown)[0][0] == ("open", "Desert")
     before = log_of(trek_run)
     refused(trek_run("encounter", "start", "Fight", "--map", "desert.tmx"), *asked)
     assert log_of(trek_run) == before
