@@ -505,6 +505,17 @@ def test_a_byte_order_mark_before_the_map_or_its_tileset_is_passed_over(tmp_path
         assert doc["map"]["rows"] == ["ggg", "gge"]
 
 
+@pytest.mark.parametrize("index", ["odd", "even"])
+def test_a_tmx_hex_map_reads_as_its_json_twin(tmp_path: Path, index: str) -> None:
+    (tmp_path / "terrain.tsx").write_text(TERRAIN_TSX)
+    text = tmx("1,2,1,\n2,1,2").replace(
+        'orientation="orthogonal"',
+        f'orientation="hexagonal" staggeraxis="x" staggerindex="{index}" hexsidelength="16"')
+    xml = convert(parse("tiled", text, "h", folder=tmp_path), GURPS_BATTLE)
+    assert xml.toml == convert(parse("tiled", hex_map(index), "h"), GURPS_BATTLE).toml
+    assert tomllib.loads(xml.toml)["map"]["grid"] == "hex"
+
+
 def test_a_tmj_map_reads_an_external_tsx_tileset(tmp_path: Path) -> None:
     (tmp_path / "terrain.tsx").write_text(TERRAIN_TSX)
     doc = json.loads(tiled([1, 1, 1, 1, 1, 2]))
