@@ -72,6 +72,23 @@ def test_a_walker_crosses_a_six_mile_open_square_in_half_a_day() -> None:
                          "in_transit": None}
 
 
+def test_a_river_on_the_map_costs_nothing_to_cross() -> None:
+    # A river drawn down column 1 (a Text Mapper import's [[river]]): no rule prices the
+    # crossing, so 0,1 to 1,1 to 2,1 is two open squares, 1/2 day each, as without it.
+    river = MAP + '[[river]]\nname = "Qi Water"\npath = [[1, 0], [1, 1]]\n'
+    game_map = load_map(river, RULESETS.named("cypher"))
+    assert [r.name for r in game_map.rivers] == ["Qi Water"]
+    c = Campaign.start(STAMP, name="Qi", ruleset="cypher", rulesets=RULESETS, seed=1,
+                       game_map=game_map, at=Square(0, 1))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c)["used"] == "1/2"
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c) == {"unit": "day", "used": "1", "remaining": "0", "miles_today": 12,
+                         "in_transit": None}
+
+
 def test_a_road_square_takes_six_twentieths_of_a_day() -> None:
     # given the party at 1,0 heading west onto the road: 20 miles a day, 6/20 = 3/10
     c = campaign(at=Square(1, 0))

@@ -23,18 +23,20 @@ _add(("open", "grass", "grassland", "plain", "plains", "meadow", "field", "field
       "floor", "ground", "road", "trail", "path", "desert", "sand", "dirt", "steppe", "savanna",
       "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast",
       # Gnomeyland's settlements (Text Mapper).
-      "thorp", "large-town"), ("open",))
+      "thorp", "large-town",
+      # Text Mapper's default, bright and apocalypse libraries: open land and ruins on it.
+      "tundra", "coastal", "island", "ruin", "ruined-tower", "ruined-castle"), ("open",))
 _add(("forest", "forests", "woods", "wood", "trees", "tree", "jungle", "fir-forest",
       "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket",
-      "fir", "firs", "brushland"), _PASSABLE_SLOW)
+      "fir", "firs", "brushland", "woodland"), _PASSABLE_SLOW)
 _add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree",
       "fir-hill", "forest-hill", "green-hills"),
      ("rough", "difficult", "treacherous", "open"))
 _add(("swamp", "swamps", "marsh", "marshes", "bog", "fen", "mud", "difficult", "rubble",
-      "debris"), ("difficult", "rough", "treacherous", "hazard", "water"))
+      "debris", "wetland"), ("difficult", "rough", "treacherous", "hazard", "water"))
 _add(("ice", "snow", "glacier", "treacherous"), ("treacherous", "difficult", "rough", "hazard"))
 _add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm",
-      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains"),
+      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains", "volcano"),
      ("feature", "wall"))
 _add(("water", "lake", "sea", "ocean", "deep-water", "pond"),
      ("water", "deep-water", "feature", "wall"))
