@@ -93,7 +93,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
     assert report["terrains"] == {"forest": "difficult", "hills": "rough", "open": "open",
                                   "mountain": "feature"}
     assert report["wrote"] == "vale.toml"
-    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
+    assert "1 labels (each names its hex in the legend)" in report["used"]
     assert "3 unlisted cells (made open ground)" in report["ignored"]
     assert not (files / "trek.db").exists()  # converting a file touches no store
 
@@ -104,6 +104,14 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
         [("difficult", "forest"), ("rough", "Old Mill"), ("open", "open")],
         [("open", "open"), ("open", "open"), ("feature", "mountain")],
     ]
+    # The river 0101-0302 is on the map: listed by `map show`, drawn by --svg from the centre
+    # of 0,0 to that of 2,1 (28 + 40x + 20, 48 + 40y + 20, lifted 9).
+    assert shown["rivers"] == [{"name": None, "path": [[0, 0], [2, 1]]}]
+    assert "river (unnamed): from 0,0 to 2,1 (drawn only; crossing costs nothing)" in ok(
+        trek_run("map", "show")).stdout
+    ok(trek_run("map", "show", "--svg", "vale.svg"))
+    assert ('<polyline class="river" data-name="" points="48.0,59.0 128.0,99.0"'
+            in (files / "vale.svg").read_text())
 
 
 def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files: Path) -> None:
