@@ -58,12 +58,11 @@ def cell(doc: dict[str, Any], column: int, row: int) -> dict[str, Any]:
 
 # (file, size, the words refused in one pass with their lines as `grep -n` shows them)
 REFUSED = [
-    # `0101 default`, `0401 fin`, `0402 fort`, `0404 pyramid`, `0405 cave`: the other types
-    # (sand, coast, sea, forest, woodland, wetland, swamp, tundra, grass, hill, mountain,
-    # volcano, jungle, ruin, desert) Trek knows, and `red` alone is a colour.
+    # `0401 fin`, `0402 fort`, `0404 pyramid`, `0405 cave`: the other types (sand, coast, sea,
+    # forest, woodland, wetland, swamp, tundra, grass, hill, mountain, volcano, jungle, ruin,
+    # desert) Trek knows, and `0101 default` and `0106 red` are Text Mapper's styles alone.
     ("apocalypse-example.txt", (4, 6),
-     "'default' (line 4), 'fin' (line 23), 'fort' (line 24), 'pyramid' (line 26) and "
-     "'cave' (line 27)"),
+     "'fin' (line 23), 'fort' (line 24), 'pyramid' (line 26) and 'cave' (line 27)"),
     ("bright-example.txt", (5, 5),
      "'bubble' (line 22), 'needle' (line 25), 'castle' (line 29) and 'cave' (line 31)"),
     # `0806 swamp2 chaos`: chaos, which 0805 needs too, is asked for, not swamp2.
@@ -124,8 +123,10 @@ def test_the_apocalypse_example_draws_its_road_and_rivers_beyond_its_hexes() -> 
     # lie in columns 05-07, beyond them: counted, not drawn. The canyon and border are other
     # lines. 21 hex lines, each with its label.
     text = text_of("apocalypse-example.txt")
-    doc, report = imported(text, default="open", fin="open", fort="open", pyramid="feature",
-                           cave="feature")
+    doc, report = imported(text, fin="open", fort="open", pyramid="feature", cave="feature")
+    # `0101 default "default"`, `0106 red "red"`: a style alone, open ground.
+    assert cell(doc, 1, 1) == {"terrain": "open", "name": "default"}
+    assert cell(doc, 1, 6) == {"terrain": "open", "name": "red"}
     assert "river" not in doc
     assert not any(entry.get("road") for entry in doc["legend"].values())
     assert "1 road lines (the hexes they join are roads)" in report["used"]

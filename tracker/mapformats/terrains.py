@@ -56,9 +56,11 @@ _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
 # library of ground tints written before the type word, `0106 dark-green fir-forest`) defines
 # these as attributes alone: white, shadow, light-soil, soil, dark-soil, rock, dust, sand,
 # water, ocean, light-grey, grey, dark-grey, blue-green, poisoned, light-green, green,
-# dark-green, dry, port and red. They are never taken for the type while the line has another
-# word; alone on a line, such a word is the hex's ground.
-_COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
+# dark-green, dry, port and red; every library of Text Mapper's also styles `default`, the fill
+# of a hex with no other style. They are never taken for the type while the line has another
+# word; alone on a line, such a word is the hex's ground when Trek knows it as ground, else the
+# hex is open ground.
+_COLOURS = frozenset({"default", "white", "black", "grey", "gray", "green", "blue", "brown", "red",
                       "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
                       "soil", "dust", "rock", "sand", "water", "ocean", "shadow", "blue-green",
                       "poisoned", "dry", "port"})
