@@ -144,7 +144,6 @@ def test_an_override_to_a_terrain_the_map_cannot_use_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("text", "line", "reason"), [
-    ("0101 forest\n0001 hills\n", 2, "column or row of 0"),
     ("0101 forest\n201.01 hills\n", 2, "201×1 cells, larger than Trek imports"),
 ])
 def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line: int,
@@ -152,6 +151,25 @@ def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line
     error = refusal("textmapper", text)
     assert error.line == line
     assert reason in error.reason
+
+
+def test_text_mappers_column_and_row_00_are_read_where_text_mapper_draws_them() -> None:
+    # Text Mapper draws column and row 00 too. Row 00 is Trek's row 0; on hexes column 00 is
+    # Trek's column 1 after an open column 0, so Text Mapper's even columns (00 among them)
+    # still sit half a hex lower as Trek's odd ones do; on squares it is column 0.
+    text = "0001 hills\n0101 forest\n0100 grass\n0001-0101 road\n"
+    imported = convert(parse("textmapper", text, "vale"), GURPS_BATTLE)
+    doc = tomllib.loads(imported.toml)
+    names = [[doc["legend"][ch]["name"] for ch in row] for row in doc["map"]["rows"]]
+    assert names == [["open", "open", "grass"], ["open", "hills", "forest"]]
+    assert ("hexes in column 00 (Trek's column 1, after an open column 0 so the even columns "
+            "still sit half a hex lower)") in imported.report["used"]
+    assert "hexes in row 00 (Trek's row 0)" in imported.report["used"]
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND, grid="square")
+    assert [[doc["legend"][ch]["name"] for ch in row] for row in doc["map"]["rows"]] == [
+        ["open", "grass"], ["hills", "forest"]]
+    # The road 0001-0101 joins the two hexes of row 01, where they now are.
+    assert [doc["legend"][ch].get("road", False) for ch in doc["map"]["rows"][1]] == [True, True]
 
 
 def test_every_word_trek_cannot_place_is_refused_at_once_with_its_lines() -> None:

@@ -212,3 +212,32 @@ def test_travellers_systems_keep_their_names_and_leave_their_other_fields() -> N
     # `0101 starport-D size-7 gas amber "Inedgeus" uwp="D7A5579-8"`; `0104 empty`.
     assert cell(doc, 1, 1) == {"terrain": "open", "name": "Inedgeus"}
     assert cell(doc, 1, 4) == {"terrain": "open", "name": "empty"}
+
+
+def test_the_gazetteer_example_starts_in_column_00_and_names_its_words_at_once() -> None:
+    # 78 hex lines in columns 00-10 and rows 01-11 (the gazetteer library's words, written
+    # with underscores, each hex labelled with its word). Column 00 is Trek's column 1 after
+    # an open column 0, so the even columns still sit lower: 12 columns, 11 rows.
+    text = text_of("gazetteer-example.txt")
+    assert len(hexes(text)) == 78
+    assert min(c for c, _ in hexes(text)) == 0
+    message = refusal(text)
+    assert ("12 words Trek cannot turn into a terrain here: 'deserts' (lines 4, 41), "
+            "'dead_lands' (lines 5, 69, 70, 71), 'deep_sea' (line 8), 'green_hills' (lines 51, "
+            "54, 79, 80), 'jungle_hills' (line 56), 'moors' (line 68), 'mud_flats' (line 73), "
+            "'sandy_deserts' (line 74), 'rocky_deserts' (line 75), 'sandy_dunes' (line 76), "
+            "'barren_lands' (line 77) and 'mountain_ridges' (line 85)") in message
+    asked = re.findall(r"--terrain (\S+)=TERRAIN", message)
+    doc, report = imported(text, **dict.fromkeys(asked, "rough"))
+    assert (report["width"], report["height"]) == (12, 11)
+    # `0001 clear "clear"` and `0101 clear capital_metropolis "capital_metropolis"`: 78
+    # labelled hexes of 50-odd words are more kinds of cell than Trek's 77 legend characters,
+    # so each keeps its word, and the report says so.
+    assert doc["legend"][doc["map"]["rows"][0][1]] == {"terrain": "open", "name": "clear"}
+    assert doc["legend"][doc["map"]["rows"][0][2]] == {"terrain": "open", "name": "clear"}
+    assert ("the names of 78 cells (more kinds of cell than legend characters; each keeps its "
+            "word)") in report["ignored"]
+    assert {row[0] for row in doc["map"]["rows"]} == {"."}
+    assert ("hexes in column 00 (Trek's column 1, after an open column 0 so the even columns "
+            "still sit half a hex lower)") in report["used"]
+    assert "78 labels (each names its hex in the legend)" in report["used"]

@@ -69,15 +69,17 @@ def _line_cells(points: list[tuple[int, int]], grid: Grid) -> set[tuple[int, int
     return cells
 
 
-def _pieces(points: list[tuple[int, int, int]], width: int, height: int
-            ) -> tuple[list[list[tuple[int, int]]], int]:
-    """A line's points on the map (level 00, within `width` by `height`; 0-based) in unbroken
-    pieces, a piece ending where the line leaves the map, and how many points lay off it."""
+def _pieces(points: list[tuple[int, int, int]], shift: tuple[int, int], width: int,
+            height: int) -> tuple[list[list[tuple[int, int]]], int]:
+    """A line's points on the map (level 00, within `width` by `height` once moved by `shift`)
+    in unbroken pieces, a piece ending where the line leaves the map, and how many points lay
+    off it."""
     pieces: list[list[tuple[int, int]]] = [[]]
     off = 0
     for x, y, z in points:
-        if z == 0 and 1 <= x <= width and 1 <= y <= height:
-            pieces[-1].append((x - 1, y - 1))
+        at = (x + shift[0], y + shift[1])
+        if z == 0 and 0 <= at[0] < width and 0 <= at[1] < height:
+            pieces[-1].append(at)
         else:
             off += 1
             if pieces[-1]:
@@ -122,10 +124,7 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
         if z != 0:
             levels += 1
             continue
-        if x < 1 or y < 1:
-            raise MapError(f"coordinate {coordinate} has a column or row of 0; Trek reads Text "
-                           "Mapper coordinates from 01", lineno)
-        check_size(x, y, lineno)
+        check_size(max(x, 1), max(y, 1), lineno)
         rest = rest or ""
         label: str | None = None
         for tag, value, _size in _TAG.findall(rest):
@@ -147,31 +146,39 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
             # A bare coordinate or a label alone: the hex is there, its ground unsaid.
             bare += 1
             words = ("open",)
-        if (x - 1, y - 1) in placed:
+        if (x, y) in placed:
             repeated += 1
-        placed[(x - 1, y - 1)] = words
-        on_lines[(x - 1, y - 1)] = lineno
+        placed[(x, y)] = words
+        on_lines[(x, y)] = lineno
         if label is not None:
-            named[(x - 1, y - 1)] = label
+            named[(x, y)] = label
         else:
-            named.pop((x - 1, y - 1), None)
+            named.pop((x, y), None)
     if not placed:
         raise MapError("the Text Mapper file has no hex lines such as 0101 forest")
-    width = max(x for x, _ in placed) + 1
-    height = max(y for _, y in placed) + 1
+    # Text Mapper counts from 01 but draws a column or row 00 too: then Trek's column or row 0
+    # is 00. On hexes a column 00 becomes Trek's column 1 after an open column 0, so the even
+    # columns still sit half a hex lower.
+    low_x, low_y = min(x for x, _ in placed), min(y for _, y in placed)
+    # What to add to Text Mapper's column and row for Trek's.
+    shift = (-1 if low_x else (1 if grid == "hex" else 0), -1 if low_y else 0)
+    width = max(x for x, _ in placed) + shift[0] + 1
+    height = max(y for _, y in placed) + shift[1] + 1
+    check_size(width, height)
     cells = [[OPEN] * width for _ in range(height)]
     for (x, y), words in placed.items():
-        cells[y][x] = SourceCell(words[0], name=named.get((x, y)), others=words[1:])
+        cells[y + shift[1]][x + shift[0]] = SourceCell(words[0], name=named.get((x, y)),
+                                                       others=words[1:])
     outside = 0
     for points in roads:
-        pieces, off = _pieces(points, width, height)
+        pieces, off = _pieces(points, shift, width, height)
         outside += off
         for x, y in set().union(*(_line_cells(piece, grid) for piece in pieces)):
             cells[y][x] = replace(cells[y][x], road=True)
     kept_rivers: list[SourceRiver] = []
     cut = 0
     for label, points in rivers:
-        pieces, off = _pieces(points, width, height)
+        pieces, off = _pieces(points, shift, width, height)
         cut += off
         kept_rivers += [SourceRiver(RIVER, label, piece, sorted(_line_cells(piece, grid)))
                         for piece in pieces if len(piece) >= 2]
@@ -179,6 +186,12 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
             "the first type word of each line Trek knows (or --terrain names) as its terrain; "
             "a colour such as light-green only when no other word is known, and a hex with "
             "only colours Trek does not know is open ground"]
+    if not low_x:
+        used.append("hexes in column 00 (Trek's column 1, after an open column 0 so the even "
+                    "columns still sit half a hex lower)" if grid == "hex"
+                    else "squares in column 00 (Trek's column 0)")
+    if not low_y:
+        used.append("hexes in row 00 (Trek's row 0)")
     if road_lines:
         used.append(f"{road_lines} road lines (the hexes they join are roads)")
     if river_lines:
@@ -206,5 +219,6 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
     missing = width * height - len(placed)
     if missing:
         notes.append(f"{missing} unlisted cells (made open ground)")
+    lines_at = {(x + shift[0], y + shift[1]): line for (x, y), line in on_lines.items()}
     return SourceMap(format="textmapper", name=stem, grid=grid, cells=cells, used=used,
-                     ignored=notes, cell_lines=on_lines, rivers=kept_rivers)
+                     ignored=notes, cell_lines=lines_at, rivers=kept_rivers)
