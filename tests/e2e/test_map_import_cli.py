@@ -233,7 +233,7 @@ def test_map_import_keeps_an_existing_file_unless_forced(trek_run: Run, files: P
 
 @pytest.mark.parametrize(("name", "text", "reason"), [
     ("map.png", "", "cannot tell what kind of map"),
-    ("bad.txt", "0101 forest\n0001 hills\n", "line 2: coordinate 0001"),
+    ("bad.txt", "0101 forest\n201.01 hills\n", "line 2: the map is 201×1 cells"),
     ("ext.tmj", json.dumps({**KEEP_TMJ, "tilesets": [{"firstgid": 1, "source": "t.tsj"}]}),
      "external tileset 't.tsj'"),
     ("gid.tmj", json.dumps({**KEEP_TMJ, "layers": [{"type": "tilelayer",
