@@ -507,9 +507,10 @@ class _Loader:
 
         self._check_unknown_keys(entry, ("river",), _RIVER_KEYS, "[[river]]", index)
         name = entry.get("name")
-        if name is not None and (not isinstance(name, str) or not name.strip()):
-            raise MapError('a [[river]] name must be words in quotes, such as name = "Blue River"',
-                           line_of("name"))
+        if name is not None and (not isinstance(name, str) or not name.strip()
+                                 or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)):
+            raise MapError('a [[river]] name must be plain words in quotes, such as '
+                           'name = "Blue River"', line_of("name"))
         what = "a river" if name is None else f"river {name!r}"
         path = entry.get("path")
         if not isinstance(path, list) or len(path) < 2:

@@ -256,10 +256,11 @@ def test_text_mapper_levels_and_dotted_coordinates_read_as_text_mapper_reads_the
 
 def test_rivers_are_kept_with_their_labels_and_cut_where_they_leave_the_map() -> None:
     # Four hexes, 2×2. The first river runs 0101-0102-0202 (cells (0,0) (0,1) (1,1)) with its
-    # label; the second starts off the map at row 00 and leaves it at column 03: only its
-    # piece 0201-0202 stays. A trail and a border are other lines, counted.
+    # label (its control character dropped); the second starts off the map at row 00 (no hex
+    # lies there) and leaves it at column 03: only its piece 0201-0202 stays. A trail and a
+    # border are other lines, counted.
     text = ("0101 grass\n0201 hills\n0102 grass\n0202 forest\n"
-            '0101-0102-0202 river "Blue Run"\n0200-0201-0202-0302 river\n'
+            '0101-0102-0202 river "Blue\x07 Run"\n0200-0201-0202-0302 river\n'
             "0101-0201 trail\n0102-0202 border\n0101-0202 trail\n")
     imported = convert(parse("textmapper", text, "vale", grid="square"), CYPHER_OVERLAND)
     doc = tomllib.loads(imported.toml)

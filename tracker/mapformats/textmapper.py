@@ -111,7 +111,9 @@ def parse(text: str, stem: str, *, grid: Grid = "hex") -> SourceMap:
                 roads.append(points)
             elif kind == RIVER:
                 river_lines += 1
-                rivers.append(((between.group(3) or "").strip() or None, points))
+                # The label names the river; control characters are no part of a name.
+                river = "".join(ch for ch in between.group(3) or "" if ch.isprintable())
+                rivers.append((river.strip() or None, points))
             else:
                 other_lines[kind] += 1
             continue
