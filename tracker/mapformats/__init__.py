@@ -280,7 +280,7 @@ def _chosen_words(source: SourceMap, allowed: frozenset[str],
                 # Its own first word counts once for itself: another cell's vote decides.
                 word = max(types, key=lambda w: unplaced[w] - (w == types[0]))
             else:
-                word = "open"
+                word = "open" if source.format == "textmapper" else words[0]
             extra += len(words) - 1
             new_row.append(replace(cell, word=word, others=()))
         rows.append(new_row)
