@@ -92,6 +92,8 @@ class SourceMap:
     used: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     battle_only: bool = False
+    # Rivers the source draws across its cells (Text Mapper's river lines).
+    rivers: list[SourceRiver] = field(default_factory=list)
     # A picture the file carries (Universal VTT's `image`), and a cell's side in its pixels.
     picture: bytes | None = None
     pixels_per_square: float = 0.0
@@ -101,7 +103,6 @@ class SourceMap:
     doors: list[SourceDoor] = field(default_factory=list)
     # The line each cell was given on, by (x, y), where the format has lines (for refusals).
     cell_lines: dict[tuple[int, int], int] = field(default_factory=dict)
-    rivers: list[SourceRiver] = field(default_factory=list)
 
     @property
     def width(self) -> int:
