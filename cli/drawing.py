@@ -34,11 +34,21 @@ def token_labels(combatants: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
 
 
 def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
-    """What the rulesets' own map tables (their `map_sections`) show as named paths on this
-    map (its `trek map show --json` document), in the order the map holds them."""
+    """The map's rivers, then what the rulesets' own map tables (their `map_sections`) show as
+    named paths on this map (its `trek map show --json` document), in the order the map holds
+    them."""
     from cli.bootstrap import current
+    from domain.geometry import Square
+    from domain.maps import NamedPath
 
     found: list[NamedPath] = []
+    for river in game_map.get("rivers", ()):
+        squares = tuple(Square(x, y) for x, y in river["path"])
+        name = river.get("name") or ""
+        ends = f"from {squares[0].x},{squares[0].y} to {squares[-1].x},{squares[-1].y}"
+        found.append(NamedPath(
+            kind="river", name=name, squares=squares, key=f"river {name}".rstrip(),
+            listing=f"river {name or '(unnamed)'}: {ends} (drawn only; crossing costs nothing)"))
     for key, value in game_map.items():
         section = current().map_section(key)
         if section is not None:
@@ -48,6 +58,16 @@ def named_paths(game_map: Mapping[str, Any]) -> list[NamedPath]:
 
 # Named paths (a ruleset's own map routes) on the route picture.
 PATH_COLOUR = "#6a1b9a"
+# Rivers: a solid blue line.
+RIVER_COLOUR = "#1565c0"
+
+
+def path_style(kind: str) -> tuple[str, str]:
+    """A named path's colour and its line's stroke attributes: rivers solid blue, the
+    rulesets' own routes dotted purple."""
+    if kind == "river":
+        return RIVER_COLOUR, 'stroke-width="4" opacity="0.8" stroke-linejoin="round"'
+    return PATH_COLOUR, 'stroke-width="3" stroke-dasharray="1 6"'
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,12 @@ from typing import Any
 
 from cli.drawing import (
     GRID_OPACITY,
-    PATH_COLOUR,
     TERRAIN_FILL,
     UNKNOWN_FILL,
     MarkStyle,
     PictureHref,
     named_paths,
+    path_style,
     picture_under,
 )
 from cli.drawing import text as esc
@@ -155,7 +155,8 @@ def _paths(game_map: dict[str, Any], board: _Board) -> list[str]:
     paths = named_paths(game_map)
     for kind in dict.fromkeys(p.kind for p in paths):
         kind_class = esc(kind)
-        out.append(f'<g class="{kind_class}s" fill="none" stroke="{PATH_COLOUR}">')
+        colour, _ = path_style(kind)
+        out.append(f'<g class="{kind_class}s" fill="none" stroke="{colour}">')
         for path in (p for p in paths if p.kind == kind):
             out += _path(path, kind_class, board)
         out.append("</g>")
@@ -166,6 +167,7 @@ def _path(path: NamedPath, kind_class: str, board: _Board) -> list[str]:
     squares = [sq.as_dict() for sq in path.squares]
     centres = [(cx, cy - PATH_LIFT) for cx, cy in map(board.centre, squares)]
     name = esc(path.name)
+    colour, stroke = path_style(path.kind)
     out: list[str] = []
     if len(centres) == 1:
         (cx, cy), = centres
@@ -175,12 +177,14 @@ def _path(path: NamedPath, kind_class: str, board: _Board) -> list[str]:
     else:
         points = " ".join(f"{cx:.1f},{cy:.1f}" for cx, cy in centres)
         out.append(f'<polyline class="{kind_class}" data-name="{name}" points="{points}" '
-                   'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>')
+                   f'{stroke} stroke-linecap="round"/>')
+    if not path.name:
+        return out
     # The name sits at the top edge of its first square, inside the board.
     first_x, first_y = board.centre(squares[0])
     room = board.width * CELL + MARGIN - (first_x - CELL / 2)
     out.append(f'<text class="{kind_class}-name" x="{first_x - CELL / 2 + 2:.1f}" '
-               f'y="{first_y - CELL / 2 + 11:.1f}" fill="{PATH_COLOUR}" stroke="white" '
+               f'y="{first_y - CELL / 2 + 11:.1f}" fill="{colour}" stroke="white" '
                'stroke-width="3" paint-order="stroke" font-size="10" font-style="italic">'
                f"{esc(_fit(path.name, room * 1.15))}</text>")
     return out
@@ -297,6 +301,8 @@ def _occupied(doc: Mapping[str, Any], board: _Board) -> list[Box]:
     party rings, where `_path`, `_marks` and `_ends` draw them."""
     boxes: list[Box] = []
     for path in named_paths(doc["map"]):
+        if not path.name:
+            continue
         x, y = board.centre(path.squares[0].as_dict())
         boxes.append(_box((x - CELL / 2 + 2, y - CELL / 2 + 11),
                           NAME_CHAR * len(path.name), 10.0))
@@ -407,9 +413,12 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
         keyed.add((swatch, _terrain_name(cell)))
         entries.append(_KeyEntry(f"terrain:{key}", swatch, _terrain_name(cell)))
     for path in named_paths(game_map):
-        entries.append(_KeyEntry(
-            path.kind, f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{PATH_COLOUR}" '
-            'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>', path.key))
+        colour, stroke = path_style(path.kind)
+        keyed_path = _KeyEntry(path.kind, f'<line x1="0" y1="-4" x2="16" y2="-4" '
+                               f'stroke="{colour}" {stroke} stroke-linecap="round"/>', path.key)
+        # Many unnamed rivers are one entry.
+        if keyed_path not in entries:
+            entries.append(keyed_path)
     for day in _days(doc):
         entries.append(_KeyEntry(f"day:{day}", f'<line x1="0" y1="-4" x2="16" y2="-4" '
                                  f'stroke="{day_colour(day)}" stroke-width="4"/>',

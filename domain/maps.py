@@ -1,10 +1,10 @@
 """Travel maps: the grid of squares, what each square is, and the checks of a map file.
 
-The core map knows rows, a legend of cells, the square size and `extras`: what a ruleset's own
-tables (its `map_sections`) read from the file. `read_map` is given the file's tables as plain
-values and where each part sits (`MapPositions`; reading the file's own format is the map
-formats' work, tracker/mapformats/), hands each declared table to its ruleset's reader and
-refuses every table nobody declared, each refusal with its line.
+The core map knows rows, a legend of cells, the square size, the rivers drawn on it and
+`extras`: what a ruleset's own tables (its `map_sections`) read from the file. `read_map` is
+given the file's tables as plain values and where each part sits (`MapPositions`; reading the
+file's own format is the map formats' work, tracker/mapformats/), hands each declared table to
+its ruleset's reader and refuses every table nobody declared, each refusal with its line.
 """
 
 from __future__ import annotations
@@ -62,6 +62,17 @@ class Cell(BaseModel):
     road: bool = False
 
 
+class River(BaseModel):
+    """A river drawn across the map through the squares of its `path` (Text Mapper's
+    `0102-0203 river`). It is a picture's line only: no rule prices crossing it; a GM who wants
+    it to matter gives its squares a terrain (an import's `--terrain river=hazard`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = None
+    path: tuple[Square, ...] = Field(min_length=2)
+
+
 class GameMap(BaseModel):
     """A rectangular grid of squares, each drawn with one legend character."""
 
@@ -77,6 +88,9 @@ class GameMap(BaseModel):
     # The picture under the grid (its SHA-256, size and placing; tracker/mapformats/picture.py),
     # left out of maps without one so their stored JSON reads as before.
     image: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # Rivers drawn on the map, left out of maps without any so their stored JSON reads as
+    # before.
+    rivers: tuple[River, ...] = Field(default=(), exclude_if=lambda v: not v)
 
     @model_validator(mode="before")
     @classmethod
@@ -103,6 +117,9 @@ class GameMap(BaseModel):
         problem = _shape_problem(self.rows, self.legend)
         if problem is not None:
             raise ValueError(problem)
+        for river in self.rivers:
+            if not all(self.contains(sq) for sq in river.path):
+                raise ValueError(f"river {river.name or ''!r} runs off the map")
         return self
 
     @model_serializer(mode="wrap")
@@ -180,9 +197,11 @@ class MapPositions(Protocol):
 # ---------------------------------------------------------------------------------------------
 # The loader.
 
-_CORE_TABLES = ("map", "legend")
+_CORE_TABLES = ("map", "legend", "river")
 _MAP_KEYS = ("name", "rows", "square_miles")
 _CELL_KEYS = ("terrain", "name", "penalty", "road")
+_RIVER_KEYS = ("name", "path")
+_RIVER_EXAMPLE = "path = [[0, 1], [1, 1], [2, 2]]"
 
 
 def listing(items: Iterable[str]) -> str:
@@ -321,6 +340,7 @@ class _Loader:
         # After the core tables, so a map of another ruleset is refused for what its squares
         # are before the tables this ruleset does not read.
         self._check_unknown_keys(self.doc, (), (*_CORE_TABLES, *self.sections), "the map file")
+        rivers = self._rivers(len(rows[0]), len(rows))
         extras = {
             section.key: section.read(
                 self.doc.get(table_name), MapTable(table_name, self.src, len(rows[0]), len(rows))
@@ -334,6 +354,7 @@ class _Loader:
                 legend=legend,
                 extras=extras,
                 square_miles=square_miles,
+                rivers=rivers,
             )
         except ValidationError as exc:
             # Every rule GameMap enforces is checked above with a line number; this is a net.
@@ -468,6 +489,47 @@ class _Loader:
         if not isinstance(road, bool):
             raise fail(f"has road {road!r}; road must be true or false", "road")
         return Cell(terrain=Terrain(terrain), name=name, penalty=penalty, road=road)
+
+    def _rivers(self, width: int, height: int) -> tuple[River, ...]:
+        raw = self.doc.get("river")
+        if raw is None:
+            return ()
+        if not isinstance(raw, list) or not all(isinstance(r, dict) for r in raw):
+            raise MapError("rivers must each be written as a [[river]] table",
+                           self.src.key((), "river"))
+        return tuple(self._river(index, entry, width, height) for index, entry in enumerate(raw))
+
+    def _river(self, index: int, entry: Mapping[str, Any], width: int, height: int) -> River:
+        header = self.src.header(("river",), index)
+
+        def line_of(key: str) -> int | None:
+            return self.src.key(("river",), key, index) or header
+
+        self._check_unknown_keys(entry, ("river",), _RIVER_KEYS, "[[river]]", index)
+        name = entry.get("name")
+        if name is not None and (not isinstance(name, str) or not name.strip()
+                                 or any(ord(ch) < 32 or ord(ch) == 127 for ch in name)):
+            raise MapError('a [[river]] name must be plain words in quotes, such as '
+                           'name = "Blue River"', line_of("name"))
+        what = "a river" if name is None else f"river {name!r}"
+        path = entry.get("path")
+        if not isinstance(path, list) or len(path) < 2:
+            raise MapError(f"{what} needs a path of at least two squares as [x, y] pairs, "
+                           f"such as {_RIVER_EXAMPLE}", line_of("path"))
+        squares: list[Square] = []
+        for step in path:
+            if not (isinstance(step, list) and len(step) == 2
+                    and all(map(is_whole_number, step))):
+                raise MapError(f"{what} has {step!r} in its path; write each square as "
+                               f"[x, y] with whole numbers, such as {_RIVER_EXAMPLE}",
+                               line_of("path"))
+            sq = Square(step[0], step[1])
+            if not (0 <= sq.x < width and 0 <= sq.y < height):
+                raise MapError(f"{what} goes through square {sq.x},{sq.y}, which is off "
+                               f"the map; squares run from 0,0 to {width - 1},{height - 1}",
+                               line_of("path"))
+            squares.append(sq)
+        return River(name=name, path=tuple(squares))
 
     def _check_rows_in_legend(self, rows: tuple[str, ...], legend: Mapping[str, Cell]) -> None:
         known = listing(repr(k) for k in legend) or "nothing"

@@ -348,6 +348,8 @@ class Queries:
             "legend": {k: v.model_dump(mode="json") for k, v in game_map.legend.items()},
             **{key: self._shown(key, value) for key, value in game_map.extras.items()},
             **({"image": game_map.image} if game_map.image is not None else {}),
+            **({"rivers": [river.model_dump(mode="json") for river in game_map.rivers]}
+               if game_map.rivers else {}),
         }
 
     def _shown(self, key: str, value: Any) -> Any:

@@ -93,7 +93,7 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
     assert report["terrains"] == {"forest": "difficult", "hills": "rough", "open": "open",
                                   "mountain": "feature"}
     assert report["wrote"] == "vale.toml"
-    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
+    assert "1 labels (each names its hex in the legend)" in report["used"]
     assert "3 unlisted cells (made open ground)" in report["ignored"]
     assert not (files / "trek.db").exists()  # converting a file touches no store
 
@@ -104,6 +104,14 @@ def test_map_import_writes_a_map_that_init_accepts(trek_run: Run, files: Path) -
         [("difficult", "forest"), ("rough", "Old Mill"), ("open", "open")],
         [("open", "open"), ("open", "open"), ("feature", "mountain")],
     ]
+    # The river 0101-0302 is on the map: listed by `map show`, drawn by --svg from the centre
+    # of 0,0 to that of 2,1 (28 + 40x + 20, 48 + 40y + 20, lifted 9).
+    assert shown["rivers"] == [{"name": None, "path": [[0, 0], [2, 1]]}]
+    assert "river (unnamed): from 0,0 to 2,1 (drawn only; crossing costs nothing)" in ok(
+        trek_run("map", "show")).stdout
+    ok(trek_run("map", "show", "--svg", "vale.svg"))
+    assert ('<polyline class="river" data-name="" points="48.0,59.0 128.0,99.0"'
+            in (files / "vale.svg").read_text())
 
 
 def test_map_import_says_in_words_what_it_read_and_ignored(trek_run: Run, files: Path) -> None:
@@ -267,7 +275,7 @@ def test_map_import_keeps_an_existing_file_unless_forced(trek_run: Run, files: P
 
 @pytest.mark.parametrize(("name", "text", "reason"), [
     ("map.png", "", "cannot tell what kind of map"),
-    ("bad.txt", "0101 forest\n0001 hills\n", "line 2: coordinate 0001"),
+    ("bad.txt", "0101 forest\n201.01 hills\n", "line 2: the map is 201×1 cells"),
     ("ext.tmj", json.dumps({**KEEP_TMJ, "tilesets": [{"firstgid": 1, "source": "t.tsj"}]}),
      "external tileset 't.tsj'"),
     ("gid.tmj", json.dumps({**KEEP_TMJ, "layers": [{"type": "tilelayer",

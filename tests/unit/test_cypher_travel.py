@@ -72,6 +72,47 @@ def test_a_walker_crosses_a_six_mile_open_square_in_half_a_day() -> None:
                          "in_transit": None}
 
 
+def test_a_river_on_the_map_costs_nothing_to_cross() -> None:
+    # A river drawn down column 1 (a Text Mapper import's [[river]]): no rule prices the
+    # crossing, so 0,1 to 1,1 to 2,1 is two open squares, 1/2 day each, as without it.
+    river = MAP + '[[river]]\nname = "Qi Water"\npath = [[1, 0], [1, 1]]\n'
+    game_map = load_map(river, RULESETS.named("cypher"))
+    assert [r.name for r in game_map.rivers] == ["Qi Water"]
+    c = Campaign.start(STAMP, name="Qi", ruleset="cypher", rulesets=RULESETS, seed=1,
+                       game_map=game_map, at=Square(0, 1))
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c)["used"] == "1/2"
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c) == {"unit": "day", "used": "1", "remaining": "0", "miles_today": 12,
+                         "in_transit": None}
+
+
+def test_a_text_mapper_road_is_travelled_at_twenty_miles_a_day() -> None:
+    # `0101-0301 road` on squares makes 0,0, 1,0 and 2,0 road (`road = true`): each 6-mile
+    # square costs 6/20 = 3/10 of a day; 0,1 is off the road, 6/12 = 1/2.
+    from tracker.mapformats import Target, convert, parse
+
+    text = "0101 grass\n0201 grass\n0301 grass\n0102 grass\n0101-0301 road\n"
+    target = Target(frozenset({"open", "rough", "difficult", "water", "high-gravity",
+                               "feature"}), battle=False)
+    toml = convert(parse("textmapper", text, "Road", grid="square"), target).toml
+    c = Campaign.start(STAMP, name="Qi", ruleset="cypher", rulesets=RULESETS, seed=1,
+                       game_map=load_map(toml, RULESETS.named("cypher")), at=ORIGIN)
+    c.handle(AddCharacter(CharacterOptions(name="Ana")))
+    c.handle(StartDay())
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c)["used"] == "3/10"
+    c.handle(Move(MoveOptions(steps=("E",))))
+    assert status(c)["used"] == "3/5"
+    # Off the road to 1,1 (unlisted, open): 1/2 a day, more than the 2/5 left, so in transit
+    # with 1/10 still to pay.
+    c.handle(Move(MoveOptions(steps=("SW",))))
+    assert status(c) == {"unit": "day", "used": "1", "remaining": "0", "miles_today": 12,
+                         "in_transit": {"to": {"x": 1, "y": 1}, "remaining": "1/10"}}
+
+
 def test_a_road_square_takes_six_twentieths_of_a_day() -> None:
     # given the party at 1,0 heading west onto the road: 20 miles a day, 6/20 = 3/10
     c = campaign(at=Square(1, 0))

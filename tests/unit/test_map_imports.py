@@ -72,6 +72,8 @@ def test_text_mapper_lines_become_rows_column_then_row_with_unlisted_cells_open(
     # swamp; (2,0) and (1,1) unlisted.
     doc = toml_of("textmapper", VALE, CYPHER_OVERLAND)
     assert doc["map"] == {"name": "vale", "rows": ["fo.", "s.m"]}
+    # 0101-0302 river: from (0,0) to (2,1), drawn through the two hexes it lists.
+    assert doc["river"] == [{"path": [[0, 0], [2, 1]]}]
     assert doc["legend"] == {
         "f": {"terrain": "difficult", "name": "forest"},
         "o": {"terrain": "rough", "name": "Old Mill"},
@@ -88,11 +90,12 @@ def test_text_mapper_report_counts_what_it_ignored() -> None:
                                   "swamp": "difficult", "mountain": "feature"}
     ignored = report["ignored"]
     for expected in ("1 comments", "1 attributes lines (colours and styles)", "1 include lines",
-                     "1 paths (rivers and trails between hexes)",
                      "2 unlisted cells (made open ground)",
                      "1 further type words after a cell's terrain word"):
         assert expected in ignored
-    assert "1 quoted labels (the first on a line names its hex)" in report["used"]
+    assert "1 labels (each names its hex in the legend)" in report["used"]
+    assert ("1 river lines (drawn on the map; --terrain river=TERRAIN gives the hexes they run "
+            "through a terrain)") in report["used"]
     # An overland map is squares: the hexes are laid out as squares, and the report says so.
     assert report["grid"] == "square"
     assert any("hex layout" in item for item in ignored)
@@ -141,14 +144,32 @@ def test_an_override_to_a_terrain_the_map_cannot_use_is_refused() -> None:
 
 
 @pytest.mark.parametrize(("text", "line", "reason"), [
-    ("0101 forest\n0001 hills\n", 2, "column or row of 0"),
-    ("0101 forest\n201001 hills\n", 2, "201×1 cells, larger than Trek imports"),
+    ("0101 forest\n201.01 hills\n", 2, "201×1 cells, larger than Trek imports"),
 ])
 def test_malformed_text_mapper_lines_are_refused_with_their_line(text: str, line: int,
                                                                  reason: str) -> None:
     error = refusal("textmapper", text)
     assert error.line == line
     assert reason in error.reason
+
+
+def test_text_mappers_column_and_row_00_are_read_where_text_mapper_draws_them() -> None:
+    # Text Mapper draws column and row 00 too. Row 00 is Trek's row 0; on hexes column 00 is
+    # Trek's column 1 after an open column 0, so Text Mapper's even columns (00 among them)
+    # still sit half a hex lower as Trek's odd ones do; on squares it is column 0.
+    text = "0001 hills\n0101 forest\n0100 grass\n0001-0101 road\n"
+    imported = convert(parse("textmapper", text, "vale"), GURPS_BATTLE)
+    doc = tomllib.loads(imported.toml)
+    names = [[doc["legend"][ch]["name"] for ch in row] for row in doc["map"]["rows"]]
+    assert names == [["open", "open", "grass"], ["open", "hills", "forest"]]
+    assert ("hexes in column 00 (Trek's column 1, after an open column 0 so the even columns "
+            "still sit half a hex lower)") in imported.report["used"]
+    assert "hexes in row 00 (Trek's row 0)" in imported.report["used"]
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND, grid="square")
+    assert [[doc["legend"][ch]["name"] for ch in row] for row in doc["map"]["rows"]] == [
+        ["open", "grass"], ["hills", "forest"]]
+    # The road 0001-0101 joins the two hexes of row 01, where they now are.
+    assert [doc["legend"][ch].get("road", False) for ch in doc["map"]["rows"][1]] == [True, True]
 
 
 def test_every_word_trek_cannot_place_is_refused_at_once_with_its_lines() -> None:
@@ -165,14 +186,21 @@ def test_every_word_trek_cannot_place_is_refused_at_once_with_its_lines() -> Non
 
 
 def test_a_colour_word_is_never_taken_for_the_type() -> None:
-    # Gnomeyland writes the hex's colour before its type. Naming the colour does not turn
-    # known difficult ground into open ground...
+    # Gnomeyland writes the hex's colour before its type: the type beside it names the ground,
+    # and a hex with a colour alone is open ground (Text Mapper draws it as a fill only)...
+    doc = toml_of("textmapper",
+                  '0101 light-green bushes\n0201 light-green\n0301 dark-soil "Mud Flat"\n',
+                  CYPHER_OVERLAND)
+    assert doc["map"]["rows"] == ["b.m"]
+    assert doc["legend"]["b"] == {"terrain": "difficult", "name": "bushes"}
+    assert doc["legend"]["m"] == {"terrain": "open", "name": "Mud Flat"}
+    # ...unless --terrain says what the colour is; naming it still leaves the type beside it.
     doc = toml_of("textmapper", "0101 light-green bushes\n0201 light-green\n",
-                  CYPHER_OVERLAND, overrides={"light-green": "open"})
+                  CYPHER_OVERLAND, overrides={"light-green": "rough"})
     assert doc["map"]["rows"] == ["bl"]
     assert doc["legend"]["b"] == {"terrain": "difficult", "name": "bushes"}
-    assert doc["legend"]["l"] == {"terrain": "open", "name": "light-green"}
-    # ...and a refusal names the type beside the colour, not the colour.
+    assert doc["legend"]["l"] == {"terrain": "rough", "name": "light-green"}
+    # A refusal names the type beside the colour, not the colour.
     error = refusal("textmapper", "0101 light-green glade\n0201 dark-soil moor\n",
                     CYPHER_OVERLAND)
     assert "'glade' (line 1) and 'moor' (line 2)" in str(error)
@@ -184,6 +212,92 @@ def test_a_colour_word_is_never_taken_for_the_type() -> None:
                   CYPHER_OVERLAND)
     assert [doc["legend"][ch]["name"] for ch in doc["map"]["rows"][0]] == [
         "hill", "swamp", "rock", "water"]
+
+
+def test_a_refusal_asks_for_the_word_other_lines_name_too() -> None:
+    # Traveller's lines carry several words Trek does not know; line 2's first is size-3, but
+    # naming starport-A (which line 1 needs anyway) places it, so only starport-A is asked.
+    text = '0101 starport-A size-7 gas\n0201 red size-3 starport-A "Solace" uwp="D342635-4"\n'
+    error = refusal("textmapper", text, CYPHER_OVERLAND)
+    assert str(error).startswith("the map uses the word 'starport-A' (lines 1, 2), which")
+    doc = toml_of("textmapper", text, CYPHER_OVERLAND, overrides={"starport-A": "open"})
+    assert doc["map"]["rows"] == ["sS"]
+    assert doc["legend"]["S"] == {"terrain": "open", "name": "Solace"}
+
+
+def test_text_mapper_names_tags_and_curly_quotes_are_labels_not_words() -> None:
+    # name="..." names the hex; another tag (uwp=) is drawn beside it and is no type; curly
+    # quotes quote a label as straight ones do; a label's size and moves are no type.
+    text = ('0101 forest name="Old Wood" 20 uwp="A788899-C"\n'
+            '0201 hills \u201cHigh Moor\u201d 12 translate(0,45)\n'
+            '0301 swamp "Fen" "second label"\n')
+    imported = convert(parse("textmapper", text, "vale"), CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert [doc["legend"][ch] for ch in doc["map"]["rows"][0]] == [
+        {"terrain": "difficult", "name": "Old Wood"}, {"terrain": "rough", "name": "High Moor"},
+        {"terrain": "difficult", "name": "Fen"}]
+    assert "3 labels (each names its hex in the legend)" in imported.report["used"]
+    assert "1 further labels on a hex that already has one" in imported.report["ignored"]
+    assert '1 other fields such as uwp="..." (drawn beside a hex)' in imported.report["ignored"]
+
+
+def test_text_mapper_levels_and_dotted_coordinates_read_as_text_mapper_reads_them() -> None:
+    # XXYYZZ is column, row and level: level 00 is the map, others are left out; X.Y is a
+    # big map's column and row.
+    text = "0101 forest\n010201 mountain\n02.02 hills\n103.01 grass\n"
+    imported = convert(parse("textmapper", text, "vale", grid="square"), CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert len(doc["map"]["rows"]) == 2
+    assert doc["map"]["rows"][0][0] == "f"
+    assert doc["legend"][doc["map"]["rows"][1][1]]["name"] == "hills"
+    assert doc["legend"][doc["map"]["rows"][0][102]]["name"] == "grass"
+    assert "1 hexes on levels other than 00" in imported.report["ignored"]
+
+
+def test_rivers_are_kept_with_their_labels_and_cut_where_they_leave_the_map() -> None:
+    # Four hexes, 2×2. The first river runs 0101-0102-0202 (cells (0,0) (0,1) (1,1)) with its
+    # label (its control character dropped); the second starts off the map at row 00 (no hex
+    # lies there) and leaves it at column 03: only its piece 0201-0202 stays. A trail and a
+    # border are other lines, counted.
+    text = ("0101 grass\n0201 hills\n0102 grass\n0202 forest\n"
+            '0101-0102-0202 river "Blue\x07 Run"\n0200-0201-0202-0302 river\n'
+            "0101-0201 trail\n0102-0202 border\n0101-0202 trail\n")
+    imported = convert(parse("textmapper", text, "vale", grid="square"), CYPHER_OVERLAND)
+    doc = tomllib.loads(imported.toml)
+    assert doc["river"] == [{"name": "Blue Run", "path": [[0, 0], [0, 1], [1, 1]]},
+                            {"path": [[1, 0], [1, 1]]}]
+    report = imported.report
+    assert ("2 river lines (drawn on the map; --terrain river=TERRAIN gives the hexes they run "
+            "through a terrain)") in report["used"]
+    assert "2 river points beyond the listed hexes (the river is cut there)" in report["ignored"]
+    assert "2 trail lines (Trek keeps roads and rivers)" in report["ignored"]
+    assert "1 border line (Trek keeps roads and rivers)" in report["ignored"]
+    # The river changes no cell: the ground is what the hex lines say.
+    assert doc["map"]["rows"] == ["gh", "gf"]
+    # The map loads with its rivers, and no rule prices crossing them.
+    game_map = load_map(imported.toml, RULESETS.named("cypher"))
+    assert [r.name for r in game_map.rivers] == ["Blue Run", None]
+    assert game_map.legend == load_map(
+        convert(parse("textmapper", text.split("0101-0102")[0], "vale", grid="square"),
+                CYPHER_OVERLAND).toml, RULESETS.named("cypher")).legend
+
+
+def test_the_gm_may_make_a_rivers_hexes_a_hazard() -> None:
+    # --terrain river=hazard gives every cell a river runs through that terrain, named for
+    # the river: 0101-0301 on squares is (0,0) (1,0) (2,0); 0102 stays grass.
+    text = '0101 grass\n0201 grass\n0301 forest\n0102 grass\n0101-0301 river "Ley Run"\n'
+    doc = toml_of("textmapper", text, BESM_OVERLAND, grid="square",
+                  overrides={"river": "hazard", "forest": "open"})
+    assert [doc["legend"][ch] for ch in doc["map"]["rows"][0]] == [
+        {"terrain": "hazard", "name": "Ley Run"}] * 3
+    assert doc["legend"][doc["map"]["rows"][1][0]] == {"terrain": "open", "name": "grass"}
+    # On a battle map rivers are not drawn, and the report says how to give them ground.
+    report = convert(parse("textmapper", text, "vale"), GURPS_BATTLE).report
+    assert ("1 rivers as lines (battle maps draw none; --terrain river=TERRAIN gives their "
+            "hexes a terrain)") in report["ignored"]
+    doc = toml_of("textmapper", text, GURPS_BATTLE, overrides={"river": "shallow-water"})
+    assert "river" not in doc
+    assert {doc["legend"][ch]["terrain"] for ch in doc["map"]["rows"][0]} == {"shallow-water"}
 
 
 def test_gnomeyland_ground_words_are_known() -> None:

@@ -16,7 +16,7 @@ from domain.cypher import Cypher
 from domain.cypher.rules import TERRAINS as CYPHER_TERRAINS
 from domain.errors import MapError
 from domain.geometry import Square
-from domain.maps import Cell, GameMap, MapRules, Terrain
+from domain.maps import Cell, GameMap, MapRules, River, Terrain
 from tracker.mapformats.tomlfile import load_map
 
 BESM = Besm()
@@ -858,7 +858,7 @@ def test_a_table_the_ruleset_does_not_read_is_refused() -> None:
 
     assert error.line == 17
     assert "unknown key 'shortcut'" in error.reason
-    assert "map or legend" in error.reason
+    assert "map, legend or river" in error.reason
 
 
 def test_a_stored_map_keeps_its_extras_where_they_always_were() -> None:
@@ -875,3 +875,60 @@ def test_a_map_of_another_ruleset_reads_back_with_the_extras_it_was_stored_with(
 
     assert "shortcuts" not in stored
     assert GameMap.model_validate({**stored, "shortcuts": []}).extras == {"shortcuts": []}
+
+
+# --- rivers ----------------------------------------------------------------------------------
+
+RIVER = '\n[[river]]\nname = "Blue Run"\npath = [[0, 1], [1, 1], [2, 0]]\n'
+
+
+@pytest.mark.parametrize(("text", "rules"), [(ASHEN_REACH, BESM), (LONG_ROAD, CYPHER)])
+def test_a_river_is_read_on_every_rulesets_map_and_kept_through_json(text: str,
+                                                                     rules: MapRules) -> None:
+    game_map = load_map(text + RIVER + '\n[[river]]\npath = [[3, 0], [3, 1]]\n', rules)
+
+    assert [(r.name, r.path) for r in game_map.rivers] == [
+        ("Blue Run", (Square(0, 1), Square(1, 1), Square(2, 0))),
+        (None, (Square(3, 0), Square(3, 1)))]
+    stored = json.loads(json.dumps(game_map.model_dump(mode="json")))
+    assert stored["rivers"][0] == {"name": "Blue Run", "path": [[0, 1], [1, 1], [2, 0]]}
+    assert GameMap.model_validate(stored) == game_map
+    # The river changes no square: the legend and rows are the map's own.
+    assert load_map(text, rules).legend == game_map.legend
+    assert load_map(text, rules).rows == game_map.rows
+
+
+# LONG_ROAD is 15 lines: the river's header is line 17, its name line 18, its path line 19.
+@pytest.mark.parametrize(("river", "line", "reason"), [
+    ('[[river]]\nname = "Blue"\npath = [[0, 0], [4, 1]]\n', 19,
+     "river 'Blue' goes through square 4,1, which is off the map; squares run from 0,0 to 3,1"),
+    ('[[river]]\nname = "Blue"\npath = [[0, 0]]\n', 19,
+     "river 'Blue' needs a path of at least two squares as [x, y] pairs"),
+    ('[[river]]\nname = "Blue"\npath = [[0, 0], [1]]\n', 19,
+     "river 'Blue' has [1] in its path; write each square as [x, y] with whole numbers"),
+    ('[[river]]\nname = ""\npath = [[0, 0], [1, 0]]\n', 18,
+     "a [[river]] name must be plain words in quotes"),
+    ('[[river]]\nname = "Blue\\u0007"\npath = [[0, 0], [1, 0]]\n', 18,
+     "a [[river]] name must be plain words in quotes"),
+    ('[[river]]\nname = "Blue"\nwidth = 2\npath = [[0, 0], [1, 0]]\n', 19,
+     "[[river]] has an unknown key 'width'; the keys allowed there are name or path"),
+    ('[[river]]\n', 17, "a river needs a path of at least two squares"),
+    # Written as a key before [map]: line 1.
+    ('river = 3\n', 1, "rivers must each be written as a [[river]] table"),
+])
+def test_a_river_a_gm_could_not_use_is_refused_on_its_line(river: str, line: int,
+                                                           reason: str) -> None:
+    text = (LONG_ROAD.replace("[map]", river + "\n[map]") if river.startswith("river =")
+            else LONG_ROAD + "\n" + river)
+    error = refusal(text, CYPHER)
+
+    assert reason in error.reason
+    assert error.line == line
+
+
+def test_a_river_built_in_code_must_stay_on_the_map() -> None:
+    legend = {".": Cell(terrain=Terrain.OPEN)}
+
+    with pytest.raises(ValidationError, match="runs off the map"):
+        GameMap(name="Off", rows=("..",), legend=legend,
+                rivers=(River(name="Out", path=(Square(0, 0), Square(2, 0))),))

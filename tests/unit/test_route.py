@@ -384,3 +384,31 @@ def test_a_day_whose_moves_are_all_undone_draws_fogged_and_whole() -> None:
                 if g.get("class") == "legend-entry" and g.get("data-key", "").startswith("day:")]
         assert (groups, labels, keys) == (days, days, [f"day:{d}" for d in days])
         assert route_html(shown, "Ashes Road").count("<svg ") == 1
+
+
+def test_rivers_are_drawn_as_solid_lines_through_their_squares_and_keyed_once() -> None:
+    # Two rivers (one named, one not) on the strip beside its shortcut: each a blue polyline
+    # through its squares' centres (28 + 40x + 20, 48 + 40y + 20, lifted 9 like every path),
+    # the shortcut still dotted; the named one's name written once, the key one entry each.
+    rivers = ('\n[[river]]\nname = "Blue <Run>"\npath = [[0, 1], [1, 1], [2, 2]]\n'
+              '\n[[river]]\npath = [[4, 0], [4, 2]]\n'
+              '\n[[river]]\npath = [[3, 0], [3, 1]]\n')
+    trek = _trek()
+    trek.init("Ashes Road", seed=3, map_text=STRIP + rivers)
+    doc = trek.queries.route(None)
+    svg = route_svg(doc)
+    root = ET.fromstring(svg)
+    lines = {(e.get("class"), e.get("data-name")): e for e in root.iter(f"{SVG}polyline")
+             if e.get("class") in ("river", "shortcut")}
+    assert lines[("river", "Blue <Run>")].get("points") == "48.0,99.0 88.0,99.0 128.0,139.0"
+    assert lines[("river", "")].get("points") == "168.0,59.0 168.0,99.0"
+    assert lines[("river", "Blue <Run>")].get("stroke-dasharray") is None
+    assert lines[("shortcut", "Goat Track")].get("stroke-dasharray") == "1 6"
+    [group] = [g for g in root.iter(f"{SVG}g") if g.get("class") == "rivers"]
+    assert group.get("stroke") == "#1565c0"
+    names = [t.text for t in root.iter(f"{SVG}text") if t.get("class") == "river-name"]
+    assert names == ["Blue <Run>"]
+    assert "Blue &lt;Run&gt;" in svg
+    keyed = ["".join(g.itertext()).strip() for g in root.iter(f"{SVG}g")
+             if g.get("class") == "legend-entry" and g.get("data-key") == "river"]
+    assert keyed == ["river Blue <Run>", "river"]

@@ -124,3 +124,30 @@ def test_both_pages_answer_after_a_day_whose_moves_are_all_undone(tmp_path: Path
         # the undone move is the GM's to see, drawn and labelled; the players see no day yet
         labels = response.text.count('class="day-label"')
         assert labels == (1 if key == "g" * 20 else 0), path
+
+
+def test_the_gms_page_draws_the_maps_rivers_and_the_players_fog_hides_them(
+        tmp_path: Path) -> None:
+    # A river down column 3 of a 4×2 map, far from the party at 0,0: the GM's page draws it
+    # (its group, its line, its name and its entry in the key); the players' map, fogged
+    # beyond a square round the party, leaves it out with the other named paths.
+    db = str(tmp_path / "trek.db")
+    vale = tmp_path / "vale.toml"
+    vale.write_text('[map]\nname = "Vale"\nrows = ["....", "...."]\n[legend]\n'
+                    '"." = { terrain = "open" }\n'
+                    '[[river]]\nname = "Grey <Water>"\npath = [[3, 0], [3, 1]]\n')
+    play_all(tmp_path, db, [("init", "V", "--map", str(vale), "--at", "0,0")])
+    app = create_app(ServeConfig(db=db, campaign="v", gm_key="g" * 20, player_key="p" * 20))
+
+    async def ask(path: str, key: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            return await client.get(path, params={"key": key})
+
+    gm = asyncio.run(ask("/", "g" * 20)).text
+    assert '<polyline class="river" data-name="Grey &lt;Water&gt;"' in gm
+    assert 'data-key="river"' in gm
+    assert "Grey <Water>" not in gm
+    players = asyncio.run(ask("/players", "p" * 20)).text
+    assert 'class="river"' not in players
+    assert "Grey &lt;Water&gt;" not in players

@@ -9,6 +9,7 @@ the ordinary loaders check, so every rule on maps is applied in one place.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -70,6 +71,17 @@ class SourceDoor:
     closed: bool
 
 
+@dataclass(frozen=True)
+class SourceRiver:
+    """A river the source draws (Text Mapper's `0102-0203 river`): its type word, its label,
+    the cells it is drawn through in order, and every cell it runs through."""
+
+    word: str
+    name: str | None
+    points: list[tuple[int, int]]
+    cells: list[tuple[int, int]]
+
+
 @dataclass
 class SourceMap:
     """A parsed file: the grid of source cells and what the parser read and skipped."""
@@ -81,6 +93,8 @@ class SourceMap:
     used: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     battle_only: bool = False
+    # Rivers the source draws across its cells (Text Mapper's river lines).
+    rivers: list[SourceRiver] = field(default_factory=list)
     # A picture the file carries (Universal VTT's `image`), and a cell's side in its pixels.
     picture: bytes | None = None
     pixels_per_square: float = 0.0
@@ -176,6 +190,7 @@ def convert(source: SourceMap, target: Target,
     source, extra = _chosen_words(source, target.words, overrides)
     if extra:
         ignored.append(f"{extra} further type words after a cell's terrain word")
+    source, rivers = _rivers(source, target, overrides, ignored)
     words = _words_in_order(source)
     terrains = resolve_terrains(words, target.words, overrides, _word_lines(source),
                                 source.word_places)
@@ -215,6 +230,7 @@ def convert(source: SourceMap, target: Target,
         ignored.append("tile penalties (battle maps have no penalty key)")
     if dropped_road:
         ignored.append("roads (battle maps have no road key)")
+    lines += rivers
     for wall in source.walls:
         points = ", ".join(f"[{x}, {y}]" for x, y in wall)
         lines += ["", "[[wall]]", f"points = [{points}]"]
@@ -241,25 +257,71 @@ def convert(source: SourceMap, target: Target,
 def _chosen_words(source: SourceMap, allowed: frozenset[str],
                   overrides: Mapping[str, str]) -> tuple[SourceMap, int]:
     """The source with each cell down to one word: the first with a meaning that is not a
-    colour, else the first colour with one (or, when none has a meaning, the first that is not
-    a colour, which is then refused by name), and how many further words were left out."""
+    colour, else the first colour with one, and how many further words were left out. A Text
+    Mapper hex with only colours none of which has a meaning is open ground (Text Mapper draws
+    them as its fill, never as what is there). When no word has a meaning, the cell keeps the
+    word another such cell also names, so a refusal asks for as few words as it can."""
     extra = 0
+    unplaced: Counter[str] = Counter()
+    for row in source.cells:
+        for cell in row:
+            named = [w for w in (cell.word, *cell.others) if not is_colour(w)]
+            if named and not any(knows(w, allowed, overrides) for w in named):
+                unplaced[named[0]] += 1
     rows: list[list[SourceCell]] = []
     for row in source.cells:
         new_row: list[SourceCell] = []
         for cell in row:
-            if not cell.others:
+            words = (cell.word, *cell.others)
+            if not cell.others and not (source.format == "textmapper" and is_colour(cell.word)):
                 new_row.append(cell)
                 continue
-            words = (cell.word, *cell.others)
-            types = [w for w in words if not is_colour(w)] or list(words)
+            types = [w for w in words if not is_colour(w)]
             colours = [w for w in words if is_colour(w)]
-            word = next((w for w in [*types, *colours] if knows(w, allowed, overrides)),
-                        types[0])
+            known = [w for w in [*types, *colours] if knows(w, allowed, overrides)]
+            if known:
+                word = known[0]
+            elif types:
+                # Its own first word counts once for itself: another cell's vote decides.
+                word = max(types, key=lambda w: unplaced[w] - (w == types[0]))
+            else:
+                word = "open" if source.format == "textmapper" else words[0]
             extra += len(words) - 1
             new_row.append(replace(cell, word=word, others=()))
         rows.append(new_row)
     return replace(source, cells=rows), extra
+
+
+def _rivers(source: SourceMap, target: Target, overrides: Mapping[str, str],
+            ignored: list[str]) -> tuple[SourceMap, list[str]]:
+    """The source with the cells its rivers run through given the river's terrain where
+    --terrain names one, and the `[[river]]` tables drawing them on an overland map."""
+    if not source.rivers:
+        return source, []
+    folded = {word.casefold(): word for word in overrides}
+    rows = [list(row) for row in source.cells]
+    marked = 0
+    for river in source.rivers:
+        if river.word.casefold() in folded:
+            for x, y in river.cells:
+                rows[y][x] = SourceCell(folded[river.word.casefold()],
+                                        name=river.name or rows[y][x].name,
+                                        road=rows[y][x].road)
+                marked += 1
+    if marked:
+        source = replace(source, cells=rows)
+    if target.battle:
+        ignored.append(f"{len(source.rivers)} rivers as lines (battle maps draw none; "
+                       "--terrain river=TERRAIN gives their hexes a terrain)")
+        return source, []
+    tables: list[str] = []
+    for river in source.rivers:
+        path = ", ".join(f"[{x}, {y}]" for x, y in river.points)
+        tables += ["", "[[river]]"]
+        if river.name is not None:
+            tables.append(f"name = {toml_string(river.name)}")
+        tables.append(f"path = [{path}]")
+    return source, tables
 
 
 def _fitting_names(source: SourceMap) -> tuple[SourceMap, int]:

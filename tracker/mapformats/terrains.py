@@ -23,18 +23,20 @@ _add(("open", "grass", "grassland", "plain", "plains", "meadow", "field", "field
       "floor", "ground", "road", "trail", "path", "desert", "sand", "dirt", "steppe", "savanna",
       "town", "village", "city", "settlement", "ruins", "empty", "clear", "coast",
       # Gnomeyland's settlements (Text Mapper).
-      "thorp", "large-town"), ("open",))
+      "thorp", "large-town",
+      # Text Mapper's default, bright and apocalypse libraries: open land and ruins on it.
+      "tundra", "coastal", "island", "ruin", "ruined-tower", "ruined-castle"), ("open",))
 _add(("forest", "forests", "woods", "wood", "trees", "tree", "jungle", "fir-forest",
       "pine-forest", "bush", "bushes", "scrub", "brush", "undergrowth", "thicket",
-      "fir", "firs", "brushland"), _PASSABLE_SLOW)
+      "fir", "firs", "brushland", "woodland"), _PASSABLE_SLOW)
 _add(("hills", "hill", "rough", "badlands", "dunes", "broken", "rocks", "scree",
       "fir-hill", "forest-hill", "green-hills"),
      ("rough", "difficult", "treacherous", "open"))
 _add(("swamp", "swamps", "marsh", "marshes", "bog", "fen", "mud", "difficult", "rubble",
-      "debris"), ("difficult", "rough", "treacherous", "hazard", "water"))
+      "debris", "wetland"), ("difficult", "rough", "treacherous", "hazard", "water"))
 _add(("ice", "snow", "glacier", "treacherous"), ("treacherous", "difficult", "rough", "hazard"))
 _add(("mountain", "mountains", "peak", "peaks", "cliff", "cliffs", "feature", "chasm",
-      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains"),
+      "fir-mountain", "fir-mountains", "forest-mountain", "forest-mountains", "volcano"),
      ("feature", "wall"))
 _add(("water", "lake", "sea", "ocean", "deep-water", "pond"),
      ("water", "deep-water", "feature", "wall"))
@@ -54,9 +56,11 @@ _add(("zero-gravity",), ("zero-gravity", "difficult", "rough"))
 # library of ground tints written before the type word, `0106 dark-green fir-forest`) defines
 # these as attributes alone: white, shadow, light-soil, soil, dark-soil, rock, dust, sand,
 # water, ocean, light-grey, grey, dark-grey, blue-green, poisoned, light-green, green,
-# dark-green, dry, port and red. They are never taken for the type while the line has another
-# word; alone on a line, such a word is the hex's ground.
-_COLOURS = frozenset({"white", "black", "grey", "gray", "green", "blue", "brown", "red",
+# dark-green, dry, port and red; every library of Text Mapper's also styles `default`, the fill
+# of a hex with no other style. They are never taken for the type while the line has another
+# word; alone on a line, such a word is the hex's ground when Trek knows it as ground, else the
+# hex is open ground.
+_COLOURS = frozenset({"default", "white", "black", "grey", "gray", "green", "blue", "brown", "red",
                       "yellow", "orange", "purple", "pink", "beige", "tan", "cyan", "magenta",
                       "soil", "dust", "rock", "sand", "water", "ocean", "shadow", "blue-green",
                       "poisoned", "dry", "port"})

@@ -254,6 +254,15 @@ def parse(text: str, stem: str, folder: Path | None = None) -> SourceMap:
         if run is None or not all(on_map(edge, width, height) for edge in run_edges(*run)):
             beyond += 1
             continue
+        # A slanting portal is the staircase of edges nearest to it, as a wall would be: its
+        # door the longest straight run of the staircase, the rest wall, so the doorway has no
+        # gap beside its door and the door opens where the portal is.
+        stair = {edge for edge in edges_along(*ends) if on_map(edge, width, height)}
+        straight = runs(stair)
+        if len(straight) > 1:
+            start, end = max(straight, key=lambda r: sum(abs(r[1][i] - r[0][i]) for i in (0, 1)))
+            run = (start, end)
+            walls.update(stair)
         name = _portal_name(portal) or f"door at {run[0][0]},{run[0][1]}"
         taken = name
         number = 2
