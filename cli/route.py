@@ -56,13 +56,13 @@ PARTY_COLOUR = "#c62828"
 
 # A campaign split into parties (RULES.md §15) draws each party's route in its own colour
 # family, from the Okabe–Ito palette (the tokens' too): its days are shades of the family (the
-# colour itself, darker, lighter, in turn), so the hue says whose and the shade which day. The
-# first two, blue and vermillion, stay far apart for protan, deutan and tritan eyes in every
-# shade; beyond them each party's marker shape and the key tell parties apart as well.
+# colour itself, dark, light, a little dark, in turn), so the hue says whose and the shade
+# which day. The first two, blue and vermillion, stay far apart for protan, deutan and tritan
+# eyes in every shade; beyond them each party's marker shape and the key tell parties apart.
 PARTY_FAMILIES = (("blue", "#0072B2"), ("vermillion", "#D55E00"),
                   ("reddish purple", "#CC79A7"), ("bluish green", "#009E73"))
 # How far each day's shade is mixed toward black (below 0) or white (above), in turn.
-SHADE_MIXES = (0.0, -0.4, 0.4)
+SHADE_MIXES = (0.0, -0.5, 0.5, -0.25)
 # Each party's marker around its square, by the party's place in the campaign's order.
 PARTY_SHAPES = ("circle", "square", "diamond", "triangle", "hexagon")
 # How far each party's route is drawn aside (in pixels), so two that share squares both show.
@@ -257,7 +257,8 @@ def _party_days(doc: Mapping[str, Any]) -> list[PartyDay]:
         return [(None, day) for day in _days(doc)]
     order = _order(doc)
     found = {(str(s.get("party", order[0])), int(s["day"])) for s in doc["segments"]}
-    return sorted(found, key=lambda found: (order.index(found[0]), found[1]))
+    return [(party, day) for party, day
+            in sorted(found, key=lambda found: (order.index(found[0]), found[1]))]
 
 
 def _of(segment: Mapping[str, Any], doc: Mapping[str, Any], at: PartyDay) -> bool:
