@@ -187,17 +187,20 @@ def documents(queries: Queries, slug: str) -> PageDocuments:
 def seat_cards(seat: dict[str, Any], status: dict[str, Any],
                encounter: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A card for each of a seat's characters: Health/Energy, and the movement it has left
-    this round (in a fight it is in) or the party's today."""
+    this round (in a fight it is in) or its party's today (RULES.md §15: the party it
+    travels in, whichever party is in use)."""
     from cli import render as words
 
     cards = []
     for name in seat["characters"]:
         held = status.get("characters", {}).get(name, {})
         fighting = (encounter or {}).get("combatants", {}).get(name)
+        party = (status.get("parties") or {}).get(held.get("party"))
+        moving = {**status, "movement": party["movement"]} if party else status
         if fighting is not None:
             left = f"{words.encounter_value(fighting['remaining'])} left this round"
-        elif status.get("movement") and held.get("with_party", True):
-            left = words.movement_text(status)
+        elif moving.get("movement") and held.get("with_party", True):
+            left = words.movement_text(moving)
         else:
             left = ""
         cards.append({"name": name, "health": held.get("health"),

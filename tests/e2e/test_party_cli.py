@@ -206,7 +206,8 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
     from cli.web.app import ServeConfig, create_app
 
     two_routes(trek_run, tmp_path)
-    seat = ok(trek_run("seat", "add", "ana", "--character", "Oren", "--json")).json()["key"]
+    seat = ok(trek_run("seat", "add", "ana", "--character", "Kira", "--character", "Oren",
+                       "--json")).json()["key"]
     app = create_app(ServeConfig(db=str(tmp_path / "trek.db"), campaign="long-road",
                                  gm_key="g" * 20, player_key="p" * 20))
     gm = {"Authorization": "Bearer " + "g" * 20}
@@ -246,6 +247,14 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
         assert terrain(page, 6, 0) == "open"
         assert terrain(page, 2, 0) == "open"
         assert terrain(page, 8, 0) == ("unexplored" if fogged else "open")
+    # Each of the seat's cards tells its own character's party's day: the riders have moved 2
+    # of their 4, the walkers 1 of their 1, whichever party is in use.
+    import re
+
+    cards = dict(re.findall(r'<div class="seat-card" data-name="(\w+)">.*?<div class="muted">'
+                            r"([^<]*)</div>", seated, re.S))
+    assert cards == {"Kira": "base 4, budget 4, used 2, remaining 2",
+                     "Oren": "base 1, budget 1, used 1, remaining 0"}
     # The marker of the party in use is the one the GM drags; the other's is another party's.
     assert 'class="party other-party" data-party="riders"' in before
     assert 'class="party" data-party="riders"' in after
