@@ -731,7 +731,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                                 "/players")
         if view == "seat" and seat is None:
             raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
-        documents = await read(lambda trek: pages.documents(trek.queries, shown))
+        mine = seat.characters if seat is not None else ()
+        documents = await read(lambda trek: pages.documents(trek.queries, shown, mine))
         html = await run_in_threadpool(
             lambda: pages.page(documents, shown, view=view,
                                fog=config.fog and view != "gm", part=part,

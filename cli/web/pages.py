@@ -9,6 +9,7 @@ within one square of.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -170,15 +171,23 @@ class PageDocuments:
     ruleset: str
 
 
-def documents(queries: Queries, slug: str) -> PageDocuments:
+def documents(queries: Queries, slug: str,
+              characters: Sequence[str] = ()) -> PageDocuments:
     """The documents of a campaign's page: its status, route, the open fight's picture and
-    the newest log entries."""
+    the newest log entries. A seat's page (its `characters`) is told from the side of the
+    party they travel in, when they all travel in one (RULES.md §15): the day and the movement
+    its move spends."""
     from projections.logpages import LogFilter
 
     status = queries.status(slug)
+    own = {status["characters"][name]["party"] for name in characters
+           if name in status["characters"]}
+    party = own.pop() if len(own) == 1 else None
+    if party is not None and party != status["party"]:
+        status = queries.status(slug, party=party)
     battle = queries.encounter_picture(slug) if status.get("encounter") else None
     stream = queries.log_stream(slug, LogFilter(last=LOG_ROWS))
-    return PageDocuments(status=dict(status), route=dict(queries.route(slug)),
+    return PageDocuments(status=dict(status), route=dict(queries.route(slug, party=party)),
                          battle=dict(battle) if battle is not None else None,
                          entries=[dict(entry) for entry in stream.entries],
                          ruleset=stream.ruleset)

@@ -208,26 +208,28 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
     two_routes(trek_run, tmp_path)
     seat = ok(trek_run("seat", "add", "ana", "--character", "Kira", "--character", "Oren",
                        "--json")).json()["key"]
+    rider = ok(trek_run("seat", "add", "kit", "--character", "Kira", "--json")).json()["key"]
     app = create_app(ServeConfig(db=str(tmp_path / "trek.db"), campaign="long-road",
                                  gm_key="g" * 20, player_key="p" * 20))
     gm = {"Authorization": "Bearer " + "g" * 20}
 
-    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str, str]:
+    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str, str, str]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
             before = (await client.get("/", params={"key": "g" * 20})).text
             # The players and the seat while the walkers are the party in use.
             players = (await client.get("/players", params={"key": "p" * 20})).text
             seated = (await client.get("/seat", params={"key": seat})).text
+            riding = (await client.get("/seat", params={"key": rider})).text
             # `party use` sets the store, as `campaigns use` does: not a command of the table.
             words = await client.post("/api/campaigns/long-road/commands", headers=gm,
                                       json={"argv": ["party", "use", "riders"]})
             used = await client.post("/api/campaigns/long-road/party", headers=gm,
                                      json={"party": "riders"})
             after = (await client.get("/", params={"key": "g" * 20})).text
-            return before, words, used, after, players, seated
+            return before, words, used, after, players, seated, riding
 
-    before, words, used, after, players, seated = asyncio.run(visit())
+    before, words, used, after, players, seated, riding = asyncio.run(visit())
     assert '<option value="main" selected>main (1,1, day 1)</option>' in before
     assert '<option value="riders">riders (5,1, day 2)</option>' in before
     assert words.status_code == 403
@@ -255,6 +257,13 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
                             r"([^<]*)</div>", seated, re.S))
     assert cards == {"Kira": "base 4, budget 4, used 2, remaining 2",
                      "Oren": "base 1, budget 1, used 1, remaining 0"}
+    # A seat whose characters all ride with the riders is told the riders' day, though the
+    # walkers are the party in use; a seat in both parties, the party in use's.
+    assert "Party riders · " in riding
+    assert "Day 2 · open" in riding
+    assert "<strong>2</strong> of 4 squares left today" in riding
+    assert "Party main · " in seated
+    assert "<strong>0</strong> of 1 squares left today" in seated
     # The marker of the party in use is the one the GM drags; the other's is another party's.
     assert 'class="party other-party" data-party="riders"' in before
     assert 'class="party" data-party="riders"' in after
