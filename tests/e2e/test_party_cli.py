@@ -197,6 +197,23 @@ def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) 
         (tmp_path / "riders.svg").read_text())
 
 
+def test_a_partys_name_is_text_in_the_picture(trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    name = '<b x>Kira & "co"\''
+    ok(trek_run("party", "split", name, "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(trek_run("day", "start", "--party", name))                                  # 7
+    ok(trek_run("move", "E", "--party", name))                                     # 8
+    ok(trek_run("map", "show", "--svg", "route.svg"))
+    svg = (tmp_path / "route.svg").read_text()
+    # The picture parses as XML (drawn() reads it so), the name its text and its attributes'
+    # values, never markup.
+    picture = drawn(svg)
+    assert picture.segments[8][:2] == (name, 1)
+    assert set(picture.markers) == {"main", name}
+    assert picture.key[f"party:{name}"].startswith(f"party {name} now (1,1)")
+    assert "<b " not in svg
+
+
 def test_the_gms_page_picks_the_party_and_shows_every_party(
         trek_run: Run, tmp_path: Path) -> None:
     import asyncio
