@@ -250,30 +250,27 @@ def _days(doc: Mapping[str, Any]) -> list[int]:
 PartyDay = tuple[str | None, int]
 
 
-def _party_days(doc: Mapping[str, Any]) -> list[PartyDay]:
-    """The days the picture has a path of, each with its party when there are several: party
-    by party in the campaign's order, each's days in turn."""
-    if not _parties(doc):
-        return [(None, day) for day in _days(doc)]
+def _party_days(doc: Mapping[str, Any]) -> dict[PartyDay, list[dict[str, Any]]]:
+    """The days the picture has a path of, each with its party when there are several, and
+    their paths: party by party in the campaign's order, each's days in turn."""
     order = _order(doc)
-    found = {(str(s.get("party", order[0])), int(s["day"])) for s in doc["segments"]}
-    return [(party, day) for party, day
-            in sorted(found, key=lambda found: (order.index(found[0]), found[1]))]
+    several = len(order) > 1
+    found: dict[PartyDay, list[dict[str, Any]]] = {}
+    for segment in doc["segments"]:
+        party = str(segment.get("party", order[0])) if several else None
+        found.setdefault((party, int(segment["day"])), []).append(segment)
+    place = {name: index for index, name in enumerate(order)}
+    return dict(sorted(found.items(), key=lambda item: (
+        place.get(item[0][0] or "", 0), item[0][1])))
 
 
-def _of(segment: Mapping[str, Any], doc: Mapping[str, Any], at: PartyDay) -> bool:
-    party, day = at
-    return segment["day"] == day and (
-        party is None or segment.get("party", _order(doc)[0]) == party)
-
-
-def _colour(doc: Mapping[str, Any], at: PartyDay) -> str:
+def _colour(order: list[str], at: PartyDay) -> str:
     """One day's colour: the campaign's day colour, or with several parties a shade of the
     party's family (by its day number, so every view of the campaign shades it alike)."""
     party, day = at
     if party is None:
         return day_colour(day)
-    return party_shade(_order(doc).index(party), day - 1)
+    return party_shade(order.index(party), day - 1)
 
 
 def _day_words(at: PartyDay) -> str:
@@ -283,14 +280,14 @@ def _day_words(at: PartyDay) -> str:
 
 def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="route" fill="none" stroke-linejoin="round" stroke-linecap="round">']
-    for at in _party_days(doc):
+    order = _order(doc)
+    for at, segments in _party_days(doc).items():
         party, day = at
-        segments = [s for s in doc["segments"] if _of(s, doc, at)]
-        colour = _colour(doc, at)
+        colour = _colour(order, at)
         whose = ""
         if party is not None:
             # Parties that walked the same squares stay apart: each route a little aside.
-            dx, dy = PARTY_ASIDE[_order(doc).index(party) % len(PARTY_ASIDE)]
+            dx, dy = PARTY_ASIDE[order.index(party) % len(PARTY_ASIDE)]
             whose = f' data-party="{esc(party)}"' + (
                 f' transform="translate({dx} {dy})"' if dx or dy else "")
         out.append(f'<g class="day" data-day="{day}"{whose} stroke="{colour}">')
@@ -299,12 +296,11 @@ def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
             points = " ".join(f"{cx:.1f},{cy:.1f}"
                               for cx, cy in map(board.centre, segment["path"]))
             cancelled = segment["cancelled_by"]
-            note = (f"party {segment.get('party', '')}, " if _parties(doc) else "") + (
+            note = (f"party {party}, " if party is not None else "") + (
                 f"day {day}, event {segment['seq']}") + (
                 f", cancelled by event {cancelled}" if cancelled is not None else "")
             # With one party the picture is drawn as before parties were kept.
-            whose = (f' data-party="{esc(str(segment.get("party", "")))}"' if _parties(doc)
-                     else "")
+            whose = f' data-party="{esc(party)}"' if party is not None else ""
             out.append(f'<polyline class="{kind}" data-seq="{segment["seq"]}"{whose} '
                        f'points="{points}" {stroke}><title>{esc(note)}</title></polyline>')
             end_x, end_y = board.centre(segment["path"][-1])
@@ -321,10 +317,10 @@ def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
            'stroke-width="3" paint-order="stroke">']
     taken = _occupied(doc, board)
-    for at in _party_days(doc):
+    order = _order(doc)
+    for at, segments in _party_days(doc).items():
         party, day = at
         words = _day_words(at)
-        segments = [s for s in doc["segments"] if _of(s, doc, at)]
         first = next((s for s in segments if s["cancelled_by"] is None), segments[0])
         cx, cy = board.centre(first["path"][0])
         width = DAY_CHAR * len(words)
@@ -341,7 +337,7 @@ def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
         taken.append(_box((left, base), width))
         whose = f' data-party="{esc(party)}"' if party is not None else ""
         out.append(f'<text class="day-label" data-day="{day}"{whose} x="{left:.1f}" '
-                   f'y="{base:.1f}" fill="{_colour(doc, at)}">{esc(words)}</text>')
+                   f'y="{base:.1f}" fill="{_colour(order, at)}">{esc(words)}</text>')
     out.append("</g>")
     return out
 
@@ -526,11 +522,12 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
         entries.append(_KeyEntry(
             path.kind, f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{PATH_COLOUR}" '
             'stroke-width="3" stroke-dasharray="1 6" stroke-linecap="round"/>', path.key))
+    order = _order(doc)
     for at in _party_days(doc):
         party, day = at
         entries.append(_KeyEntry(
             f"day:{day}" if party is None else f"day:{party}:{day}",
-            f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{_colour(doc, at)}" '
+            f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{_colour(order, at)}" '
             'stroke-width="4"/>', f"day {day}" if party is None else f"party {party}, day {day}"))
     if any(s["cancelled_by"] is not None for s in doc["segments"]):
         entries.append(_KeyEntry("cancelled", '<line x1="0" y1="-4" x2="16" y2="-4" '
@@ -554,7 +551,6 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
                                  f'stroke="{PARTY_COLOUR}" stroke-width="2.5"/>',
                                  f"the party now ({_sq(doc['position'])})"))
         return entries
-    order = _order(doc)
     now = {**(doc.get("parties") or {}), str(doc["party"]): {"position": doc["position"]}}
     for name in sorted(now, key=order.index):
         index = order.index(name)
