@@ -54,6 +54,20 @@ DAY_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf",
 START_COLOUR = "#2e7d32"
 PARTY_COLOUR = "#c62828"
 
+# A campaign split into parties (RULES.md §15) draws each party's route in its own colour
+# family, from the Okabe–Ito palette (the tokens' too): its days are shades of the family (the
+# colour itself, dark, light, a little dark, in turn), so the hue says whose and the shade
+# which day. The first two, blue and vermillion, stay far apart for protan, deutan and tritan
+# eyes in every shade; beyond them each party's marker shape and the key tell parties apart.
+PARTY_FAMILIES = (("blue", "#0072B2"), ("vermillion", "#D55E00"),
+                  ("reddish purple", "#CC79A7"), ("bluish green", "#009E73"))
+# How far each day's shade is mixed toward black (below 0) or white (above), in turn.
+SHADE_MIXES = (0.0, -0.5, 0.5, -0.25)
+# Each party's marker around its square, by the party's place in the campaign's order.
+PARTY_SHAPES = ("circle", "square", "diamond", "triangle", "hexagon")
+# How far each party's route is drawn aside (in pixels), so two that share squares both show.
+PARTY_ASIDE = ((0, 0), (4, 4), (-4, -4), (4, -4), (-4, 4))
+
 
 # The core's own marker kinds; each ruleset's `CommandLine` adds its own (`route_marks`).
 MARKS: dict[str, MarkStyle] = {
@@ -70,6 +84,23 @@ def mark_style(kind: str) -> MarkStyle:
 
 def day_colour(day: int) -> str:
     return DAY_COLOURS[(day - 1) % len(DAY_COLOURS)]
+
+
+def _mixed(colour: str, amount: float) -> str:
+    """`colour` (#RRGGBB) mixed toward black (amount below 0) or white (above): its hue kept."""
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    mixed = [c * (1 + amount) if amount < 0 else c + (1 - c) * amount for c in channels]
+    return "#" + "".join(f"{round(c * 255):02x}" for c in mixed)
+
+
+def party_family(index: int) -> tuple[str, str]:
+    """The name and colour of the family of the party at `index` in the campaign's order."""
+    return PARTY_FAMILIES[index % len(PARTY_FAMILIES)]
+
+
+def party_shade(index: int, turn: int) -> str:
+    """The shade of the party at `index` for its `turn`-th day on the picture (from 0)."""
+    return _mixed(party_family(index)[1], SHADE_MIXES[turn % len(SHADE_MIXES)])
 
 
 def _fit(value: str, width: float) -> str:
@@ -203,15 +234,12 @@ def _coordinates(board: _Board) -> list[str]:
     return out
 
 
-def _segment_style(segment: dict[str, Any], party: str | None = None) -> tuple[str, str]:
-    """The class and stroke of one walked path: strong, from another session, or cancelled;
-    another party's than `party` (RULES.md §15) is drawn thinner, in long dashes."""
+def _segment_style(segment: dict[str, Any]) -> tuple[str, str]:
+    """The class and stroke of one walked path: strong, from another session, or cancelled."""
     if segment["cancelled_by"] is not None:
         return "segment cancelled", 'stroke-width="3" stroke-dasharray="6 5" opacity="0.45"'
     if not segment["strong"]:
         return "segment faint", 'stroke-width="3" opacity="0.25"'
-    if party is not None and segment.get("party", party) != party:
-        return "segment other-party", 'stroke-width="2.5" stroke-dasharray="10 3" opacity="0.9"'
     return "segment", 'stroke-width="4" opacity="0.9"'
 
 
@@ -221,23 +249,62 @@ def _days(doc: Mapping[str, Any]) -> list[int]:
     return sorted({segment["day"] for segment in doc["segments"]})
 
 
+# One party's day (RULES.md §15): with one party, the party is None and the day is the
+# campaign's; with several, each party's days are its own.
+PartyDay = tuple[str | None, int]
+
+
+def _party_days(doc: Mapping[str, Any]) -> dict[PartyDay, list[dict[str, Any]]]:
+    """The days the picture has a path of, each with its party when there are several, and
+    their paths: party by party in the campaign's order, each's days in turn."""
+    order = _order(doc)
+    several = len(order) > 1
+    found: dict[PartyDay, list[dict[str, Any]]] = {}
+    for segment in doc["segments"]:
+        party = str(segment.get("party", order[0])) if several else None
+        found.setdefault((party, int(segment["day"])), []).append(segment)
+    place = {name: index for index, name in enumerate(order)}
+    return dict(sorted(found.items(), key=lambda item: (
+        place.get(item[0][0] or "", 0), item[0][1])))
+
+
+def _colour(order: list[str], at: PartyDay) -> str:
+    """One day's colour: the campaign's day colour, or with several parties a shade of the
+    party's family (by its day number, so every view of the campaign shades it alike)."""
+    party, day = at
+    if party is None:
+        return day_colour(day)
+    return party_shade(order.index(party), day - 1)
+
+
+def _day_words(at: PartyDay) -> str:
+    party, day = at
+    return f"day {day}" if party is None else f"{_fit(party, 80)} day {day}"
+
+
 def _route(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="route" fill="none" stroke-linejoin="round" stroke-linecap="round">']
-    for day in _days(doc):
-        segments = [s for s in doc["segments"] if s["day"] == day]
-        colour = day_colour(day)
-        out.append(f'<g class="day" data-day="{day}" stroke="{colour}">')
+    order = _order(doc)
+    for at, segments in _party_days(doc).items():
+        party, day = at
+        colour = _colour(order, at)
+        whose = ""
+        if party is not None:
+            # Parties that walked the same squares stay apart: each route a little aside.
+            dx, dy = PARTY_ASIDE[order.index(party) % len(PARTY_ASIDE)]
+            whose = f' data-party="{esc(party)}"' + (
+                f' transform="translate({dx} {dy})"' if dx or dy else "")
+        out.append(f'<g class="day" data-day="{day}"{whose} stroke="{colour}">')
         for segment in segments:
-            kind, stroke = _segment_style(segment, doc.get("party"))
+            kind, stroke = _segment_style(segment)
             points = " ".join(f"{cx:.1f},{cy:.1f}"
                               for cx, cy in map(board.centre, segment["path"]))
             cancelled = segment["cancelled_by"]
-            note = (f"party {segment.get('party', '')}, " if _parties(doc) else "") + (
+            note = (f"party {party}, " if party is not None else "") + (
                 f"day {day}, event {segment['seq']}") + (
                 f", cancelled by event {cancelled}" if cancelled is not None else "")
             # With one party the picture is drawn as before parties were kept.
-            whose = (f' data-party="{esc(str(segment.get("party", "")))}"' if _parties(doc)
-                     else "")
+            whose = f' data-party="{esc(party)}"' if party is not None else ""
             out.append(f'<polyline class="{kind}" data-seq="{segment["seq"]}"{whose} '
                        f'points="{points}" {stroke}><title>{esc(note)}</title></polyline>')
             end_x, end_y = board.centre(segment["path"][-1])
@@ -254,11 +321,13 @@ def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
     out = ['<g class="day-labels" font-size="11" font-weight="bold" stroke="white" '
            'stroke-width="3" paint-order="stroke">']
     taken = _occupied(doc, board)
-    for day in _days(doc):
-        segments = [s for s in doc["segments"] if s["day"] == day]
+    order = _order(doc)
+    for at, segments in _party_days(doc).items():
+        party, day = at
+        words = _day_words(at)
         first = next((s for s in segments if s["cancelled_by"] is None), segments[0])
         cx, cy = board.centre(first["path"][0])
-        width = DAY_CHAR * len(f"day {day}")
+        width = DAY_CHAR * len(words)
         half = CELL / 2
         # Inside the square's top edge, then above it, below it, to its right and its left
         # (each a left edge and a baseline); the first that is free and on the board.
@@ -270,8 +339,9 @@ def _day_labels(doc: Mapping[str, Any], board: _Board) -> list[str]:
              if _on_board(board, _box(place, width)) and not any(
                  _overlap(_box(place, width), other) for other in taken)), places[0])
         taken.append(_box((left, base), width))
-        out.append(f'<text class="day-label" data-day="{day}" x="{left:.1f}" y="{base:.1f}" '
-                   f'fill="{day_colour(day)}">day {day}</text>')
+        whose = f' data-party="{esc(party)}"' if party is not None else ""
+        out.append(f'<text class="day-label" data-day="{day}"{whose} x="{left:.1f}" '
+                   f'y="{base:.1f}" fill="{_colour(order, at)}">{esc(words)}</text>')
     out.append("</g>")
     return out
 
@@ -314,7 +384,9 @@ def _occupied(doc: Mapping[str, Any], board: _Board) -> list[Box]:
         cx, cy = board.centre(mark["at"])
         mx, my = cx - 12 + 12 * (index % 3), cy + 11 - 12 * (index // 3 % 3)
         boxes.append((mx - 6.5, my - 6.5, mx + 6.5, my + 6.5))
-    for square, share in ((doc["start"], 0.42), (doc["position"], 0.46)):
+    rings = [(doc["start"], 0.42), (doc["position"], 0.46)]
+    rings += [(entry["position"], 0.46) for _, entry in _other_parties(doc)]
+    for square, share in rings:
         cx, cy = board.centre(square)
         radius = CELL * share + 1.5
         boxes.append((cx - radius, cy - radius, cx + radius, cy + radius))
@@ -353,22 +425,62 @@ def _ends(doc: Mapping[str, Any], board: _Board) -> list[str]:
     ends = [
         f'<circle class="start" cx="{sx:.1f}" cy="{sy:.1f}" r="{CELL * 0.42:.1f}" fill="none" '
         f'stroke="{START_COLOUR}" stroke-width="2.5" stroke-dasharray="4 2"/>',
-        f'<circle class="party" cx="{px:.1f}" cy="{py:.1f}" r="{CELL * 0.46:.1f}" fill="none" '
-        f'stroke="{PARTY_COLOUR}" stroke-width="3"/>',
     ]
-    for name, entry in _other_parties(doc):
-        ox, oy = board.centre(entry["position"])
+    if not _parties(doc):
+        ends.append(f'<circle class="party" cx="{px:.1f}" cy="{py:.1f}" '
+                    f'r="{CELL * 0.46:.1f}" fill="none" stroke="{PARTY_COLOUR}" '
+                    'stroke-width="3"/>')
+        return ends
+    # Each party's own marker in its family's colour; the picture's own party drawn last, on
+    # top, where the GM's page lets it be dragged.
+    order = _order(doc)
+    here = [(name, entry) for name, entry in _other_parties(doc)]
+    here.append((str(doc["party"]), {"position": doc["position"]}))
+    for name, entry in here:
+        index = order.index(name)
+        cx, cy = board.centre(entry["position"])
+        # Parties on one square nest, each marker a little inside the one before.
+        radius = CELL * (0.46 - 0.06 * (index % 3))
+        kind = "party" if name == doc["party"] else "party other-party"
         where = f"party {name} at {_sq(entry['position'])}"
-        ends.append(f'<circle class="party other-party" data-party="{esc(name)}" '
-                    f'cx="{ox:.1f}" cy="{oy:.1f}" r="{CELL * 0.40:.1f}" fill="none" '
-                    f'stroke="{PARTY_COLOUR}" stroke-width="2.5" stroke-dasharray="10 3">'
-                    f'<title>{esc(where)}</title></circle>')
+        ends.append(_marker(
+            PARTY_SHAPES[index % len(PARTY_SHAPES)], cx, cy, radius,
+            f'class="{kind}" data-party="{esc(name)}" fill="none" '
+            f'stroke="{party_shade(index, 1)}" stroke-width="3"', f"<title>{esc(where)}</title>"))
     return ends
 
 
+def _marker(shape: str, cx: float, cy: float, radius: float, attributes: str,
+            inside: str = "") -> str:
+    """A party's marker: its shape centred on cx,cy, reaching `radius` from the centre."""
+    if shape == "circle":
+        return (f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="{radius:.1f}" {attributes}>'
+                f"{inside}</circle>")
+    if shape == "square":
+        side = radius * 1.6
+        return (f'<rect x="{cx - side / 2:.1f}" y="{cy - side / 2:.1f}" width="{side:.1f}" '
+                f'height="{side:.1f}" {attributes}>{inside}</rect>')
+    corners = {"diamond": 4, "triangle": 3, "hexagon": 6}[shape]
+    # A triangle sits a little low, so its middle is the square's.
+    lift = radius * 0.2 if corners == 3 else 0.0
+    points = " ".join(f"{cx + radius * math.sin(2 * math.pi * k / corners):.1f},"
+                      f"{cy + lift - radius * math.cos(2 * math.pi * k / corners):.1f}"
+                      for k in range(corners))
+    return f'<polygon points="{points}" {attributes}>{inside}</polygon>'
+
+
+def _order(doc: Mapping[str, Any]) -> list[str]:
+    """Every party the picture knows, in the campaign's order (the first, then as they split
+    off): a party's place gives it its colours and marker."""
+    order = [str(name) for name in doc.get("party_order") or []]
+    order += sorted(doc.get("parties") or {})
+    order += [str(s["party"]) for s in doc["segments"] if s.get("party") is not None]
+    return list(dict.fromkeys(order))
+
+
 def _parties(doc: Mapping[str, Any]) -> bool:
-    """Whether the campaign has more than one party (RULES.md §15)."""
-    return len(doc.get("parties") or {}) > 1
+    """Whether the campaign has, or has had, more than one party (RULES.md §15)."""
+    return len(_order(doc)) > 1
 
 
 def _other_parties(doc: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -419,10 +531,13 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
         # Many unnamed rivers are one entry.
         if keyed_path not in entries:
             entries.append(keyed_path)
-    for day in _days(doc):
-        entries.append(_KeyEntry(f"day:{day}", f'<line x1="0" y1="-4" x2="16" y2="-4" '
-                                 f'stroke="{day_colour(day)}" stroke-width="4"/>',
-                                 f"day {day}"))
+    order = _order(doc)
+    for at in _party_days(doc):
+        party, day = at
+        entries.append(_KeyEntry(
+            f"day:{day}" if party is None else f"day:{party}:{day}",
+            f'<line x1="0" y1="-4" x2="16" y2="-4" stroke="{_colour(order, at)}" '
+            'stroke-width="4"/>', f"day {day}" if party is None else f"party {party}, day {day}"))
     if any(s["cancelled_by"] is not None for s in doc["segments"]):
         entries.append(_KeyEntry("cancelled", '<line x1="0" y1="-4" x2="16" y2="-4" '
                                  'stroke="#555" stroke-width="3" stroke-dasharray="6 5" '
@@ -440,15 +555,20 @@ def _key_entries(doc: Mapping[str, Any]) -> list[_KeyEntry]:
     entries.append(_KeyEntry("start", f'<circle cx="7" cy="-4" r="6" fill="none" '
                              f'stroke="{START_COLOUR}" stroke-width="2" stroke-dasharray="3 2"/>',
                              f"start ({_sq(doc['start'])})"))
-    now = f"party {doc['party']} now" if _parties(doc) else "the party now"
-    entries.append(_KeyEntry("party", f'<circle cx="7" cy="-4" r="6" fill="none" '
-                             f'stroke="{PARTY_COLOUR}" stroke-width="2.5"/>',
-                             f"{now} ({_sq(doc['position'])})"))
-    for name, entry in _other_parties(doc):
+    if not _parties(doc):
+        entries.append(_KeyEntry("party", f'<circle cx="7" cy="-4" r="6" fill="none" '
+                                 f'stroke="{PARTY_COLOUR}" stroke-width="2.5"/>',
+                                 f"the party now ({_sq(doc['position'])})"))
+        return entries
+    now = {**(doc.get("parties") or {}), str(doc["party"]): {"position": doc["position"]}}
+    for name in sorted(now, key=order.index):
+        index = order.index(name)
+        family = party_family(index)[0]
         entries.append(_KeyEntry(
-            f"party:{name}", f'<circle cx="7" cy="-4" r="6" fill="none" '
-            f'stroke="{PARTY_COLOUR}" stroke-width="2" stroke-dasharray="5 2"/>',
-            f"party {name} now ({_sq(entry['position'])}), dashed"))
+            f"party:{name}", _marker(PARTY_SHAPES[index % len(PARTY_SHAPES)], 7, -4, 6,
+                                     f'fill="none" stroke="{party_shade(index, 1)}" '
+                                     'stroke-width="2"'),
+            f"party {name} now ({_sq(now[name]['position'])}), {family}"))
     return entries
 
 

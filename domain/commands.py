@@ -143,6 +143,7 @@ class Dismount(Command):
 @dataclass(frozen=True)
 class Leave(Command):
     what: ClassVar[str] = "roster leave"
+    acts_on_party: ClassVar[bool] = True
 
     name: str
 
@@ -150,6 +151,7 @@ class Leave(Command):
 @dataclass(frozen=True)
 class Rejoin(Command):
     what: ClassVar[str] = "roster rejoin"
+    acts_on_party: ClassVar[bool] = True
 
     name: str
 
@@ -157,6 +159,7 @@ class Rejoin(Command):
 @dataclass(frozen=True)
 class SetSupplies(Command):
     what: ClassVar[str] = "supplies set"
+    acts_on_party: ClassVar[bool] = True
 
     amounts: Annotated[Mapping[str, int], _supplies(0)]
 
@@ -164,6 +167,7 @@ class SetSupplies(Command):
 @dataclass(frozen=True)
 class AddSupplies(Command):
     what: ClassVar[str] = "supplies add"
+    acts_on_party: ClassVar[bool] = True
 
     amounts: Annotated[Mapping[str, int], _supplies(1)]
 
@@ -171,6 +175,7 @@ class AddSupplies(Command):
 @dataclass(frozen=True)
 class SpendSupplies(Command):
     what: ClassVar[str] = "supplies spend"
+    acts_on_party: ClassVar[bool] = True
 
     amounts: Annotated[Mapping[str, int], _supplies(1)]
 
@@ -200,12 +205,14 @@ class SetRule(Command):
 class StartDay(Command):
     what: ClassVar[str] = "day start"
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
 
 
 @dataclass(frozen=True)
 class Move(Command):
     what: ClassVar[str] = "overland move"
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
 
     options: MoveOptions = field(default_factory=MoveOptions)
 
@@ -214,6 +221,7 @@ class Move(Command):
 class EndDay(Command):
     what: ClassVar[str] = "day end"
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
 
     options: DayEndOptions = field(default_factory=DayEndOptions)
 

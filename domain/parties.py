@@ -20,6 +20,7 @@ class SplitParty(Command):
 
     what: ClassVar[str] = "party split"
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
 
     name: str
     members: tuple[str, ...]
@@ -32,6 +33,7 @@ class MergeParties(Command):
 
     what: ClassVar[str] = "party merge"
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
 
     name: str
 

@@ -12,7 +12,13 @@ from dataclasses import dataclass, field
 from functools import cache, singledispatch
 from typing import Any, TypedDict
 
-from domain.events import CampaignStarted, EventsCancelled, EventsRestored, TrekEvent
+from domain.events import (
+    CampaignStarted,
+    EventsCancelled,
+    EventsRestored,
+    PartySplit,
+    TrekEvent,
+)
 from domain.geometry import Square
 from domain.state import Game
 
@@ -32,6 +38,9 @@ class Route(TypedDict):
     # each segment and mark names the party it belongs to.
     party: str
     parties: dict[str, dict[str, Any]]
+    # Every party the log has known, the first one first, then in the order they split off:
+    # what gives each its colours in a picture, the same in every view of the campaign.
+    party_order: list[str]
 
 
 def _square(square: Square) -> dict[str, int]:
@@ -86,8 +95,11 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None,
     segments: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
     last = 0
+    order = [game.party]
     for event in events:
         event.apply_to(game)
+        if isinstance(event, PartySplit):
+            order.append(event.name)
         last = event.seq
         _note_of(type(event))(event, log)
         about = {"seq": event.seq, "type": type(event).__name__, "day": game.day.number,
@@ -115,4 +127,6 @@ def build_route(events: Iterable[TrekEvent], *, session: int | None = None,
         "party": game.party,
         "parties": {name: {"position": _square(side.position), "day": side.day.number}
                     for name, side in ((n, game.focused(n)) for n in game.party_names())},
+        "party_order": list(dict.fromkeys(
+            [*order, *(item["party"] for item in (*segments, *marks)), *game.party_names()])),
     }

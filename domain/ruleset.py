@@ -101,6 +101,9 @@ class Command:
     what: ClassVar[str] = "command"
     # An overland command is refused while an encounter is open.
     overland: ClassVar[bool] = False
+    # Whether it acts on one party (RULES.md §15): `--party NAME` on the command line, a
+    # `party` field beside its own in a command sent as JSON.
+    acts_on_party: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not dataclasses.fields(self):

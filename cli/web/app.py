@@ -323,7 +323,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         """Words (or a command as JSON) → a typed command or query → `Trek.handle` (or the
         query's answer) → the document `--json` prints."""
         if command is not None:
-            return door.run(slug, door.read_json(command), preview=preview)
+            typed, party = door.read_json(command)
+            return door.run(slug, typed, preview=preview, party=party)
         assert argv is not None
         asked, previewing, party = door.read_words(argv)
         return door.run(slug, asked, preview=preview or previewing, party=party)
@@ -730,7 +731,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                                 "/players")
         if view == "seat" and seat is None:
             raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
-        documents = await read(lambda trek: pages.documents(trek.queries, shown))
+        mine = seat.characters if seat is not None else ()
+        documents = await read(lambda trek: pages.documents(trek.queries, shown, mine))
         html = await run_in_threadpool(
             lambda: pages.page(documents, shown, view=view,
                                fog=config.fog and view != "gm", part=part,
@@ -827,13 +829,21 @@ COMMANDS_DESCRIPTION = (
     "`{\"argv\": [\"move\", \"E\", \"E\"], \"preview\": false}` (the words after `trek`, "
     "read as the command line reads them) or `{\"command\": {\"type\": \"Move\", \"options\": "
     "{\"steps\": [\"E\", \"E\"]}}}` (the command as JSON: `type` is one of the command types "
-    "below, the other keys its fields). 200 with what `--json` prints; 422 `{\"error\": "
+    "below, the other keys its fields; a command that acts on one party, such as `Move` or "
+    "`StartDay`, also takes `\"party\": NAME`, as `--party NAME`). 200 with what `--json` "
+    "prints; 422 `{\"error\": "
     "SENTENCE}` when the rules refuse it (nothing recorded); 400 for a usage mistake; 403 for a "
     "command that is not the table's (one that acts on files or on the whole store: `init`, "
     "`branch`, `demo`, `replay`, `map import`, `serve`, `shell`, `watch`, `campaigns`, or any "
     "option naming a file): run it with the trek command line. With `preview` the event that "
     "would be recorded, and nothing is. The words may also be a read (`status`, `log`, "
     "`encounter status`, `map show`, `audit`, `diff`, `rules show`). The GM's secret only.")
+
+
+# The `party` field of a command that acts on one party (RULES.md §15), as `--party NAME`.
+PARTY_FIELD = {"type": "string", "minLength": 1, "maxLength": MAX_WORD, "title": "Party",
+               "description": "The party it acts on, as `--party NAME` (left out: the party "
+                              "in use)."}
 
 
 def _request_schema(registry: Registry) -> dict[str, Any]:
@@ -856,6 +866,8 @@ def command_schemas(registry: Any) -> dict[str, Any]:
         schema = TypeAdapter(kind).json_schema(ref_template="#/components/schemas/{model}")
         schemas.update(schema.pop("$defs", {}))
         schema["properties"] = {"type": {"const": name}, **schema.get("properties", {})}
+        if kind.acts_on_party:
+            schema["properties"]["party"] = PARTY_FIELD
         schema["required"] = ["type", *schema.get("required", [])]
         schema["title"] = name
         schemas[name] = schema

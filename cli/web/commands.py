@@ -166,9 +166,11 @@ class Door:
             raise Refused(422, _told(error)) from None
         return parsed.command, parsed.preview, parsed.party
 
-    def read_json(self, given: Mapping[str, Any]) -> Command:
+    def read_json(self, given: Mapping[str, Any]) -> tuple[Command, str | None]:
         """The command a JSON object describes: `type`, one of the table's command types, and
-        its fields, checked as the command line's are (pydantic, the command's own bounds)."""
+        its fields, checked as the command line's are (pydantic, the command's own bounds);
+        and the party it acts on: its `party` field, for a command that acts on one
+        (RULES.md §15; None: the party in use)."""
         from pydantic import TypeAdapter, ValidationError
 
         fields = dict(given)
@@ -177,6 +179,14 @@ class Door:
         if not isinstance(name, str) or name not in kinds:
             raise Refused(400, "The command's type is not one of the table's commands; "
                                "/api/openapi.json lists them")
+        # A command that acts on no party keeps `party` among its fields, and is told it has
+        # no such field.
+        party = fields.pop("party", None) if kinds[name].acts_on_party else None
+        if party is not None and not (isinstance(party, str) and 0 < len(party) <= MAX_WORD
+                                      and not has_control(party)):
+            raise Refused(400, f"The command's field party is not valid: the name of a party "
+                               f"(1 to {MAX_WORD} characters, no control characters), as "
+                               "`trek party list` shows it")
         if fields.get("battle_map") is not None:
             raise Refused(403, "A battle map is read from a file: start the encounter with "
                                "`trek encounter start NAME --map FILE` on the command line")
@@ -190,7 +200,7 @@ class Door:
         unknown = _unknown_key(fields, adapter.dump_python(command))
         if unknown is not None:
             raise Refused(400, f"The command {name} has no field {unknown}")
-        return command
+        return command, party
 
     def use_party(self, slug: str, name: str) -> Any:
         """Make `name` the party commands naming none act on (`trek party use`): a setting of
@@ -243,13 +253,27 @@ class Door:
                 raise Refused(400, "A request asks for a command; leave --preview out")
         else:
             assert command is not None
-            asked, party = self.read_json(command), None
+            asked, party = self.read_json(command)
         may_ask(seat, asked)
         with self.lock:
             seats = self.seats()
             if seats.paused(slug):
                 raise Refused(403, "The GM has paused the table: no requests until it "
                                    "resumes")
+            if getattr(type(asked), "acts_on_party", False):
+                # The overland move moves the party the seat's characters travel in; the
+                # request keeps that party, so its approval moves the one it previewed.
+                try:
+                    status = self._open().queries.status(slug)
+                except TrackerError as error:
+                    raise Refused(422, _told(error)) from None
+                chosen = seat_party(seat, status, party)
+                if chosen is not None and chosen != party:
+                    party = chosen
+                    if argv is not None:
+                        argv = [*argv, "--party", chosen]
+                    else:
+                        command = {**(command or {}), "party": chosen}
             if preview:
                 return 200, {"request": None, "status": "preview",
                              "preview": self._run(slug, asked, preview=True, party=party)[0]}
@@ -280,7 +304,7 @@ class Door:
                 raise Refused(409, f"Request {number} was decided already")
             trek = self._open()
             try:
-                asked, party = ((self.read_json(held["command"]), None)
+                asked, party = (self.read_json(held["command"])
                                 if held["command"] is not None
                                 else self.read_words(held["argv"])[::2])
                 docs = self._run(slug, asked, party=party,
@@ -344,6 +368,32 @@ class Door:
             # What the store holds is told by the next request, on a store opened afresh.
             self._drop()
             raise Refused(500, f"Trek could not finish ({type(error).__name__})") from None
+
+
+def seat_party(seat: Seat, status: Mapping[str, Any], named: str | None) -> str | None:
+    """The party a seat's overland move moves (RULES.md §15): the one its characters travel
+    in. A seat whose characters travel in several names one of them (`--party`, or `party` in
+    a command as JSON): none named is a usage mistake (400), another party is not the seat's
+    to move (403). With one party, the party in use (None)."""
+    parties = status.get("parties") or {}
+    if len(parties) < 2:
+        return named
+    characters = status.get("characters") or {}
+    own = sorted({str(characters[name]["party"]) for name in seat.characters
+                  if characters.get(name, {}).get("party") is not None})
+    if not own:
+        return named
+    if named is None:
+        if len(own) == 1:
+            return own[0]
+        raise Refused(400, f"Seat {seat.name}'s characters travel in parties "
+                           f"{' and '.join(own)}: name the one that moves with --party NAME "
+                           "(\"party\" in a command sent as JSON)")
+    if named not in own:
+        where = f"party {own[0]}" if len(own) == 1 else f"parties {' and '.join(own)}"
+        raise Refused(403, f"Seat {seat.name}'s characters travel in {where}, not in party "
+                           f"{named}; a seat moves only its own characters' party")
+    return named
 
 
 def may_ask(seat: Seat, asked: object) -> None:

@@ -9,6 +9,7 @@ within one square of.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -170,15 +171,23 @@ class PageDocuments:
     ruleset: str
 
 
-def documents(queries: Queries, slug: str) -> PageDocuments:
+def documents(queries: Queries, slug: str,
+              characters: Sequence[str] = ()) -> PageDocuments:
     """The documents of a campaign's page: its status, route, the open fight's picture and
-    the newest log entries."""
+    the newest log entries. A seat's page (its `characters`) is told from the side of the
+    party they travel in, when they all travel in one (RULES.md §15): the day and the movement
+    its move spends."""
     from projections.logpages import LogFilter
 
     status = queries.status(slug)
+    own = {status["characters"][name]["party"] for name in characters
+           if name in status["characters"]}
+    party = own.pop() if len(own) == 1 else None
+    if party is not None and party != status["party"]:
+        status = queries.status(slug, party=party)
     battle = queries.encounter_picture(slug) if status.get("encounter") else None
     stream = queries.log_stream(slug, LogFilter(last=LOG_ROWS))
-    return PageDocuments(status=dict(status), route=dict(queries.route(slug)),
+    return PageDocuments(status=dict(status), route=dict(queries.route(slug, party=party)),
                          battle=dict(battle) if battle is not None else None,
                          entries=[dict(entry) for entry in stream.entries],
                          ruleset=stream.ruleset)
@@ -187,17 +196,20 @@ def documents(queries: Queries, slug: str) -> PageDocuments:
 def seat_cards(seat: dict[str, Any], status: dict[str, Any],
                encounter: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A card for each of a seat's characters: Health/Energy, and the movement it has left
-    this round (in a fight it is in) or the party's today."""
+    this round (in a fight it is in) or its party's today (RULES.md §15: the party it
+    travels in, whichever party is in use)."""
     from cli import render as words
 
     cards = []
     for name in seat["characters"]:
         held = status.get("characters", {}).get(name, {})
         fighting = (encounter or {}).get("combatants", {}).get(name)
+        party = (status.get("parties") or {}).get(held.get("party"))
+        moving = {**status, "movement": party["movement"]} if party else status
         if fighting is not None:
             left = f"{words.encounter_value(fighting['remaining'])} left this round"
-        elif status.get("movement") and held.get("with_party", True):
-            left = words.movement_text(status)
+        elif moving.get("movement") and held.get("with_party", True):
+            left = words.movement_text(moving)
         else:
             left = ""
         cards.append({"name": name, "health": held.get("health"),

@@ -23,6 +23,7 @@ def _given(label: str, roll: int | None) -> dict[str, int]:
 @dataclass(frozen=True)
 class TakeShortcut(Command):
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "shortcut"
 
     name: str
@@ -35,6 +36,7 @@ class TakeShortcut(Command):
 @dataclass(frozen=True)
 class ForcedMarch(Command):
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "forced march"
 
     # Rider or driver name -> the total the GM rolled for them.
@@ -47,6 +49,7 @@ class ForcedMarch(Command):
 @dataclass(frozen=True)
 class TravelByNight(Command):
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "night travel"
 
     roll: int | None = None
@@ -59,6 +62,7 @@ class TravelByNight(Command):
 @dataclass(frozen=True)
 class Forage(Command):
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "forage"
 
     roll: int | None = None
@@ -72,6 +76,7 @@ class Forage(Command):
 @dataclass(frozen=True)
 class Repair(Command):
     overland: ClassVar[bool] = True
+    acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "repair"
 
     conveyance: str

@@ -1,15 +1,21 @@
-"""Two parties on the GM's page in a real browser (Playwright driving Debian's chromium, against
-a real server on SQLite): the picker chooses the party, and the ruler moves each (RULES.md §15).
-The sample campaign (tests/served.py) has 21 events, day 3 ended, the party at 7,1: Kira rides
-Dusty and Oren rides Bramble, each mount 2 squares a day."""
+"""Two parties on the GM's page and on a seat's page in a real browser (Playwright driving
+Debian's chromium, against a real server on SQLite): the picker chooses the party, the ruler
+moves each, each is drawn in its own colour family, and a seat's tap moves its own character's
+party (RULES.md §14, §15). The sample campaign (tests/served.py) has 21 events, day 3 ended, the
+party at 7,1: Kira rides Dusty and Oren rides Bramble, each mount 2 squares a day."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from cliruns import ok
+from conftest import TrekRun
+from partypictures import drawn, hue, hue_apart
+from playwright.sync_api import expect
 from served import GM_KEY, Served, sample_campaign, serve
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -55,8 +61,9 @@ def test_two_parties_each_moved_with_the_ruler(browser: Any, served: Served) -> 
     gm = gm_page(browser, served)
     picker = gm.locator("#party-picker")
     assert picker.input_value() == "main"
-    # Both parties ringed on 7,1: the one in use, and the riders' dashed ring.
-    assert gm.locator('#map circle.party.other-party[data-party="riders"]').count() == 1
+    # Both parties marked on 7,1: the one in use (dragged with the mouse), and the riders'.
+    assert gm.locator('#map .party.other-party[data-party="riders"]').count() == 1
+    assert gm.locator('#map .party.draggable[data-party="main"]').count() == 1
     # The walkers (Oren on Bramble): 7,1 -> 8,2 -> 9,3.
     ruler_to(gm, 9, 3, "#25")
     # The riders, picked: 7,1 -> 6,1 -> 5,1.
@@ -69,4 +76,51 @@ def test_two_parties_each_moved_with_the_ruler(browser: Any, served: Served) -> 
     log = served.get("log", params={"from": "25"}).json()
     assert [(e["seq"], e["type"], e["party"]) for e in log] == [(25, "Moved", "main"),
                                                                 (26, "Moved", "riders")]
+    # The page, as the browser holds it now: each party's day 4 in its own colour family.
+    gm.locator('#map polyline.segment[data-seq="26"]').wait_for(state="attached",
+                                                                 timeout=5000)
+    picture = drawn(gm.locator("#map svg.route-map").evaluate("n => n.outerHTML"))
+    walkers, riders = picture.segments[25], picture.segments[26]
+    assert (walkers[:2], riders[:2]) == (("main", 4), ("riders", 4))
+    assert hue_apart(hue(walkers[2]), hue(riders[2])) > 60
+    # The riders, picked, are the party whose marker the GM drags now.
+    assert gm.locator('#map .party.draggable[data-party="riders"]').count() == 1
     assert gm.errors == []
+
+
+def test_a_seat_taps_a_square_and_its_characters_party_moves(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    key = ok(trek_run("seat", "add", "kit", "--character", "Kira", "--json",
+                      db=db)).json()["key"]
+    with serve(tmp_path, db) as served:
+        for argv in (["party", "split", "riders", "--member", "Kira", "--member", "Dusty"],
+                     ["day", "start"], ["day", "start", "--party", "riders"]):   # 22, 23, 24
+            assert served.command(argv).status_code == 200, argv
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        phone = context.new_page()
+        errors: list[str] = []
+        phone.on("pageerror", lambda error: errors.append(str(error)))
+        phone.goto(f"{served.base}/seat?key={key}")
+        phone.wait_for_selector("#live.on", timeout=5000)
+        # Kira's page is told from the riders' side, though the walkers are in use.
+        expect(phone.locator(".sub")).to_contain_text("Party riders", timeout=5000)
+        # The riders: 7,1 -> 6,1 -> 5,1, the whole of their 2.
+        phone.click('#map rect.cell[data-x="5"][data-y="1"]')
+        ruler = phone.locator("#ruler-text")
+        expect(ruler).to_have_text("2 squares · cost 2 · 0 left today after it", timeout=5000)
+        phone.click("#ruler-confirm")
+        headers = {"Authorization": f"Bearer {GM_KEY}"}
+        expect(phone.locator("#request-list li.pending")).to_have_count(1, timeout=5000)
+        asked = httpx.get(served.api("requests"), headers=headers, timeout=30).json()
+        assert [(r["seat"], r["argv"]) for r in asked] == [
+            ("kit", ["move", "--to", "5,1", "--party", "riders"])]
+        approved = httpx.post(served.api(f"requests/{asked[0]['request']}/approve"),
+                              headers=headers, timeout=30)
+        assert approved.status_code == 200, approved.text
+        status = served.get("status").json()
+        assert (status["party"], status["position"]) == ("main", {"x": 7, "y": 1})
+        assert status["parties"]["riders"]["position"] == {"x": 5, "y": 1}
+        expect(phone.locator(".sub")).to_contain_text("at 5,1", timeout=5000)
+        assert errors == []

@@ -9,6 +9,7 @@ from typing import Any
 
 from cliruns import ok, recorded, refused
 from conftest import TrekRun
+from partypictures import Drawn, drawn, hue, hue_apart
 
 Run = Callable[..., TrekRun]
 
@@ -139,32 +140,78 @@ def test_undo_of_a_split_after_the_riders_moved_needs_cascade(
     assert list(status(trek_run)["parties"]) == ["main"]
 
 
+def two_routes(run: Run, tmp_path: Path) -> None:
+    """The riders ride two days (0,1 -> 3,1 -> 5,1), the walkers walk one (0,1 -> 1,1)."""
+    table(run, tmp_path)
+    ok(run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(run("day", "start", "--party", "riders"))                                    # 7
+    ok(run("move", "E", "E", "E", "--party", "riders"))                             # 8
+    ok(run("day", "end", "--party", "riders"))                                      # 9
+    ok(run("day", "start", "--party", "riders"))                                    # 10
+    ok(run("move", "E", "E", "--party", "riders"))                                  # 11
+    ok(run("day", "start"))                                                         # 12
+    ok(run("move", "E"))                                                            # 13
+
+
+def check_two_families(picture: Drawn) -> None:
+    """Each party's route in shades of its own colour family, told apart from the other's,
+    each party's marker its own shape in its family, and a key naming both (RULES.md §15)."""
+    riders_1, riders_2, walkers = (picture.segments[seq] for seq in (8, 11, 13))
+    assert [(party, day) for party, day, _ in (riders_1, riders_2, walkers)] == [
+        ("riders", 1), ("riders", 2), ("main", 1)]
+    # One family: the riders' two days share a hue, each day its own shade.
+    assert hue_apart(hue(riders_1[2]), hue(riders_2[2])) < 2
+    assert riders_1[2] != riders_2[2]
+    # Two families: far apart round the colour wheel.
+    assert hue_apart(hue(riders_1[2]), hue(walkers[2])) > 60
+    assert set(picture.markers) == {"main", "riders"}
+    assert picture.markers["main"][0] != picture.markers["riders"][0]
+    for party, route in (("main", walkers), ("riders", riders_1)):
+        assert hue_apart(hue(picture.markers[party][1]), hue(route[2])) < 2
+    assert picture.key["day:riders:2"] == "party riders, day 2"
+    assert picture.key["day:main:1"] == "party main, day 1"
+    assert picture.key["party:main"].startswith("party main now (1,1)")
+    assert picture.key["party:riders"].startswith("party riders now (5,1)")
+
+
 def test_the_map_shows_every_party_and_its_route(trek_run: Run, tmp_path: Path) -> None:
-    table(trek_run, tmp_path)
-    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))    # 6
-    ok(trek_run("day", "start", "--party", "riders"))                                    # 7
-    ok(trek_run("move", "E", "E", "E", "--party", "riders"))                             # 8
-    ok(trek_run("day", "start"))                                                         # 9
-    ok(trek_run("move", "E"))                                                            # 10
-    # The party in use (main, at 1,1) is @, the riders (at 3,1) are &.
+    two_routes(trek_run, tmp_path)
+    # The party in use (main, at 1,1) is @, the riders (at 5,1) are &.
     shown = ok(trek_run("map", "show")).stdout
-    assert "1 .@.&......" in shown
+    assert "1 .@...&...." in shown
     assert "'@': party main, at 1,1" in shown
-    assert "'&': party riders, at 3,1" in shown
+    assert "'&': party riders, at 5,1" in shown
     document = ok(trek_run("map", "show", "--json", "--party", "riders")).json()
-    assert (document["party"], document["position"]) == ("riders", {"x": 3, "y": 1})
+    assert (document["party"], document["position"]) == ("riders", {"x": 5, "y": 1})
     assert document["parties"] == {"main": {"position": {"x": 1, "y": 1}, "day": 1},
-                                   "riders": {"position": {"x": 3, "y": 1}, "day": 1}}
-    assert [(s["seq"], s["party"]) for s in document["route"]["segments"]] == [
-        (8, "riders"), (10, "main")]
+                                   "riders": {"position": {"x": 5, "y": 1}, "day": 2}}
+    assert [(s["seq"], s["party"], s["day"]) for s in document["route"]["segments"]] == [
+        (8, "riders", 1), (11, "riders", 2), (13, "main", 1)]
+    ok(trek_run("map", "show", "--svg", "route.svg"))
+    ok(trek_run("map", "show", "--html", "route.html"))
+    ok(trek_run("map", "show", "--svg", "riders.svg", "--party", "riders"))
+    for name in ("route.svg", "route.html", "riders.svg"):
+        check_two_families(drawn((tmp_path / name).read_text()))
+    # Told from either party's side, each party keeps its colours.
+    assert drawn((tmp_path / "route.svg").read_text()) == drawn(
+        (tmp_path / "riders.svg").read_text())
+
+
+def test_a_partys_name_is_text_in_the_picture(trek_run: Run, tmp_path: Path) -> None:
+    table(trek_run, tmp_path)
+    name = '<b x>Kira & "co"\''
+    ok(trek_run("party", "split", name, "--member", "Kira", "--member", "Dusty"))    # 6
+    ok(trek_run("day", "start", "--party", name))                                  # 7
+    ok(trek_run("move", "E", "--party", name))                                     # 8
     ok(trek_run("map", "show", "--svg", "route.svg"))
     svg = (tmp_path / "route.svg").read_text()
-    # The riders' ring and their route in long dashes; the key names both parties.
-    assert 'class="party other-party" data-party="riders"' in svg
-    assert 'class="segment other-party" data-seq="8" data-party="riders"' in svg
-    assert 'class="segment" data-seq="10" data-party="main"' in svg
-    assert "party main now (1,1)" in svg
-    assert "party riders now (3,1), dashed" in svg
+    # The picture parses as XML (drawn() reads it so), the name its text and its attributes'
+    # values, never markup.
+    picture = drawn(svg)
+    assert picture.segments[8][:2] == (name, 1)
+    assert set(picture.markers) == {"main", name}
+    assert picture.key[f"party:{name}"].startswith(f"party {name} now (1,1)")
+    assert "<b " not in svg
 
 
 def test_the_gms_page_picks_the_party_and_shows_every_party(
@@ -175,40 +222,77 @@ def test_the_gms_page_picks_the_party_and_shows_every_party(
 
     from cli.web.app import ServeConfig, create_app
 
-    table(trek_run, tmp_path)
-    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
-    ok(trek_run("day", "start", "--party", "riders"))
-    ok(trek_run("move", "E", "E", "E", "--party", "riders"))
+    two_routes(trek_run, tmp_path)
+    seat = ok(trek_run("seat", "add", "ana", "--character", "Kira", "--character", "Oren",
+                       "--json")).json()["key"]
+    rider = ok(trek_run("seat", "add", "kit", "--character", "Kira", "--json")).json()["key"]
     app = create_app(ServeConfig(db=str(tmp_path / "trek.db"), campaign="long-road",
                                  gm_key="g" * 20, player_key="p" * 20))
     gm = {"Authorization": "Bearer " + "g" * 20}
 
-    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str]:
+    async def visit() -> tuple[str, httpx.Response, httpx.Response, str, str, str, str]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
             before = (await client.get("/", params={"key": "g" * 20})).text
+            # The players and the seat while the walkers are the party in use.
+            players = (await client.get("/players", params={"key": "p" * 20})).text
+            seated = (await client.get("/seat", params={"key": seat})).text
+            riding = (await client.get("/seat", params={"key": rider})).text
             # `party use` sets the store, as `campaigns use` does: not a command of the table.
             words = await client.post("/api/campaigns/long-road/commands", headers=gm,
                                       json={"argv": ["party", "use", "riders"]})
             used = await client.post("/api/campaigns/long-road/party", headers=gm,
                                      json={"party": "riders"})
             after = (await client.get("/", params={"key": "g" * 20})).text
-            players = (await client.get("/players", params={"key": "p" * 20})).text
-            return before, words, used, after, players
+            return before, words, used, after, players, seated, riding
 
-    before, words, used, after, players = asyncio.run(visit())
-    assert '<option value="main" selected>main (0,1, day 0)</option>' in before
-    assert '<option value="riders">riders (3,1, day 1)</option>' in before
-    # Both parties on the map: the one in use ringed, the other's ring and route dashed.
-    assert 'class="party other-party" data-party="riders"' in before
+    before, words, used, after, players, seated, riding = asyncio.run(visit())
+    assert '<option value="main" selected>main (1,1, day 1)</option>' in before
+    assert '<option value="riders">riders (5,1, day 2)</option>' in before
     assert words.status_code == 403
     assert used.status_code == 200
     assert used.json() == {"campaign": "long-road", "party": "riders", "previous": None}
     assert '<option value="riders" selected>' in after
     assert "Party riders · " in after
-    assert "at 3,1" in after
-    # The players see every party too: the walkers' ring beside the riders'.
-    assert 'class="party other-party" data-party="main"' in players
+    assert "at 5,1" in after
+    # Every page draws both parties, each in its own colour family with its own marker, and
+    # the page's key names each party: the GM's (from either party's side), the players' and
+    # the seat's, fog and all.
+    for page in (before, after, players, seated):
+        check_two_families(drawn(page))
+    # The fog lifts within a square of where any party stood or walked, whichever party is in
+    # use: 6,0 only the riders came near (at 5,1); 8,0 nobody did; the GM sees everything.
+    for page, fogged in ((before, False), (players, True), (seated, True)):
+        assert terrain(page, 6, 0) == "open"
+        assert terrain(page, 2, 0) == "open"
+        assert terrain(page, 8, 0) == ("unexplored" if fogged else "open")
+    # Each of the seat's cards tells its own character's party's day: the riders have moved 2
+    # of their 4, the walkers 1 of their 1, whichever party is in use.
+    import re
+
+    cards = dict(re.findall(r'<div class="seat-card" data-name="(\w+)">.*?<div class="muted">'
+                            r"([^<]*)</div>", seated, re.S))
+    assert cards == {"Kira": "base 4, budget 4, used 2, remaining 2",
+                     "Oren": "base 1, budget 1, used 1, remaining 0"}
+    # A seat whose characters all ride with the riders is told the riders' day, though the
+    # walkers are the party in use; a seat in both parties, the party in use's.
+    assert "Party riders · " in riding
+    assert "Day 2 · open" in riding
+    assert "<strong>2</strong> of 4 squares left today" in riding
+    assert "Party main · " in seated
+    assert "<strong>0</strong> of 1 squares left today" in seated
+    # The marker of the party in use is the one the GM drags; the other's is another party's.
+    assert 'class="party other-party" data-party="riders"' in before
+    assert 'class="party" data-party="riders"' in after
+
+
+def terrain(page: str, x: int, y: int) -> str:
+    """The terrain a page's map draws on square x,y."""
+    import re
+
+    found = re.search(rf'<rect class="cell ([^"]+)" data-x="{x}" data-y="{y}"', page)
+    assert found is not None, (x, y)
+    return found.group(1)
 
 
 def test_a_ruleset_without_overland_travel_has_one_party(trek_run: Run) -> None:

@@ -90,7 +90,7 @@
       }
       port.parentNode.insertBefore(tools, port);
       if (gm) {
-        svg.querySelectorAll("g.combatant, circle.party").forEach(function (node) {
+        svg.querySelectorAll("g.combatant, svg.route-map .party:not(.other-party)").forEach(function (node) {
           node.classList.add("draggable");
         });
       }
@@ -148,7 +148,8 @@
   }
 
   app.addEventListener("pointerdown", function (event) {
-    var node = event.target.closest("#fight g.combatant, #map circle.party");
+    // Only the marker of the party in use: the ruler and the day's actions act on that one.
+    var node = event.target.closest("#fight g.combatant, #map .party:not(.other-party)");
     if (!node || !window.trekRuler || event.button > 0) { return; }
     var fight = node.matches("g.combatant");
     var where = fight ? "#fight" : "#map";
