@@ -36,7 +36,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from cli.web import pages
+from cli.web import pages, pictures
 from cli.web.commands import MAX_WORD, Door, Refused, command_types, has_control
 from cli.web.live import Live
 from cli.web.reads import Reads
@@ -688,19 +688,53 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
 
     @app.get("/pictures/{sha256}", include_in_schema=False)
     async def picture(sha256: str, request: Request) -> Response:
-        """A map's picture, at its SHA-256: sent once, then kept by the browser for good (its
-        address changes with its bytes). The hash is the address, so the page's <image> needs
-        no secret in it."""
-        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+        """A map's picture, at its SHA-256 and the signature the server gave the page that
+        names it: sent once, then kept by the browser for good (its address changes with its
+        bytes). No secret is in the address, and no page the fog hides it from names it."""
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not pictures.signed(
+                config.gm_key, request.query_params.get("v"), "picture", sha256):
             raise ApiError(404, "There is no such picture")
         etag = f'"{sha256}"'
-        cached = {"ETag": etag, "Cache-Control": "public, max-age=31536000, immutable"}
+        cached = {"ETag": etag, "Cache-Control": "private, max-age=31536000, immutable"}
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers=cached)
         found = await read(lambda trek: trek.queries.picture(sha256))
         if found is None:
             raise ApiError(404, "There is no such picture")
         return Response(found[1], media_type=found[0], headers=cached)
+
+    fogged_kept = pictures.FoggedPictures()
+
+    @app.get("/pictures/fogged/{fog}", include_in_schema=False)
+    async def fogged_picture(fog: str, request: Request) -> Response:
+        """A campaign's overland picture as the players' fog leaves it (every square the
+        party has not been near blank), for the fog `fog` the page was drawn with; were the
+        fog to have lifted since, the picture as it is now, kept by no cache."""
+        slug = request.query_params.get("campaign") or ""
+        if not (re.fullmatch(r"[0-9a-f]{32}", fog) and pictures.signed(
+                config.gm_key, request.query_params.get("v"), "fogged", slug, fog)):
+            raise ApiError(404, "There is no such picture")
+        await known(slug)
+        route = await read(lambda trek: trek.queries.route(slug))
+        game_map = route["map"]
+        if game_map is None or "image" not in game_map:
+            raise ApiError(404, "There is no such picture")
+        sha256 = str(game_map["image"]["sha256"])
+        seen = pages.seen_squares(route)
+        now = pictures.fog_digest(seen, game_map["width"], game_map["height"])
+        data = fogged_kept.get(sha256, now)
+        if data is None:
+            found = await read(lambda trek: trek.queries.picture(sha256))
+            if found is None:
+                raise ApiError(404, "There is no such picture")
+            data = await run_in_threadpool(pictures.fogged_picture, found[1],
+                                           game_map["image"], seen, game_map["width"],
+                                           game_map["height"])
+            fogged_kept.put(sha256, now, data)
+        headers = ({"ETag": f'"{fog}"',
+                    "Cache-Control": "private, max-age=31536000, immutable"}
+                   if now == fog else {"Cache-Control": "no-store"})
+        return Response(data, media_type="image/png", headers=headers)
 
     @app.get("/", include_in_schema=False)
     async def gm_page(request: Request) -> Response:
@@ -734,7 +768,11 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         html = await run_in_threadpool(
             lambda: pages.page(documents, shown, view=view,
                                fog=config.fog and view != "gm", part=part,
-                               seat=seat.document() if seat is not None else None))
+                               seat=seat.document() if seat is not None else None,
+                               picture_href=lambda sha: pictures.picture_address(
+                                   config.gm_key, sha),
+                               fogged_href=lambda fog: pictures.fogged_address(
+                                   config.gm_key, shown, fog)))
         return HTMLResponse(html)
 
     return app
