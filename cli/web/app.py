@@ -57,6 +57,9 @@ WAKE = 0.5
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
+# How many drawn pages are kept (a GM's, the players', a seat's, whole and their live parts).
+DRAWN_PAGES = 12
+
 # The farthest a ruler may point: a battle map is never this wide.
 MAX_CELL = 100_000
 
@@ -755,6 +758,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         shown: Role = "gm" if view == "gm" else "seat" if view == "seat" else "player"
         return await page(request, shown, part=True)
 
+    drawn: dict[str, str] = {}
+
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
         shown = request.query_params.get("campaign") or config.campaign
         await known(shown)
@@ -765,14 +770,24 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         if view == "seat" and seat is None:
             raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
         documents = await read(lambda trek: pages.documents(trek.queries, shown))
-        html = await run_in_threadpool(
-            lambda: pages.page(documents, shown, view=view,
-                               fog=config.fog and view != "gm", part=part,
-                               seat=seat.document() if seat is not None else None,
-                               picture_href=lambda sha: pictures.picture_address(
-                                   config.gm_key, sha),
-                               fogged_href=lambda fog: pictures.fogged_address(
-                                   config.gm_key, shown, fog)))
+        seat_document = seat.document() if seat is not None else None
+        fog = config.fog and view != "gm"
+        # A page is drawn from its documents alone: the same documents (every page open at a
+        # table, until something is recorded) are drawn once.
+        key = await run_in_threadpool(pages.page_key, documents, shown, view, fog, part,
+                                      seat_document)
+        html = drawn.get(key)
+        if html is None:
+            html = await run_in_threadpool(
+                lambda: pages.page(documents, shown, view=view, fog=fog, part=part,
+                                   seat=seat_document,
+                                   picture_href=lambda sha: pictures.picture_address(
+                                       config.gm_key, sha),
+                                   fogged_href=lambda fog: pictures.fogged_address(
+                                       config.gm_key, shown, fog)))
+            drawn[key] = html
+            while len(drawn) > DRAWN_PAGES:
+                drawn.pop(next(iter(drawn)))
         return HTMLResponse(html)
 
     return app

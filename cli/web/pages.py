@@ -185,6 +185,17 @@ def documents(queries: Queries, slug: str) -> PageDocuments:
                          ruleset=stream.ruleset)
 
 
+def page_key(read: PageDocuments, slug: str, view: str, fog: bool, part: bool,
+             seat: dict[str, Any] | None) -> str:
+    """What a page is drawn from, as one digest: two requests with the same key get the same
+    page."""
+    import hashlib
+
+    given = [slug, view, fog, part, seat, read.status, read.route, read.battle, read.entries,
+             read.ruleset]
+    return hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def seat_cards(seat: dict[str, Any], status: dict[str, Any],
                encounter: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A card for each of a seat's characters: Health/Energy, and the movement it has left

@@ -260,7 +260,8 @@
     node.classList.add("dragging");
     drag = {node: node, fight: fight, where: where, pointer: event.pointerId,
             start: start.dataset.x + "," + start.dataset.y, over: null, asked: null,
-            origin: cellCentre(start), moved: false};
+            origin: cellCentre(start), moved: false,
+            last: [Number(start.dataset.x), Number(start.dataset.y)]};
   });
 
   // A press that dragged is no click (a click on a token picks it for the ruler).
@@ -286,6 +287,12 @@
     drag.asked = {xy: xy, answer: drag.fight
       ? window.trekRuler.measure(cell.dataset.x, cell.dataset.y)
       : window.trekRuler.preview(cell.dataset.x, cell.dataset.y)};
+    // And the next cell along the way the pointer is going, so it is answered on arrival.
+    var x = Number(cell.dataset.x), y = Number(cell.dataset.y);
+    if (drag.fight && drag.last) {
+      window.trekRuler.ahead(x + Math.sign(x - drag.last[0]), y + Math.sign(y - drag.last[1]));
+    }
+    drag.last = [x, y];
   });
 
   function drop(event) {
