@@ -405,3 +405,37 @@ def test_a_live_update_keeps_the_picture_and_the_view(browser: Any, tmp_path: Pa
             assert len(fetched) == 1
             assert errors == []
             context.close()
+
+
+def test_a_drag_asks_each_cell_once_and_the_next_one_ahead(browser: Any, tmp_path: Path,
+                                                           fight: str) -> None:
+    """Dragging Ann 0,0 → 1,0 → 2,0 → 1,0: the server is asked for 1,0 on arrival, for 2,0
+    (and then 3,0) ahead of the pointer, and never twice for a cell: the way back to 1,0 is
+    answered from the drag's own answers, with the same words."""
+    with serve(tmp_path, fight) as server:
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                        viewport={"width": 1280, "height": 800})
+        asked: list[tuple[int, int]] = []
+        gm.on("request", lambda r: asked.append(tuple(json.loads(r.post_data or "{}")["to"]))
+              if r.url.endswith("/ruler") else None)
+
+        def over(x: int, y: int, words: str) -> None:
+            gm.mouse.move(*centre_of(gm, cell(x, y)), steps=3)
+            gm.wait_for_function(
+                f"() => document.getElementById('ruler-target').textContent.endsWith('{x},{y}')")
+            expect(gm.locator("#ruler-text")).to_have_text(words)
+
+        gm.mouse.move(*centre_of(gm, token("Ann")))
+        gm.mouse.down()
+        over(1, 0, "within Speed · 1 of 6 squares")
+        assert asked[:2] == [(1, 0), (2, 0)]
+        over(2, 0, "within Speed · 2 of 6 squares")
+        over(1, 0, "within Speed · 1 of 6 squares")
+        gm.keyboard.press("Escape")
+        gm.mouse.up()
+        assert len(asked) == len(set(asked))
+        assert asked.count((1, 0)) == 1
+        assert asked.count((2, 0)) == 1
+        assert (3, 0) in asked
+        assert errors == []
+        context.close()
