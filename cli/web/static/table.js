@@ -51,6 +51,10 @@
     }
     if (!(across > 0) || across >= THUMB) { return start; }
     var scale = start.startScale = Math.min(10, (THUMB + 2) / across);
+    // The zoomed map is given room: as tall as it is drawn, up to 60 % of the screen.
+    var whole = svg.getBoundingClientRect().height * scale;
+    var room = Math.min(window.innerHeight * 0.6, whole);
+    if (room > port.getBoundingClientRect().height) { port.style.height = room + "px"; }
     var focus = focusOf(svg);
     if (focus) {
       // Panzoom scales about the map's centre and translates inside its scale (a pan of d
@@ -58,8 +62,20 @@
       var here = centreOfBox(focus), middle = centreOfBox(port), mid = centreOfBox(svg);
       start.startX = (middle[0] - mid[0]) / scale - (here[0] - mid[0]);
       start.startY = (middle[1] - mid[1]) / scale - (here[1] - mid[1]);
+      // Near the map's edge, no further than keeps the viewport covered by the map.
+      var drawn = svg.getBoundingClientRect(), frame = port.getBoundingClientRect();
+      start.startX = within(start.startX, frame.left, frame.right, mid[0], drawn.width, scale);
+      start.startY = within(start.startY, frame.top, frame.bottom, mid[1], drawn.height,
+                            scale);
     }
     return start;
+  }
+
+  // A pan along one axis kept to those that leave the frame (`from`–`to`) covered by the map
+  // (`size` wide about `mid`, zoomed `scale` times about its middle), where it can be.
+  function within(pan, from, to, mid, size, scale) {
+    var least = (to - mid) / scale - size / 2, most = (from - mid) / scale + size / 2;
+    return least <= most ? Math.min(most, Math.max(least, pan)) : pan;
   }
 
   function tableOf(port, svg, start) {
