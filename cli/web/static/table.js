@@ -29,8 +29,13 @@
 
   // What a phone's map opens on: the seat's own token, the token picked, one of the party's
   // side, or the party's marker.
+  var own = [];
+  try { own = JSON.parse(app.dataset.seat || "{}").characters || []; } catch (e) { own = []; }
   function focusOf(svg) {
-    return svg.querySelector("g.combatant.mine, g.combatant.selected") ||
+    var mine = Array.prototype.find.call(svg.querySelectorAll("g.combatant"), function (t) {
+      return own.indexOf(t.dataset.name) >= 0;
+    });
+    return mine || svg.querySelector("g.combatant.selected") ||
       svg.querySelector("g.combatant:not(.enemy)") || svg.querySelector("g.combatant") ||
       svg.querySelector("circle.party");
   }
