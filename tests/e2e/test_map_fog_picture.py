@@ -68,6 +68,8 @@ def test_the_players_never_get_the_whole_picture_under_fog(
     (tmp_path / "vale.toml").write_text(VALE)
     db = str(tmp_path / "vale.db")
     ok(trek_run("init", "Vale", "--map", "vale.toml", "--at", "1,1", db=db))
+    ok(trek_run("roster", "add-character", "Ann", "--body", "6", "--mind", "4", "--soul", "4",
+                db=db))
     gm_auth = {"Authorization": f"Bearer {GM_KEY}"}
     players_auth = {"Authorization": f"Bearer {PLAYER_KEY}"}
     with serve(tmp_path, db) as server:
@@ -85,7 +87,16 @@ def test_the_players_never_get_the_whole_picture_under_fog(
         # picture's hash is nowhere.
         reads = [httpx.get(f"{base}/api/campaigns/vale/{tail}", headers=players_auth,
                            timeout=30).text for tail in ("status", "log", "encounter")]
-        for text in (players_page, part, *reads):
+        # A seat's page too (its key made by the GM).
+        made = httpx.post(f"{base}/api/campaigns/vale/seats", headers=gm_auth,
+                          json={"seat": "ann", "characters": ["Ann"]}, timeout=30)
+        assert made.status_code == 200, made.text
+        seat_key = made.json()["key"]
+        seat_page = httpx.get(f"{base}/seat?key={seat_key}", timeout=30).text
+        seat_part = httpx.get(f"{base}/parts/seat",
+                              headers={"Authorization": f"Bearer {seat_key}"}, timeout=30).text
+        assert "/pictures/fogged/" in seat_page
+        for text in (players_page, part, seat_page, seat_part, *reads):
             assert sha not in text
         # Without the signature, with the players' key, or with the signature the fogged
         # copy carries: no picture.
