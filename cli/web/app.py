@@ -36,7 +36,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from cli.web import pages
+from cli.web import pages, pictures
 from cli.web.commands import MAX_WORD, Door, Refused, command_types, has_control
 from cli.web.live import Live
 from cli.web.reads import Reads
@@ -56,6 +56,9 @@ KEEPALIVE = 15.0
 WAKE = 0.5
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+
+# How many drawn pages are kept (a GM's, the players', a seat's, whole and their live parts).
+DRAWN_PAGES = 12
 
 # The farthest a ruler may point: a battle map is never this wide.
 MAX_CELL = 100_000
@@ -689,19 +692,53 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
 
     @app.get("/pictures/{sha256}", include_in_schema=False)
     async def picture(sha256: str, request: Request) -> Response:
-        """A map's picture, at its SHA-256: sent once, then kept by the browser for good (its
-        address changes with its bytes). The hash is the address, so the page's <image> needs
-        no secret in it."""
-        if not re.fullmatch(r"[0-9a-f]{64}", sha256):
+        """A map's picture, at its SHA-256 and the signature the server gave the page that
+        names it: sent once, then kept by the browser for good (its address changes with its
+        bytes). No secret is in the address, and no page the fog hides it from names it."""
+        if not re.fullmatch(r"[0-9a-f]{64}", sha256) or not pictures.signed(
+                config.gm_key, request.query_params.get("v"), "picture", sha256):
             raise ApiError(404, "There is no such picture")
         etag = f'"{sha256}"'
-        cached = {"ETag": etag, "Cache-Control": "public, max-age=31536000, immutable"}
+        cached = {"ETag": etag, "Cache-Control": "private, max-age=31536000, immutable"}
         if request.headers.get("if-none-match") == etag:
             return Response(status_code=304, headers=cached)
         found = await read(lambda trek: trek.queries.picture(sha256))
         if found is None:
             raise ApiError(404, "There is no such picture")
         return Response(found[1], media_type=found[0], headers=cached)
+
+    fogged_kept = pictures.FoggedPictures()
+
+    @app.get("/pictures/fogged/{fog}", include_in_schema=False)
+    async def fogged_picture(fog: str, request: Request) -> Response:
+        """A campaign's overland picture as the players' fog leaves it (every square the
+        party has not been near blank), for the fog `fog` the page was drawn with; were the
+        fog to have lifted since, the picture as it is now, kept by no cache."""
+        slug = request.query_params.get("campaign") or ""
+        if not (re.fullmatch(r"[0-9a-f]{32}", fog) and pictures.signed(
+                config.gm_key, request.query_params.get("v"), "fogged", slug, fog)):
+            raise ApiError(404, "There is no such picture")
+        await known(slug)
+        route = await read(lambda trek: trek.queries.route(slug))
+        game_map = route["map"]
+        if game_map is None or "image" not in game_map:
+            raise ApiError(404, "There is no such picture")
+        sha256 = str(game_map["image"]["sha256"])
+        seen = pages.seen_squares(route)
+        now = pictures.fog_digest(seen, game_map["width"], game_map["height"])
+        data = fogged_kept.get(sha256, now)
+        if data is None:
+            found = await read(lambda trek: trek.queries.picture(sha256))
+            if found is None:
+                raise ApiError(404, "There is no such picture")
+            data = await run_in_threadpool(pictures.fogged_picture, found[1],
+                                           game_map["image"], seen, game_map["width"],
+                                           game_map["height"])
+            fogged_kept.put(sha256, now, data)
+        headers = ({"ETag": f'"{fog}"',
+                    "Cache-Control": "private, max-age=31536000, immutable"}
+                   if now == fog else {"Cache-Control": "no-store"})
+        return Response(data, media_type="image/png", headers=headers)
 
     @app.get("/", include_in_schema=False)
     async def gm_page(request: Request) -> Response:
@@ -722,6 +759,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         shown: Role = "gm" if view == "gm" else "seat" if view == "seat" else "player"
         return await page(request, shown, part=True)
 
+    drawn: dict[str, str] = {}
+
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
         shown = request.query_params.get("campaign") or config.campaign
         await known(shown)
@@ -733,10 +772,24 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             raise ApiError(403, "A seat's page needs that seat's key (`trek seat add`)")
         mine = seat.characters if seat is not None else ()
         documents = await read(lambda trek: pages.documents(trek.queries, shown, mine))
-        html = await run_in_threadpool(
-            lambda: pages.page(documents, shown, view=view,
-                               fog=config.fog and view != "gm", part=part,
-                               seat=seat.document() if seat is not None else None))
+        seat_document = seat.document() if seat is not None else None
+        fog = config.fog and view != "gm"
+        # A page is drawn from its documents alone: the same documents (every page open at a
+        # table, until something is recorded) are drawn once.
+        key = await run_in_threadpool(pages.page_key, documents, shown, view, fog, part,
+                                      seat_document)
+        html = drawn.get(key)
+        if html is None:
+            html = await run_in_threadpool(
+                lambda: pages.page(documents, shown, view=view, fog=fog, part=part,
+                                   seat=seat_document,
+                                   picture_href=lambda sha: pictures.picture_address(
+                                       config.gm_key, sha),
+                                   fogged_href=lambda fog: pictures.fogged_address(
+                                       config.gm_key, shown, fog)))
+            drawn[key] = html
+            while len(drawn) > DRAWN_PAGES:
+                drawn.pop(next(iter(drawn)))
         return HTMLResponse(html)
 
     return app

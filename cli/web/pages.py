@@ -9,7 +9,7 @@ within one square of.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -193,6 +193,17 @@ def documents(queries: Queries, slug: str,
                          ruleset=stream.ruleset)
 
 
+def page_key(read: PageDocuments, slug: str, view: str, fog: bool, part: bool,
+             seat: dict[str, Any] | None) -> str:
+    """What a page is drawn from, as one digest: two requests with the same key get the same
+    page."""
+    import hashlib
+
+    given = [slug, view, fog, part, seat, read.status, read.route, read.battle, read.entries,
+             read.ruleset]
+    return hashlib.sha256(json.dumps(given, sort_keys=True, default=str).encode()).hexdigest()
+
+
 def seat_cards(seat: dict[str, Any], status: dict[str, Any],
                encounter: dict[str, Any] | None) -> list[dict[str, Any]]:
     """A card for each of a seat's characters: Health/Energy, and the movement it has left
@@ -220,9 +231,14 @@ def seat_cards(seat: dict[str, Any], status: dict[str, Any],
 
 
 def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = False,
-         seat: dict[str, Any] | None = None) -> str:
+         seat: dict[str, Any] | None = None,
+         picture_href: Callable[[str], str] = picture_url,
+         fogged_href: Callable[[str], str] | None = None) -> str:
     """The GM's page (`view` "gm"), the players' ("player") or a seat's ("seat", with the
-    seat's document), whole or its live part."""
+    seat's document), whole or its live part. A map's picture is drawn from `picture_href`
+    (its hash → its address); under the fog the overland picture is the fogged copy
+    `fogged_href` names (the fog's digest → its address), never the whole one, and none at
+    all without `fogged_href`."""
     from cli import render as words
     from cli.route import key_html, route_svg
 
@@ -241,8 +257,18 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
     picture = key = None
     if route["map"] is not None:
         shown = fogged(route) if fog else route
+        overland_href = picture_href
+        if fog and "image" in shown["map"]:
+            from cli.web.pictures import fog_digest
+
+            game_map = route["map"]
+            digest = fog_digest(seen_squares(route), game_map["width"], game_map["height"])
+            # The fogged copy is named by its fog, never by the whole picture's hash.
+            shown = {**shown, "map": {**shown["map"],
+                                      "image": {**game_map["image"], "sha256": digest}}}
+            overland_href = fogged_href or (lambda name: "")
         # route_svg and key_html escape every text a GM typed.
-        picture = Markup(route_svg(shown, picture_href=picture_url, with_key=False))
+        picture = Markup(route_svg(shown, picture_href=overland_href, with_key=False))
         key = Markup(key_html(shown))
     fight = None
     if battle is not None:
@@ -250,7 +276,8 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
 
         # encounter_svg escapes every name it draws.
         # An open plain has room around everyone for the ruler to point at.
-        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN, picture_href=picture_url))
+        fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN,
+                                    picture_href=picture_href))
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
     context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,

@@ -113,13 +113,18 @@ def test_the_picture_lies_under_the_grid_and_a_mouse_drag_records(
                                              abs=1.0)
         # The picture is what the file carried, sent with caching headers.
         sha = picture.get_attribute("data-sha256")
-        answer = httpx.get(f"{server.base}/pictures/{sha}", timeout=30)
+        href = picture.get_attribute("href")
+        assert href is not None
+        assert href.startswith(f"/pictures/{sha}?v=")
+        # The hash alone is no address: only the signed one the page names.
+        assert httpx.get(f"{server.base}/pictures/{sha}", timeout=30).status_code == 404
+        answer = httpx.get(server.base + href, timeout=30)
         assert answer.status_code == 200
         assert answer.headers["content-type"] == "image/png"
         assert "immutable" in answer.headers["cache-control"]
         assert answer.headers["etag"] == f'"{sha}"'
         assert answer.content == base64.b64decode(json.loads(cellar())["image"])
-        assert httpx.get(f"{server.base}/pictures/{sha}", headers={"If-None-Match": f'"{sha}"'},
+        assert httpx.get(server.base + href, headers={"If-None-Match": f'"{sha}"'},
                          timeout=30).status_code == 304
         before = len(log(server.base))
         # A mouse drag from Ann's cell to 3,0: the ruler follows and says the cost; the drop
@@ -296,5 +301,141 @@ def test_overland_every_square_answers_and_the_party_drags(
                                            has_touch=True, is_mobile=True)
         # On a phone the key starts folded.
         assert phone.locator("details.key:not([open])").count() == 1
+        assert errors == []
+        context.close()
+
+
+TARGETS = "button, select, input, summary, a[href], .link"
+
+
+def small_targets(page: Any) -> list[str]:
+    """Every visible target smaller than 44×44 CSS px (an input inside a label is tapped by
+    its label), named with its size."""
+    return list(page.evaluate("""(targets) => {
+      const small = [];
+      document.querySelectorAll(targets).forEach((node) => {
+        const box = (node.closest('label') || node).getBoundingClientRect();
+        const shown = box.width > 0 && box.height > 0 &&
+          getComputedStyle(node).visibility !== 'hidden';
+        if (shown && (box.width < 44 || box.height < 44)) {
+          small.push((node.id || node.textContent.trim().slice(0, 20) || node.tagName) +
+                     ' ' + Math.round(box.width) + 'x' + Math.round(box.height));
+        }
+      });
+      return small;
+    }""", TARGETS))
+
+
+def test_every_target_on_a_phone_is_a_thumbs_size(browser: Any, tmp_path: Path,
+                                                  fight: str) -> None:
+    """At 360×740 with touch every button is at least 44 px a side, and the map opens zoomed
+    so the cell under the party's marker (overland) or a token (a fight) is too, centred in
+    the map; Fit shows the whole map again."""
+    overland = str(tmp_path / "overland.db")
+    from served import sample_campaign
+
+    sample_campaign(overland)
+    for db, under in ((fight, token("Ann")), (overland, "#map circle.party")):
+        with serve(tmp_path, db) as server:
+            for page_url in (f"/?key={GM_KEY}", f"/players?key={PLAYER_KEY}"):
+                context, page, errors = open_page(
+                    browser, server.base + page_url, viewport={"width": 360, "height": 740},
+                    has_touch=True, is_mobile=True)
+                assert small_targets(page) == [], (db, page_url)
+                port = page.locator(".viewport").first.bounding_box()
+                assert port is not None
+                # The cell a finger on the marker taps: found by the point, as a tap finds it.
+                x, y = centre_of(page, under)
+                assert port["x"] <= x <= port["x"] + port["width"], (db, page_url)
+                assert port["y"] <= y <= port["y"] + port["height"], (db, page_url)
+                tapped = page.evaluate(
+                    """([x, y]) => {
+                      const cell = document.elementsFromPoint(x, y)
+                        .find((n) => n.classList && n.classList.contains('cell'));
+                      const box = cell.getBoundingClientRect();
+                      return [box.width, box.height];
+                    }""", [x, y])
+                assert min(tapped) >= 44, (db, page_url, tapped)
+                # Fit: the whole map within the viewport's width.
+                page.locator(".map-tool", has_text="Fit").first.click()
+                page.wait_for_function(
+                    "() => { const s = document.querySelector('.viewport svg')"
+                    ".getBoundingClientRect(); const p = document.querySelector('.viewport')"
+                    ".getBoundingClientRect(); return s.width <= p.width + 1; }")
+                assert errors == []
+                context.close()
+
+
+def test_a_live_update_keeps_the_picture_and_the_view(browser: Any, tmp_path: Path,
+                                                      fight: str) -> None:
+    """A move recorded elsewhere redraws the tokens on each page, on top of the same picture:
+    the <image> is the same node (a mark set on it survives), the pan and zoom the GM chose
+    stay, and the picture is not asked for again."""
+    with serve(tmp_path, fight) as server:
+        pages = []
+        for url in (f"/?key={GM_KEY}", f"/players?key={PLAYER_KEY}"):
+            fetched: list[str] = []
+            context, page, errors = open_page(browser, server.base + url, fetched,
+                                              viewport={"width": 1280, "height": 800})
+            page.locator("#fight .map-tool", has_text="+").click()
+            page.locator("#fight .map-tool", has_text="+").click()
+            page.wait_for_function("() => document.querySelector('#fight .viewport svg')"
+                                   ".style.transform.startsWith('scale(1.64')")
+            page.evaluate("document.querySelector('#fight image.map-picture').trekMark = 7")
+            transform = page.evaluate("document.querySelector('#fight .viewport svg')"
+                                      ".style.transform")
+            pages.append((context, page, errors, fetched, transform))
+        answer = httpx.post(f"{server.base}/api/campaigns/table/commands",
+                            json={"argv": ["encounter", "move", "Ann", "--to", "1,0"]},
+                            headers={"Authorization": f"Bearer {GM_KEY}"}, timeout=30)
+        assert answer.status_code == 200, answer.text
+        for context, page, errors, fetched, transform in pages:
+            page.locator('.round-panel tr[data-name="Ann"] td', has_text="1,0").wait_for(
+                timeout=10_000)
+            # The token moved: Ann's token now lies on cell 1,0.
+            tx, ty = centre_of(page, token("Ann"))
+            box = page.locator(cell(1, 0)).bounding_box()
+            assert box is not None
+            assert box["x"] <= tx <= box["x"] + box["width"]
+            assert box["y"] <= ty <= box["y"] + box["height"]
+            assert page.evaluate(
+                "document.querySelector('#fight image.map-picture').trekMark") == 7
+            assert page.evaluate("document.querySelector('#fight .viewport svg')"
+                                 ".style.transform") == transform
+            assert len(fetched) == 1
+            assert errors == []
+            context.close()
+
+
+def test_a_drag_asks_each_cell_once_and_the_next_one_ahead(browser: Any, tmp_path: Path,
+                                                           fight: str) -> None:
+    """Dragging Ann 0,0 → 1,0 → 2,0 → 1,0: the server is asked for 1,0 on arrival, for 2,0
+    (and then 3,0) ahead of the pointer, and never twice for a cell: the way back to 1,0 is
+    answered from the drag's own answers, with the same words."""
+    with serve(tmp_path, fight) as server:
+        context, gm, errors = open_page(browser, f"{server.base}/?key={GM_KEY}",
+                                        viewport={"width": 1280, "height": 800})
+        asked: list[tuple[int, int]] = []
+        gm.on("request", lambda r: asked.append(tuple(json.loads(r.post_data or "{}")["to"]))
+              if r.url.endswith("/ruler") else None)
+
+        def over(x: int, y: int, words: str) -> None:
+            gm.mouse.move(*centre_of(gm, cell(x, y)), steps=3)
+            gm.wait_for_function(
+                f"() => document.getElementById('ruler-target').textContent.endsWith('{x},{y}')")
+            expect(gm.locator("#ruler-text")).to_have_text(words)
+
+        gm.mouse.move(*centre_of(gm, token("Ann")))
+        gm.mouse.down()
+        over(1, 0, "within Speed · 1 of 6 squares")
+        assert asked[:2] == [(1, 0), (2, 0)]
+        over(2, 0, "within Speed · 2 of 6 squares")
+        over(1, 0, "within Speed · 1 of 6 squares")
+        gm.keyboard.press("Escape")
+        gm.mouse.up()
+        assert len(asked) == len(set(asked))
+        assert asked.count((1, 0)) == 1
+        assert asked.count((2, 0)) == 1
+        assert (3, 0) in asked
         assert errors == []
         context.close()

@@ -93,3 +93,26 @@ def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: 
     with Trek.open(str(kept), rulesets=RULESETS, writable=False, gm="test") as trek:
         assert trek.verify_views()["verified"]
         assert trek.queries.status(None)["events"] == stored
+
+
+@pytest.mark.browser
+def test_the_map_table_benchmark_measures_paint_ruler_and_memory(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "table.py"), "--smoke", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    result = json.loads(run.stdout)
+    assert (result["picture_px"], result["tokens"]) == (1024, 10)
+    for name in ("first_paint_ms", "picture_drawn_ms", "ruler_per_cell_ms", "ruler_painted_ms",
+                 "ruler_per_cell_driver_ms"):
+        figures = result[name]
+        assert 0 < figures["median"] <= figures["p99"], name
+    # Every cell of the drag was answered, in the page and as the driver saw it.
+    assert result["ruler_per_cell_ms"]["cells"] == result["ruler_per_cell_driver_ms"]["cells"] == 4
+    memory = result["server_memory"]
+    assert memory["one_page_mb"] > 0
+    assert memory["3_pages_mb"] > 0
+    assert memory["growth_mb"] == pytest.approx(memory["3_pages_mb"] - memory["one_page_mb"],
+                                                abs=0.11)

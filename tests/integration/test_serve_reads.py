@@ -185,3 +185,41 @@ def test_listeners_at_different_heads_each_get_what_follows_theirs_once(
         assert (behind.poll(), listening.poll()) == ([22, 23], [22, 23])
     finally:
         behind.close()
+
+
+def test_a_page_is_drawn_once_for_the_same_documents(
+        store: str, sample: Trek, open_trek: OpenTrek, trek_run: Callable[..., TrekRun],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Twenty loads of the GM's page with nothing recorded between them draw it once (the same
+    HTML each time); the players' page is drawn on its own; a recorded event draws both anew."""
+    from cli.web import pages
+
+    drawn: list[str] = []
+    page = pages.page
+
+    def counted(*args: Any, **options: Any) -> str:
+        drawn.append(str(options["view"]))
+        return page(*args, **options)
+
+    monkeypatch.setattr(pages, "page", counted)
+    memory = store.startswith("memory:")
+    app = create_app(ServeConfig(db=store, campaign=SLUG, gm_key=GM_KEY, player_key=PLAYER_KEY),
+                     open_store=(lambda: open_trek(store, writable=False)) if memory else None)
+
+    async def serve() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with app.router.lifespan_context(app), httpx.AsyncClient(
+                transport=transport, base_url="http://trek", headers=GM) as client:
+            gm_pages = {(await client.get(f"/?key={GM_KEY}")).text for _ in range(20)}
+            players = (await client.get(f"/players?key={PLAYER_KEY}")).text
+            assert len(gm_pages) == 1
+            assert drawn == ["gm", "player"]
+            record_elsewhere(store, sample, trek_run)
+            again = (await client.get(f"/?key={GM_KEY}")).text
+            assert 'data-seq="22"' in again
+            assert again not in gm_pages
+            assert "22 events" in (await client.get(f"/players?key={PLAYER_KEY}")).text
+            assert players != again
+            assert drawn == ["gm", "player", "gm", "player"]
+
+    asyncio.run(serve())

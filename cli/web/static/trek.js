@@ -317,7 +317,7 @@
     markTarget("#fight", x, y);
     showRuler(mover + " to " + target, "Measuring…", false);
     var asked = target, who = mover;
-    return post("/ruler", {name: who, to: [Number(x), Number(y)], band: band})
+    return ask(who, x, y)
       .then(function (result) {
         if (asked !== target || who !== mover) { return result; }
         measured = result;
@@ -332,6 +332,19 @@
         return result;
       });
   }
+
+  // The ruler's answers for the table as it is now, by combatant, kind of move and cell: a
+  // cell pointed at again, or one asked for ahead of a drag, is answered without the server.
+  // Any redraw of the page (something recorded) forgets them.
+  var answers = {};
+  function ask(who, x, y) {
+    var key = who + "\u0000" + (band || "") + "\u0000" + x + "," + y;
+    if (!answers[key]) {
+      answers[key] = post("/ruler", {name: who, to: [Number(x), Number(y)], band: band});
+    }
+    return answers[key];
+  }
+  afterSwap.push(function () { answers = {}; });
 
   function recordMeasured() {
     if (!measured || !measured.ok) { return; }
@@ -382,6 +395,8 @@
   window.trekRuler = {
     choose: function (name) { if (mover !== name) { pickMover(name); } },
     measure: function (x, y) { return measure(String(x), String(y), true); },
+    // The answer for a cell the pointer is heading for, asked before it gets there.
+    ahead: function (x, y) { if (mover !== null) { ask(mover, String(x), String(y)); } },
     preview: function (x, y) { return preview(String(x), String(y)); },
     recordMeasured: function () { return measured && measured.ok ? record(measured.body.argv).then(closeRuler) : null; },
     moveParty: function (x, y) { return record(["move", "--to", x + "," + y]).then(closeRuler); },
