@@ -244,6 +244,13 @@ def test_no_page_scrolls_sideways_on_a_phone(browser: Any, tmp_path: Path, fight
                     has_touch=True, is_mobile=True)
                 width = page.evaluate("document.documentElement.scrollWidth")
                 assert width <= 360, (db, page_url, width)
+                # Nor does any panel within it (the map pans instead).
+                aside = page.evaluate(
+                    "[...document.querySelectorAll('body *')].filter(e => "
+                    "!e.closest('.viewport') && "
+                    "['auto', 'scroll'].includes(getComputedStyle(e).overflowX) && "
+                    "e.scrollWidth > e.clientWidth + 1).map(e => e.className || e.tagName)")
+                assert aside == [], (db, page_url, aside)
                 # The map fills the width.
                 viewport = page.locator(".viewport").first.bounding_box()
                 assert viewport is not None
