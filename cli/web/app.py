@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages
 from cli.web.commands import MAX_WORD, Door, Refused, command_types, has_control
-from cli.web.live import Live
+from cli.web.live import NUDGE, Live
 from cli.web.reads import Reads
 from domain.errors import TrackerError
 
@@ -335,6 +335,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         except Refused as refusal:
             return JSONResponse({"error": _sentence(refusal.sentence)},
                                 status_code=refusal.status)
+        if not preview:
+            live.nudge()
         return JSONResponse(document)
 
     async def read(query: Callable[[Trek], Any]) -> Any:
@@ -506,6 +508,10 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                                        f"{json.dumps(table, ensure_ascii=False)}\n\n")
                     try:
                         entry = await asyncio.wait_for(listener.queue.get(), WAKE)
+                        if entry is NUDGE:
+                            # This server changed something: the table is looked at now.
+                            looked = 0.0
+                            continue
                     except TimeoutError:
                         # Awake now and then: to end with the server, and to say it is here.
                         quiet += WAKE
@@ -549,11 +555,17 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         except ValidationError as error:
             raise ApiError(400, _validation_sentence(error.errors())) from None
 
-    async def by_door(act: Callable[[], Any]) -> Any:
+    async def by_door(act: Callable[[], Any], *, changes: bool = True) -> Any:
+        """`act` through the door; one that `changes` the table (records, decides, pauses,
+        makes or removes a seat) nudges every open stream, refused or not (a refused
+        approval still turns its request stale)."""
         try:
             return await run_in_threadpool(act)
         except Refused as refusal:
             raise ApiError(refusal.status, refusal.sentence) from None
+        finally:
+            if changes:
+                live.nudge()
 
     @app.post("/api/campaigns/{slug}/requests", tags=["seats"],
               summary="A seat asks for a command for its own characters",
@@ -574,7 +586,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             raise ApiError(400, "Give the command's words in argv or the command as JSON in "
                                 "command, one of them")
         status, document = await by_door(
-            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview))
+            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview),
+            changes=not given.preview)
         return JSONResponse(document, status_code=status)
 
     @app.get("/api/campaigns/{slug}/requests", tags=["seats"],
@@ -635,7 +648,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     async def seats_list(slug: str, request: Request) -> Response:
         await gm_only(request, slug)
         return JSONResponse(await by_door(lambda: door.with_seats(
-            lambda seats: [seat.document() for seat in seats.active(slug)])))
+            lambda seats: [seat.document() for seat in seats.active(slug)]), changes=False))
 
     @app.post("/api/campaigns/{slug}/seats", tags=["seats"],
               summary="Make a seat (`trek seat add`): its key and link, once, with the link "
