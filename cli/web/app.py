@@ -185,6 +185,10 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         # A store that cannot be opened now is tried again by the first read, which says why.
         with contextlib.suppress(Exception):
             await run_in_threadpool(reads.open)
+        # An approval this server (or another) left half-done when it died is settled now,
+        # or when it is next seen after STUCK_AFTER (`settle`).
+        with contextlib.suppress(Exception):
+            await run_in_threadpool(door.recover, config.campaign)
         live.start()
         try:
             yield
@@ -546,7 +550,33 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                     "requests": [listed(r) for r in seats.requests(
                         slug, seat=seat.name if seat is not None else None)]}
 
-        return dict(await read(looked))
+        shown = dict(await read(looked))
+        if await settle(slug, shown["requests"], often=True):
+            shown = dict(await read(looked))
+        return shown
+
+    settling: dict[str, float] = {}
+
+    async def settle(slug: str, requests: list[dict[str, Any]], *, often: bool = False
+                     ) -> bool:
+        """Settle the approvals left half-done among `requests` (tracker/seats.py `recover`):
+        whether any was settled. What is looked at `often` (every stream's table) tries at
+        most once a second."""
+        from tracker.seats import APPROVING
+
+        if not any(r["status"] == APPROVING for r in requests):
+            return False
+        if often and time.monotonic() - settling.get(slug, -1.0) < 1.0:
+            return False
+        settling[slug] = time.monotonic()
+        try:
+            settled = await run_in_threadpool(door.recover, slug)
+        except (Refused, TrackerError):
+            # Shown as it is; the next look tries again.
+            return False
+        if settled:
+            live.nudge()
+        return bool(settled)
 
     async def body_of(request: Request, shape: type[Body]) -> Body:
         body = await _bounded_body(request)
@@ -603,8 +633,13 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         if status is not None and status not in STATUSES:
             raise ApiError(400, f"Invalid value for 'status': {status!r} is not one of "
                                 f"{', '.join(STATUSES)}")
-        found = await read(lambda trek: Seats(trek.views, writable=False).requests(
-            slug, status=status, seat=seat.name if seat is not None else None))
+        def looked(trek: Trek) -> list[dict[str, Any]]:
+            return Seats(trek.views, writable=False).requests(
+                slug, status=status, seat=seat.name if seat is not None else None)
+
+        found = await read(looked)
+        if await settle(slug, found):
+            found = await read(looked)
         return JSONResponse([listed(r) for r in found])
 
     async def gm_only(request: Request, slug: str) -> None:
