@@ -25,7 +25,7 @@ import hashlib
 import hmac
 import json
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -46,6 +46,9 @@ SCHEMA = [
         PRIMARY KEY (campaign, id))""",
 ]
 STATUSES = ("pending", "approved", "rejected", "stale", "recorded")
+# What `recap` and `audit` count for each seat: the requests asked, and what became of them
+# (`pending`: not decided yet, an approval under way included).
+COUNTED = ("asked", "approved", "rejected", "stale", "recorded", "pending")
 # While an approval's command is being recorded: no other decision may be taken.
 APPROVING = "approving"
 PAUSED_KEY = "paused:"
@@ -64,7 +67,8 @@ def new_key() -> str:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    # To the microsecond: a request is counted in the session open when it was asked.
+    return datetime.now(UTC).isoformat()
 
 
 @dataclass(frozen=True)
@@ -268,13 +272,23 @@ class Seats:
                  slug, number, was)).rowcount
         return bool(made == 1)
 
-    def counts(self, slug: str) -> dict[str, dict[str, int]]:
-        """How many requests each seat made, by status."""
-        counted: dict[str, dict[str, int]] = {}
+    def counts(self, slug: str, spans: Sequence[tuple[int | None, str | None, str | None]]
+               ) -> dict[int | None, dict[str, dict[str, int]]]:
+        """How many requests each seat asked in each span of time (a session's number, its
+        start and its end, each an ISO time or None for no bound) and what became of them
+        (COUNTED), by span; a request asked in none of them counts under None."""
+        bounds = [(number, _when(start), _when(end)) for number, start, end in spans]
+        counted: dict[int | None, dict[str, dict[str, int]]] = {}
         for request in self.requests(slug):
-            by_status = counted.setdefault(request["seat"], {"requests": 0})
-            by_status["requests"] += 1
-            by_status[request["status"]] = by_status.get(request["status"], 0) + 1
+            asked = _when(request["asked_at"])
+            key = next((number for number, start, end in bounds
+                        if asked is not None and (start is None or start <= asked)
+                        and (end is None or asked <= end)), None)
+            seat = counted.setdefault(key, {}).setdefault(
+                request["seat"], dict.fromkeys(COUNTED, 0))
+            seat["asked"] += 1
+            status = request["status"]
+            seat[status if status in COUNTED else "pending"] += 1
         return counted
 
 
@@ -288,10 +302,14 @@ def _asked_for(entry: dict[str, Any], request: dict[str, Any]) -> bool:
 
 
 def _when(stamp: Any) -> datetime | None:
+    """An ISO time as a UTC one (a time without a zone is UTC); None for none."""
+    if stamp is None:
+        return None
     try:
-        return datetime.fromisoformat(str(stamp))
+        when = datetime.fromisoformat(str(stamp))
     except ValueError:
         return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _seat(row: tuple[Any, ...]) -> Seat:
