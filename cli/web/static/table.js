@@ -1,12 +1,16 @@
 /* The map table: pan and zoom on every page's map (wheel, pinch, drag; "Fit" shows it whole),
    the grid's opacity over a picture, and on the GM's page a token or the party's marker dragged
-   with mouse or finger, the ruler following it cell by cell and a drop recording the move.
+   with mouse or finger, the ruler following it cell by cell and a drop recording the move. On a
+   seat's page its own tokens drag the same way, and the drop asks the GM (a trusted seat's
+   records): the ruler there is seats.js's, behind the same window.trekRuler. Esc lets go.
    Panning and zooming is the vendored Panzoom (static/VENDORED.md). */
 (function () {
   "use strict";
   var app = document.getElementById("app");
   if (!app || !window.Panzoom) { return; }
   var gm = app.dataset.view === "gm";
+  // A seat drags only the tokens of the characters it plays.
+  var mine = app.dataset.seat ? JSON.parse(app.dataset.seat).characters : null;
   var kept = {};      // each map's view ({scale, x, y}) and grid opacity, kept across updates
   var drag = null;    // the drag under way: what is dragged, from where, the cell it is over
 
@@ -93,13 +97,17 @@
         svg.querySelectorAll("g.combatant, circle.party").forEach(function (node) {
           node.classList.add("draggable");
         });
+      } else if (mine) {
+        svg.querySelectorAll("g.combatant").forEach(function (node) {
+          node.classList.toggle("draggable", mine.indexOf(node.dataset.name) >= 0);
+        });
       }
     });
   }
   setUp();
   document.body.addEventListener("htmx:afterSwap", setUp);
 
-  if (!gm) { return; }
+  if (!gm && !mine) { return; }
 
   // -- dragging a token (a fight) or the party's marker (overland) ------------------------------
 
@@ -148,7 +156,7 @@
   }
 
   app.addEventListener("pointerdown", function (event) {
-    var node = event.target.closest("#fight g.combatant, #map circle.party");
+    var node = event.target.closest("#fight g.combatant.draggable, #map circle.party.draggable");
     if (!node || !window.trekRuler || event.button > 0) { return; }
     var fight = node.matches("g.combatant");
     var where = fight ? "#fight" : "#map";
@@ -204,7 +212,12 @@
         was.node.removeAttribute("transform");
         return;
       }
-      if (was.fight) {
+      if (was.fight && !gm) {
+        // A seat's token goes back to its cell: the move is the GM's to record (the page is
+        // drawn afresh when it is).
+        was.node.removeAttribute("transform");
+        window.trekRuler.recordMeasured();
+      } else if (was.fight) {
         window.trekRuler.recordMeasured();
       } else {
         var xy = asked.xy.split(",");
