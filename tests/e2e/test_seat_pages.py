@@ -6,7 +6,6 @@ the ruler says 3 of 6 and the move, once approved, leaves Ann at 3,2 asked by se
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,13 +74,22 @@ def test_a_seat_asks_from_a_phone_and_the_gm_approves(
         confirm = phone.locator("#ruler-confirm")
         expect(confirm).to_have_text("Ask the GM")
         before = len(_log(server))
+        # Timed in the browser (both pages share its clock): from the tap on Ask the GM to
+        # the request's row on the GM's page.
+        gm.evaluate("""() => new MutationObserver((changes, watching) => {
+            if (document.querySelector('#request-list li.request.pending')) {
+                window.shownAt = Date.now(); watching.disconnect(); }
+        }).observe(document.getElementById('request-list'), {childList: true})""")
+        phone.evaluate("""() => document.getElementById('ruler-confirm').addEventListener(
+            'click', () => { window.askedAt = Date.now(); }, {capture: true})""")
         confirm.tap()
-        asked = time.monotonic()
-        # The GM's page shows it within a second on a quiet machine (3 s allowed while the
-        # whole suite shares the cores), its path a ghost on the map.
-        gm.wait_for_selector("#request-list li.request.pending", timeout=3000)
-        shown = time.monotonic() - asked
-        assert shown < 3.0
+        # The GM's page shows it within the issue's second, its path a ghost on the map.
+        # Neither page polls: the ask is one POST, and the GM's page is sent the request on
+        # its open stream as soon as it is kept (30 to 60 ms here at a load average of 7 to 9;
+        # benchmarks/seats.py is the measure of speed, this bound only has to hold under load).
+        gm.wait_for_function("() => window.shownAt !== undefined", timeout=5000)
+        shown = (gm.evaluate("window.shownAt") - phone.evaluate("window.askedAt")) / 1000
+        assert 0 <= shown < 1.0
         assert "ana" in gm.locator("#request-list li.pending").inner_text()
         assert gm.locator("#fight .ghost-path").count() == 1
         # Nothing is recorded until the GM says yes.
@@ -150,7 +158,8 @@ def _centre(page: Any, selector: str) -> tuple[float, float]:
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    assert 0 < x < 390 and 0 < y < 844, (selector, x, y)
+    assert 0 < x < 390, (selector, x)
+    assert 0 < y < 844, (selector, y)
     return x, y
 
 
