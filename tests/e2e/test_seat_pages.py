@@ -180,9 +180,11 @@ def test_a_seat_drags_its_own_token_with_a_finger(
     with serve(tmp_path, db) as server:
         context, phone, errors = _page(browser, f"{server.base}/seat?key={keys['Ann']}",
                                        phone=True)
-        # The map is drawn wider than the phone (every cell ≥ 44 px) and pans in its card:
-        # the token is brought into view as a thumb would.
-        phone.locator(token("Ann")).scroll_into_view_if_needed()
+        # The map is drawn wider than the phone (every cell ≥ 44 px) and pans in its frame,
+        # which the page opens on the seat's own token: the page is only scrolled down to it.
+        down_to = """name => window.scrollBy(0, document.querySelector(
+            '#fight g.combatant[data-name="' + name + '"]').getBoundingClientRect().top - 300)"""
+        phone.evaluate(down_to, "Ann")
         touch = context.new_cdp_session(phone)
 
         def finger(kind: str, where: tuple[float, float] | None) -> None:
@@ -226,7 +228,7 @@ def test_a_seat_drags_its_own_token_with_a_finger(
         # A trusted seat's drop records at once.
         context, phone, errors = _page(browser, f"{server.base}/seat?key={keys['Bo']}",
                                        phone=True)
-        phone.locator(token("Bo")).scroll_into_view_if_needed()
+        phone.evaluate(down_to, "Bo")
         touch = context.new_cdp_session(phone)
         finger("touchStart", _centre(phone, token("Bo")))
         finger("touchMove", _centre(phone, cell(2, 4)))

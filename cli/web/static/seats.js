@@ -287,9 +287,9 @@
         svg.parentElement.classList.add("pans");
       }
     });
-    // The seat's own first token in the middle of the card, where a thumb finds it.
-    var own = document.querySelector("#fight.pans g.combatant.mine");
-    var card = document.getElementById("fight");
+    // The seat's own first token in the middle of the map's frame, where a thumb finds it.
+    var own = document.querySelector("#fight .pans g.combatant.mine");
+    var card = own && own.closest(".pans");
     if (own && card) {
       var at = own.getBoundingClientRect(), box = card.getBoundingClientRect();
       card.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
