@@ -302,8 +302,11 @@ class Door:
             return {"request": number, "status": "approved", "event": docs[0]}
 
     def recover(self, slug: str) -> list[tuple[int, str]]:
-        """Settle the approvals a server that died left `approving` (tracker/seats.py)."""
+        """Settle the approvals a server that died left `approving` (tracker/seats.py); a
+        store without seats' tables has none (and is not given them)."""
         with self.lock:
+            if not self._open().views.has_table("trek_requests"):
+                return []
             return self._recover(self.seats(), slug)
 
     def _recover(self, seats: Seats, slug: str) -> list[tuple[int, str]]:
