@@ -504,7 +504,7 @@ def print_diff(result: Mapping[str, Any]) -> None:
 
 # What every session's audit holds; any other key is a section a ruleset named.
 _AUDIT_KEYS = frozenset({"session", "title", "started_at", "ended_at", "gms", "events", "days",
-                         "squares_moved", "miles", "rolls", "supplies", "undos"})
+                         "squares_moved", "miles", "rolls", "supplies", "undos", "requests"})
 
 
 def ruleset_sections(audit: dict[str, Any]) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -555,19 +555,18 @@ def _dice(roll: dict[str, Any]) -> str:
 
 def requests_text(counts: Mapping[str, Mapping[str, int]],
                   escape: Callable[[str], str] = str) -> list[str]:
-    """A line per seat (its name through `escape`): how many requests it made and what
-    became of them."""
+    """A line per seat (its name through `escape`): how many requests it asked and what
+    became of them (only what some did)."""
     lines = []
     for seat, counted in counts.items():
-        parts = [f"{n} {status}" for status, n in counted.items() if status != "requests"]
-        lines.append(f"{escape(seat)}: {counted['requests']} "
-                     f"request{'s' if counted['requests'] != 1 else ''} ({', '.join(parts)})")
+        parts = [f"{n} {status}" for status, n in counted.items() if status != "asked" and n]
+        lines.append(f"{escape(seat)}: {counted['asked']} "
+                     f"request{'s' if counted['asked'] != 1 else ''}"
+                     + (f" ({', '.join(parts)})" if parts else ""))
     return lines
 
 
 def print_audit(result: Mapping[str, Any]) -> None:
-    for line in requests_text(result.get("requests", {})):
-        console.print(f"Seat {plain(line)}")
     for audit in result["sessions"]:
         number = audit["session"]
         title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")
@@ -591,6 +590,9 @@ def print_audit(result: Mapping[str, Any]) -> None:
         for key, value in facts:
             table.add_row(key, value)
         console.print(table)
+        # What the seats asked for while this session was open.
+        for line in requests_text(audit.get("requests", {})):
+            console.print(f"Seat {plain(line)}")
         if audit["rolls"]:
             rolls = Table("seq", "day", "roll", "by", "dice", "total", "target", "result")
             for roll in audit["rolls"]:

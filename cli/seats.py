@@ -117,5 +117,7 @@ def requests(status: str | None) -> None:
         asked = " ".join(r["argv"]) if isinstance(r["argv"], list) else str(r["argv"])
         decided = f" by {r['decided_by']}" if r["decided_by"] else ""
         reason = f": {r['reason']}" if r["reason"] else ""
-        render.console.print(f"{r['request']}  {r['asked_at']}  {r['seat']}  {asked}  "
+        # Asked when, to the second, in UTC (kept to the microsecond).
+        when = str(r["asked_at"])[:19].replace("T", " ")
+        render.console.print(f"{r['request']}  {when}  {r['seat']}  {asked}  "
                              f"{r['status']}{decided}{reason}", markup=False)

@@ -30,12 +30,11 @@ from domain.state import SUPPLY_KINDS, Conveyance, Game
 
 class AuditDocument(TypedDict):
     """`trek audit --json`: the campaign and a document per session (`SessionAudit.document`,
-    which holds every ruleset's audit sections besides the shared counts)."""
+    which holds every ruleset's audit sections besides the shared counts, and `requests`: what
+    each seat asked for while the session was open and what became of it, RULES §14)."""
 
     campaign: str
     sessions: list[dict[str, Any]]
-    # What each seat asked for, by status (RULES §14): the whole campaign's requests.
-    requests: dict[str, dict[str, int]]
 
 
 @dataclass

@@ -48,7 +48,8 @@ class RecapDocument(SessionRecap):
     name: str
     ruleset: str
     map: str | None
-    # What each seat asked for, by status (RULES §14): the whole campaign's requests.
+    # What each seat asked for while the session was open (a whole campaign's recap: ever)
+    # and what became of it (RULES §14; tracker/seats.py COUNTED).
     requests: dict[str, dict[str, int]]
 
 

@@ -5,7 +5,7 @@ events they do not hold yet)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING, Any, TypedDict, cast
@@ -435,14 +435,23 @@ class Queries:
             self._check_session(view, session)
         auditor = Auditor(view.cancelled.get, self._trek.rulesets.audit_sections)
         auditor.fold(page_events(self._reader.app.events, campaign_id(view.slug)))
-        return {"campaign": view.slug, "sessions": auditor.documents(session),
-                "requests": self.requests_by_seat(view.slug)}
+        # Each session counts the requests asked while it was open; the part outside any
+        # session, those asked outside every session.
+        counted = self.requests_by_seat(view.slug, [
+            (audit["session"], audit["started_at"], audit["ended_at"])
+            for audit in auditor.documents() if audit["session"] is not None])
+        return {"campaign": view.slug, "sessions": [
+            {**audit, "requests": counted.get(audit["session"], {})}
+            for audit in auditor.documents(session)]}
 
-    def requests_by_seat(self, slug: str) -> dict[str, dict[str, int]]:
-        """How many requests each seat made, and how many of each status (RULES §14)."""
+    def requests_by_seat(self, slug: str,
+                         spans: Sequence[tuple[int | None, str | None, str | None]]
+                         ) -> dict[int | None, dict[str, dict[str, int]]]:
+        """How many requests each seat asked in each session's span, and what became of
+        them (RULES §14; tracker/seats.py `Seats.counts`)."""
         from tracker.seats import Seats
 
-        return Seats(self._trek.views, writable=False).counts(slug)
+        return Seats(self._trek.views, writable=False).counts(slug, spans)
 
     def recap(self, slug: str | None, session: int | None = None) -> RecapDocument:
         """What a GM hands the players after session N (default: the latest, open or ended).
@@ -463,6 +472,10 @@ class Queries:
         recapper.fold(page_events(self._reader.app.events, campaign_id(view.slug)))
         document = recapper.recap(number)
         assert document is not None, "a session that exists has at least its opening event"
+        # The requests asked while the session was open (the whole campaign's: all of them).
+        span = (None, None, None) if whole else (
+            number, document["started_at"], document["ended_at"])
+        requests = self.requests_by_seat(view.slug, [span]).get(span[0], {})
         return {"campaign": view.slug, "name": view.name, "ruleset": view.ruleset,
                 "map": view.map.name if view.map is not None else None, **document,
-                "requests": self.requests_by_seat(view.slug)}
+                "requests": requests}

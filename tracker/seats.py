@@ -10,6 +10,13 @@ A request is kept as it was asked (its words, its preview, when) and moves once 
 to a decision (`approved`, `rejected`, `stale`); a trusted seat's is `recorded` from the start.
 The move out of `pending` is one conditional UPDATE, so of two GMs deciding at once (two
 servers on one PostgreSQL store) one wins and the other is told it was decided.
+
+An approval first claims its request (`approving`: its decided_at when, its event column
+where the log stood then, `{"after": SEQ}`), records the command, then marks it `approved`. A
+server that dies between the two leaves it `approving`; `recover` settles it: an event of that
+seat's asking, of the request's kind, recorded after the claim and kept for no other request,
+is its event, and the request is `approved` with it; with none after STUCK_AFTER seconds, the
+command was never recorded and the request is `pending` again, for the GM to decide anew.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -38,9 +46,15 @@ SCHEMA = [
         PRIMARY KEY (campaign, id))""",
 ]
 STATUSES = ("pending", "approved", "rejected", "stale", "recorded")
+# What `recap` and `audit` count for each seat: the requests asked, and what became of them
+# (`pending`: not decided yet, an approval under way included).
+COUNTED = ("asked", "approved", "rejected", "stale", "recorded", "pending")
 # While an approval's command is being recorded: no other decision may be taken.
 APPROVING = "approving"
 PAUSED_KEY = "paused:"
+# How long an approval may hold its request before a recovery takes it for one whose server
+# died: far longer than recording a command takes, short enough that a GM is not kept waiting.
+STUCK_AFTER = 30.0
 
 
 def key_hash(key: str) -> str:
@@ -53,7 +67,8 @@ def new_key() -> str:
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    # To the microsecond: a request is counted in the session open when it was asked.
+    return datetime.now(UTC).isoformat()
 
 
 @dataclass(frozen=True)
@@ -204,33 +219,97 @@ class Seats:
                 return found
         raise NotFound(f"there is no request {number} in {slug}")
 
-    def claim(self, slug: str, number: int) -> bool:
-        """Take a pending request to approve it: True for the one caller that took it."""
+    def claim(self, slug: str, number: int, *, by: str, after: int) -> bool:
+        """Take a pending request to approve it, the log standing at seq `after`: True for
+        the one caller that took it."""
         with self.db.transaction() as cursor:
             taken = cursor.execute(
-                "UPDATE trek_requests SET status = ? WHERE campaign = ? AND id = ? AND "
-                "status = 'pending'", (APPROVING, slug, number)).rowcount
+                "UPDATE trek_requests SET status = ?, decided_by = ?, decided_at = ?, "
+                "event_json = ? WHERE campaign = ? AND id = ? AND status = 'pending'",
+                (APPROVING, by, _now(), _dumps({"after": after}), slug, number)).rowcount
         return bool(taken == 1)
+
+    def recover(self, slug: str, entries_after: Callable[[int], Iterable[dict[str, Any]]],
+                *, now: datetime | None = None) -> list[tuple[int, str]]:
+        """Settle the approvals a server left half-done (see the module's docstring):
+        `entries_after(SEQ)` gives the log's entries past SEQ. The requests settled, each
+        with its status now."""
+        held = self.requests(slug, status=APPROVING)
+        if not held:
+            return []
+        now = now or datetime.now(UTC)
+        kept = {int(request["event"]["seq"]) for request in self.requests(slug)
+                if request["status"] in ("approved", "recorded")
+                and isinstance(request["event"], dict) and "seq" in request["event"]}
+        settled: list[tuple[int, str]] = []
+        for request in held:
+            mark = request["event"] if isinstance(request["event"], dict) else {}
+            found = next((entry for entry in entries_after(int(mark.get("after", 0)))
+                          if int(entry["seq"]) not in kept and _asked_for(entry, request)),
+                         None)
+            claimed = _when(request["decided_at"])
+            if found is not None:
+                if self.decide(slug, request["request"], "approved",
+                               by=request["decided_by"], event=found, was=APPROVING):
+                    kept.add(int(found["seq"]))
+                    settled.append((request["request"], "approved"))
+            elif ((claimed is None or (now - claimed).total_seconds() >= STUCK_AFTER)
+                  and self.decide(slug, request["request"], "pending", by=None,
+                                  was=APPROVING)):
+                settled.append((request["request"], "pending"))
+        return settled
 
     def decide(self, slug: str, number: int, status: str, *, by: str | None,
                reason: str | None = None, event: Any = None,
                was: str = "pending") -> bool:
-        """Move a request from `was` to its decision: True when this call made it."""
+        """Move a request from `was` to its decision (or back to `pending`, undecided): True
+        when this call made it."""
         with self.db.transaction() as cursor:
             made = cursor.execute(
                 "UPDATE trek_requests SET status = ?, decided_by = ?, decided_at = ?, "
                 "reason = ?, event_json = ? WHERE campaign = ? AND id = ? AND status = ?",
-                (status, by, _now(), reason, _dumps(event), slug, number, was)).rowcount
+                (status, by, None if status == "pending" else _now(), reason, _dumps(event),
+                 slug, number, was)).rowcount
         return bool(made == 1)
 
-    def counts(self, slug: str) -> dict[str, dict[str, int]]:
-        """How many requests each seat made, by status."""
-        counted: dict[str, dict[str, int]] = {}
+    def counts(self, slug: str, spans: Sequence[tuple[int | None, str | None, str | None]]
+               ) -> dict[int | None, dict[str, dict[str, int]]]:
+        """How many requests each seat asked in each span of time (a session's number, its
+        start and its end, each an ISO time or None for no bound) and what became of them
+        (COUNTED), by span; a request asked in none of them counts under None."""
+        bounds = [(number, _when(start), _when(end)) for number, start, end in spans]
+        counted: dict[int | None, dict[str, dict[str, int]]] = {}
         for request in self.requests(slug):
-            by_status = counted.setdefault(request["seat"], {"requests": 0})
-            by_status["requests"] += 1
-            by_status[request["status"]] = by_status.get(request["status"], 0) + 1
+            asked = _when(request["asked_at"])
+            key = next((number for number, start, end in bounds
+                        if asked is not None and (start is None or start <= asked)
+                        and (end is None or asked <= end)), None)
+            seat = counted.setdefault(key, {}).setdefault(
+                request["seat"], dict.fromkeys(COUNTED, 0))
+            seat["asked"] += 1
+            status = request["status"]
+            seat[status if status in COUNTED else "pending"] += 1
         return counted
+
+
+def _asked_for(entry: dict[str, Any], request: dict[str, Any]) -> bool:
+    """Whether a log entry is what this request asked for: recorded at its seat's asking,
+    of the kind its preview showed, for the same one (a combatant's name) when it names one."""
+    preview = request["preview"] if isinstance(request["preview"], dict) else {}
+    return (entry.get("requested_by") == request["seat"]
+            and entry.get("type") == preview.get("type")
+            and entry.get("name") == preview.get("name"))
+
+
+def _when(stamp: Any) -> datetime | None:
+    """An ISO time as a UTC one (a time without a zone is UTC); None for none."""
+    if stamp is None:
+        return None
+    try:
+        when = datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 def _seat(row: tuple[Any, ...]) -> Seat:

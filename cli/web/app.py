@@ -38,7 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from cli.web import pages, pictures
 from cli.web.commands import MAX_WORD, Door, Refused, command_types, has_control
-from cli.web.live import Live
+from cli.web.live import NUDGE, Live
 from cli.web.reads import Reads
 from domain.errors import TrackerError
 
@@ -188,6 +188,10 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         # A store that cannot be opened now is tried again by the first read, which says why.
         with contextlib.suppress(Exception):
             await run_in_threadpool(reads.open)
+        # An approval this server (or another) left half-done when it died is settled now,
+        # or when it is next seen after STUCK_AFTER (`settle`).
+        with contextlib.suppress(Exception):
+            await run_in_threadpool(door.recover, config.campaign)
         live.start()
         try:
             yield
@@ -339,6 +343,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         except Refused as refusal:
             return JSONResponse({"error": _sentence(refusal.sentence)},
                                 status_code=refusal.status)
+        if not preview:
+            live.nudge()
         return JSONResponse(document)
 
     async def read(query: Callable[[Trek], Any]) -> Any:
@@ -510,6 +516,10 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                                        f"{json.dumps(table, ensure_ascii=False)}\n\n")
                     try:
                         entry = await asyncio.wait_for(listener.queue.get(), WAKE)
+                        if entry is NUDGE:
+                            # This server changed something: the table is looked at now.
+                            looked = 0.0
+                            continue
                     except TimeoutError:
                         # Awake now and then: to end with the server, and to say it is here.
                         quiet += WAKE
@@ -544,7 +554,33 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
                     "requests": [listed(r) for r in seats.requests(
                         slug, seat=seat.name if seat is not None else None)]}
 
-        return dict(await read(looked))
+        shown = dict(await read(looked))
+        if await settle(slug, shown["requests"], often=True):
+            shown = dict(await read(looked))
+        return shown
+
+    settling: dict[str, float] = {}
+
+    async def settle(slug: str, requests: list[dict[str, Any]], *, often: bool = False
+                     ) -> bool:
+        """Settle the approvals left half-done among `requests` (tracker/seats.py `recover`):
+        whether any was settled. What is looked at `often` (every stream's table) tries at
+        most once a second."""
+        from tracker.seats import APPROVING
+
+        if not any(r["status"] == APPROVING for r in requests):
+            return False
+        if often and time.monotonic() - settling.get(slug, -1.0) < 1.0:
+            return False
+        settling[slug] = time.monotonic()
+        try:
+            settled = await run_in_threadpool(door.recover, slug)
+        except (Refused, TrackerError):
+            # Shown as it is; the next look tries again.
+            return False
+        if settled:
+            live.nudge()
+        return bool(settled)
 
     async def body_of(request: Request, shape: type[Body]) -> Body:
         body = await _bounded_body(request)
@@ -553,11 +589,17 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         except ValidationError as error:
             raise ApiError(400, _validation_sentence(error.errors())) from None
 
-    async def by_door(act: Callable[[], Any]) -> Any:
+    async def by_door(act: Callable[[], Any], *, changes: bool = True) -> Any:
+        """`act` through the door; one that `changes` the table (records, decides, pauses,
+        makes or removes a seat) nudges every open stream, refused or not (a refused
+        approval still turns its request stale)."""
         try:
             return await run_in_threadpool(act)
         except Refused as refusal:
             raise ApiError(refusal.status, refusal.sentence) from None
+        finally:
+            if changes:
+                live.nudge()
 
     @app.post("/api/campaigns/{slug}/requests", tags=["seats"],
               summary="A seat asks for a command for its own characters",
@@ -578,7 +620,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             raise ApiError(400, "Give the command's words in argv or the command as JSON in "
                                 "command, one of them")
         status, document = await by_door(
-            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview))
+            lambda: door.ask(slug, seat, given.argv, given.command, preview=given.preview),
+            changes=not given.preview)
         return JSONResponse(document, status_code=status)
 
     @app.get("/api/campaigns/{slug}/requests", tags=["seats"],
@@ -594,8 +637,13 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         if status is not None and status not in STATUSES:
             raise ApiError(400, f"Invalid value for 'status': {status!r} is not one of "
                                 f"{', '.join(STATUSES)}")
-        found = await read(lambda trek: Seats(trek.views, writable=False).requests(
-            slug, status=status, seat=seat.name if seat is not None else None))
+        def looked(trek: Trek) -> list[dict[str, Any]]:
+            return Seats(trek.views, writable=False).requests(
+                slug, status=status, seat=seat.name if seat is not None else None)
+
+        found = await read(looked)
+        if await settle(slug, found):
+            found = await read(looked)
         return JSONResponse([listed(r) for r in found])
 
     async def gm_only(request: Request, slug: str) -> None:
@@ -639,7 +687,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     async def seats_list(slug: str, request: Request) -> Response:
         await gm_only(request, slug)
         return JSONResponse(await by_door(lambda: door.with_seats(
-            lambda seats: [seat.document() for seat in seats.active(slug)])))
+            lambda seats: [seat.document() for seat in seats.active(slug)]), changes=False))
 
     @app.post("/api/campaigns/{slug}/seats", tags=["seats"],
               summary="Make a seat (`trek seat add`): its key and link, once, with the link "

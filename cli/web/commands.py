@@ -299,10 +299,11 @@ class Door:
 
         with self.lock:
             seats = self.seats()
+            self._recover(seats, slug)
             held = self._decidable(seats, slug, number)
-            if not seats.claim(slug, number):
-                raise Refused(409, f"Request {number} was decided already")
             trek = self._open()
+            if not seats.claim(slug, number, by=trek.gm, after=trek.queries.last_seq(slug)):
+                raise Refused(409, f"Request {number} was decided already")
             try:
                 asked, party = (self.read_json(held["command"])
                                 if held["command"] is not None
@@ -317,13 +318,36 @@ class Door:
                     # Not the rules' word: the request waits for the GM again.
                     self.seats().decide(slug, number, "pending", by=None, was=APPROVING)
                 raise
-            self.seats().decide(slug, number, "approved", by=trek.gm, event=docs[0],
-                                was=APPROVING)
+            # Held past STUCK_AFTER, a recovery elsewhere may have put the request back to
+            # pending meanwhile: recorded now, it is approved all the same.
+            if not self.seats().decide(slug, number, "approved", by=trek.gm, event=docs[0],
+                                       was=APPROVING):
+                self.seats().decide(slug, number, "approved", by=trek.gm, event=docs[0])
             return {"request": number, "status": "approved", "event": docs[0]}
+
+    def recover(self, slug: str) -> list[tuple[int, str]]:
+        """Settle the approvals a server that died left `approving` (tracker/seats.py); a
+        store without seats' tables has none (and is not given them)."""
+        with self.lock:
+            if not self._open().views.has_table("trek_requests"):
+                return []
+            return self._recover(self.seats(), slug)
+
+    def _recover(self, seats: Seats, slug: str) -> list[tuple[int, str]]:
+        from projections.logpages import LogFilter
+
+        trek = self._open()
+
+        def entries_after(seq: int) -> list[dict[str, Any]]:
+            return [dict(entry)
+                    for entry in trek.queries.log_stream(slug, LogFilter(since=seq + 1)).entries]
+
+        return seats.recover(slug, entries_after)
 
     def reject(self, slug: str, number: int, reason: str | None) -> dict[str, Any]:
         with self.lock:
             seats = self.seats()
+            self._recover(seats, slug)
             self._decidable(seats, slug, number)
             assert self._trek is not None
             if not seats.decide(slug, number, "rejected", by=self._trek.gm, reason=reason):

@@ -7,6 +7,11 @@ anyone recorded: this server, a `trek` command in a terminal, another server on 
 PostgreSQL store. One poller serves every listener, so twenty open pages cost one query. It
 reads through the server's held store (cli/web/reads.py).
 
+What this server itself records or decides does not wait for the next poll: the route that
+wrote nudges the poller and every open stream (`Live.nudge`), so an event, a request or a
+decision reaches the pages as soon as it is kept. The quarter-second poll is for everyone
+else's writes.
+
 A listener's head is the seq of the last entry it was handed, never the newest seq read
 before the entries: an event recorded between those two reads is among the entries, and is
 handed then and not again.
@@ -25,6 +30,9 @@ if TYPE_CHECKING:
     from tracker.app import Trek
 
 INTERVAL = 0.25
+# Handed to every listener by `Live.nudge`: not an entry of the log, a word that the table
+# (the requests, the pause switch, the seats) may have changed, to be looked at now.
+NUDGE: dict[str, Any] = {}
 
 
 @dataclass(eq=False)
@@ -81,11 +89,22 @@ class Live:
             if not followers:
                 self.listeners.pop(listener.slug, None)
 
+    def nudge(self) -> None:
+        """This server has just recorded or decided something: poll now, and have every open
+        stream look at the table now."""
+        with self.lock:
+            listeners = [listener for followers in self.listeners.values()
+                         for listener in followers]
+        for listener in listeners:
+            listener.hand(NUDGE)
+        self.woken.set()
+
     def _run(self) -> None:
         while not self.stopping.is_set():
+            # Cleared before the poll, so a nudge that comes during it is a poll right after.
+            self.woken.clear()
             self.poll()
             self.woken.wait(self.interval)
-            self.woken.clear()
 
     def poll(self) -> None:
         """Hand each listener the entries recorded past its head, in order."""

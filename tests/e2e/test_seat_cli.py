@@ -93,11 +93,74 @@ def test_requests_are_listed(trek_run: Callable[..., Any], tmp_path: Path) -> No
     assert [r["request"] for r in pending] == [1]
     assert "Not yet" in trek_run("requests").stdout
     assert trek_run("requests", "--status", "maybe").returncode == 2
-    # audit and recap count them per seat: two asked by ana, one waiting, one turned down.
+    # A campaign played without sessions: audit's part outside any session and the whole
+    # campaign's recap count them all per seat: two asked by ana, one waiting, one turned down.
+    counted = {"ana": {"asked": 2, "approved": 0, "rejected": 1, "stale": 0, "recorded": 0,
+                       "pending": 1}}
     audit = json.loads(trek_run("audit", "--json").stdout)
-    assert audit["requests"] == {"ana": {"requests": 2, "pending": 1, "rejected": 1}}
-    assert "Seat ana: 2 requests (1 pending, 1 rejected)" in trek_run("audit").stdout
+    assert [(a["session"], a["requests"]) for a in audit["sessions"]] == [(None, counted)]
+    assert "Seat ana: 2 requests (1 rejected, 1 pending)" in trek_run("audit").stdout
     recap = trek_run("recap")
     assert recap.returncode == 0, recap.stderr
-    assert "- ana: 2 requests (1 pending, 1 rejected)" in recap.stdout
-    assert json.loads(trek_run("recap", "--json").stdout)["requests"] == audit["requests"]
+    assert "- ana: 2 requests (1 rejected, 1 pending)" in recap.stdout
+    assert json.loads(trek_run("recap", "--json").stdout)["requests"] == counted
+
+
+def test_recap_and_audit_count_the_requests_of_the_session_they_cover(
+        trek_run: Callable[..., Any], tmp_path: Path) -> None:
+    """Each request counts in the session open when it was asked. By hand: ana asks 1 before
+    any session (rejected); in session 1 ana asks 2 (approved) and 3 (stale), bo asks 4
+    (rejected) and 5 (recorded, trusted); in session 2, still open, ana asks 6 (waiting) and
+    bo 7 (approved)."""
+    from rulesets import RULESETS
+
+    from tracker.app import Trek
+    from tracker.seats import Seats
+
+    _campaign(trek_run)
+    db = str(tmp_path / "trek.db")
+
+    def asks(*made: tuple[str, str]) -> None:
+        with Trek.open(db, rulesets=RULESETS, gm="t") as trek:
+            seats = Seats(trek.views)
+            for seat, status in made:
+                if status == "recorded":
+                    seats.ask("ashes-road", seat, argv=["move", "E"], command=None,
+                              preview=None, status="recorded", decided_by="t")
+                    continue
+                number = seats.ask("ashes-road", seat, argv=["move", "E"], command=None,
+                                   preview=None)["request"]
+                if status != "pending":
+                    assert seats.decide("ashes-road", number, status, by="t")
+
+    asks(("ana", "rejected"))
+    assert trek_run("session", "start", "One").returncode == 0
+    asks(("ana", "approved"), ("ana", "stale"), ("bo", "rejected"), ("bo", "recorded"))
+    assert trek_run("session", "end").returncode == 0
+    assert trek_run("session", "start", "Two").returncode == 0
+    asks(("ana", "pending"), ("bo", "approved"))
+
+    def of(asked: int, **became: int) -> dict[str, int]:
+        return {"asked": asked, **{status: became.get(status, 0) for status in (
+            "approved", "rejected", "stale", "recorded", "pending")}}
+
+    one = {"ana": of(2, approved=1, stale=1), "bo": of(2, rejected=1, recorded=1)}
+    two = {"ana": of(1, pending=1), "bo": of(1, approved=1)}
+    outside = {"ana": of(1, rejected=1)}
+    audit = json.loads(trek_run("audit", "--json").stdout)
+    assert [(a["session"], a["requests"]) for a in audit["sessions"]] == [
+        (1, one), (2, two), (None, outside)]
+    # One session's audit counts that session's alone.
+    alone = json.loads(trek_run("audit", "--session", "1", "--json").stdout)
+    assert [(a["session"], a["requests"]) for a in alone["sessions"]] == [(1, one)]
+    text = trek_run("audit", "--session", "1").stdout
+    assert "Seat ana: 2 requests (1 approved, 1 stale)" in text
+    assert "Seat bo: 2 requests (1 rejected, 1 recorded)" in text
+
+    # The recap of the latest session (2, open), and of session 1.
+    assert json.loads(trek_run("recap", "--json").stdout)["requests"] == two
+    assert json.loads(trek_run("recap", "--session", "1", "--json").stdout)[
+        "requests"] == one
+    recap = trek_run("recap").stdout
+    assert "- ana: 1 request (1 pending)" in recap
+    assert "- bo: 1 request (1 approved)" in recap

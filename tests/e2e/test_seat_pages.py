@@ -6,7 +6,6 @@ the ruler says 3 of 6 and the move, once approved, leaves Ann at 3,2 asked by se
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,13 +74,22 @@ def test_a_seat_asks_from_a_phone_and_the_gm_approves(
         confirm = phone.locator("#ruler-confirm")
         expect(confirm).to_have_text("Ask the GM")
         before = len(_log(server))
+        # Timed in the browser (both pages share its clock): from the tap on Ask the GM to
+        # the request's row on the GM's page.
+        gm.evaluate("""() => new MutationObserver((changes, watching) => {
+            if (document.querySelector('#request-list li.request.pending')) {
+                window.shownAt = Date.now(); watching.disconnect(); }
+        }).observe(document.getElementById('request-list'), {childList: true})""")
+        phone.evaluate("""() => document.getElementById('ruler-confirm').addEventListener(
+            'click', () => { window.askedAt = Date.now(); }, {capture: true})""")
         confirm.tap()
-        asked = time.monotonic()
-        # The GM's page shows it within a second on a quiet machine (3 s allowed while the
-        # whole suite shares the cores), its path a ghost on the map.
-        gm.wait_for_selector("#request-list li.request.pending", timeout=3000)
-        shown = time.monotonic() - asked
-        assert shown < 3.0
+        # The GM's page shows it within the issue's second, its path a ghost on the map.
+        # Neither page polls: the ask is one POST, and the GM's page is sent the request on
+        # its open stream as soon as it is kept (30 to 60 ms here at a load average of 7 to 9;
+        # benchmarks/seats.py is the measure of speed, this bound only has to hold under load).
+        gm.wait_for_function("() => window.shownAt !== undefined", timeout=5000)
+        shown = (gm.evaluate("window.shownAt") - phone.evaluate("window.askedAt")) / 1000
+        assert 0 <= shown < 1.0
         assert "ana" in gm.locator("#request-list li.pending").inner_text()
         assert gm.locator("#fight .ghost-path").count() == 1
         # Nothing is recorded until the GM says yes.
@@ -143,3 +151,95 @@ def test_the_seat_page_fits_a_phone(browser: Any, tmp_path: Path,
             .filter(([, w, h]) => w < 44 || h < 44)""")
         assert small == []
         assert errors == []
+
+
+def _centre(page: Any, selector: str) -> tuple[float, float]:
+    """Where a finger touches it: its centre, which must be on the phone's screen."""
+    box = page.locator(selector).first.bounding_box()
+    assert box is not None, selector
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    assert 0 < x < 390, (selector, x)
+    assert 0 < y < 844, (selector, y)
+    return x, y
+
+
+def test_a_seat_drags_its_own_token_with_a_finger(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    """BESM §7: Ann (Speed 6) dragged from 0,0 to 2,0 is two open squares, 2 of 6; Bo (Speed
+    4) dragged from 1,4 to 2,4 is one, 1 of 4. Ann's seat asks the GM on the drop; Bo's,
+    trusted, records; Esc lets go and asks nothing."""
+    db = str(tmp_path / "t.db")
+    ok(trek_run("init", "Table", "--seed", "3", db=db))
+    for words in SETUP:
+        ok(trek_run(*words, db=db))
+    keys = {name: json.loads(ok(trek_run("seat", "add", seat, "--character", name, "--json",
+                                         *extra, db=db)).stdout)["key"]
+            for seat, name, extra in (("ana", "Ann", ()), ("bo", "Bo", ("--trusted",)))}
+    token = '#fight g.combatant[data-name="{}"] .token-shape'.format
+    cell = '#fight .cell[data-x="{}"][data-y="{}"]'.format
+    with serve(tmp_path, db) as server:
+        context, phone, errors = _page(browser, f"{server.base}/seat?key={keys['Ann']}",
+                                       phone=True)
+        # The map is drawn wider than the phone (every cell ≥ 44 px) and pans in its frame,
+        # which the page opens on the seat's own token: the page is only scrolled down to it.
+        down_to = """name => window.scrollBy(0, document.querySelector(
+            '#fight g.combatant[data-name="' + name + '"]').getBoundingClientRect().top - 300)"""
+        phone.evaluate(down_to, "Ann")
+        touch = context.new_cdp_session(phone)
+
+        def finger(kind: str, where: tuple[float, float] | None) -> None:
+            points = [] if where is None else [{"x": where[0], "y": where[1]}]
+            touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+        # Only its own token can be taken: Ann's is draggable, Bo's is not.
+        expect(phone.locator('#fight g.combatant.draggable[data-name="Ann"]')).to_have_count(1)
+        assert phone.locator('#fight g.combatant.draggable[data-name="Bo"]').count() == 0
+        before = len(_log(server))
+        finger("touchStart", _centre(phone, token("Ann")))
+        for x in (1, 2):
+            finger("touchMove", _centre(phone, cell(x, 0)))
+        expect(phone.locator("#ruler-target")).to_have_text("Ann to 2,0", timeout=5000)
+        expect(phone.locator("#ruler-text")).to_have_text("within Speed · 2 of 6 squares",
+                                                          timeout=5000)
+        finger("touchEnd", None)
+        # The drop asked the GM: one request, pending, nothing recorded, the token back home.
+        expect(phone.locator("#request-list li.pending")).to_have_count(1, timeout=5000)
+        asked = httpx.get(f"{server.base}/api/campaigns/table/requests",
+                          headers={"Authorization": f"Bearer {GM_KEY}"}, timeout=30).json()
+        assert [(r["seat"], r["status"], r["preview"]["path"][-1]) for r in asked] == [
+            ("ana", "pending", {"x": 2, "y": 0})]
+        assert len(_log(server)) == before
+        assert phone.locator('#fight g.combatant[data-name="Ann"]').get_attribute(
+            "transform") is None
+
+        # Esc lets go mid-drag: the ruler closes, and the drop asks nothing.
+        finger("touchStart", _centre(phone, token("Ann")))
+        finger("touchMove", _centre(phone, cell(1, 0)))
+        expect(phone.locator("#ruler-target")).to_have_text("Ann to 1,0", timeout=5000)
+        phone.keyboard.press("Escape")
+        expect(phone.locator("#ruler")).to_be_hidden()
+        finger("touchEnd", None)
+        assert len(httpx.get(f"{server.base}/api/campaigns/table/requests",
+                             headers={"Authorization": f"Bearer {GM_KEY}"},
+                             timeout=30).json()) == 1
+        assert errors == []
+        context.close()
+
+        # A trusted seat's drop records at once.
+        context, phone, errors = _page(browser, f"{server.base}/seat?key={keys['Bo']}",
+                                       phone=True)
+        phone.evaluate(down_to, "Bo")
+        touch = context.new_cdp_session(phone)
+        finger("touchStart", _centre(phone, token("Bo")))
+        finger("touchMove", _centre(phone, cell(2, 4)))
+        expect(phone.locator("#ruler-text")).to_have_text("within Speed · 1 of 4 squares",
+                                                          timeout=5000)
+        finger("touchEnd", None)
+        expect(phone.locator('.round-panel tr[data-name="Bo"] td').nth(3)).to_have_text(
+            "2,4", timeout=5000)
+        newest = _log(server)[-1]
+        assert (newest["type"], newest["requested_by"], newest["path"][-1]) == (
+            "CombatantMoved", "bo", {"x": 2, "y": 4})
+        assert len(_log(server)) == before + 1
+        assert errors == []
+        context.close()

@@ -116,3 +116,25 @@ def test_the_map_table_benchmark_measures_paint_ruler_and_memory(tmp_path: Path)
     assert memory["3_pages_mb"] > 0
     assert memory["growth_mb"] == pytest.approx(memory["3_pages_mb"] - memory["one_page_mb"],
                                                 abs=0.11)
+
+
+def test_the_seats_benchmark_asks_approves_and_times_every_stream(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "seats.py"), "--smoke", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=300, check=False)
+    assert run.returncode == 0, run.stderr
+    assert "Traceback" not in run.stderr
+    result = json.loads(run.stdout)
+    # --smoke: 4 requests by 2 seats, every one asked, shown to the GM and approved; the
+    # streams are the GM's, one a seat and the players'.
+    assert (result["seats"], result["requests"], result["moved"]) == (2, 4, 4)
+    assert result["streams"] == 2 + 2
+    assert result["request_to_gm"]["count"] == 4
+    # Each approval is timed on every stream.
+    assert result["approval_to_pages"]["count"] == 4 * 4
+    for row in (result["request_to_gm"], result["approval_to_pages"]):
+        # Figures that make sense: positive, the median within the p99 within the largest,
+        # and the mark agreeing with the median and the target.
+        assert 0 < row["median_ms"] <= row["p99_ms"] <= row["max_ms"] < 30_000
+        assert row["met"] is (row["median_ms"] <= result["target_ms"] == 200.0)

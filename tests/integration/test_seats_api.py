@@ -244,7 +244,8 @@ def test_two_servers_one_decision(pg_url: str, monkeypatch: pytest.MonkeyPatch,
         with Trek.open(pg_url, rulesets=RULESETS, gm="t", memory=memory) as trek:
             seats = Seats(trek.views)
             again = seats.ask(SLUG, "ana", argv=["move", "E"], command=None, preview=None)
-            claims = [seats.claim(SLUG, again["request"]) for _ in range(2)]
+            claims = [seats.claim(SLUG, again["request"], by="t", after=before + 1)
+                      for _ in range(2)]
         assert claims == [True, False]
     finally:
         one.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -223,3 +224,38 @@ def test_a_page_is_drawn_once_for_the_same_documents(
             assert drawn == ["gm", "player", "gm", "player"]
 
     asyncio.run(serve())
+
+
+def test_a_nudge_hands_what_this_server_recorded_without_waiting_for_the_poll(
+        store: str, sample: Trek, open_trek: OpenTrek) -> None:
+    """The server nudges the poller after it records: with a poll only every minute, event 22
+    still reaches the listener at once, after the word that the table changed (NUDGE)."""
+    from cli.web.live import NUDGE
+
+    reads = Reads(lambda: open_trek(store, writable=False))
+    live = Live(reads, interval=60.0)
+    watching = Listening(live, SLUG, 21)
+    polled = threading.Event()
+    poll = live.poll
+
+    def counted() -> None:
+        poll()
+        polled.set()
+
+    live.poll = counted  # type: ignore[method-assign]
+    live.start()
+    try:
+        # The first poll (at start) finds nothing past 21; the next would be a minute away.
+        assert polled.wait(10)
+        deadline = asyncio.wait_for(watching.listener.queue.get(), 10)
+        sample.handle(SLUG, AddSupplies({"ammo": 1}))
+        live.nudge()
+        first = watching.loop.run_until_complete(deadline)
+        assert first is NUDGE
+        entry = watching.loop.run_until_complete(
+            asyncio.wait_for(watching.listener.queue.get(), 10))
+        assert entry["seq"] == 22
+    finally:
+        live.stop()
+        watching.close()
+        reads.close()

@@ -263,6 +263,7 @@
   var mover = null;
   var measured = null;   // {argv, preview}: what Ask the GM sends
   var ruler = document.getElementById("ruler");
+  var asking = 0;   // which measuring is the latest: an older answer is not shown
 
   // A map drawn smaller than a thumb (a phone's width) is drawn at a size where every cell is
   // at least 44 px, and pans inside its card; the page itself never scrolls sideways.
@@ -286,9 +287,9 @@
         svg.parentElement.classList.add("pans");
       }
     });
-    // The seat's own first token in the middle of the card, where a thumb finds it.
-    var own = document.querySelector("#fight.pans g.combatant.mine");
-    var card = document.getElementById("fight");
+    // The seat's own first token in the middle of the map's frame, where a thumb finds it.
+    var own = document.querySelector("#fight .pans g.combatant.mine");
+    var card = own && own.closest(".pans");
     if (own && card) {
       var at = own.getBoundingClientRect(), box = card.getBoundingClientRect();
       card.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
@@ -315,20 +316,25 @@
   }
 
   function closeRuler() {
+    // A measuring still under way is not shown when it answers.
+    asking += 1;
     ruler.hidden = true; measured = null; clear("ruler-path");
   }
 
   function fightCell(x, y) {
-    if (mover === null) { toast("Tap one of your tokens first.", true); return; }
+    if (mover === null) { toast("Tap one of your tokens first.", true); return Promise.resolve(null); }
     clear("ruler-path");
+    measured = null;
     showRuler(mover + " to " + x + "," + y, "Measuring…", false, false);
-    var who = mover;
-    post("/ruler", {name: who, to: [Number(x), Number(y)]}).then(function (result) {
-      if (who !== mover) { return; }
-      if (!result.ok) { measured = null; showRuler(who + " to " + x + "," + y, result.body.error, true, false); return; }
+    var who = mover, mark = ++asking;
+    return post("/ruler", {name: who, to: [Number(x), Number(y)]}).then(function (result) {
+      if (who !== mover || mark !== asking) { return result; }
+      if (!result.ok) { measured = null; showRuler(who + " to " + x + "," + y, result.body.error, true, false); return result; }
       measured = {argv: result.body.argv};
+      clear("ruler-path");
       draw(result.body.path, "ruler-path");
       showRuler(who + " to " + x + "," + y, result.body.words, false, true);
+      return result;
     });
   }
 
@@ -336,7 +342,9 @@
     var argv = ["move", "--to", x + "," + y];
     clear("ruler-path");
     showRuler("The party to " + x + "," + y, "Working out the path…", false, false);
+    var mark = ++asking;
     post("/requests", {argv: argv, preview: true}).then(function (result) {
+      if (mark !== asking) { return; }
       if (!result.ok) { measured = null; showRuler("The party to " + x + "," + y, result.body.error, true, false); return; }
       var event = result.body.preview;
       var words = [];
@@ -365,16 +373,36 @@
     if (square && !document.querySelector("#fight")) { mapCell(square.dataset.x, square.dataset.y); }
   });
 
-  document.getElementById("ruler-cancel").addEventListener("click", closeRuler);
-  document.getElementById("ruler-confirm").addEventListener("click", function () {
-    if (!measured) { return; }
+  // Ask the GM for what the ruler shows (a trusted seat: record it).
+  function askMeasured() {
+    if (!measured) { return null; }
     var argv = measured.argv;
     document.getElementById("ruler-confirm").disabled = true;
-    post("/requests", {argv: argv}).then(function (result) {
+    return post("/requests", {argv: argv}).then(function (result) {
       if (result.status === 202) { toast("Asked the GM (request " + result.body.request + ")."); }
       else if (result.ok) { toast("Moved: recorded as #" + result.body.event.seq + "."); }
       else { toast(result.body.error || "Refused.", true); }
       closeRuler();
+      return result;
     });
+  }
+
+  document.getElementById("ruler-cancel").addEventListener("click", closeRuler);
+  document.getElementById("ruler-confirm").addEventListener("click", askMeasured);
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && !ruler.hidden) { closeRuler(); }
   });
+
+  // What the map table (table.js) drives when the seat drags one of its own tokens: the same
+  // ruler, and a drop asks the GM as the button does.
+  window.trekRuler = {
+    choose: function (name) {
+      if (mine.indexOf(name) >= 0 && mover !== name) { mover = name; closeRuler(); markMine(); }
+    },
+    measure: function (x, y) { return fightCell(String(x), String(y)); },
+    preview: function (x, y) { return Promise.resolve(null); },
+    recordMeasured: askMeasured,
+    moveParty: function () { return null; },
+    close: closeRuler
+  };
 })();

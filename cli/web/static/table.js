@@ -1,6 +1,8 @@
 /* The map table: pan and zoom on every page's map (wheel, pinch, drag; "Fit" shows it whole),
    the grid's opacity over a picture, and on the GM's page a token or the party's marker dragged
-   with mouse or finger, the ruler following it cell by cell and a drop recording the move.
+   with mouse or finger, the ruler following it cell by cell and a drop recording the move. On a
+   seat's page its own tokens drag the same way, and the drop asks the GM (a trusted seat's
+   records): the ruler there is seats.js's, behind the same window.trekRuler. Esc lets go.
    Panning and zooming is the vendored Panzoom (static/VENDORED.md). */
 (function () {
   "use strict";
@@ -8,6 +10,8 @@
   if (!app || !window.Panzoom) { return; }
   var gm = app.dataset.view === "gm";
   var tables = {};    // each map's svg and its Panzoom, by the map's id ("map", "fight")
+  // A seat drags only the tokens of the characters it plays.
+  var mine = app.dataset.seat ? JSON.parse(app.dataset.seat).characters : null;
   var drag = null;    // the drag under way: what is dragged, from where, the cell it is over
   var THUMB = 44;     // a finger's smallest target, in CSS px
   var touch = window.matchMedia("(pointer: coarse)").matches || window.innerWidth <= 600;
@@ -162,6 +166,10 @@
         svg.querySelectorAll("g.combatant, svg.route-map .party:not(.other-party)").forEach(function (node) {
           node.classList.add("draggable");
         });
+      } else if (mine) {
+        svg.querySelectorAll("g.combatant").forEach(function (node) {
+          node.classList.toggle("draggable", mine.indexOf(node.dataset.name) >= 0);
+        });
       }
     });
   }
@@ -227,7 +235,7 @@
   });
   var heldBack = false;
 
-  if (!gm) { return; }
+  if (!gm && !mine) { return; }
 
   // -- dragging a token (a fight) or the party's marker (overland) ------------------------------
 
@@ -270,8 +278,10 @@
   }
 
   app.addEventListener("pointerdown", function (event) {
-    // Only the marker of the party in use: the ruler and the day's actions act on that one.
-    var node = event.target.closest("#fight g.combatant, #map .party:not(.other-party)");
+    // Only a token this page may take, and only the marker of the party in use: the ruler and
+    // the day's actions act on that one.
+    var node = event.target.closest(
+      "#fight g.combatant.draggable, #map .party.draggable:not(.other-party)");
     if (!node || !window.trekRuler || event.button > 0) { return; }
     var fight = node.matches("g.combatant");
     var where = fight ? "#fight" : "#map";
@@ -334,7 +344,12 @@
         was.node.removeAttribute("transform");
         return;
       }
-      if (was.fight) {
+      if (was.fight && !gm) {
+        // A seat's token goes back to its cell: the move is the GM's to record (the page is
+        // drawn afresh when it is).
+        was.node.removeAttribute("transform");
+        window.trekRuler.recordMeasured();
+      } else if (was.fight) {
         window.trekRuler.recordMeasured();
       } else {
         var xy = asked.xy.split(",");
