@@ -265,39 +265,8 @@
   var ruler = document.getElementById("ruler");
   var asking = 0;   // which measuring is the latest: an older answer is not shown
 
-  // A map drawn smaller than a thumb (a phone's width) is drawn at a size where every cell is
-  // at least 44 px, and pans inside its card; the page itself never scrolls sideways.
-  function thumbSized() {
-    ["#map", "#fight"].forEach(function (where) {
-      var svg = document.querySelector(where + " svg");
-      var cell = svg && svg.querySelector(".cell");
-      if (!cell) { return; }
-      // The smallest thing a thumb taps: a cell, or a token (drawn smaller than its cell).
-      var size = cell.getBoundingClientRect();
-      var across = Math.min(size.width, size.height);
-      var token = svg.querySelector("g.combatant");
-      if (token) {
-        var drawn = token.getBoundingClientRect();
-        across = Math.min(across, drawn.width, drawn.height);
-      }
-      if (across > 0 && across < 44) {
-        var width = svg.getBoundingClientRect().width * 46 / across;
-        svg.style.width = width + "px";
-        svg.style.maxWidth = "none";
-        svg.parentElement.classList.add("pans");
-      }
-    });
-    // The seat's own first token in the middle of the map's frame, where a thumb finds it.
-    var own = document.querySelector("#fight .pans g.combatant.mine");
-    var card = own && own.closest(".pans");
-    if (own && card) {
-      var at = own.getBoundingClientRect(), box = card.getBoundingClientRect();
-      card.scrollLeft += at.left + at.width / 2 - (box.left + box.width / 2);
-    }
-  }
+  // A phone's map opens zoomed on the seat's own token (table.js), every cell a thumb's size.
   markMine();
-  thumbSized();
-  document.body.addEventListener("htmx:afterSwap", thumbSized);
 
   function markMine() {
     document.querySelectorAll("#fight g.combatant").forEach(function (token) {

@@ -319,9 +319,10 @@
     drag.asked = {xy: xy, answer: drag.fight
       ? window.trekRuler.measure(cell.dataset.x, cell.dataset.y)
       : window.trekRuler.preview(cell.dataset.x, cell.dataset.y)};
-    // And the next cell along the way the pointer is going, so it is answered on arrival.
+    // And the next cell along the way the pointer is going, so it is answered on arrival (the
+    // GM's ruler keeps its answers; a seat's asks for each cell it is on).
     var x = Number(cell.dataset.x), y = Number(cell.dataset.y);
-    if (drag.fight && drag.last) {
+    if (drag.fight && drag.last && window.trekRuler.ahead) {
       window.trekRuler.ahead(x + Math.sign(x - drag.last[0]), y + Math.sign(y - drag.last[1]));
     }
     drag.last = [x, y];
