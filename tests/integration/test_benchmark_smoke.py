@@ -93,3 +93,18 @@ def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: 
     with Trek.open(str(kept), rulesets=RULESETS, writable=False, gm="test") as trek:
         assert trek.verify_views()["verified"]
         assert trek.queries.status(None)["events"] == stored
+
+
+def test_the_load_benchmark_stores_every_acknowledged_command_once(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--smoke", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    # 2 clients of 3 commands and 1 writer of 1, each recording one event and one provision.
+    assert (result["api"]["count"], result["cli"]["count"]) == (6, 1)
+    assert result["api"]["errors"] == result["cli"]["errors"] == 0
+    assert result["acknowledged"] == result["stored"] == result["provisions_added"] == 7
+    assert 0 < result["api"]["p50_ms"] <= result["api"]["p99_ms"]
+    assert result["met"] == (result["api"]["p50_ms"] <= 30 and result["api"]["p99_ms"] <= 150)
