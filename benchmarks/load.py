@@ -2,7 +2,9 @@
 
     python benchmarks/load.py                      # 8 API clients + 2 CLI writers, SQLite
     python benchmarks/load.py --json
-    python benchmarks/load.py --db postgresql://... --servers 2   # two servers, one database
+    python benchmarks/load.py --postgres --servers 2   # two servers sharing a throwaway
+                                                       # PostgreSQL server's database
+    python benchmarks/load.py --db postgresql://... --servers 2   # an empty database of yours
     python benchmarks/load.py --smoke              # 2 clients, 1 writer, a few commands (CI)
 
 The demo's small campaign is played into the store (a temporary SQLite file, or `--db`, which
@@ -24,6 +26,7 @@ be equal, and the provisions must have grown by as many).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import statistics
@@ -166,6 +169,8 @@ def run(db: str, folder: str, *, servers: int, clients: int, commands: int, writ
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--db", help="An empty store to use (default: a temporary SQLite file).")
+    parser.add_argument("--postgres", action="store_true",
+                        help="A throwaway PostgreSQL server, started as the tests start one.")
     parser.add_argument("--servers", type=int, default=1)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--commands", type=int, default=25, help="per API client")
@@ -177,8 +182,14 @@ def main() -> None:
     args = parser.parse_args()
     if args.smoke:
         args.clients, args.commands, args.writers, args.cli_commands = 2, 3, 1, 1
-    with tempfile.TemporaryDirectory(prefix="trek-load-bench-") as folder:
+    with tempfile.TemporaryDirectory(prefix="trek-load-bench-") as folder, \
+            contextlib.ExitStack() as stack:
         db = args.db or str(Path(folder) / "bench.db")
+        if args.postgres:
+            sys.path.insert(0, str(ROOT / "tests"))
+            from pgserver import PgServer
+
+            db = stack.enter_context(PgServer()).create_database("load")
         with Trek.open(db, rulesets=RULESETS, create=True, gm="bench") as trek:
             play(trek)
         result = run(db, folder, servers=args.servers, clients=args.clients,
