@@ -50,9 +50,15 @@ def save_kinds(cursor: Any, ruleset: str, kinds: dict[str, Any]) -> None:
     """Keep what the log needs to know of a ruleset's event kinds (`views.kinds_of`), stamped
     with this code."""
     key = KINDS_KEY + ruleset
+    document = json.dumps({"code": code_stamp(), **kinds})
+    assert document.startswith(kinds_stamp())
     cursor.execute("INSERT INTO trek_meta (key, value) VALUES (?, ?) "
-                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                   (key, json.dumps({"code": code_stamp(), **kinds})))
+                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, document))
+
+
+def kinds_stamp() -> str:
+    """How a ruleset's kept event kinds written by this code begin (`save_kinds`)."""
+    return json.dumps({"code": code_stamp()})[:-1]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from domain.events import CampaignStarted, TrekEvent
 from domain.links import stored_bytes, stored_link
 from domain.ruleset import Registry
+from projections import readmodels
 from projections.cancellations import kept_map
 from projections.db import (
     CHAIN_HEADS,
@@ -178,13 +179,23 @@ class Projector:
             self._direct_checked = True
         return self._direct
 
-    def _notes(self, cursor: Cursor, after: int, limit: int) -> Sequence[Any]:
+    def _notes(self, cursor: Cursor, after: int | None, limit: int) -> Sequence[Any]:
+        """Up to `limit` rows past `after` (None: past the tracking position)."""
         table = self._direct_table()
         if table is None:
+            if after is None:
+                after = _position(cursor)
             return self.source.select_notifications(after + 1, limit)
-        cursor.execute(
-            f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
-            "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
+        if after is None:
+            # The position and the rows past it in one statement.
+            cursor.execute(
+                f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
+                "WHERE rowid > COALESCE((SELECT notification_id FROM trek_view_tracking "
+                "WHERE name = ?), 0) ORDER BY rowid LIMIT ?", (TRACKING_NAME, limit))
+        else:
+            cursor.execute(
+                f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
+                "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
         return [StoredRow(row) for row in cursor.fetchall()]
 
     def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent]]]]:
@@ -225,7 +236,18 @@ class Projector:
             if folded < limit:
                 return done
 
-    def _fold_batch(self, cursor: Cursor, after: int, limit: int,
+    def fold_appended(self, cursor: Cursor) -> int:
+        """Fold, with `cursor` inside the transaction that just appended events, every
+        notification past the tracking position (at most one batch); returns how many were
+        folded. Folding none means the position stands past the append: `ViewsOutOfStep`."""
+        with _collector_paused():
+            folded = self._fold_batch(cursor, None, self.batch)
+        if not folded:
+            raise ViewsOutOfStep(f"the read models stand at notification {_position(cursor)}, "
+                                 "past the event just appended")
+        return folded
+
+    def _fold_batch(self, cursor: Cursor, after: int | None, limit: int,
                     links: Links | None = None) -> int:
         """Fold up to `limit` notifications after `after` and write the views they changed and
         the new position with `cursor`; returns how many were read. With `links`, each row's
@@ -251,7 +273,10 @@ class Projector:
             save_view(cursor, view)
             save_status(cursor, view.campaign_id, view.events,
                         status_of(view, self.rulesets.named(view.ruleset)))
-            save_kinds(cursor, view.ruleset, kinds_of(self.rulesets.event_types(view.ruleset)))
+            if not view.kinds_kept:
+                save_kinds(cursor, view.ruleset,
+                           kinds_of(self.rulesets.event_types(view.ruleset)))
+                view.kinds_kept = True
         _set_position(cursor, notes[-1].id)
         return len(notes)
 
@@ -419,12 +444,14 @@ class Projector:
             "SELECT h.seq, h.hash, c.events, c.last_hash FROM trek_chain_heads h "
             "LEFT JOIN trek_view_campaigns c ON c.campaign_id = h.campaign_id "
             "WHERE h.campaign_id = ?", (campaign_id,))
-        if not rows:
-            return None
-        seq, digest, folded, folded_hash = rows[0]
-        if folded is not None and int(folded) > int(seq):
-            return int(folded), str(folded_hash)
-        return int(seq), str(digest)
+        return readmodels.head_of(*rows[0]) if rows else None
+
+    @property
+    def current_schema(self) -> bool:
+        """Whether the read models are in this release's tables (`has_current_schema`)."""
+        if self._current_schema is None:
+            self._current_schema = has_current_schema(self.db)
+        return self._current_schema
 
     def head_missing(self, campaign_id: str) -> bool:
         """True when no chain head is kept for a campaign the read models have folded (they

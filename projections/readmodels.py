@@ -3,16 +3,60 @@ over Trek's own tables lives in projections/, and the tracker calls these by nam
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 from uuid import UUID
 
 from projections.db import Database, has_current_schema
+from projections.stored_status import IN_USE_KEY
+
+# The store setting naming a campaign's party in use is this and the campaign's slug.
+PARTY_KEY = "party_in_use:"
 
 
 def campaigns(db: Database) -> list[dict[str, Any]]:
     """Every campaign the read models know: slug, name, ruleset and events, by slug."""
     rows = db.query("SELECT slug, name, ruleset, events FROM trek_view_campaigns ORDER BY slug")
     return [{"slug": s, "name": n, "ruleset": r, "events": int(e)} for s, n, r, e in rows]
+
+
+class Choices(NamedTuple):
+    """What a recording command that names no campaign reads first, in one statement."""
+
+    # `campaigns()`
+    campaigns: list[dict[str, Any]]
+    # The campaign in use (`trek campaigns use`; None: not set).
+    in_use: str | None
+    # Each campaign's party in use (`trek party use`; None: not set), by slug.
+    parties: dict[str, str | None]
+    # Each campaign's kept chain head as `Projector.chain_head` gives it, by slug.
+    heads: dict[str, tuple[int, str] | None]
+
+
+def campaigns_and_choices(db: Database) -> Choices:
+    """The campaigns, the campaign in use, each one's party in use and kept chain head, in one
+    statement (a store in this release's schema)."""
+    rows = db.query(
+        "SELECT c.slug, c.name, c.ruleset, c.events, c.last_hash, h.seq, h.hash, "
+        "(SELECT value FROM trek_meta WHERE key = ?), "
+        "(SELECT value FROM trek_meta WHERE key = ? || c.slug) FROM trek_view_campaigns c "
+        "LEFT JOIN trek_chain_heads h ON h.campaign_id = c.campaign_id ORDER BY c.slug",
+        (IN_USE_KEY, PARTY_KEY))
+    known = [{"slug": row[0], "name": row[1], "ruleset": row[2], "events": int(row[3])}
+             for row in rows]
+    in_use = str(rows[0][7]) if rows and rows[0][7] is not None else None
+    return Choices(known, in_use,
+                   {row[0]: None if row[8] is None else str(row[8]) for row in rows},
+                   {row[0]: None if row[5] is None else head_of(row[5], row[6], row[3], row[4])
+                    for row in rows})
+
+
+def head_of(seq: Any, digest: Any, folded: Any, folded_hash: Any) -> tuple[int, str]:
+    """A campaign's chain head from its kept head and its read models' newest event: they are
+    written together, so read models naming a later event mean the head was moved back behind
+    Trek's back (to hide newest events deleted with it), and theirs is the head."""
+    if folded is not None and int(folded) > int(seq):
+        return int(folded), str(folded_hash)
+    return int(seq), str(digest)
 
 
 def ruleset_of(db: Database, slug: str) -> str | None:

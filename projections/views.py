@@ -32,6 +32,7 @@ from domain.state import (
 )
 from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
+from projections.kept_log import KINDS_KEY, kinds_stamp
 from projections.logpages import log_entry, plain_document
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
@@ -164,6 +165,8 @@ class CampaignView:
                  cancelled: dict[int, int] | None = None, *,
                  cancelled_json: str | None = None) -> None:
         self.campaign_id = campaign_id
+        # Whether the store keeps its ruleset's event kinds as this code writes them.
+        self.kinds_kept = False
         self.slug = slug
         self.name = name
         self.ruleset = ruleset
@@ -342,23 +345,28 @@ def _square_or_none(x: int | None, y: int | None) -> Square | None:
 
 
 def load_view(cursor: Cursor, campaign_id: str) -> CampaignView | None:
+    # The campaign's row, its state, and whether its ruleset's event kinds are kept as this
+    # code writes them (`kept_log.save_kinds`), in one statement.
     cursor.execute(
-        "SELECT slug, name, ruleset, seed, map_json, events, last_hash, session, sessions, "
-        "cancelled_json FROM trek_view_campaigns WHERE campaign_id = ?", (campaign_id,))
+        "SELECT c.slug, c.name, c.ruleset, c.seed, c.map_json, c.events, c.last_hash, "
+        "c.session, c.sessions, c.cancelled_json, s.game_json, (SELECT 1 FROM trek_meta m "
+        "WHERE m.key = ? || c.ruleset AND m.value LIKE ?) FROM trek_view_campaigns c "
+        "LEFT JOIN trek_view_state s ON s.campaign_id = c.campaign_id "
+        "WHERE c.campaign_id = ?", (KINDS_KEY, kinds_stamp() + "%", campaign_id))
     rows = cursor.fetchall()
     if not rows:
         return None
-    slug, name, ruleset, seed, map_json, events, last_hash, session, sessions, cancelled = rows[0]
+    (slug, name, ruleset, seed, map_json, events, last_hash, session, sessions, cancelled,
+     game_json, kinds_kept) = rows[0]
     view = CampaignView(
         campaign_id=campaign_id, slug=slug, name=name, ruleset=ruleset, seed=int(seed),
         map=GameMap.model_validate_json(map_json) if map_json else None,
         events=int(events), last_hash=last_hash, session=session, sessions=int(sessions),
         cancelled_json=cancelled,
     )
-    cursor.execute("SELECT game_json FROM trek_view_state WHERE campaign_id = ?",
-                   (campaign_id,))
-    for (game_json,) in cursor.fetchall():
+    if game_json is not None:
         view.game = Game.model_validate_json(game_json)
+    view.kinds_kept = kinds_kept is not None
     return view
 
 

@@ -77,7 +77,11 @@ INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rath
 
 def party_key(slug: str) -> str:
     """The store setting naming a campaign's party in use."""
-    return f"party_in_use:{slug}"
+    return readmodels.PARTY_KEY + slug
+
+
+class _FoldFailed(Exception):
+    """Folding the read models in the append's transaction failed (the cause says why)."""
 
 
 class ConcurrentChange(TrackerError):
@@ -137,6 +141,13 @@ class Trek:
         self.reader = StoreReader(location, app, views, self.projector, writable=writable)
         # Every event this process appended, so a failure after an append is told truthfully.
         self.appended: list[TrekEvent] = []
+        # Whether the read models still lack events the last save appended (`_finish`).
+        self.unfolded = False
+        # Each campaign's party in use as the running recording command's `resolve` read them
+        # (None: no recording command is running; the reads keep nothing between commands).
+        self._parties_read: dict[str, str | None] | None = None
+        # Each campaign's chain head as that `resolve` read it, for the command's first attempt.
+        self._heads_read: dict[str, tuple[int, str] | None] = {}
         # What a command that succeeded should still say on stderr, a sentence each.
         self.warnings: list[str] = []
         self.clock: Callable[[], datetime] = lambda: datetime.now(UTC)
@@ -210,10 +221,18 @@ class Trek:
         use (`trek campaigns use`), else the only one in the store."""
         if slug is not None:
             return slug
-        known = [c["slug"] for c in self.campaigns()]
+        if self._parties_read is not None and self.projector.current_schema:
+            # A recording command: the campaigns, what is in use and each one's chain head in
+            # one statement, kept for this command.
+            choices = readmodels.campaigns_and_choices(self.views)
+            campaigns, in_use = choices.campaigns, choices.in_use
+            self._parties_read.update(choices.parties)
+            self._heads_read = choices.heads
+        else:
+            campaigns, in_use = self.campaigns(), self.campaign_in_use()
+        known = [c["slug"] for c in campaigns]
         if not known:
             raise NotFound("the store holds no campaign yet; create one with `trek init NAME`")
-        in_use = self.campaign_in_use()
         if in_use in known:
             return str(in_use)
         if len(known) > 1:
@@ -291,7 +310,10 @@ class Trek:
                 raise NotFound(f"there is no party called {party!r}; the campaign has "
                                f"{', '.join(names)}")
             return party
-        in_use = self.party_in_use(slug)
+        parties = self._parties_read
+        # The party in use as `resolve` read it for this command, else read now.
+        in_use = (parties[slug] if parties is not None and slug in parties
+                  else self.party_in_use(slug))
         if in_use in names:
             return str(in_use)
         return MAIN_PARTY if MAIN_PARTY in names else names[0]
@@ -370,7 +392,18 @@ class Trek:
     def _save(self, campaign: Campaign) -> None:
         before = campaign.version - len(campaign.pending_events)
         pending = list(campaign.pending_events)
-        self.app.save(campaign)
+        self.unfolded = True
+        if self.app.folds_with_append:
+            # The events and the read models they change commit in one transaction.
+            try:
+                self.app.save(campaign, then=self._fold_appended)
+            except _FoldFailed:
+                # The fold failed and took the append back with it: the events are appended
+                # on their own, and `_finish` repairs the read models as after any failed
+                # update (the command still succeeds).
+                self.app.save(*pending)
+        else:
+            self.app.save(campaign)
         self.appended.extend(pending)
         # A snapshot each time the version reaches (or, saving several events, passes) the
         # next multiple of SNAPSHOT_EVERY. It only speeds up loading: if it cannot be
@@ -383,6 +416,15 @@ class Trek:
                 self.warnings.append(recorded_but_warning(
                     pending, f"its snapshot could not be written ({self._describe(error)}); "
                     "loading the campaign reads more events until its next snapshot"))
+
+    def _fold_appended(self, cursor: Any) -> None:
+        """Fold the events just appended into the read models, in the append's transaction."""
+        try:
+            folded = self.projector.fold_appended(cursor)
+        except Exception as error:
+            raise _FoldFailed from error
+        # A full batch leaves more behind it (read models far behind the log): `_finish`.
+        self.unfolded = folded >= self.projector.batch
 
     def _describe(self, error: BaseException) -> str:
         return self.location.scrub(f"{type(error).__name__}: {error}")
@@ -422,13 +464,25 @@ class Trek:
         """
         preview = preview or self.preview
         self._require_writable(preview)
+        self._parties_read, self._heads_read = {}, {}
+        try:
+            return self._record_in(slug, action, preview, actor, party)
+        finally:
+            # A long-lived process (the shell, a server) reads the settings again next time.
+            self._parties_read, self._heads_read = None, {}
+
+    def _record_in(self, slug: str | None, action: Callable[[Campaign], TrekEvent],
+                   preview: bool, actor: Actor | None, party: str | None) -> Documents:
         name = self.resolve(slug)
         self.previewed = None
         self.last_recorded = None
         for attempt in range(SAVE_ATTEMPTS):
             # The head is read before the log: events are only ever added, so the log read
-            # after it reaches at least as far unless some were deleted.
-            head = self.projector.chain_head(str(campaign_id(name)))
+            # after it reaches at least as far unless some were deleted. `resolve` may have
+            # read it already (the first attempt only).
+            heads, self._heads_read = self._heads_read, {}
+            head = (heads[name] if name in heads
+                    else self.projector.chain_head(str(campaign_id(name))))
             campaign = self._load_to_record(name)
             self._check_head(campaign, head)
             if self.writable and (head is None or head[0] < campaign.kept_at):
@@ -451,7 +505,8 @@ class Trek:
             except (RecordConflictError, IntegrityError):
                 time.sleep(0.01 * (attempt + 1) + secrets.randbelow(20) / 1000)
                 continue
-            self._finish([event])
+            if self.unfolded:
+                self._finish([event])
             if isinstance(event, PartiesMerged):
                 self._follow_merge(name, event)
             return [event_document(event)]
@@ -496,7 +551,8 @@ class Trek:
                 self._save(campaign)
         except (RecordConflictError, IntegrityError):
             raise RuleViolation(f"the store already has a campaign called {slug!r}") from None
-        self._finish([started])
+        if self.unfolded:
+            self._finish([started])
         return [event_document(started)]
 
     def previewed_encounter(self) -> EncounterDocument | None:

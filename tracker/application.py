@@ -8,11 +8,12 @@ from typing import Any
 from uuid import UUID
 
 from eventsourcing.application import Application
-from eventsourcing.persistence import Mapper
+from eventsourcing.persistence import ApplicationRecorder, EventStore, Mapper
 
 from domain.campaign import CampaignSnapshot
 from domain.events import TrekEvent
 from domain.ruleset import Registry
+from projections.db import Database
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper, RowDecoder
 from tracker.topics import Topics
 
@@ -35,6 +36,46 @@ class TrekApplication(Application[UUID]):
         self._rows: RowDecoder | None = None
         super().__init__(env=env)
 
+    def construct_recorder(self) -> ApplicationRecorder:
+        if not _on_sqlite(self.factory):
+            return super().construct_recorder()
+        from tracker.sqlite_recorder import SharedEventRecorder
+
+        recorder = SharedEventRecorder(self.factory.datastore)  # type: ignore[attr-defined]
+        if self.factory.env_create_table():  # type: ignore[attr-defined]
+            recorder.create_table()
+        return recorder
+
+    def construct_snapshot_store(self) -> EventStore[UUID]:
+        if not _on_sqlite(self.factory):
+            return super().construct_snapshot_store()
+        from tracker.sqlite_recorder import SharedSnapshotRecorder
+
+        recorder = SharedSnapshotRecorder(self.factory.datastore,  # type: ignore[attr-defined]
+                                          events_table_name="stored_snapshots")
+        if self.factory.env_create_table():  # type: ignore[attr-defined]
+            recorder.create_table()
+        return self.factory.event_store(mapper=self.mapper, recorder=recorder)
+
+    def share(self, views: Database) -> None:
+        """Read the event store on `views`' connection, and let `save(..., then=fold)` append
+        and fold the read models in one transaction there (an SQLite file store's)."""
+        from projections.db import SQLiteDatabase
+        from tracker.sqlite_recorder import SharedEventRecorder, SharedSnapshotRecorder
+
+        if isinstance(views, SQLiteDatabase) and isinstance(self.recorder, SharedEventRecorder):
+            self.recorder.share(views)
+            assert self.snapshots is not None
+            snapshots = self.snapshots.recorder
+            assert isinstance(snapshots, SharedSnapshotRecorder)
+            snapshots.share(views)
+            snapshots.events = self.recorder
+
+    @property
+    def folds_with_append(self) -> bool:
+        """Whether `save(..., then=fold)` runs the fold in the append's transaction."""
+        return getattr(self.recorder, "views", None) is not None
+
     def construct_mapper(self) -> Mapper[UUID]:
         topics = Topics(self.rulesets, others=[CampaignSnapshot])
         return PydanticMapper(CanonicalJSONTranscoder(), topics, self._ruleset_of)
@@ -53,6 +94,10 @@ class TrekApplication(Application[UUID]):
             self._rows = RowDecoder(self.mapper)
         event = self._rows(notification)
         return event if isinstance(event, TrekEvent) else None
+
+
+def _on_sqlite(factory: object) -> bool:
+    return type(factory).__module__ == "eventsourcing.sqlite"
 
 
 def playing(rulesets: Registry) -> type[TrekApplication]:

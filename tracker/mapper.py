@@ -224,6 +224,17 @@ def row_pages(recorder: Any, originator_id: UUID) -> Select:
                  "ORDER BY originator_version LIMIT ?")
     key = originator_id.hex
 
+    shared = getattr(recorder, "views", None)
+    if shared is not None:
+        # The read models' connection, which the event store reads on (tracker/sqlite_recorder.py):
+        # one statement, no transaction round it.
+        def on_shared(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
+            rows = shared.conn.execute(statement, (key, -1 if gt is None else gt,
+                                                   _NO_END if lte is None else lte, limit))
+            return [_Row(originator_id, *row) for row in rows.fetchall()]
+
+        return on_shared
+
     def direct(gt: int | None, lte: int | None, limit: int) -> Sequence[Any]:
         with recorder.datastore.transaction(commit=False) as cursor:
             cursor.execute(statement, (key, -1 if gt is None else gt,

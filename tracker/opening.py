@@ -101,6 +101,8 @@ def open_store(location: Location, rulesets: Registry, *, create: bool, writable
             location.eventsourcing_env(create=create or not exists, frozen=frozen), rulesets)
         if not exists:
             create_schema(views)
+        # Events are read, and a command's event and read models written, on one connection.
+        app.share(views)
         unmarked = isinstance(views, SQLiteDatabase) and not views.current
         return OpenedStore(app, views, upgrade=exists, unmarked=unmarked)
 

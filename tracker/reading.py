@@ -65,7 +65,8 @@ class StoreReader:
         """The campaign at `version` (default: the newest) as the write side sees it: its
         latest snapshot up to there, the events since, and the cancellations that stood at the
         snapshot, read from its undos and redos in the event store when first asked."""
-        campaign: Campaign = self.app.repository.get(cid, version=version)
+        campaign: Campaign = self.app.repository.get(cid, version=version,
+                                                     projector_func=_project)
         assert isinstance(campaign, Campaign)
         if campaign.needs_cancellations:
             upto, slug = campaign.kept_at, campaign.slug
@@ -110,3 +111,13 @@ class StoreReader:
                 doc = cast(Doc, {**doc, "targets": [event_document(self.event(slug, seq))
                                                     for seq in doc[key]]})
             yield doc
+
+
+def _project(campaign: Campaign | None, events: Iterable[Any]) -> Campaign | None:
+    """Fold stored events onto a campaign (None: from its start), as the library's
+    `project_aggregate` does without its check of each event against a runtime protocol
+    (`isinstance` over a `Protocol` walks the protocol's members each time: half the CPU of
+    loading a campaign). Every event the mapper gives is a `TrekEvent`, whose `mutate` folds."""
+    for event in events:
+        campaign = event.mutate(campaign)
+    return campaign

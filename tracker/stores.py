@@ -336,12 +336,17 @@ def store_errors(location: Location) -> Iterator[None]:
         yield
     except (RecordConflictError, IntegrityError):
         raise
-    except OperationalError as error:
+    except (OperationalError, sqlite3.OperationalError) as error:
+        # The event store's library wraps SQLite's error; the read models' connection, on
+        # which an SQLite store's events are appended too, raises SQLite's own.
         if "locked" in str(error) or "busy" in str(error):
             raise StoreError(
                 f"the store {location.display} is busy: another program held it for "
                 f"{lock_timeout()}s; try the command again"
             ) from None
+        damage = sqlite_damage(error) if isinstance(error, sqlite3.Error) else None
+        if damage is not None and location.kind is StoreKind.SQLITE:
+            raise damaged_store(location.display, damage) from None
         raise StoreError(location.scrub(
             f"the store {location.display} could not be written: {error}")) from None
     except Exception as error:

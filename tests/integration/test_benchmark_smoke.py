@@ -138,3 +138,18 @@ def test_the_seats_benchmark_asks_approves_and_times_every_stream(tmp_path: Path
         # and the mark agreeing with the median and the target.
         assert 0 < row["median_ms"] <= row["p99_ms"] <= row["max_ms"] < 30_000
         assert row["met"] is (row["median_ms"] <= result["target_ms"] == 200.0)
+
+
+def test_the_load_benchmark_stores_every_acknowledged_command_once(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--smoke", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
+        capture_output=True, text=True, timeout=600, check=False)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    # 2 clients of 3 commands and 1 writer of 1, each recording one event and one provision.
+    assert (result["api"]["count"], result["cli"]["count"]) == (6, 1)
+    assert result["api"]["errors"] == result["cli"]["errors"] == 0
+    assert result["acknowledged"] == result["stored"] == result["provisions_added"] == 7
+    assert 0 < result["api"]["p50_ms"] <= result["api"]["p99_ms"]
+    assert result["met"] == (result["api"]["p50_ms"] <= 30 and result["api"]["p99_ms"] <= 150)

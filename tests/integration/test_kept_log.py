@@ -164,6 +164,7 @@ def a_late_event(db: str) -> None:
         def fail(*_args: object) -> int:
             raise OSError("stopped")
 
+        trek.projector.fold_appended = fail  # type: ignore[method-assign]
         trek.projector.catch_up = fail  # type: ignore[method-assign]
         trek.projector.rebuild = fail  # type: ignore[method-assign]
         trek.handle(None, AddSupplies({"provisions": 2}))

@@ -149,6 +149,7 @@ def test_read_models_behind_the_log_are_not_served_stale(db: str, tmp_path: Path
         def fail(*_args: object) -> int:
             raise OSError("stopped")
 
+        trek.projector.fold_appended = fail  # type: ignore[method-assign]
         trek.projector.catch_up = fail  # type: ignore[method-assign]
         trek.projector.rebuild = fail  # type: ignore[method-assign]
         trek.handle(None, Harm("Kira", 5, 0, "a fall"))

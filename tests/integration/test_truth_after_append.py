@@ -71,6 +71,7 @@ def test_a_read_model_failure_after_the_append_warns_and_the_command_succeeds(
         db: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # given the read models can neither be brought up to date nor rebuilt
     with monkeypatch.context() as patch:
+        patch.setattr(Projector, "fold_appended", boom)
         patch.setattr(Projector, "catch_up", boom)
         patch.setattr(Projector, "rebuild", boom)
         # when a GM adds ammo: recorded, so exit 0 (a script must not record it twice)

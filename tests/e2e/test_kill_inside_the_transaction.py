@@ -1,0 +1,102 @@
+"""A `trek move` killed (SIGKILL) between any two statements of the one transaction that appends
+its event and folds its read models, on SQLite: the store holds the event and all its read
+models, or neither, and the next command goes on as if nothing happened.
+
+The process is killed from inside: sqlite3's trace callback runs as each statement begins, and
+at the N-th statement after BEGIN IMMEDIATE it sends the process SIGKILL (nothing of Python's
+runs after it). N runs from the append to the COMMIT, and one past it, which finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import TrekRun, trek_env
+
+pytestmark = pytest.mark.slow
+
+# The `trek` process, with every sqlite3 connection traced; killed at statement N of the
+# transaction (N = argv[1]).
+KILLER = """
+import os, signal, sqlite3, sys
+n = int(sys.argv[1])
+seen = []
+def trace(sql):
+    if sql.startswith("BEGIN IMMEDIATE") or seen:
+        seen.append(sql)
+        if len(seen) == n + 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+real = sqlite3.connect
+def connect(*args, **kwargs):
+    connection = real(*args, **kwargs)
+    connection.set_trace_callback(trace)
+    return connection
+sqlite3.connect = connect
+from cli.main import trek
+trek.main(sys.argv[2:], prog_name="trek")
+"""
+
+
+def store_now(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """What the store holds, read behind Trek's back: the events, the read models' position,
+    the campaign's kept chain head, its folded count, kept status and the log's index."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+        one = lambda sql: conn.execute(sql).fetchall()  # noqa: E731
+        return {
+            "events": one("SELECT originator_version, topic FROM stored_events ORDER BY rowid"),
+            "position": one("SELECT notification_id FROM trek_view_tracking"),
+            "head": one("SELECT seq FROM trek_chain_heads"),
+            "folded": one("SELECT events FROM trek_view_campaigns"),
+            "status": one("SELECT events FROM trek_view_status"),
+            "state": one("SELECT game_json FROM trek_view_state"),
+            "index": one("SELECT seq, type FROM trek_view_entries ORDER BY seq"),
+        }
+
+
+def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing(
+        tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    db = tmp_path / "trek.db"
+    for args in (("init", "Kill Road", "--ruleset", "besm", "--seed", "7"),
+                 ("roster", "add-character", "Kira", "--body", "4", "--mind", "3", "--soul",
+                  "3"),
+                 ("supplies", "add", "provisions=10"), ("day", "start")):
+        trek_run(*args)
+    env = trek_env(str(db))
+    before = store_now(db)
+    assert len(before["events"]) == 4
+    killed = 0
+    for n in range(1, 40):
+        done = subprocess.run([sys.executable, "-c", KILLER, str(n), "move", "E"], env=env,
+                              cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                              check=False)
+        now = store_now(db)
+        if done.returncode == -signal.SIGKILL:
+            # Killed before its COMMIT ran: nothing of it is in the store, read models included.
+            killed += 1
+            assert now == before, (n, done.stderr)
+            continue
+        # Past the COMMIT: the command finished, and the event and every read model moved on
+        # together (one more event, folded and indexed, the head and the status on it).
+        assert done.returncode == 0, done.stderr
+        assert now["events"] == [*before["events"], (5, "domain.besm.events:Moved")]
+        assert now["position"] == now["head"] == now["folded"] == now["status"] == [(5,)]
+        assert now["index"] == [*before["index"], (5, "Moved")]
+        break
+    else:
+        pytest.fail("the move never finished")
+    # The append, each write of the fold and the COMMIT itself were each a place to die.
+    assert killed >= 8
+    # The store is whole: its chain and read models check out, and the move stands once.
+    verified = json.loads(trek_run("verify", "--json").stdout)
+    assert verified["verified"] is True
+    replayed = json.loads(trek_run("replay", "--verify", "--json").stdout)
+    assert (replayed["verified"], replayed["behind"]) == (True, 0)
+    status = json.loads(trek_run("status", "--json").stdout)
+    assert status["position"] == {"x": 1, "y": 0}
