@@ -260,7 +260,7 @@ class Door:
             if seats.paused(slug):
                 raise Refused(403, "The GM has paused the table: no requests until it "
                                    "resumes")
-            if getattr(type(asked), "acts_on_party", False):
+            if isinstance(asked, Command) and asked.acts_on_party:
                 # The overland move moves the party the seat's characters travel in; the
                 # request keeps that party, so its approval moves the one it previewed.
                 try:
