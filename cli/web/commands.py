@@ -260,6 +260,8 @@ class Door:
             if seats.paused(slug):
                 raise Refused(403, "The GM has paused the table: no requests until it "
                                    "resumes")
+            from domain.ruleset import Command
+
             if isinstance(asked, Command) and asked.acts_on_party:
                 # The overland move moves the party the seat's characters travel in; the
                 # request keeps that party, so its approval moves the one it previewed.
