@@ -741,13 +741,18 @@ def map_marks(battle_map: dict[str, Any]) -> dict[str, str]:
     marks: dict[str, str] = {}
     for char in used:
         if char in plain_kinds:
-            marks[char] = _TERRAIN_MARK.get(plain_kinds[char], char)
+            marks[char] = plain_mark(plain_kinds[char], char)
             continue
         mine = char if drawable(char) and char not in taken else next(
             (spare for spare in SPARE_MARKS if spare not in taken), char)
         taken.add(mine)
         marks[char] = mine
     return marks
+
+
+def plain_mark(terrain: str, char: str) -> str:
+    """The mark a plain entry of `terrain` (legend character `char`) is drawn with."""
+    return _TERRAIN_MARK.get(terrain, char)
 
 
 def says_more(entry: dict[str, Any], *, besides: tuple[str, ...] = ()) -> bool:

@@ -311,6 +311,24 @@ def _ground_key_rows(doc: Mapping[str, Any], width: float
     return rows
 
 
+def _marked(battle_map: Mapping[str, Any], marks: Mapping[str, str]) -> set[str]:
+    """The legend characters whose squares show their mark: those that say more than their
+    terrain. A name that only repeats the terrain (an imported map's ground named `open`),
+    drawn with the terrain's own mark, says nothing a plain square does not: marking each of
+    its squares would only cover the picture (and weigh the page by a text a square)."""
+    marked = set()
+    for char, mark in marks.items():
+        entry = battle_map["legend"][char]
+        terrain = str(entry["terrain"])
+        if not render.says_more(entry):
+            continue
+        if (entry.get("name") == terrain and not render.says_more(entry, besides=("name",))
+                and mark == render.plain_mark(terrain, char)):
+            continue
+        marked.add(char)
+    return marked
+
+
 def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
                   picture_href: PictureHref | None = None) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
@@ -348,19 +366,23 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
         *under,
         f'<g class="cells" stroke="#999" stroke-width="1"{faint}>',
     ]
+    # A row of squares on one line: no text node between two squares for a page to build.
     for y in ys:
+        squares = []
         for x in xs:
             terrain = _terrain(doc, x, y)
-            out.append(f'<polygon class="cell {_t(terrain)}" data-x="{x}" data-y="{y}" '
+            squares.append(f'<polygon class="cell {_t(terrain)}" data-x="{x}" data-y="{y}" '
                        f'points="{layout.outline(x, y)}" '
                        f'fill="{TERRAIN_FILL.get(terrain, UNKNOWN_FILL)}"/>')
+        out.append("".join(squares))
     out.append("</g>")
     # A legend entry that is more than its terrain (a named scree costing 8) shows its mark.
+    marked = _marked(battle_map, ground_marks) if battle_map is not None else set()
     out.append('<g class="ground-marks" fill="#5d4037" text-anchor="middle" font-size="14">')
     for y in ys:
         for x in xs:
             char = battle_map["rows"][y][x] if battle_map is not None else ""
-            if char and render.says_more(battle_map["legend"][char]):
+            if char in marked:
                 cx, cy = layout.centre(x, y)
                 out.append(f'<text class="ground-mark" x="{cx:.1f}" y="{cy + 5:.1f}">'
                            f"{_t(ground_marks[char])}</text>")

@@ -807,7 +807,9 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         shown: Role = "gm" if view == "gm" else "seat" if view == "seat" else "player"
         return await page(request, shown, part=True)
 
-    drawn: dict[str, str] = {}
+    # Each page drawn, as its HTML and that gzipped once (a fight on a big map is hundreds of
+    # kilobytes of squares, a tenth of that on the wire).
+    drawn: dict[str, tuple[str, bytes]] = {}
 
     async def page(request: Request, view: Role, *, part: bool = False) -> Response:
         shown = request.query_params.get("campaign") or config.campaign
@@ -826,21 +828,45 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         # table, until something is recorded) are drawn once.
         key = await run_in_threadpool(pages.page_key, documents, shown, view, fog, part,
                                       seat_document)
-        html = drawn.get(key)
-        if html is None:
-            html = await run_in_threadpool(
-                lambda: pages.page(documents, shown, view=view, fog=fog, part=part,
-                                   seat=seat_document,
-                                   picture_href=lambda sha: pictures.picture_address(
-                                       config.gm_key, sha),
-                                   fogged_href=lambda fog: pictures.fogged_address(
-                                       config.gm_key, shown, fog)))
-            drawn[key] = html
+        found = drawn.get(key)
+        if found is None:
+            found = await run_in_threadpool(
+                lambda: _packed(pages.page(documents, shown, view=view, fog=fog, part=part,
+                                           seat=seat_document,
+                                           picture_href=lambda sha: pictures.picture_address(
+                                               config.gm_key, sha),
+                                           fogged_href=lambda fog: pictures.fogged_address(
+                                               config.gm_key, shown, fog))))
+            drawn[key] = found
             while len(drawn) > DRAWN_PAGES:
                 drawn.pop(next(iter(drawn)))
-        return HTMLResponse(html)
+        html, packed = found
+        if takes_gzip(request.headers.get("accept-encoding", "")):
+            return Response(packed, media_type="text/html; charset=utf-8",
+                            headers={"Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
+        return HTMLResponse(html, headers={"Vary": "Accept-Encoding"})
 
     return app
+
+
+def _packed(html: str) -> tuple[str, bytes]:
+    """A page and its gzipped bytes (level 6: nearly the smallest, in milliseconds)."""
+    import gzip
+
+    return html, gzip.compress(html.encode(), compresslevel=6, mtime=0)
+
+
+def takes_gzip(accepted: str) -> bool:
+    """Whether an Accept-Encoding header takes gzip (named, or `*`, without `q=0`)."""
+    taken: dict[str, bool] = {}
+    for part in accepted.split(","):
+        name, _, rest = part.strip().partition(";")
+        quality = rest.strip().removeprefix("q=").strip() if rest.strip().startswith("q=") else "1"
+        try:
+            taken[name.strip().lower()] = float(quality) > 0
+        except ValueError:
+            taken[name.strip().lower()] = False
+    return taken.get("gzip", taken.get("x-gzip", taken.get("*", False)))
 
 
 class Guard:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from cli.render import encounter_axes, encounter_lines
@@ -99,3 +100,23 @@ def test_sides_differ_by_shape_as_well_as_colour_and_the_label_is_inside() -> No
     assert svg.count('class="legend-row"><circle') == 1
     assert svg.count('class="legend-row"><rect') == 1
     assert svg.count('class="legend-row"><polygon') == 1
+
+
+def test_a_name_that_only_repeats_its_terrain_marks_no_square_but_a_named_scree_does() -> None:
+    # An imported map names its ground after its terrain (`.` = open, named "open"; `#` =
+    # wall, named "wall"): drawn as plain ground, no mark on each square. A scree (open ground
+    # named otherwise) and open ground that costs more still show their marks, on their
+    # squares only.
+    doc = {**hex_doc(), "grid": "square", "combatants": {}, "paths": [],
+           "map": {"name": "hall", "width": 4, "height": 2, "rows": [".#s.", "c..."],
+                   "legend": {".": {"terrain": "open", "name": "open"},
+                              "#": {"terrain": "wall", "name": "wall"},
+                              "s": {"terrain": "open", "name": "scree"},
+                              "c": {"terrain": "open", "name": "open", "cost": 8}}}}
+    svg = encounter_svg(doc)
+    marks = re.findall(r'<text class="ground-mark" x="([\d.]+)" y="([\d.]+)">([^<]*)</text>',
+                       svg)
+    # Squares are 40 px from a 28 px margin: square (x, y) is centred on 48 + 40x, 48 + 40y.
+    assert sorted((float(x), float(y) - 5) for x, y, _ in marks) == [(48.0, 88.0), (128.0, 48.0)]
+    assert len({mark for _, _, mark in marks}) == 2
+    assert svg.count('class="cell ') == 8

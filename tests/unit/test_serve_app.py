@@ -151,3 +151,42 @@ def test_the_gms_page_draws_the_maps_rivers_and_the_players_fog_hides_them(
     players = asyncio.run(ask("/players", "p" * 20)).text
     assert 'class="river"' not in players
     assert "Grey &lt;Water&gt;" not in players
+
+
+def test_a_page_goes_gzipped_to_a_browser_that_takes_gzip_and_plain_to_one_that_does_not(
+        tmp_path: Path) -> None:
+    db = str(tmp_path / "trek.db")
+    ashen = str(Path(__file__).parents[2] / "docs" / "examples" / "ashen-reach.toml")
+    play_all(tmp_path, db, [("init", "F", "--map", ashen, "--at", "1,1")])
+    app = create_app(ServeConfig(db=db, campaign="f", gm_key="g" * 20, player_key="p" * 20))
+
+    async def ask(path: str, accepts: str) -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://trek") as client:
+            return await client.get(path, params={"key": "g" * 20},
+                                    headers={"Accept-Encoding": accepts})
+
+    for path in ("/", "/parts/gm"):
+        plain = asyncio.run(ask(path, "identity"))
+        packed = asyncio.run(ask(path, "br, gzip;q=0.8"))
+        assert plain.status_code == packed.status_code == 200
+        assert "content-encoding" not in plain.headers
+        assert packed.headers["content-encoding"] == "gzip"
+        assert plain.headers["vary"] == packed.headers["vary"] == "Accept-Encoding"
+        # The same page, in far fewer bytes on the wire.
+        assert packed.text == plain.text
+        assert 'class="cell' in plain.text
+        assert packed.num_bytes_downloaded * 3 < plain.num_bytes_downloaded
+        refused = asyncio.run(ask(path, "gzip;q=0, br"))
+        assert "content-encoding" not in refused.headers
+        assert refused.text == plain.text
+
+
+@pytest.mark.parametrize(("header", "takes"), [
+    ("gzip", True), ("gzip, deflate, br", True), ("br;q=1.0, GZIP;q=0.5", True),
+    ("*", True), ("*, gzip;q=0", False), ("gzip;q=0", False), ("gzip; q=0.0", False),
+    ("br", False), ("", False), ("identity", False), ("gzip;q=x", False)])
+def test_accept_encoding_is_read_with_its_weights(header: str, takes: bool) -> None:
+    from cli.web.app import takes_gzip
+
+    assert takes_gzip(header) is takes
