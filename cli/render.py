@@ -3,48 +3,82 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len
-from rich.console import Console
-from rich.control import strip_control_codes
-from rich.markup import escape
-from rich.segment import Segment, Segments
-from rich.style import Style
-from rich.table import Table as RichTable
-from rich.text import Text
-
 from cli.drawing import named_paths, token_labels
 from cli.output import json_text as json_text
-from cli.paging import PipeConsole
 from cli.ruleset_line import CommandLine
 from domain.grid import GRIDS
 
 if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.segment import Segment
+
     from cli.bootstrap import Root
+    from cli.tables import Table
+
+
+class _Console:
+    """A rich console made the first time it is used: a command whose answer is one plain
+    line (every recording command's, off a terminal) never loads rich."""
+
+    def __init__(self, make: Callable[[], Console]) -> None:
+        object.__setattr__(self, "_make", make)
+        object.__setattr__(self, "_made", None)
+
+    def _console(self) -> Console:
+        made: Console | None = object.__getattribute__(self, "_made")
+        if made is None:
+            made = object.__getattribute__(self, "_make")()
+            object.__setattr__(self, "_made", made)
+        return made
+
+    def __getattr__(self, name: str) -> Any:
+        made = self._console()
+        return getattr(made, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        made = self._console()
+        setattr(made, name, value)
+
+
+def _pipe_console() -> Console:
+    from cli.paging import PipeConsole
+
+    return PipeConsole(highlight=False)
+
+
+def _error_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
 
 # A reader that leaves early (`trek status | head -1`) is the command group's to handle.
-console: Console = PipeConsole(highlight=False)
-errors = Console(stderr=True, highlight=False)
+console: Console = _Console(_pipe_console)  # type: ignore[assignment]
+errors: Console = _Console(_error_console)  # type: ignore[assignment]
+
+
+def __getattr__(name: str) -> Any:
+    # `render.Table` for the commands that draw tables; rich is loaded only then.
+    if name == "Table":
+        from cli.tables import Table
+
+        return Table
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def plain(value: object) -> str:
     """Anything a GM typed, shown as the text it is: never read as rich markup."""
+    from rich.markup import escape
+
     return escape(str(value))
-
-
-class Table(RichTable):
-    """A rich table whose headers and cells are always plain text."""
-
-    def __init__(self, *headers: str, **options: Any) -> None:
-        super().__init__(*(plain(h) for h in headers), **options)
-
-    def add_row(self, *cells: Any, **options: Any) -> None:
-        super().add_row(*(plain(c) if isinstance(c, str) else c for c in cells), **options)
 
 
 def emit_json(value: Any) -> None:
@@ -241,7 +275,55 @@ def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = Fa
     """A line each for recorded events; a preview's line says it was not recorded."""
     before, after = ("Preview: ", " (nothing recorded)") if preview else ("", "")
     for doc in docs:
-        console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(summary(doc, ruleset))}{after}")
+        words = summary(doc, ruleset)
+        line = f"{before}#{doc['seq']} {words}{after}"
+        if _printed_as_is(line):
+            sys.stdout.write(line + "\n")
+        else:
+            console.print(f"{before}[bold]#{doc['seq']}[/bold] {plain(words)}{after}")
+
+
+# The characters beyond ASCII that Trek's own words use, each one cell wide (as rich counts).
+ONE_CELL = frozenset("§×→←↑↓↖↗↘↙·÷±…—–≈«»½°")
+# What rich would read as an emoji code (`:smile:`).
+_EMOJI_CODE = re.compile(r":\S*?:")
+
+
+def _printed_as_is(line: str) -> bool:
+    """Whether rich would print `line` exactly as it is: off a terminal (as rich decides that),
+    printable, of one-cell characters, with nothing rich reads as markup or an emoji code, no
+    wider than the width rich would wrap at. Such a line is written without loading rich."""
+    if not line.isprintable() or "[" in line or "\\" in line or _EMOJI_CODE.search(line) \
+            or not all(char.isascii() or char in ONE_CELL for char in line):
+        return False
+    environ = os.environ
+    compatible = environ.get("TTY_COMPATIBLE", "")
+    if compatible == "1" or (compatible != "0" and environ.get("FORCE_COLOR", "") != ""):
+        return False
+    if compatible != "0" and "FORCE_COLOR" not in environ:
+        isatty = getattr(sys.stdout, "isatty", None)
+        try:
+            if isatty is None or isatty():
+                return False
+        except ValueError:
+            return False
+    return len(line) <= _width()
+
+
+def _width() -> int:
+    """The width rich gives a console of no fixed size: a standard stream's terminal's, or
+    COLUMNS, else 80."""
+    width: int | None = None
+    for descriptor in (0, 1, 2):
+        try:
+            width = os.get_terminal_size(descriptor).columns
+        except (AttributeError, ValueError, OSError):
+            continue
+        break
+    columns = os.environ.get("COLUMNS")
+    if columns is not None and columns.isdigit():
+        width = int(columns)
+    return width or 80
 
 
 def _where(status: Mapping[str, Any], member: Mapping[str, Any]) -> str:
@@ -256,6 +338,8 @@ def _where(status: Mapping[str, Any], member: Mapping[str, Any]) -> str:
 
 def print_status(status: Mapping[str, Any]) -> None:
     """`trek status` in words: the measures the campaign's ruleset keeps, and only those."""
+    from cli.tables import Table
+
     own = _line(status["ruleset"])
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
@@ -320,6 +404,8 @@ _CANCELLED_NOTE = "cancelled by #"
 
 
 def _log_table(widths: Sequence[int] | None = None) -> Table:
+    from cli.tables import Table
+
     if widths is None:
         return Table(*LOG_HEADERS)
     table = Table()
@@ -367,6 +453,8 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     further down wraps within its column. No entries at all and an `empty` sentence: the
     sentence instead of an empty table.
     """
+    from rich.segment import Segments
+
     out = out or console
     rows = iter(entries)
     first = list(islice(rows, chunk + 1))
@@ -397,26 +485,31 @@ def print_log(entries: Iterable[Mapping[str, Any]], ruleset: str, *, out: Consol
     out.print(Segments(bottom), end="", soft_wrap=True)
 
 
-_BORDER = Segment("\u2502")
-_NEWLINE = Segment.line()
-
-
 def _log_row(out: Console, widths: Sequence[int], cells: list[str], style: str | None
              ) -> Iterator[Segment]:
     """The lines of one row of fixed-width cells, each wrapped within its column as rich
     wraps a table cell (at spaces, a longer word folded)."""
+    from rich.cells import cell_len
+    from rich.segment import Segment
+    from rich.style import Style
+
     cell_style = Style.parse(style) if style else None
     columns = [_wrapped(out, text, width) for text, width in zip(cells, widths, strict=True)]
+    border, new_line = Segment("\u2502"), Segment.line()
     for index in range(max(map(len, columns))):
-        yield _BORDER
+        yield border
         for lines, width in zip(columns, widths, strict=True):
             text = lines[index] if index < len(lines) else ""
             yield Segment(f" {text}{' ' * (width - cell_len(text))} ", cell_style)
-            yield _BORDER
-        yield _NEWLINE
+            yield border
+        yield new_line
 
 
 def _wrapped(out: Console, text: str, width: int) -> list[str]:
+    from rich.cells import cell_len
+    from rich.control import strip_control_codes
+    from rich.text import Text
+
     plain_text = strip_control_codes(text).expandtabs(8)
     if "\n" not in plain_text and cell_len(plain_text) <= width:
         return [plain_text]
@@ -426,6 +519,8 @@ def _wrapped(out: Console, text: str, width: int) -> list[str]:
 def _log_widths(first: list[Mapping[str, Any]], ruleset: str, width: int, *, last_seq: int,
                 last_day: int, event_types: Iterable[str], gm: str | None) -> tuple[int, ...]:
     """The content width of each log column, from what is known before the rest is read."""
+    from rich.cells import cell_len
+
     seq = max(len(LOG_HEADERS[0]), len(str(max(last_seq, *(e["seq"] for e in first)))))
     day = max(len(LOG_HEADERS[1]), len(str(max(last_day, *(e["day"] for e in first)))))
     event = max(len(LOG_HEADERS[2]), *map(len, event_types), *(len(e["type"]) for e in first))
@@ -489,6 +584,8 @@ def _value(value: Any) -> str:
 
 
 def print_diff(result: Mapping[str, Any]) -> None:
+    from cli.tables import Table
+
     def label(end: Mapping[str, Any]) -> str:
         return f"{end['campaign']} #{end['seq']} (day {end['day']})"
 
@@ -567,6 +664,8 @@ def requests_text(counts: Mapping[str, Mapping[str, int]],
 
 
 def print_audit(result: Mapping[str, Any]) -> None:
+    from cli.tables import Table
+
     for audit in result["sessions"]:
         number = audit["session"]
         title = (f"Session {number}" + (f": {audit['title']}" if audit["title"] else "")
@@ -804,6 +903,8 @@ def _table_width(headers: list[str], rows: list[list[str]]) -> int:
 
 def print_encounter(doc: Mapping[str, Any]) -> None:
     from rich.text import Text
+
+    from cli.tables import Table
 
 
     battle_map = doc["map"]

@@ -124,10 +124,31 @@ def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
 
 @pytest.mark.parametrize("group", ["roster", "encounter", "day", "supplies"])
 def test_a_groups_help_loads_no_tracker_and_no_model(group: str, tmp_path: Path) -> None:
-    """`trek GROUP --help` lists its commands from the command-line modules alone."""
+    """`trek GROUP --help` lists its commands from the command-line modules alone (click
+    writes the help: no rich)."""
     stdout, modules = run_traced(tmp_path, str(tmp_path / "store.db"), group, "--help")
     assert f"Usage: trek {group}" in stdout
     assert not {m for m in modules
-                if m.split(".")[0] in {"eventsourcing", "pydantic", "psycopg"}
+                if m.split(".")[0] in {"eventsourcing", "pydantic", "psycopg", "rich"}
                 or m.startswith(("tracker.app", "domain.ruleset", "domain.events"))
                 or any(m.startswith(f"domain.{name}.") for name in RULESETS.names)}
+
+
+# Each recording command on a BESM campaign travelling on day 1, in turn, and the one line it
+# answers with.
+ANSWERS = [(("move", "E"), "#4 moved 0,0 → 1,0 (1 square(s))"),
+           (("undo",), "#5 undo of #4 moved 0,0 → 1,0 (1 square(s))"),
+           (("supplies", "add", "provisions=1"), "#6 supplies added: provisions=1")]
+
+
+def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> None:
+    """Off a terminal, a recorded event's line that rich would print as it is is written
+    without rich: nothing of rich is loaded, nor the map readers and pictures."""
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Road", "--ruleset", "besm", "--seed", "3"),
+                            *RECORDING["besm"]])
+    for words, answer in ANSWERS:
+        stdout, modules = run_traced(tmp_path, db, *words)
+        assert stdout == answer + "\n"
+        assert not {m for m in modules if m.split(".")[0] == "rich"}, words
+        assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}, words
