@@ -343,12 +343,21 @@ def print_status(status: Mapping[str, Any]) -> None:
     own = _line(status["ruleset"])
     day = status["day"]
     day_text = f"day {day} ({'open' if status['day_open'] else 'closed'})" if day else "no day yet"
-    where = (f" — {day_text}, at {_sq(status['position'])}"
+    # Once the party has split, the line says which party it tells.
+    parties = status.get("parties") or {}
+    which = f"party {plain(str(status['party']))}: " if len(parties) > 1 else ""
+    where = (f" — {which}{day_text}, at {_sq(status['position'])}"
              + (", flying" if status["flying"] else "")) if own.status_overland else ""
     console.print(f"[bold]{plain(status['name'])}[/bold] ({plain(status['campaign'])}, "
                   f"{status['ruleset']}){where}, {status['events']} events")
     if own.status_overland:
         console.print("movement: " + movement_text(status), markup=False)
+        others = [f"{name} at {_sq(p['position'])}, "
+                  + (f"day {p['day']} ({'open' if p['day_open'] else 'closed'})" if p["day"]
+                     else "no day yet")
+                  for name, p in parties.items() if name != status["party"]]
+        if others:
+            console.print("other parties: " + "; ".join(others), markup=False)
     console.print("supplies: " + _amounts(status["supplies"]), markup=False)
     if status["characters"]:
         measures = own.status_character_columns

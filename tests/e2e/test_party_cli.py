@@ -304,3 +304,23 @@ def test_a_ruleset_without_overland_travel_has_one_party(trek_run: Run) -> None:
         "position": {"x": 0, "y": 0}, "day": 0, "day_open": False,
         "movement": {"base": 0, "budget": 0, "used": 0, "remaining": 0},
         "supplies": {"provisions": 0, "fuel": 0, "ammo": 0, "wealth": 0}, "members": []}}
+
+
+def test_status_in_words_names_the_party_it_tells_and_where_the_others_are(
+        trek_run: Run, tmp_path: Path) -> None:
+    """After the riders split off and ride 4 squares east on day 1 (ground-speed 2: 4 a day),
+    `status --party riders` tells the riders at 4,1 on day 1 and names the walkers at 0,1,
+    who have no day yet; before the split the line names no party."""
+    table(trek_run, tmp_path)
+    first = ok(trek_run("status")).stdout.splitlines()[0]
+    assert first == "Long Road (long-road, besm) — no day yet, at 0,1, 5 events"
+    ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
+    ok(trek_run("day", "start", "--party", "riders"))
+    ok(trek_run("move", "E", "E", "E", "E", "--party", "riders"))
+    lines = ok(trek_run("status", "--party", "riders")).stdout.splitlines()
+    assert lines[0] == ("Long Road (long-road, besm) — party riders: day 1 (open), at 4,1, "
+                        "8 events")
+    assert "other parties: main at 0,1, no day yet" in lines
+    walkers = ok(trek_run("status")).stdout.splitlines()
+    assert walkers[0] == "Long Road (long-road, besm) — party main: no day yet, at 0,1, 8 events"
+    assert "other parties: riders at 4,1, day 1 (open)" in walkers
