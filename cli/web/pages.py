@@ -226,7 +226,8 @@ def seat_cards(seat: dict[str, Any], status: dict[str, Any],
         cards.append({"name": name, "health": held.get("health"),
                       "health_max": held.get("health_max"), "energy": held.get("energy"),
                       "energy_max": held.get("energy_max"), "left": left,
-                      "label": fighting.get("label", "") if fighting else ""})
+                      "label": fighting.get("label", "") if fighting else "",
+                      "party": str(held.get("party") or "") if party else ""})
     return cards
 
 

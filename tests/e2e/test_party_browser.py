@@ -124,3 +124,44 @@ def test_a_seat_taps_a_square_and_its_characters_party_moves(
         assert status["parties"]["riders"]["position"] == {"x": 5, "y": 1}
         expect(phone.locator(".sub")).to_contain_text("at 5,1", timeout=5000)
         assert errors == []
+
+
+def test_a_seat_in_two_parties_picks_the_one_its_tap_moves(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    """A seat playing Kira (with the riders) and Oren (with the walkers, in use) picks the
+    riders and taps 5,1: the request moves the riders; it picks the walkers and taps 6,1: that
+    one moves the walkers. Both wait on the GM; nothing is recorded."""
+    db = str(tmp_path / "trek.db")
+    sample_campaign(db)
+    key = ok(trek_run("seat", "add", "both", "--character", "Kira", "--character", "Oren",
+                      "--json", db=db)).json()["key"]
+    with serve(tmp_path, db) as served:
+        for argv in (["party", "split", "riders", "--member", "Kira", "--member", "Dusty"],
+                     ["day", "start"], ["day", "start", "--party", "riders"]):
+            assert served.command(argv).status_code == 200, argv
+        events = served.get("status").json()["events"]
+        context = browser.new_context(viewport={"width": 1300, "height": 900})
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{served.base}/seat?key={key}")
+        page.wait_for_selector("#live.on", timeout=5000)
+        pick = page.locator("#seat-party")
+        # In the order of the seat's characters: Kira's riders, then Oren's walkers.
+        expect(pick.locator("option")).to_have_text(["riders", "main"])
+        headers = {"Authorization": f"Bearer {GM_KEY}"}
+        asked: list[list[str]] = []
+        for party, cell in (("riders", "5"), ("main", "6")):
+            pick.select_option(party)
+            page.click(f'#map rect.cell[data-x="{cell}"][data-y="1"]')
+            expect(page.locator("#ruler-confirm")).to_be_enabled(timeout=5000)
+            page.click("#ruler-confirm")
+            expect(page.locator("#request-list li.pending")).to_have_count(
+                len(asked) + 1, timeout=5000)
+            asked = [r["argv"] for r in httpx.get(served.api("requests"), headers=headers,
+                                                  timeout=30).json()]
+        assert asked == [["move", "--to", "5,1", "--party", "riders"],
+                         ["move", "--to", "6,1", "--party", "main"]]
+        assert served.get("status").json()["events"] == events
+        assert errors == []
+        context.close()

@@ -307,8 +307,23 @@
     });
   }
 
+  // A seat whose characters travel in two parties picks the one its tap moves; the pick is
+  // kept across live updates.
+  var pickedParty = null;
+  function partyPicker() {
+    var pick = document.getElementById("seat-party");
+    if (pick && pickedParty !== null) { pick.value = pickedParty; }
+    return pick;
+  }
+  app.addEventListener("change", function (event) {
+    if (event.target.id === "seat-party") { pickedParty = event.target.value; closeRuler(); }
+  });
+  document.body.addEventListener("htmx:afterSwap", partyPicker);
+
   function mapCell(x, y) {
     var argv = ["move", "--to", x + "," + y];
+    var pick = partyPicker();
+    if (pick) { argv.push("--party", pick.value); }
     clear("ruler-path");
     showRuler("The party to " + x + "," + y, "Working out the path…", false, false);
     var mark = ++asking;
