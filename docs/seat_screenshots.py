@@ -65,10 +65,9 @@ def main() -> None:
             phone.locator('#fight g.combatant[data-name="Ann"]').tap()
             phone.locator('#fight .cell[data-x="3"][data-y="2"]').tap()
             phone.locator("#ruler-text", has_text="squares").wait_for()
-            # Ann's row a little below the page's top, so her path to 3,2 shows above the
-            # ruler's sheet.
-            phone.evaluate("""() => window.scrollBy(0, document.querySelector(
-                '#fight .cell[data-x="0"][data-y="0"]').getBoundingClientRect().top - 300)""")
+            # The page from its top: the campaign's line, the map opened on Ann's token with
+            # her path to 3,2, and the ruler's sheet.
+            phone.evaluate("() => window.scrollTo(0, 0)")
             phone.screenshot(path=str(images / "seat-phone.png"))
             phone.locator("#ruler-confirm").tap()
             gm.wait_for_selector("#request-list li.request.pending")
