@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 from eventsourcing.persistence import IntegrityError, StoredEvent
@@ -46,13 +46,13 @@ class _Shared:
         if limit is not None:
             statement += "LIMIT ? "
             params.append(limit)
-        convert = self._convert
+        convert = self.convert_originator_id
         return [StoredEvent(originator_id=convert(row[0]), originator_version=row[1],
                             topic=row[2], state=row[3])
                 for row in self.views.conn.execute(statement, params).fetchall()]
 
-    def _convert(self, originator_id: str) -> UUID | str:
-        raise NotImplementedError
+    if TYPE_CHECKING:  # the library's recorder, which each recorder below also is, has it
+        def convert_originator_id(self, originator_id: str) -> UUID | str: ...
 
 
 class SharedEventRecorder(_Shared, SQLiteApplicationRecorder):
@@ -90,9 +90,6 @@ class SharedEventRecorder(_Shared, SQLiteApplicationRecorder):
             return prefetched[3]
         return self._select(originator_id, gt, lte, desc, limit)
 
-    def _convert(self, originator_id: str) -> UUID | str:
-        return self.convert_originator_id(originator_id)
-
 
 class SharedSnapshotRecorder(_Shared, SQLiteAggregateRecorder):
     """The snapshots table's recorder, reading on the read models' connection.
@@ -122,13 +119,10 @@ class SharedSnapshotRecorder(_Shared, SQLiteAggregateRecorder):
             "originator_version>COALESCE((SELECT MAX(originator_version) FROM "
             f"{self.events_table_name} WHERE originator_id=? {upto}), 0) ORDER BY 1, 3",
             [key, *bound, key, *bound, key, *bound]).fetchall()
-        convert = self._convert
+        convert = self.convert_originator_id
         found = [(kind, StoredEvent(originator_id=convert(row[0]), originator_version=row[1],
                                     topic=row[2], state=row[3])) for kind, *row in rows]
         snapshots = [stored for kind, stored in found if kind == 0]
         after = snapshots[0].originator_version if snapshots else None
         self.events.prefetched = (key, after, lte, [stored for kind, stored in found if kind])
         return snapshots
-
-    def _convert(self, originator_id: str) -> UUID | str:
-        return self.convert_originator_id(originator_id)

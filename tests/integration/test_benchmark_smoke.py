@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pgserver import pg_unavailable_reason
@@ -95,15 +96,22 @@ def test_the_benchmark_builds_measures_and_keeps_a_300_event_campaign(tmp_path: 
         assert trek.queries.status(None)["events"] == stored
 
 
-@pytest.mark.browser
-def test_the_map_table_benchmark_measures_paint_ruler_and_memory(tmp_path: Path) -> None:
+def smoke(tmp_path: Path, benchmark: str, timeout: int) -> dict[str, Any]:
+    """`benchmarks/BENCHMARK.py --smoke --json` run in tmp_path: its JSON, once it exited 0
+    with no traceback."""
     run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "table.py"), "--smoke", "--json"],
+        [sys.executable, str(ROOT / "benchmarks" / benchmark), "--smoke", "--json"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=600, check=False)
+        capture_output=True, text=True, timeout=timeout, check=False)
     assert run.returncode == 0, run.stderr
     assert "Traceback" not in run.stderr
-    result = json.loads(run.stdout)
+    result: dict[str, Any] = json.loads(run.stdout)
+    return result
+
+
+@pytest.mark.browser
+def test_the_map_table_benchmark_measures_paint_ruler_and_memory(tmp_path: Path) -> None:
+    result = smoke(tmp_path, "table.py", 600)
     assert (result["picture_px"], result["tokens"]) == (1024, 10)
     for name in ("first_paint_ms", "picture_drawn_ms", "ruler_per_cell_ms", "ruler_painted_ms",
                  "ruler_per_cell_driver_ms"):
@@ -119,13 +127,7 @@ def test_the_map_table_benchmark_measures_paint_ruler_and_memory(tmp_path: Path)
 
 
 def test_the_seats_benchmark_asks_approves_and_times_every_stream(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "seats.py"), "--smoke", "--json"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=300, check=False)
-    assert run.returncode == 0, run.stderr
-    assert "Traceback" not in run.stderr
-    result = json.loads(run.stdout)
+    result = smoke(tmp_path, "seats.py", 300)
     # --smoke: 4 requests by 2 seats, every one asked, shown to the GM and approved; the
     # streams are the GM's, one a seat and the players'.
     assert (result["seats"], result["requests"], result["moved"]) == (2, 4, 4)
@@ -141,12 +143,7 @@ def test_the_seats_benchmark_asks_approves_and_times_every_stream(tmp_path: Path
 
 
 def test_the_load_benchmark_stores_every_acknowledged_command_once(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "load.py"), "--smoke", "--json"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdin=subprocess.DEVNULL,
-        capture_output=True, text=True, timeout=600, check=False)
-    assert run.returncode == 0, run.stderr
-    result = json.loads(run.stdout)
+    result = smoke(tmp_path, "load.py", 600)
     # 2 clients of 3 commands and 1 writer of 1, each recording one event and one provision.
     assert (result["api"]["count"], result["cli"]["count"]) == (6, 1)
     assert result["api"]["errors"] == result["cli"]["errors"] == 0
