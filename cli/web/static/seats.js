@@ -5,37 +5,17 @@
 (function () {
   "use strict";
   var app = document.getElementById("app");
-  if (!app) { return; }
-  var view = app.dataset.view;
-  var slug = app.dataset.slug;
-  var key = new URLSearchParams(window.location.search).get("key") || "";
-  var api = "/api/campaigns/" + encodeURIComponent(slug);
+  var page = window.trekPage;
+  if (!app || !page) { return; }
+  var view = page.view;
+  var key = page.key;
+  var api = page.api;
+  var post = page.post;
+  var toast = page.toast;
   var gm = view === "gm";
   var seat = app.dataset.seat ? JSON.parse(app.dataset.seat) : null;
   var requests = [];
   var paused = false;
-
-  function post(path, payload) {
-    return fetch(api + path, {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
-      body: JSON.stringify(payload || {})
-    }).then(function (response) {
-      return response.json().catch(function () { return {error: "The server gave no answer."}; })
-        .then(function (body) { return {ok: response.ok, status: response.status, body: body}; });
-    }, function () { return {ok: false, status: 0, body: {error: "The server cannot be reached."}}; });
-  }
-
-  var toastTimer = null;
-  function toast(text, bad) {
-    var box = document.getElementById("toast");
-    if (!box) { return; }
-    box.textContent = text;
-    box.className = "toast" + (bad ? " bad" : "");
-    box.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 8000 : 4000);
-  }
 
   function el(tag, cls, text) {
     var node = document.createElement(tag);

@@ -9,6 +9,33 @@
   var key = new URLSearchParams(window.location.search).get("key") || "";
   var api = "/api/campaigns/" + encodeURIComponent(slug);
 
+  var toastTimer = null;
+  function toast(text, bad) {
+    var box = document.getElementById("toast");
+    if (!box) { return; }
+    box.textContent = text;
+    box.className = "toast" + (bad ? " bad" : "");
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 8000 : 4000);
+  }
+
+  // A write (a command, a measure, a request): its answer as {ok, status, body}, a sentence
+  // when it fails.
+  function post(path, payload) {
+    return fetch(api + path, {
+      method: "POST",
+      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
+      body: JSON.stringify(payload || {})
+    }).then(function (response) {
+      return response.json().catch(function () { return {error: "The server gave no answer."}; })
+        .then(function (body) { return {ok: response.ok, status: response.status, body: body}; });
+    }, function () { return {ok: false, status: 0, body: {error: "The server cannot be reached."}}; });
+  }
+
+  // What the page's other scripts (seats.js) share with this one.
+  window.trekPage = {view: view, slug: slug, key: key, api: api, post: post, toast: toast};
+
   // Every request the page makes (htmx's too) carries the secret in a header, never a cookie.
   document.body.addEventListener("htmx:configRequest", function (event) {
     event.detail.headers["Authorization"] = "Bearer " + key;
@@ -72,28 +99,6 @@
   listen();
 
   if (view !== "gm") { return; }
-
-  var toastTimer = null;
-  function toast(text, bad) {
-    var box = document.getElementById("toast");
-    box.textContent = text;
-    box.className = "toast" + (bad ? " bad" : "");
-    box.hidden = false;
-    clearTimeout(toastTimer);
-    toastTimer = setTimeout(function () { box.hidden = true; }, bad ? 8000 : 4000);
-  }
-
-  // A GM's write (a command, a measure): its answer as {ok, body}, a sentence when it fails.
-  function post(path, payload) {
-    return fetch(api + path, {
-      method: "POST",
-      headers: {"Authorization": "Bearer " + key, "Content-Type": "application/json"},
-      body: JSON.stringify(payload)
-    }).then(function (response) {
-      return response.json().catch(function () { return {error: "The server gave no answer."}; })
-        .then(function (body) { return {ok: response.ok, body: body}; });
-    }, function () { return {ok: false, body: {error: "The server cannot be reached."}}; });
-  }
 
   function command(argv, preview) {
     return post("/commands", {argv: argv, preview: !!preview});
