@@ -8,8 +8,6 @@ from contextlib import contextmanager
 from typing import Any, Protocol
 from urllib.parse import quote
 
-from projections.stored_status import STATUS_TABLE
-
 Row = tuple[Any, ...]
 
 SCHEMA = [
@@ -23,9 +21,12 @@ SCHEMA = [
         last_hash TEXT NOT NULL, session BIGINT, sessions BIGINT NOT NULL,
         cancelled_json TEXT NOT NULL)""",
     # Each campaign's state (the whole fold, its ruleset's slices and any encounter included)
-    # as one JSON document.
+    # as one JSON document, and beside it its `trek status` document as last folded
+    # (projections/stored_status.py): the number of events both cover and a stamp of the code
+    # that made the document. One row, written by one statement each fold.
     """CREATE TABLE IF NOT EXISTS trek_view_state (
-        campaign_id TEXT PRIMARY KEY, game_json TEXT NOT NULL)""",
+        campaign_id TEXT PRIMARY KEY, game_json TEXT NOT NULL, events BIGINT, code TEXT,
+        status_json TEXT)""",
     # The travel log's index: what the fold knows of each event beyond the event itself (the
     # day it left the party on, its session, the reversal that cancelled it) and its type to
     # filter by. The event's own JSON is read from the event store, never copied here.
@@ -51,10 +52,11 @@ SCHEMA += [
 CHAIN_HEADS = """CREATE TABLE IF NOT EXISTS trek_chain_heads (
         campaign_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, hash TEXT NOT NULL)"""
 SCHEMA.append(CHAIN_HEADS)
-# Each campaign's `trek status` document as last folded (projections/stored_status.py).
-SCHEMA.append(STATUS_TABLE)
-VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_entries", "trek_view_status",
-               CANCELLATIONS)
+VIEW_TABLES = ("trek_view_campaigns", "trek_view_state", "trek_view_entries", CANCELLATIONS)
+# The columns `trek_view_state` gained when the status document moved into its row (from its
+# own table, `OLD_STATUS_TABLE`, in stores marked up to views-4): `keep_status_with_state`.
+STATUS_COLUMNS = (("events", "BIGINT"), ("code", "TEXT"), ("status_json", "TEXT"))
+OLD_STATUS_TABLE = "trek_view_status"
 # Read-model tables of earlier releases: release 0.1's, replaced by trek_view_state, and the
 # log that copied every event (release 0.2), replaced by trek_view_entries. A store that still
 # has them has its read models rebuilt on the first command that records (`upgrade_schema`).
@@ -83,6 +85,8 @@ class Database(Protocol):
 
     def has_table(self, name: str) -> bool: ...
 
+    def has_column(self, table: str, column: str) -> bool: ...
+
     def bulk(self) -> Any:
         """A context manager for many transactions in a row that may trade durability for speed
         (a rebuild: anything lost to a crash is folded again)."""
@@ -93,7 +97,7 @@ class Database(Protocol):
 # The read-model schema this release writes, kept in `trek_meta` under 'schema' once a store's
 # tables (its events table and the index of reversals included) are all this release's. A
 # store carrying it is opened without looking its tables up one by one (`SQLiteDatabase.current`).
-SCHEMA_MARK = "views-4"
+SCHEMA_MARK = "views-5"
 # The tables a store carrying the mark has, besides its events table.
 MARKED_TABLES = frozenset({*VIEW_TABLES, "trek_chain_heads", "trek_meta"})
 
@@ -152,6 +156,12 @@ class SQLiteDatabase:
             return True
         return bool(self.query(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)))
+
+    def has_column(self, table: str, column: str) -> bool:
+        # The schema mark vouches for the columns this release added to its tables.
+        if self.current and table == "trek_view_state" and column in dict(STATUS_COLUMNS):
+            return True
+        return bool(self.query(_SQLITE_COLUMN, (table, column)))
 
     @contextmanager
     def bulk(self) -> Iterator[None]:
@@ -212,6 +222,9 @@ class PostgresDatabase:
         rows = self.query("SELECT to_regclass(?)", (name,))
         return bool(rows and rows[0][0] is not None)
 
+    def has_column(self, table: str, column: str) -> bool:
+        return bool(self.query(_POSTGRES_COLUMN, (table, column)))
+
     def __init__(self, conninfo: str) -> None:
         import psycopg
 
@@ -268,6 +281,32 @@ def upgrade_schema(db: Database, tracking_name: str) -> bool:
             cursor.execute(f"DELETE FROM {table}" if table in VIEW_TABLES
                            else f"DROP TABLE IF EXISTS {table}")
         cursor.execute("DELETE FROM trek_view_tracking WHERE name = ?", (tracking_name,))
+    return True
+
+
+# Whether a table has a column, asked of each kind of database.
+_SQLITE_COLUMN = "SELECT 1 FROM pragma_table_info(?) WHERE name = ?"
+_POSTGRES_COLUMN = ("SELECT 1 FROM information_schema.columns WHERE table_schema = "
+                    "current_schema() AND table_name = ? AND column_name = ?")
+
+
+def keep_status_with_state(db: Database) -> bool:
+    """Give an earlier release's `trek_view_state` the status document's columns and drop the
+    table that held the documents; True if it did.
+
+    The documents are not carried over: each names the code that made it, which is not this
+    release's, so none would be served; each campaign's is written again by its next fold, and
+    until then `trek status` works it out as it does without one.
+    """
+    sql = _SQLITE_COLUMN if isinstance(db, SQLiteDatabase) else _POSTGRES_COLUMN
+    with db.transaction() as cursor:
+        # Asked again under the write lock, so two processes upgrading at once add them once.
+        cursor.execute(sql, ("trek_view_state", "status_json"))
+        if cursor.fetchall():
+            return False
+        for column, kind in STATUS_COLUMNS:
+            cursor.execute(f"ALTER TABLE trek_view_state ADD COLUMN {column} {kind}")
+        cursor.execute(f"DROP TABLE IF EXISTS {OLD_STATUS_TABLE}")
     return True
 
 

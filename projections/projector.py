@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import singledispatch
 from typing import Any, Protocol
+from uuid import UUID
 
 from domain.events import CampaignStarted, TrekEvent
 from domain.links import stored_bytes, stored_link
@@ -21,11 +22,19 @@ from projections.db import (
     Database,
     SQLiteDatabase,
     has_current_schema,
+    keep_status_with_state,
     upgrade_schema,
 )
 from projections.kept_log import save_kinds
-from projections.stored_status import STATUS_TABLE, code_stamp, save_status
-from projections.views import CampaignView, kinds_of, load_view, save_view, status_of
+from projections.stored_status import code_stamp
+from projections.views import (
+    CampaignView,
+    kinds_of,
+    load_view,
+    load_view_at,
+    save_view,
+    status_of,
+)
 
 TRACKING_NAME = "trek-views"
 BATCH = 2000
@@ -236,28 +245,49 @@ class Projector:
             if folded < limit:
                 return done
 
-    def fold_appended(self, cursor: Cursor) -> int:
+    def fold_appended(self, cursor: Cursor, appended: Sequence[Sequence[Any]] = ()) -> int:
         """Fold, with `cursor` inside the transaction that just appended events, every
         notification past the tracking position (at most one batch); returns how many were
-        folded. Folding none means the position stands past the append: `ViewsOutOfStep`."""
+        folded. Folding none means the position stands past the append: `ViewsOutOfStep`.
+
+        `appended`: the rows just appended, as the events table holds them (rowid first). The
+        tracking position is read with the campaign's read models; when it stands right behind
+        the first of them, they are exactly the rows past it (the append holds the write lock,
+        and a new rowid is past every other), so they are folded as they are, not read back.
+        Else (read models behind the log) the rows past the position are read, theirs too.
+        """
         with _collector_paused():
-            folded = self._fold_batch(cursor, None, self.batch)
+            if appended and len(appended) <= self.batch and self._direct_table() is not None:
+                notes = [StoredRow(row) for row in appended]
+                cid = str(UUID(hex=str(notes[0].originator_id)))
+                position, view = load_view_at(cursor, cid, TRACKING_NAME)
+                load = _loader(cursor)
+                folded = self._fold_batch(
+                    cursor, position, self.batch,
+                    notes=notes if position == notes[0].id - 1 else None,
+                    load=lambda c: view if c == cid else load(c))
+            else:
+                folded = self._fold_batch(cursor, None, self.batch)
         if not folded:
             raise ViewsOutOfStep(f"the read models stand at notification {_position(cursor)}, "
                                  "past the event just appended")
         return folded
 
     def _fold_batch(self, cursor: Cursor, after: int | None, limit: int,
-                    links: Links | None = None) -> int:
-        """Fold up to `limit` notifications after `after` and write the views they changed and
-        the new position with `cursor`; returns how many were read. With `links`, each row's
-        link in its campaign's hash chain is checked as it is decoded."""
-        notes = self._notes(cursor, after, limit)
+                    links: Links | None = None, *, notes: Sequence[Any] | None = None,
+                    load: Callable[[str], CampaignView | None] | None = None) -> int:
+        """Fold up to `limit` notifications after `after` (`notes`: those rows, already at
+        hand) and write the views they changed and the new position with `cursor`; returns how
+        many were read. With `links`, each row's link in its campaign's hash chain is checked
+        as it is decoded. `load`: how a campaign's stored views are read (by its id)."""
+        if notes is None:
+            notes = self._notes(cursor, after, limit)
         if not notes:
             return 0
         decode = self.decode
         views: dict[Any, CampaignView] = {}
-        load = _loader(cursor)
+        if load is None:
+            load = _loader(cursor)
         for note in notes:
             event = decode(note) if links is None else _linked(note, decode, links)
             if event is None:
@@ -270,9 +300,7 @@ class Projector:
             else:
                 view.apply(event)
         for view in views.values():
-            save_view(cursor, view)
-            save_status(cursor, view.campaign_id, view.events,
-                        status_of(view, self.rulesets.named(view.ruleset)))
+            save_view(cursor, view, status_of(view, self.rulesets.named(view.ruleset)))
             if not view.kinds_kept:
                 save_kinds(cursor, view.ruleset,
                            kinds_of(self.rulesets.event_types(view.ruleset)))
@@ -395,9 +423,9 @@ class Projector:
     def kept_status(self, campaign_id: str) -> tuple[int, Any] | None:
         """A campaign's kept status document (the events it covers, the document), when this
         code made it; `trek status` may print it without folding."""
-        if not self.db.has_table("trek_view_status"):
-            return None
-        rows = self.db.query("SELECT events, code, status_json FROM trek_view_status "
+        if not self.db.has_column("trek_view_state", "status_json"):
+            return None  # an earlier release's store, not yet opened to record
+        rows = self.db.query("SELECT events, code, status_json FROM trek_view_state "
                              "WHERE campaign_id = ?", (campaign_id,))
         if not rows or rows[0][1] != code_stamp():
             return None
@@ -417,10 +445,10 @@ class Projector:
                     cursor.execute(
                         "INSERT INTO trek_chain_heads (campaign_id, seq, hash) "
                         "SELECT campaign_id, events, last_hash FROM trek_view_campaigns")
-        if not self.db.has_table("trek_view_status"):
-            # A store of an earlier release: its documents are written from the next fold on.
-            with self.db.transaction() as cursor:
-                cursor.execute(STATUS_TABLE)
+        if not self.db.has_column("trek_view_state", "status_json"):
+            # A store of an earlier release: its status documents move into the rows of the
+            # states they were worked out from, written from the next fold on.
+            keep_status_with_state(self.db)
         self._current_schema = True
         return upgraded
 

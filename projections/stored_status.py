@@ -1,7 +1,7 @@
 """Each campaign's `trek status` document, kept beside its read models, and a reader that needs
 nothing but the standard library.
 
-The document is written with the read models it was worked out from (same transaction, same
+The document is written in the row of the state it was worked out from (same statement, same
 fold), together with the number of events it covers and a stamp of the code that made it. The
 reader serves it only when all three still hold: the store is in Trek's format, the campaign's
 log has no event past that number, and the code that would work it out now is the code that
@@ -27,9 +27,9 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-STATUS_TABLE = """CREATE TABLE IF NOT EXISTS trek_view_status (
-        campaign_id TEXT PRIMARY KEY, events BIGINT NOT NULL, code TEXT NOT NULL,
-        status_json TEXT NOT NULL)"""
+# Where the documents are kept: each campaign's row of its folded state (projections/db.py),
+# columns events, code and status_json.
+STATE_TABLE = "trek_view_state"
 
 # The packages whose code decides what a status document says.
 _PACKAGES = ("domain", "projections", "tracker")
@@ -74,14 +74,9 @@ def code_stamp() -> str:
     return _stamp
 
 
-def save_status(cursor: Any, campaign_id: str, events: int, document: Mapping[str, Any]
-                ) -> None:
-    """Keep a campaign's status document, covering its first `events` events."""
-    cursor.execute(
-        "INSERT INTO trek_view_status (campaign_id, events, code, status_json) "
-        "VALUES (?, ?, ?, ?) ON CONFLICT (campaign_id) DO UPDATE SET events = excluded.events, "
-        "code = excluded.code, status_json = excluded.status_json",
-        (campaign_id, events, code_stamp(), json.dumps(document, ensure_ascii=False)))
+def status_text(document: Mapping[str, Any]) -> str:
+    """A status document as it is kept (`projections.views.save_view` writes it)."""
+    return json.dumps(document, ensure_ascii=False)
 
 
 def read_status(db: str, campaign: str | None) -> dict[str, Any] | None:
@@ -151,8 +146,7 @@ def kept_status(conn: sqlite3.Connection, campaign: str | None) -> Kept | None:
     covers every event the log holds and this code made it; else None."""
     tables = {name for (name,) in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if not {"trek_meta", "trek_view_campaigns", "trek_view_status",
-            "stored_events"} <= tables:
+    if not {"trek_meta", "trek_view_campaigns", STATE_TABLE, "stored_events"} <= tables:
         return None
     row = conn.execute("SELECT value FROM trek_meta WHERE key = 'format'").fetchone()
     if row is None or row[0] != _STORE_FORMAT:
@@ -170,7 +164,9 @@ def kept_status(conn: sqlite3.Connection, campaign: str | None) -> Kept | None:
     if len(found) != 1:
         return None
     campaign_id = str(found[0][0])
-    kept = conn.execute("SELECT events, code, status_json FROM trek_view_status "
+    # (An earlier release's store has no such columns until a command records in it: an
+    # error, and so None.)
+    kept = conn.execute(f"SELECT events, code, status_json FROM {STATE_TABLE} "
                         "WHERE campaign_id = ?", (campaign_id,)).fetchone()
     if kept is None or kept[1] != code_stamp() or kept[1] == UNKNOWN_CODE:
         return None
@@ -196,7 +192,7 @@ _PG_QUERY = f"""
            s.events, s.code, s.status_json,
            (SELECT max(e.originator_version) FROM {_PG_EVENTS} e
              WHERE e.originator_id = s.campaign_id::uuid)
-    FROM trek_view_campaigns c JOIN trek_view_status s ON s.campaign_id = c.campaign_id"""
+    FROM trek_view_campaigns c JOIN {STATE_TABLE} s ON s.campaign_id = c.campaign_id"""
 _PG_NAMED = _PG_QUERY + " WHERE c.slug = %s"
 # Without a slug: the campaign `trek campaigns use` chose, else every one (served when only
 # one is there).

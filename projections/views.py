@@ -34,6 +34,7 @@ from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
 from projections.kept_log import KINDS_KEY, kinds_stamp
 from projections.logpages import log_entry, plain_document
+from projections.stored_status import code_stamp, status_text
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
 
@@ -344,20 +345,39 @@ def _square_or_none(x: int | None, y: int | None) -> Square | None:
     return None if x is None or y is None else Square(x, y)
 
 
+# A campaign's row, its state, and whether its ruleset's event kinds are kept as this code
+# writes them (`kept_log.save_kinds`); the first three parameters are the kinds' key and stamp.
+_VIEW_COLUMNS = (
+    "c.slug, c.name, c.ruleset, c.seed, c.map_json, c.events, c.last_hash, c.session, "
+    "c.sessions, c.cancelled_json, s.game_json, (SELECT 1 FROM trek_meta m "
+    "WHERE m.key = ? || c.ruleset AND m.value LIKE ?)")
+_VIEW_FROM = "trek_view_campaigns c LEFT JOIN trek_view_state s ON s.campaign_id = c.campaign_id"
+
+
 def load_view(cursor: Cursor, campaign_id: str) -> CampaignView | None:
-    # The campaign's row, its state, and whether its ruleset's event kinds are kept as this
-    # code writes them (`kept_log.save_kinds`), in one statement.
-    cursor.execute(
-        "SELECT c.slug, c.name, c.ruleset, c.seed, c.map_json, c.events, c.last_hash, "
-        "c.session, c.sessions, c.cancelled_json, s.game_json, (SELECT 1 FROM trek_meta m "
-        "WHERE m.key = ? || c.ruleset AND m.value LIKE ?) FROM trek_view_campaigns c "
-        "LEFT JOIN trek_view_state s ON s.campaign_id = c.campaign_id "
-        "WHERE c.campaign_id = ?", (KINDS_KEY, kinds_stamp() + "%", campaign_id))
+    """A campaign's stored read models (None: none), in one statement."""
+    cursor.execute(f"SELECT {_VIEW_COLUMNS} FROM {_VIEW_FROM} WHERE c.campaign_id = ?",
+                   (KINDS_KEY, kinds_stamp() + "%", campaign_id))
     rows = cursor.fetchall()
-    if not rows:
-        return None
+    return _view_of(campaign_id, rows[0]) if rows else None
+
+
+def load_view_at(cursor: Cursor, campaign_id: str, tracking: str
+                 ) -> tuple[int, CampaignView | None]:
+    """The read models' tracking position `tracking` (0: none kept) and a campaign's stored read
+    models (None: none), in one statement."""
+    cursor.execute(
+        "SELECT COALESCE((SELECT notification_id FROM trek_view_tracking WHERE name = ?), 0), "
+        f"{_VIEW_COLUMNS} FROM (SELECT 1) AS one LEFT JOIN trek_view_campaigns c "
+        "ON c.campaign_id = ? LEFT JOIN trek_view_state s ON s.campaign_id = c.campaign_id",
+        (tracking, KINDS_KEY, kinds_stamp() + "%", campaign_id))
+    position, *row = cursor.fetchall()[0]
+    return int(position), None if row[0] is None else _view_of(campaign_id, row)
+
+
+def _view_of(campaign_id: str, row: Sequence[Any]) -> CampaignView:
     (slug, name, ruleset, seed, map_json, events, last_hash, session, sessions, cancelled,
-     game_json, kinds_kept) = rows[0]
+     game_json, kinds_kept) = row
     view = CampaignView(
         campaign_id=campaign_id, slug=slug, name=name, ruleset=ruleset, seed=int(seed),
         map=GameMap.model_validate_json(map_json) if map_json else None,
@@ -374,8 +394,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def save_view(cursor: Cursor, view: CampaignView) -> None:
-    """Write every read model of one campaign, and the log rows its new events made."""
+def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any]) -> None:
+    """Write every read model of one campaign, its `status` document (`status_of`) kept beside
+    its state, and the log rows its new events made."""
     cid = view.campaign_id
     game = view.game
     # An update, not a delete and insert: a long campaign's map of cancellations is only
@@ -398,9 +419,13 @@ def save_view(cursor: Cursor, view: CampaignView) -> None:
         "INSERT INTO trek_chain_heads (campaign_id, seq, hash) VALUES (?, ?, ?) "
         "ON CONFLICT (campaign_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash "
         "WHERE excluded.seq > trek_chain_heads.seq", (cid, view.events, view.last_hash))
-    cursor.execute("INSERT INTO trek_view_state (campaign_id, game_json) VALUES (?, ?) "
-                   "ON CONFLICT (campaign_id) DO UPDATE SET game_json = excluded.game_json",
-                   (cid, game.model_dump_json()))
+    # The state and the status document worked out from it, in one row.
+    cursor.execute(
+        "INSERT INTO trek_view_state (campaign_id, game_json, events, code, status_json) "
+        "VALUES (?, ?, ?, ?, ?) ON CONFLICT (campaign_id) DO UPDATE SET "
+        "game_json = excluded.game_json, events = excluded.events, code = excluded.code, "
+        "status_json = excluded.status_json",
+        (cid, game.model_dump_json(), view.events, code_stamp(), status_text(status)))
     if view.new_log:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.

@@ -7,7 +7,7 @@ import getpass
 import json
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from functools import singledispatch, singledispatchmethod
@@ -417,10 +417,11 @@ class Trek:
                     pending, f"its snapshot could not be written ({self._describe(error)}); "
                     "loading the campaign reads more events until its next snapshot"))
 
-    def _fold_appended(self, cursor: Any) -> None:
-        """Fold the events just appended into the read models, in the append's transaction."""
+    def _fold_appended(self, cursor: Any, appended: Sequence[tuple[Any, ...]]) -> None:
+        """Fold the events just appended (their rows as stored) into the read models, in the
+        append's transaction."""
         try:
-            folded = self.projector.fold_appended(cursor)
+            folded = self.projector.fold_appended(cursor, appended)
         except Exception as error:
             raise _FoldFailed from error
         # A full batch leaves more behind it (read models far behind the log): `_finish`.

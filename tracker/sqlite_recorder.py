@@ -13,9 +13,11 @@ from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecor
 
 from projections.db import SQLiteDatabase
 
-# What `insert_events` runs after the append, inside its transaction, with its cursor: the
-# read models' fold (`Trek._save`). An exception from it rolls the append back too.
-Then = Callable[[sqlite3.Cursor], None]
+# What `insert_events` runs after the append, inside its transaction, with its cursor and the
+# rows just appended as the events table holds them (rowid, originator_id, originator_version,
+# topic, state): the read models' fold (`Trek._save`), which need not read them back. An
+# exception from it rolls the append back too.
+Then = Callable[[sqlite3.Cursor, Sequence[tuple[Any, ...]]], None]
 
 
 class _Shared:
@@ -72,7 +74,10 @@ class SharedEventRecorder(_Shared, SQLiteApplicationRecorder):
         try:
             with self.views.transaction() as cursor:
                 ids = self._insert_events(SQLiteCursor(cursor), stored_events)
-                then(cursor)
+                assert ids is not None
+                then(cursor, [(rowid, s.originator_id.hex if isinstance(s.originator_id, UUID)
+                               else s.originator_id, s.originator_version, s.topic, s.state)
+                              for rowid, s in zip(ids, stored_events, strict=True)])
         except sqlite3.IntegrityError as error:
             # Another command took the version first: the caller decides again.
             raise IntegrityError(error) from error

@@ -4,7 +4,9 @@ models, or neither, and the next command goes on as if nothing happened.
 
 The process is killed from inside: sqlite3's trace callback runs as each statement begins, and
 at the N-th statement after BEGIN IMMEDIATE it sends the process SIGKILL (nothing of Python's
-runs after it). N runs from the append to the COMMIT, and one past it, which finishes.
+runs after it). N runs from the append to the COMMIT, and one past it, which finishes. The
+read models stand on the log's last event (the move's event is folded as written, not read
+back) or behind it (the rows past their position are read and folded with it).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from pathlib import Path
 
 import pytest
 from conftest import TrekRun, trek_env
+from rulesets import RULESETS
+
+from domain.commands import SpendSupplies
+from tracker.app import Trek
 
 pytestmark = pytest.mark.slow
 
@@ -54,23 +60,44 @@ def store_now(db: Path) -> dict[str, list[tuple[object, ...]]]:
             "position": one("SELECT notification_id FROM trek_view_tracking"),
             "head": one("SELECT seq FROM trek_chain_heads"),
             "folded": one("SELECT events FROM trek_view_campaigns"),
-            "status": one("SELECT events FROM trek_view_status"),
+            "status": one("SELECT events FROM trek_view_state"),
             "state": one("SELECT game_json FROM trek_view_state"),
             "index": one("SELECT seq, type FROM trek_view_entries ORDER BY seq"),
         }
 
 
+def read_models_left_behind(db: Path) -> None:
+    """Record one more event whose read models are not brought up to it (a process stopped
+    between the two), so the next command folds that event too."""
+    with Trek.open(str(db), rulesets=RULESETS, gm="test-gm") as trek:
+        def fail(*_args: object) -> int:
+            raise OSError("stopped")
+
+        trek.projector.fold_appended = fail  # type: ignore[method-assign]
+        trek.projector.catch_up = fail  # type: ignore[method-assign]
+        trek.projector.rebuild = fail  # type: ignore[method-assign]
+        trek.handle(None, SpendSupplies({"provisions": 1}))
+        assert "event 5 (SuppliesSpent) was recorded, but" in trek.warnings[0]
+
+
+# The read models on the log's last event when the move runs (its own event is folded as
+# written), or one event behind it (the rows past their position are read and folded).
+@pytest.mark.parametrize("behind", [False, True], ids=["caught-up", "behind"])
 def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing(
-        tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+        tmp_path: Path, trek_run: Callable[..., TrekRun], behind: bool) -> None:
     db = tmp_path / "trek.db"
     for args in (("init", "Kill Road", "--ruleset", "besm", "--seed", "7"),
                  ("roster", "add-character", "Kira", "--body", "4", "--mind", "3", "--soul",
                   "3"),
                  ("supplies", "add", "provisions=10"), ("day", "start")):
         trek_run(*args)
+    if behind:
+        read_models_left_behind(db)
     env = trek_env(str(db))
     before = store_now(db)
-    assert len(before["events"]) == 4
+    logged = len(before["events"])
+    assert logged == (5 if behind else 4)
+    assert before["position"] == before["status"] == [(4,)]
     killed = 0
     for n in range(1, 40):
         done = subprocess.run([sys.executable, "-c", KILLER, str(n), "move", "E"], env=env,
@@ -83,16 +110,20 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
             assert now == before, (n, done.stderr)
             continue
         # Past the COMMIT: the command finished, and the event and every read model moved on
-        # together (one more event, folded and indexed, the head and the status on it).
+        # together (one more event, folded and indexed, the head and the status on it; an
+        # event left behind is folded with it).
         assert done.returncode == 0, done.stderr
-        assert now["events"] == [*before["events"], (5, "domain.besm.events:Moved")]
-        assert now["position"] == now["head"] == now["folded"] == now["status"] == [(5,)]
-        assert now["index"] == [*before["index"], (5, "Moved")]
+        moved = logged + 1
+        assert now["events"] == [*before["events"], (moved, "domain.besm.events:Moved")]
+        assert now["position"] == now["head"] == now["folded"] == now["status"] == [(moved,)]
+        assert now["index"] == [*before["index"], *([(5, "SuppliesSpent")] if behind else []),
+                                (moved, "Moved")]
         break
     else:
         pytest.fail("the move never finished")
-    # The append, each write of the fold and the COMMIT itself were each a place to die.
-    assert killed >= 8
+    # The append, each read and write of the fold and the COMMIT itself were each a place to
+    # die (the rows past the position are read back only when the read models were behind).
+    assert killed >= (9 if behind else 8)
     # The store is whole: its chain and read models check out, and the move stands once.
     verified = json.loads(trek_run("verify", "--json").stdout)
     assert verified["verified"] is True
@@ -100,3 +131,4 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
     assert (replayed["verified"], replayed["behind"]) == (True, 0)
     status = json.loads(trek_run("status", "--json").stdout)
     assert status["position"] == {"x": 1, "y": 0}
+    assert status["supplies"]["provisions"] == (9 if behind else 10)

@@ -99,7 +99,7 @@ def test_a_command_after_a_stop_between_append_and_update_decides_on_todays_map(
     # the read models fold it.
     with monkeypatch.context() as patch:
         patch.setattr(Trek, "_finish", lambda self, events: None)
-        patch.setattr(Trek, "_fold_appended", lambda self, cursor: None)
+        patch.setattr(Trek, "_fold_appended", lambda self, *_args: None)
         [undo] = trek.handle(None, Undo(5))
     assert undo["seq"] == 10
     assert [version for version, _ in snapshot_states(trek)] == [10]

@@ -20,6 +20,7 @@ from rulesets import RULESETS
 
 from cli.output import json_text
 from domain.commands import Harm
+from projections.stored_status import code_stamp
 from tracker.app import Trek
 
 # Real `trek` processes (or the benchmarks that time them): left out by -m "not slow".
@@ -154,7 +155,7 @@ def test_read_models_behind_the_log_are_not_served_stale(db: str, tmp_path: Path
         trek.projector.rebuild = fail  # type: ignore[method-assign]
         trek.handle(None, Harm("Kira", 5, 0, "a fall"))
         assert "event 9 (Harmed) was recorded, but" in trek.warnings[0]
-    assert behind_trek(db, "SELECT events FROM trek_view_status") == [(8,)]
+    assert behind_trek(db, "SELECT events FROM trek_view_state") == [(8,)]
     printed, modules = run_traced(tmp_path, db, "status", "--json")
     assert "eventsourcing" in modules           # the tracker folded the late event in
     assert printed != before
@@ -177,14 +178,14 @@ def test_a_document_that_claims_more_than_the_log_holds_is_not_served(
     # Read models ahead of the log as this process sees it: the document says it covers an
     # event the log does not have.
     play_all(tmp_path, db, _cypher(tmp_path))
-    behind_trek(db, "UPDATE trek_view_status SET events = events + 1, "
+    behind_trek(db, "UPDATE trek_view_state SET events = events + 1, "
                     "status_json = '{\"campaign\": \"ahead\"}'")
     left_to_the_tracker(tmp_path, db, "ahead")
 
 
 def test_a_document_kept_by_other_code_is_not_served(db: str, tmp_path: Path) -> None:
     play_all(tmp_path, db, _besm(tmp_path))
-    behind_trek(db, "UPDATE trek_view_status SET code = 'another release', "
+    behind_trek(db, "UPDATE trek_view_state SET code = 'another release', "
                     "status_json = '{\"campaign\": \"stale\"}'")
     left_to_the_tracker(tmp_path, db, "stale")
 
@@ -202,14 +203,24 @@ def test_as_of_and_a_store_without_kept_documents_go_through_the_tracker(
     printed, modules = run_traced(tmp_path, db, "status", "--json", "--as-of", "2")
     assert "eventsourcing" in modules
     assert '"events": 2' in printed
-    # A store written by an earlier release has no kept documents.
-    behind_trek(db, "DROP TABLE trek_view_status")
-    behind_trek(db, "DELETE FROM trek_meta WHERE key = 'schema'")
+    # A store written by an earlier release kept its documents in a table of their own (and
+    # before that none): the reader finds none where it looks.
+    [(document,)] = behind_trek(db, "SELECT status_json FROM trek_view_state")
+    for column in ("events", "code", "status_json"):
+        behind_trek(db, f"ALTER TABLE trek_view_state DROP COLUMN {column}")
+    behind_trek(db, "CREATE TABLE trek_view_status (campaign_id TEXT PRIMARY KEY, events BIGINT "
+                    "NOT NULL, code TEXT NOT NULL, status_json TEXT NOT NULL)")
+    behind_trek(db, "INSERT INTO trek_view_status SELECT campaign_id, 8, ?, ? FROM "
+                    "trek_view_campaigns", (code_stamp(), document))
+    behind_trek(db, "UPDATE trek_meta SET value = 'views-4' WHERE key = 'schema'")
     printed, modules = run_traced(tmp_path, db, "status", "--json")
     assert "eventsourcing" in modules
     assert printed == tracker_status(db)
-    # The next recording command makes the table and keeps the document again.
+    # The next recording command moves the documents beside the states and keeps one again.
     play_all(tmp_path, db, [("harm", "Kira", "--health", "1")])
+    assert behind_trek(db, "SELECT events FROM trek_view_state") == [(9,)]
+    with Trek.open(db, rulesets=RULESETS, writable=False) as trek:
+        assert not trek.views.has_table("trek_view_status")
     printed, modules = run_traced(tmp_path, db, "status", "--json")
     assert served(modules, db)
     assert printed == tracker_status(db)
@@ -219,10 +230,10 @@ def test_verify_names_a_kept_document_that_differs_and_replay_writes_it_anew(
         db: str, tmp_path: Path) -> None:
     play_all(tmp_path, db, _besm(tmp_path))
     truth = tracker_status(db)
-    [(text,)] = behind_trek(db, "SELECT status_json FROM trek_view_status")
+    [(text,)] = behind_trek(db, "SELECT status_json FROM trek_view_state")
     kept = json.loads(text)
     kept["supplies"]["provisions"] = 99
-    behind_trek(db, "UPDATE trek_view_status SET status_json = ?", (json.dumps(kept),))
+    behind_trek(db, "UPDATE trek_view_state SET status_json = ?", (json.dumps(kept),))
     result = subprocess.run(trek_command("replay", "--verify"), cwd=tmp_path, env=trek_env(db),
                             capture_output=True, text=True, check=False)
     assert result.returncode == 1

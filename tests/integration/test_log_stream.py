@@ -107,7 +107,7 @@ def test_read_models_behind_the_log_still_give_every_selection(
     # Three events reach the log but not the read models: a redo of a stored event, a new
     # one and an undo of it, so a stored row's mark changes in memory only.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
-    monkeypatch.setattr(tracker.app.Trek, "_fold_appended", lambda self, cursor: None)
+    monkeypatch.setattr(tracker.app.Trek, "_fold_appended", lambda self, *_args: None)
     trek.handle(None, Redo(26))                                          # 28 restores 26
     trek.handle(None, AddSupplies({"fuel": 1}))                      # 29
     trek.handle(None, Undo(29))                                          # 30 cancels 29

@@ -30,11 +30,11 @@ def test_a_rebuild_that_fails_part_way_leaves_the_read_models_as_they_were(
     real_save = projections.projector.save_view
     saves: list[int] = []
 
-    def failing_save(cursor: Any, view: Any) -> None:
+    def failing_save(cursor: Any, view: Any, status: Any) -> None:
         saves.append(view.events)
         if len(saves) == 3:
             raise OSError("disk full")
-        real_save(cursor, view)
+        real_save(cursor, view, status)
 
     monkeypatch.setattr(projections.projector, "save_view", failing_save)
     with pytest.raises(StoreError, match=r"the rebuild failed \(OSError: disk full\); the read "
@@ -59,7 +59,7 @@ def test_read_models_behind_the_log_are_folded_in_by_every_read(
     # A process stopped between its append and the read-model update: the event is in the
     # log, the read models never heard of it.
     monkeypatch.setattr(tracker.app.Trek, "_finish", lambda self, events: None)
-    monkeypatch.setattr(tracker.app.Trek, "_fold_appended", lambda self, cursor: None)
+    monkeypatch.setattr(tracker.app.Trek, "_fold_appended", lambda self, *_args: None)
     trek.handle(None, AddSupplies({"provisions": 3}))
     monkeypatch.undo()
     assert trek.projector.lag() == 1

@@ -234,7 +234,7 @@ def test_a_trek_store_with_pages_sqlite_cannot_read_is_damaged_never_intact(
         trek_run: Run, tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     _played_store(trek_run, db)
-    _zero_pages_of(db, "stored_events", "trek_view_campaigns", "trek_view_status")
+    _zero_pages_of(db, "stored_events", "trek_view_campaigns", "trek_view_state")
     before = file_state(db)
     for command in [("status",), ("status", "--json"), ("log",), ("log", "--json"),
                     ("verify",), ("verify", "--json"), ("replay", "--verify")]:

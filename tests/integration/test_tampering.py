@@ -402,7 +402,7 @@ def test_a_deleted_event_gets_one_sentence_from_every_command(
 
 def edit_read_models(store: str) -> None:
     """777 provisions in the kept status document and in the stored game state."""
-    for table, column in (("trek_view_status", "status_json"), ("trek_view_state", "game_json")):
+    for table, column in (("trek_view_state", "status_json"), ("trek_view_state", "game_json")):
         [(text,)] = sql(store, f"SELECT {column} FROM {table}")
         document = json.loads(text)
         document["supplies"]["provisions"] = 777
