@@ -346,7 +346,7 @@ def _square_or_none(x: int | None, y: int | None) -> Square | None:
 
 
 # A campaign's row, its state, and whether its ruleset's event kinds are kept as this code
-# writes them (`kept_log.save_kinds`); the first three parameters are the kinds' key and stamp.
+# writes them (`kept_log.save_kinds`); its two parameters are the kinds' key and stamp.
 _VIEW_COLUMNS = (
     "c.slug, c.name, c.ruleset, c.seed, c.map_json, c.events, c.last_hash, c.session, "
     "c.sessions, c.cancelled_json, s.game_json, (SELECT 1 FROM trek_meta m "
