@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import shlex
 from enum import StrEnum
 from typing import Any, Generic, Protocol, Self, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from domain.errors import NotFound
+from domain.errors import NotFound, RuleViolation
 from domain.geometry import Square
 from domain.supplies import SUPPLY_KINDS as SUPPLY_KINDS
 
@@ -251,6 +252,14 @@ class Game(_Mutable):
 
     def party_names(self) -> list[str]:
         return sorted([self.party, *self.parties])
+
+    def no_open_day(self) -> RuleViolation:
+        """The refusal of a command that needs an open day. Once the party is split it names
+        the party told and how to open that party's day."""
+        if not self.parties:
+            return RuleViolation("no day is open; run `trek day start` first")
+        return RuleViolation(f"no day is open for party {self.party}; run "
+                             f"`trek day start --party {shlex.quote(self.party)}` first")
 
     def party_of(self, name: str) -> str:
         """The party a roster member belongs to (travelling with it or left behind by it)."""

@@ -368,7 +368,7 @@ def forage_gain(points: int, kind: str) -> int:
 
 def require_open_day(situation: Situation) -> None:
     if not situation.game.day.open:
-        raise RuleViolation("no day is open; run `trek day start` first")
+        raise situation.game.no_open_day()
 
 
 def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelDay:

@@ -275,7 +275,7 @@ class Cypher(CypherCombat, NothingOnEntry):
     def end_day(self, situation: Situation, options: DayEndOptions) -> Decision:
         day = situation.game.day
         if not day.open:
-            raise RuleViolation("no day is open; run `trek day start` first")
+            raise situation.game.no_open_day()
         if options.rests:
             raise RuleViolation("the Cypher ruleset has no rest rules; leave out --rest")
         if options.hours is not None:
@@ -317,7 +317,7 @@ class Cypher(CypherCombat, NothingOnEntry):
     def _require_time(self, situation: Situation) -> None:
         day = situation.game.day
         if not day.open:
-            raise RuleViolation("no day is open; run `trek day start` first")
+            raise situation.game.no_open_day()
         if Fraction(journey(situation.game).spent) >= 1:
             raise RuleViolation(f"nothing remains of day {day.number}; run `trek day end`")
 

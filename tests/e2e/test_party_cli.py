@@ -59,7 +59,8 @@ def test_split_move_each_party_and_merge_from_the_command_line(
     assert (day["party"], day["budget"]) == ("riders", 4)
     recorded(trek_run("move", "E", "E", "E", "E", "--party", "riders", "--json"), 8, "Moved")
     # The walkers, the party in use, have no day open: their move is refused.
-    refused(trek_run("move", "E"), "no day is open")
+    refused(trek_run("move", "E"),
+            "no day is open for party main; run `trek day start --party main` first")
     ok(trek_run("party", "use", "riders"))
     shown = status(trek_run)
     assert (shown["party"], shown["position"], shown["day"]) == ("riders", {"x": 4, "y": 1}, 1)
@@ -324,3 +325,23 @@ def test_status_in_words_names_the_party_it_tells_and_where_the_others_are(
     walkers = ok(trek_run("status")).stdout.splitlines()
     assert walkers[0] == "Long Road (long-road, besm) — party main: no day yet, at 0,1, 8 events"
     assert "other parties: riders at 4,1, day 1 (open)" in walkers
+
+
+def test_a_split_party_without_an_open_day_is_named_with_the_command_that_opens_it(
+        trek_run: Run, tmp_path: Path) -> None:
+    """BESM's move and Cypher's move and day end: the refusal names the party told, quoted for
+    the shell where its name needs it; before any split the sentence is §3's own."""
+    table(trek_run, tmp_path)
+    refused(trek_run("move", "E"), "Error: No day is open; run `trek day start` first.")
+    ok(trek_run("party", "split", "the riders", "--member", "Kira", "--member", "Dusty"))
+    refused(trek_run("move", "E", "--party", "the riders"),
+            "no day is open for party the riders; "
+            "run `trek day start --party 'the riders'` first.")
+    ok(trek_run("init", "Numenera", "--ruleset", "cypher", "--seed", "2"))
+    ok(trek_run("campaigns", "use", "numenera"))
+    ok(trek_run("roster", "add-character", "Ada", "--might", "12", "--speed", "10"))
+    ok(trek_run("roster", "add-character", "Bo", "--might", "12", "--speed", "10"))
+    ok(trek_run("party", "split", "scouts", "--member", "Bo"))
+    for words in (("move", "E", "--party", "scouts"), ("day", "end", "--party", "scouts")):
+        refused(trek_run(*words),
+                "no day is open for party scouts; run `trek day start --party scouts` first.")
