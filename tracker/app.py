@@ -58,6 +58,7 @@ from tracker.stores import (
     sqlite_damage,
 )
 from tracker.topics import UnknownTopic
+from tracker.turns import campaign_turn
 
 if TYPE_CHECKING:
     from tracker.mapformats.picture import Picture
@@ -592,24 +593,27 @@ class Trek:
             return list(self.reader.with_targets(self.recorded_slug(slug), docs))
         return docs
 
-    def handle_each(self, slug: str | None, commands: list[tuple[Command, str | None]]
+    def handle_each(self, slug: str | None, commands: list[tuple[Command, str | None]],
+                    more: Callable[[], list[tuple[Command, str | None]]] | None = None
                     ) -> list[Documents | Exception]:
         """Record `commands` (each with the party it acts on; None: the party in use) in one
         transaction: each decided in turn on the campaign as the ones before it left it, each
         its own event and its own answer, its documents or what refused it. A refused command
         records nothing and the others go on; an error of the store is raised, and then none
-        was recorded. Only commands the campaign decides alone (`decided_alone`)."""
-        if not all(decided_alone(command) for command, _ in commands):
-            raise ValueError("a reversal reads the stored log around its target: record it "
-                             "with `handle`")
+        was recorded. Only commands the campaign decides alone (`decided_alone`).
+
+        `more` gives the commands that came meanwhile, asked once this process has its turn
+        at the campaign (`campaign_turn`): they are recorded after `commands`, and answered
+        after them in the list returned."""
         self._require_writable()
         self._parties_read, self._heads_read = {}, {}
         try:
-            return self._record_each(slug, commands)
+            return self._record_each(slug, list(commands), more)
         finally:
             self._parties_read, self._heads_read = None, {}
 
-    def _record_each(self, slug: str | None, commands: list[tuple[Command, str | None]]
+    def _record_each(self, slug: str | None, commands: list[tuple[Command, str | None]],
+                     more: Callable[[], list[tuple[Command, str | None]]] | None
                      ) -> list[Documents | Exception]:
         name = self.resolve(slug)
         self.previewed = None
@@ -617,6 +621,17 @@ class Trek:
         if self._parties_read is not None and name not in self._parties_read:
             # The party in use, read once for all of them.
             self._parties_read[name] = self.party_in_use(name)
+        with self.reader.store_errors(), campaign_turn(self.views, campaign_id(name)):
+            if more is not None:
+                commands += more()
+            if not all(decided_alone(command) for command, _ in commands):
+                raise ValueError("a reversal reads the stored log around its target: record "
+                                 "it with `handle`")
+            return self._record_each_in_turn(slug, name, commands)
+
+    def _record_each_in_turn(self, slug: str | None, name: str,
+                             commands: list[tuple[Command, str | None]]
+                             ) -> list[Documents | Exception]:
         for attempt in range(SAVE_ATTEMPTS):
             campaign = self._checked_campaign(name)
             start = campaign.version

@@ -294,9 +294,20 @@ class Door:
             by_campaign.setdefault(each.slug, []).append(each)
         try:
             for slug, group in by_campaign.items():
+
+                def more(slug: str = slug, group: list[_Waiting] = group
+                         ) -> list[tuple[Command, str | None]]:
+                    # The campaign's commands that came while this one waited its turn.
+                    with self._waiting_lock:
+                        came = [each for each in self._waiting if each.slug == slug]
+                        self._waiting = [each for each in self._waiting if each.slug != slug]
+                    group.extend(came)
+                    waiting.extend(came)
+                    return [(each.command, each.party) for each in came]
+
                 try:
                     outcomes: list[Any] = self._open().handle_each(
-                        slug, [(each.command, each.party) for each in group])
+                        slug, [(each.command, each.party) for each in group], more)
                 except TrackerError as error:
                     # Nothing of the group was recorded: each is told why.
                     outcomes = [error] * len(group)
