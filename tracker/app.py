@@ -621,7 +621,7 @@ class Trek:
         if self._parties_read is not None and name not in self._parties_read:
             # The party in use, read once for all of them.
             self._parties_read[name] = self.party_in_use(name)
-        with self.reader.store_errors(), campaign_turn(self.views, campaign_id(name)):
+        with campaign_turn(self.views, campaign_id(name), self.location):
             if more is not None:
                 commands += more()
             if not all(decided_alone(command) for command, _ in commands):

@@ -8,7 +8,7 @@ from contextlib import contextmanager, suppress
 from uuid import UUID
 
 from projections.db import Database, PostgresDatabase
-from tracker.stores import lock_timeout
+from tracker.stores import Location, lock_timeout, store_errors
 
 # The first key of the campaigns' advisory locks (the second is drawn from the campaign's id);
 # the read models' writer lock is the single key 7265727.
@@ -21,17 +21,16 @@ def turn_key(cid: UUID) -> int:
 
 
 @contextmanager
-def campaign_turn(views: Database, cid: UUID) -> Iterator[None]:
+def campaign_turn(views: Database, cid: UUID, location: Location) -> Iterator[None]:
     """Hold campaign `cid`'s advisory lock (PostgreSQL; on another store nothing) from loading
-    it to the read models' update. A session's lock: a process that dies lets it go. A
-    process that does not take it (a `trek` command) still records safely, by the version
-    check, as before."""
+    it to the read models' update. A session's lock: a process that dies lets it go. What
+    does not take it still records safely, by the version check, as before."""
     if not isinstance(views, PostgresDatabase):
         yield
         return
     conn = views.conn
     key = turn_key(cid)
-    with conn.transaction(), conn.cursor() as cursor:
+    with store_errors(location), conn.transaction(), conn.cursor() as cursor:
         # Waited for as long as a command waits for a busy store, and then refused as busy.
         cursor.execute(f"SET LOCAL lock_timeout = '{lock_timeout()}s'")
         cursor.execute("SELECT pg_advisory_lock(%s, %s)", (TURN_KEY, key))
