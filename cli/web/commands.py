@@ -206,15 +206,14 @@ class Door:
             raise Refused(403, str(error)) from None
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
-        made = parsed.command, parsed.preview, parsed.party
         if isinstance(parsed.command, Command):
             # Words make the same command each time (reading them opens nothing and reads no
             # clock), and a command is a frozen value: the table's repeated words are read
             # once.
             if len(self._read) >= READ_KEPT:
                 self._read.clear()
-            self._read[key] = made
-        return made
+            self._read[key] = (parsed.command, parsed.preview, parsed.party)
+        return parsed.command, parsed.preview, parsed.party
 
     def read_json(self, given: Mapping[str, Any]) -> tuple[Command, str | None]:
         """The command a JSON object describes: `type`, one of the table's command types, and

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +47,12 @@ def held(db: str, memory: MemoryStores) -> tuple[list[tuple[int, str]], int]:
 
 @pytest.fixture
 def served(store: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-           ) -> Iterator[tuple[str, MemoryStores]]:
+           ) -> tuple[str, MemoryStores]:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("TREK_GM", "test-gm")
     memory = MemoryStores()
     sample(store, memory)
-    yield store, memory
+    return store, memory
 
 
 def app_on(db: str, memory: MemoryStores) -> Any:
