@@ -13,7 +13,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -120,9 +120,13 @@ class _Waiting:
     slug: str
     command: Command
     party: str | None
-    answered: bool = False
     answer: Any = None
     refusal: Refused | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def answered(self) -> bool:
+        return self.done.is_set()
 
     def tell(self, outcome: Any) -> None:
         if isinstance(outcome, Refused):
@@ -133,7 +137,7 @@ class _Waiting:
             self.refusal = Refused(500, f"Trek could not finish ({type(outcome).__name__})")
         else:
             self.answer = outcome
-        self.answered = True
+        self.done.set()
 
 
 class Door:
@@ -141,9 +145,10 @@ class Door:
     the one way a request reaches it. A Trek is used by one request at a time (a lock); a
     command that could not finish has the store opened afresh for the next.
 
-    Commands that arrive while another holds the door wait together, and whoever takes the
-    door next records all of them in one transaction (`Trek.handle_each`): one commit, and
-    the campaign loaded once, for as many commands as came meanwhile."""
+    Commands that arrive while the door is busy wait together, and the door's recorder thread,
+    when it next takes the door, records all of them in one transaction (`Trek.handle_each`):
+    one commit, and the campaign loaded once, for as many commands as came meanwhile. Each
+    request is woken as soon as its batch is done, not in turn behind the next batch."""
 
     def __init__(self, db: str, root: Root, memory: MemoryStores | None = None) -> None:
         self.db = db
@@ -154,6 +159,10 @@ class Door:
         # The commands waiting to be recorded together, in the order they came.
         self._waiting: list[_Waiting] = []
         self._waiting_lock = threading.Lock()
+        # Told when a command comes to wait, or when the door closes.
+        self._arrived = threading.Condition(self._waiting_lock)
+        self._recorder: threading.Thread | None = None
+        self._closing = False
         # The commands words made (`read_words`), by the words.
         self._read: dict[tuple[str, ...], tuple[Command, bool, str | None]] = {}
 
@@ -173,6 +182,13 @@ class Door:
         return self._trek
 
     def close(self) -> None:
+        with self._arrived:
+            # The recorder records what still waits, then ends.
+            self._closing = True
+            self._arrived.notify()
+            recorder = self._recorder
+        if recorder is not None:
+            recorder.join(timeout=30)
         with self.lock:
             self._drop()
 
@@ -274,14 +290,29 @@ class Door:
                 return self._run(slug, asked, preview=preview, party=party)
         self._check_type(asked)
         waiting = _Waiting(slug, asked, party)
-        with self._waiting_lock:
+        with self._arrived:
             self._waiting.append(waiting)
-        with self.lock:
-            if not waiting.answered:
-                self._record_waiting()
+            if self._recorder is None or not self._recorder.is_alive():
+                self._recorder = threading.Thread(target=self._records, name="trek-door",
+                                                  daemon=True)
+                self._recorder.start()
+            self._arrived.notify()
+        waiting.done.wait()
         if waiting.refusal is not None:
             raise waiting.refusal
         return waiting.answer
+
+    def _records(self) -> None:
+        """The recorder thread: whenever commands wait, take the door and record them; ends
+        once the door closes with none waiting."""
+        while True:
+            with self._arrived:
+                while not self._waiting and not self._closing:
+                    self._arrived.wait()
+                if not self._waiting:
+                    return
+            with self.lock:
+                self._record_waiting()
 
     def _record_waiting(self) -> None:
         """Record every command waiting at the door, one transaction for each campaign's
