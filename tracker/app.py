@@ -58,6 +58,7 @@ from tracker.stores import (
     sqlite_damage,
 )
 from tracker.topics import UnknownTopic
+from tracker.turns import campaign_turn
 
 if TYPE_CHECKING:
     from tracker.mapformats.picture import Picture
@@ -389,21 +390,24 @@ class Trek:
 
     # -- recording ----------------------------------------------------------------------------
 
-    def _save(self, campaign: Campaign) -> None:
-        before = campaign.version - len(campaign.pending_events)
-        pending = list(campaign.pending_events)
+    def _save(self, campaign: Campaign, events: list[TrekEvent] | None = None) -> None:
+        """Append the campaign's pending events, or `events` (its newest, folded into it
+        already), in one transaction."""
+        pending = list(campaign.pending_events) if events is None else events
+        before = campaign.version - len(pending)
+        saved: list[Any] = [campaign] if events is None else pending
         self.unfolded = True
         if self.app.folds_with_append:
             # The events and the read models they change commit in one transaction.
             try:
-                self.app.save(campaign, then=self._fold_appended)
+                self.app.save(*saved, then=self._fold_appended)
             except _FoldFailed:
                 # The fold failed and took the append back with it: the events are appended
                 # on their own, and `_finish` repairs the read models as after any failed
                 # update (the command still succeeds).
                 self.app.save(*pending)
         else:
-            self.app.save(campaign)
+            self.app.save(*saved)
         self.appended.extend(pending)
         # A snapshot each time the version reaches (or, saving several events, passes) the
         # next multiple of SNAPSHOT_EVERY. It only speeds up loading: if it cannot be
@@ -478,21 +482,7 @@ class Trek:
         self.previewed = None
         self.last_recorded = None
         for attempt in range(SAVE_ATTEMPTS):
-            # The head is read before the log: events are only ever added, so the log read
-            # after it reaches at least as far unless some were deleted. `resolve` may have
-            # read it already (the first attempt only).
-            heads, self._heads_read = self._heads_read, {}
-            head = (heads[name] if name in heads
-                    else self.projector.chain_head(str(campaign_id(name))))
-            campaign = self._load_to_record(name)
-            self._check_head(campaign, head)
-            if self.writable and (head is None or head[0] < campaign.kept_at):
-                # The read models stopped short of the newest snapshot (a process stopped
-                # between an append and their update): they are brought up now, though nothing
-                # decided here reads them, so even a refused command repairs them. Should that
-                # fail, the update after the append tries again.
-                with suppress(Exception):
-                    self.catch_up()
+            campaign = self._checked_campaign(name)
             campaign.stamp = self._stamp(actor)
             campaign.acting_party = self.acting_party(name, campaign.game, party)
             event = action(campaign)
@@ -514,6 +504,25 @@ class Trek:
         raise ConcurrentChange(
             "the campaign changed while this was being recorded; run the command again"
         )
+
+    def _checked_campaign(self, name: str) -> Campaign:
+        """Campaign `name` loaded to record in, its chain checked (`_check_head`)."""
+        # The head is read before the log: events are only ever added, so the log read
+        # after it reaches at least as far unless some were deleted. `resolve` may have
+        # read it already (the first attempt only).
+        heads, self._heads_read = self._heads_read, {}
+        head = (heads[name] if name in heads
+                else self.projector.chain_head(str(campaign_id(name))))
+        campaign = self._load_to_record(name)
+        self._check_head(campaign, head)
+        if self.writable and (head is None or head[0] < campaign.kept_at):
+            # The read models stopped short of the newest snapshot (a process stopped
+            # between an append and their update): they are brought up now, though nothing
+            # decided here reads them, so even a refused command repairs them. Should that
+            # fail, the update after the append tries again.
+            with suppress(Exception):
+                self.catch_up()
+        return campaign
 
     def _follow_merge(self, slug: str, merged: PartiesMerged) -> None:
         """The party in use merged into another no longer exists: commands act on the party
@@ -584,6 +593,92 @@ class Trek:
         if any(doc["type"] in NAMED_BY for doc in docs):
             return list(self.reader.with_targets(self.recorded_slug(slug), docs))
         return docs
+
+    def handle_each(self, slug: str | None, commands: list[tuple[Command, str | None]],
+                    more: Callable[[], list[tuple[Command, str | None]]] | None = None
+                    ) -> list[Documents | Exception]:
+        """Record `commands` (each with the party it acts on; None: the party in use) in one
+        transaction: each decided in turn on the campaign as the ones before it left it, each
+        its own event and its own answer, its documents or what refused it. A refused command
+        records nothing and the others go on; an error of the store is raised, and then none
+        was recorded. Only commands the campaign decides alone (`decided_alone`).
+
+        `more` gives the commands that came meanwhile, asked once this process has its turn
+        at the campaign (`campaign_turn`): they are recorded after `commands`, and answered
+        after them in the list returned."""
+        self._require_writable()
+        self._parties_read, self._heads_read = {}, {}
+        try:
+            return self._record_each(slug, list(commands), more)
+        finally:
+            self._parties_read, self._heads_read = None, {}
+
+    def _record_each(self, slug: str | None, commands: list[tuple[Command, str | None]],
+                     more: Callable[[], list[tuple[Command, str | None]]] | None
+                     ) -> list[Documents | Exception]:
+        name = self.resolve(slug)
+        self.previewed = None
+        self.last_recorded = None
+        if self._parties_read is not None and name not in self._parties_read:
+            # The party in use, read once for all of them.
+            self._parties_read[name] = self.party_in_use(name)
+        with campaign_turn(self.views, campaign_id(name), self.location):
+            if more is not None:
+                commands += more()
+            if not all(decided_alone(command) for command, _ in commands):
+                raise ValueError("a reversal reads the stored log around its target: record "
+                                 "it with `handle`")
+            return self._record_each_in_turn(slug, name, commands)
+
+    def _record_each_in_turn(self, slug: str | None, name: str,
+                             commands: list[tuple[Command, str | None]]
+                             ) -> list[Documents | Exception]:
+        for attempt in range(SAVE_ATTEMPTS):
+            campaign = self._checked_campaign(name)
+            start = campaign.version
+            outcomes: list[TrekEvent | Exception] = []
+            events: list[TrekEvent] = []
+            for command, party in commands:
+                try:
+                    campaign.stamp = self._stamp()
+                    campaign.acting_party = self.acting_party(name, campaign.game, party)
+                    event = campaign.handle(command)
+                except Exception as refusal:
+                    outcomes.append(refusal)
+                    # Nothing is decided on what a refusal may have left half-changed: the
+                    # campaign is loaded again and the events decided before it folded in.
+                    fresh = self._load_to_record(name)
+                    if fresh.version != start:
+                        break  # another GM recorded meanwhile: all decided again
+                    for decided in events:
+                        decided.mutate(fresh)
+                    campaign = fresh
+                    continue
+                outcomes.append(event)
+                events.append(event)
+            else:
+                self.last_recorded = (slug, name, campaign.ruleset_name)
+                if not events:
+                    return [outcome for outcome in outcomes if isinstance(outcome, Exception)]
+                try:
+                    with self.reader.store_errors():
+                        self._save(campaign, events)
+                except (RecordConflictError, IntegrityError):
+                    # What it clashed with is committed already: decided again at once, and
+                    # only a second clash waits (a batch holds several clients' answers).
+                    if attempt:
+                        time.sleep(0.01 * attempt + secrets.randbelow(20) / 1000)
+                    continue
+                if self.unfolded:
+                    self._finish(events)
+                for event in events:
+                    if isinstance(event, PartiesMerged):
+                        self._follow_merge(name, event)
+                return [[event_document(outcome)] if isinstance(outcome, TrekEvent)
+                        else outcome for outcome in outcomes]
+        raise ConcurrentChange(
+            "the campaign changed while this was being recorded; run the command again"
+        )
 
     def recorded_slug(self, slug: str | None) -> str:
         """`resolve(slug)`, answered from the campaign just recorded in when it was the one."""
@@ -906,6 +1001,12 @@ def _(named: EventsCancelled, campaign: Campaign) -> list[int]:
     if not targets:
         raise RuleViolation(f"everything event {seq} cancelled is already restored")
     return targets
+
+
+def decided_alone(command: Command) -> bool:
+    """Whether the campaign decides `command` alone, so it can share a transaction with others
+    (`Trek.handle_each`): a reversal reads the stored log around its target first."""
+    return not isinstance(command, Undo | Redo)
 
 
 def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,

@@ -13,6 +13,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -37,6 +38,9 @@ SEAT_COMMANDS = frozenset({"Move", "MoveCombatant", "Act", "GoProne", "StandUp",
 # Bounds on what a request may ask for: a command line a GM could type, not a payload.
 MAX_WORDS = 64
 MAX_WORD = 400
+
+# How many commands read from words the door keeps, for words sent again.
+READ_KEPT = 256
 
 # Options the server fixes (the store, the campaign, who records) and options that print and
 # end instead of answering: none has a place in a request.
@@ -108,10 +112,43 @@ def command_types(registry: Registry) -> dict[str, type[Command]]:
             if issubclass(kind, Command)}
 
 
+@dataclass(eq=False)
+class _Waiting:
+    """A command waiting at the door to be recorded with the others waiting (`Door.run`), and
+    its answer once recorded: the documents, or the refusal."""
+
+    slug: str
+    command: Command
+    party: str | None
+    answer: Any = None
+    refusal: Refused | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def answered(self) -> bool:
+        return self.done.is_set()
+
+    def tell(self, outcome: Any) -> None:
+        if isinstance(outcome, Refused):
+            self.refusal = outcome
+        elif isinstance(outcome, TrackerError):
+            self.refusal = Refused(422, _told(outcome))
+        elif isinstance(outcome, Exception):
+            self.refusal = Refused(500, f"Trek could not finish ({type(outcome).__name__})")
+        else:
+            self.answer = outcome
+        self.done.set()
+
+
 class Door:
     """One `Trek` kept open on the server's store for its lifetime (opened on first use), and
     the one way a request reaches it. A Trek is used by one request at a time (a lock); a
-    command that could not finish has the store opened afresh for the next."""
+    command that could not finish has the store opened afresh for the next.
+
+    Commands that arrive while the door is busy wait together, and the door's recorder thread,
+    when it next takes the door, records all of them in one transaction (`Trek.handle_each`):
+    one commit, and the campaign loaded once, for as many commands as came meanwhile. Each
+    request is woken as soon as its batch is done, not in turn behind the next batch."""
 
     def __init__(self, db: str, root: Root, memory: MemoryStores | None = None) -> None:
         self.db = db
@@ -119,6 +156,15 @@ class Door:
         self.memory = memory
         self.lock = threading.Lock()
         self._trek: Trek | None = None
+        # The commands waiting to be recorded together, in the order they came.
+        self._waiting: list[_Waiting] = []
+        self._waiting_lock = threading.Lock()
+        # Told when a command comes to wait, or when the door closes.
+        self._arrived = threading.Condition(self._waiting_lock)
+        self._recorder: threading.Thread | None = None
+        self._closing = False
+        # The commands words made (`read_words`), by the words.
+        self._read: dict[tuple[str, ...], tuple[Command, bool, str | None]] = {}
 
     @property
     def registry(self) -> Registry:
@@ -136,6 +182,13 @@ class Door:
         return self._trek
 
     def close(self) -> None:
+        with self._arrived:
+            # The recorder records what still waits, then ends.
+            self._closing = True
+            self._arrived.notify()
+            recorder = self._recorder
+        if recorder is not None:
+            recorder.join(timeout=30)
         with self.lock:
             self._drop()
 
@@ -154,8 +207,13 @@ class Door:
         """The command or query the words make, whether they ask for --preview, and the party
         a command acts on (--party; None: the party in use)."""
         from cli.parse import NotATableCommand, ParseError, read
+        from domain.ruleset import Command
 
         check_words(argv)
+        key = tuple(argv)
+        known = self._read.get(key)
+        if known is not None:
+            return known
         try:
             parsed = read(argv, self.root)
         except ParseError as error:
@@ -164,6 +222,13 @@ class Door:
             raise Refused(403, str(error)) from None
         except TrackerError as error:
             raise Refused(422, _told(error)) from None
+        if isinstance(parsed.command, Command):
+            # Words make the same command each time (reading them opens nothing and reads no
+            # clock), and a command is a frozen value: the table's repeated words are read
+            # once.
+            if len(self._read) >= READ_KEPT:
+                self._read.clear()
+            self._read[key] = (parsed.command, parsed.preview, parsed.party)
         return parsed.command, parsed.preview, parsed.party
 
     def read_json(self, given: Mapping[str, Any]) -> tuple[Command, str | None]:
@@ -217,8 +282,76 @@ class Door:
             party: str | None = None) -> Any:
         """Hand a command of the table to `Trek.handle` (or answer a query): the document
         `--json` prints. The command acts on `party` (None: the party in use)."""
-        with self.lock:
-            return self._run(slug, asked, preview=preview, party=party)
+        from domain.ruleset import Command
+        from tracker.app import decided_alone
+
+        if preview or not isinstance(asked, Command) or not decided_alone(asked):
+            with self.lock:
+                return self._run(slug, asked, preview=preview, party=party)
+        self._check_type(asked)
+        waiting = _Waiting(slug, asked, party)
+        with self._arrived:
+            self._waiting.append(waiting)
+            if self._recorder is None or not self._recorder.is_alive():
+                self._recorder = threading.Thread(target=self._records, name="trek-door",
+                                                  daemon=True)
+                self._recorder.start()
+            self._arrived.notify()
+        waiting.done.wait()
+        if waiting.refusal is not None:
+            raise waiting.refusal
+        return waiting.answer
+
+    def _records(self) -> None:
+        """The recorder thread: whenever commands wait, take the door and record them; ends
+        once the door closes with none waiting."""
+        while True:
+            with self._arrived:
+                while not self._waiting and not self._closing:
+                    self._arrived.wait()
+                if not self._waiting:
+                    return
+            with self.lock:
+                self._record_waiting()
+
+    def _record_waiting(self) -> None:
+        """Record every command waiting at the door, one transaction for each campaign's
+        (under the lock): each is answered, recorded or refused, before the lock is let go."""
+        with self._waiting_lock:
+            waiting, self._waiting = self._waiting, []
+        by_campaign: dict[str, list[_Waiting]] = {}
+        for each in waiting:
+            by_campaign.setdefault(each.slug, []).append(each)
+        try:
+            for slug, group in by_campaign.items():
+
+                def more(slug: str = slug, group: list[_Waiting] = group
+                         ) -> list[tuple[Command, str | None]]:
+                    # The campaign's commands that came while this one waited its turn.
+                    with self._waiting_lock:
+                        came = [each for each in self._waiting if each.slug == slug]
+                        self._waiting = [each for each in self._waiting if each.slug != slug]
+                    group.extend(came)
+                    waiting.extend(came)
+                    return [(each.command, each.party) for each in came]
+
+                try:
+                    outcomes: list[Any] = self._open().handle_each(
+                        slug, [(each.command, each.party) for each in group], more)
+                except TrackerError as error:
+                    # Nothing of the group was recorded: each is told why.
+                    outcomes = [error] * len(group)
+                except Exception as error:
+                    # What the store holds is told by the next request, on a store opened
+                    # afresh; none of the group was acknowledged.
+                    self._drop()
+                    outcomes = [error] * len(group)
+                for each, outcome in zip(group, outcomes, strict=True):
+                    each.tell(outcome)
+        finally:
+            for each in waiting:
+                if not each.answered:
+                    each.tell(Refused(500, "Trek could not finish (interrupted)"))
 
 
     def seats(self) -> Seats:
@@ -375,11 +508,14 @@ class Door:
             assert self._trek is not None
             return docs, self._trek.previewed_encounter()
 
+    def _check_type(self, asked: object) -> None:
+        if table_types(self.registry).get(type(asked).__name__) is not type(asked):
+            raise Refused(403, f"{type(asked).__name__} is not a command of the table")
+
     def _run(self, slug: str, asked: Command | Query, *, preview: bool = False,
              party: str | None = None, actor: Actor | None = None) -> Any:
         from cli.reads import Query
-        if table_types(self.registry).get(type(asked).__name__) is not type(asked):
-            raise Refused(403, f"{type(asked).__name__} is not a command of the table")
+        self._check_type(asked)
         if isinstance(asked, Query) and preview:
             raise Refused(400, f"`{asked.what}` records nothing; --preview goes with a "
                                "command that records")
