@@ -131,6 +131,8 @@ def run(db: str, folder: str, *, servers: int, clients: int, commands: int, writ
     api: list[float] = []
     cli: list[float] = []
     errors = {"api": 0, "cli": 0}
+    # What each failed command said (its last line of stderr), each sentence once.
+    told: list[str] = []
     lock = threading.Lock()
     go = threading.Event()
 
@@ -164,6 +166,10 @@ def run(db: str, folder: str, *, servers: int, clients: int, commands: int, writ
                     cli.append(took)
                 else:
                     errors["cli"] += 1
+                    said = (done.stderr.decode(errors="replace").strip().splitlines()
+                            or [f"exit {done.returncode}, nothing on stderr"])[-1]
+                    if said not in told:
+                        told.append(said)
 
     try:
         for _, url in started:
@@ -200,6 +206,7 @@ def run(db: str, folder: str, *, servers: int, clients: int, commands: int, writ
         "seconds": round(wall, 2),
         "client_cpu_s": round(ended.user - cpu.user + ended.system - cpu.system, 2),
         "target_ms": {"p50": p50_target, "p99": p99_target},
+        "failures": told,
     }
     api_p50, api_p99 = result["api"]["p50_ms"], result["api"]["p99_ms"]
     result["met"] = (api_p50 is not None and api_p99 is not None and api_p50 <= p50_target
@@ -250,6 +257,8 @@ def main() -> None:
           f"{'met' if result['met'] else 'NOT met'}")
     print(f"events stored {result['stored']}, commands acknowledged {result['acknowledged']}, "
           f"provisions added {result['provisions_added']}")
+    for said in result["failures"]:
+        print(f"a trek process failed: {said}")
 
 
 if __name__ == "__main__":
