@@ -86,7 +86,8 @@ class _Written(dict[str, Any]):
     __slots__ = ("model",)
 
     def __init__(self, model: Slice) -> None:
-        super().__init__(model.model_dump(mode="json"))
+        # `model_dump(mode="json")`, without its keywords' handling.
+        super().__init__(type(model).__pydantic_serializer__.to_python(model, mode="json"))
         self.model: Slice | None = model
 
 
