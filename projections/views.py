@@ -463,7 +463,7 @@ def refresh_index(cursor: Cursor, campaign_id: str,
     cursor.execute("SELECT seq, type, day, session, cancelled_by FROM trek_view_entries "
                    "WHERE campaign_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
                    (campaign_id, first, last))
-    stored = [tuple(row) for row in cursor.fetchall()]
+    stored = cursor.fetchall()
     if stored == rows:
         return
     wanted = set(rows)
