@@ -90,6 +90,10 @@ class _Written(dict[str, Any]):
         super().__init__(type(model).__pydantic_serializer__.to_python(model, mode="json"))
         self.model: Slice | None = model
 
+    def __copy__(self) -> dict[str, Any]:
+        # A copy is the plain document: two documents never share one model to hand out.
+        return dict(self)
+
 
 _S = TypeVar("_S", bound=Slice)
 
