@@ -62,8 +62,38 @@ class Slice(BaseModel):
     @classmethod
     def edit(cls, owner: _Owner) -> _Edit[Self]:
         """`with Slice.edit(owner) as part:` changes made to `part` are written back to the
-        owner's document when the block ends without an error."""
+        owner's document when the block ends without an error.
+
+        A document the last edit wrote still holds the model it was written from: the next
+        edit of the same slice takes that model rather than validating the document again (a
+        replay edits a slice for most events it folds). Taken, it is the one edit's alone."""
+        document = owner.travel
+        if type(document) is _Written:
+            part = document.model
+            if type(part) is cls:
+                document.model = None
+                return _Edit(owner, part)
         return _Edit(owner, cls.read(owner))
+
+    def write(self, owner: _Owner) -> None:
+        """Make this the owner's document, as an edit does when its block ends."""
+        owner.travel = _Written(self)
+
+
+class _Written(dict[str, Any]):
+    """A slice's document as an edit wrote it, with the model it was dumped from (until an
+    edit takes it: see `Slice.edit`). As a document it is the plain dict it holds."""
+
+    __slots__ = ("model",)
+
+    def __init__(self, model: Slice) -> None:
+        # `model_dump(mode="json")`, without its keywords' handling.
+        super().__init__(type(model).__pydantic_serializer__.to_python(model, mode="json"))
+        self.model: Slice | None = model
+
+    def __copy__(self) -> dict[str, Any]:
+        # A copy is the plain document: two documents never share one model to hand out.
+        return dict(self)
 
 
 _S = TypeVar("_S", bound=Slice)
@@ -83,7 +113,7 @@ class _Edit(Generic[_S]):
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
-            self.owner.travel = self.part.model_dump(mode="json")
+            self.owner.travel = _Written(self.part)
 
 
 class Character(_Mutable):

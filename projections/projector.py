@@ -29,6 +29,7 @@ from projections.kept_log import save_kinds
 from projections.stored_status import code_stamp
 from projections.views import (
     CampaignView,
+    drop_index_rows,
     kinds_of,
     load_view,
     load_view_at,
@@ -44,12 +45,8 @@ REBUILD_BATCH = 10_000
 Progress = Callable[[int, int], None]
 
 
-class Note(Protocol):
-    id: int
-    originator_id: Any
-    originator_version: int
-    topic: str
-    state: bytes
+# One stored event as a batch reads it: (notification id, originator id, version, topic, state).
+Row = tuple[int, Any, int, str, Any]
 
 
 class NotificationSource(Protocol):
@@ -60,7 +57,8 @@ class NotificationSource(Protocol):
     def max_notification_id(self) -> int | None: ...
 
 
-Decode = Callable[[Any], TrekEvent | None]
+# The event of one row, from (originator id, version, topic, state); None for another record.
+Decode = Callable[[Any, int, str, Any], TrekEvent | None]
 
 
 class ViewsOutOfStep(Exception):
@@ -107,7 +105,7 @@ def _(event: CampaignStarted) -> CampaignView | None:
 
 
 def fold(views: dict[str, CampaignView], event: TrekEvent,
-         load: Callable[[str], CampaignView | None]) -> CampaignView:
+         load: Callable[[str], CampaignView | None], indexed: bool = False) -> CampaignView:
     cid = str(event.originator_id)
     view = views.get(cid)
     if view is None:
@@ -117,7 +115,10 @@ def fold(views: dict[str, CampaignView], event: TrekEvent,
             if view is None:
                 raise ViewsOutOfStep(f"event {event.seq} belongs to a campaign with no view")
         views[cid] = view
-    view.apply(event)
+    if indexed:
+        view.fold_indexed(event)
+    else:
+        view.apply(event)
     return view
 
 
@@ -140,15 +141,6 @@ def _collector_paused() -> Iterator[None]:
 
 def _loader(cursor: Cursor) -> Callable[[str], CampaignView | None]:
     return lambda cid: load_view(cursor, cid)
-
-
-class StoredRow:
-    """An event row read straight from the event table: what `decode` needs of a notification."""
-
-    __slots__ = ("id", "originator_id", "originator_version", "state", "topic")
-
-    def __init__(self, row: Sequence[Any]) -> None:
-        self.id, self.originator_id, self.originator_version, self.topic, self.state = row
 
 
 class Projector:
@@ -188,13 +180,14 @@ class Projector:
             self._direct_checked = True
         return self._direct
 
-    def _notes(self, cursor: Cursor, after: int | None, limit: int) -> Sequence[Any]:
+    def _notes(self, cursor: Cursor, after: int | None, limit: int) -> Sequence[Row]:
         """Up to `limit` rows past `after` (None: past the tracking position)."""
         table = self._direct_table()
         if table is None:
             if after is None:
                 after = _position(cursor)
-            return self.source.select_notifications(after + 1, limit)
+            return [(n.id, n.originator_id, n.originator_version, n.topic, n.state)
+                    for n in self.source.select_notifications(after + 1, limit)]
         if after is None:
             # The position and the rows past it in one statement.
             cursor.execute(
@@ -205,7 +198,7 @@ class Projector:
             cursor.execute(
                 f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
                 "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
-        return [StoredRow(row) for row in cursor.fetchall()]
+        return cursor.fetchall()
 
     def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent]]]]:
         while True:
@@ -213,8 +206,10 @@ class Projector:
                 notes = self._notes(cursor, after, self.batch)
             if not notes:
                 return
-            events = [(n.id, e) for n in notes if (e := self.decode(n)) is not None]
-            after = notes[-1].id
+            decode = self.decode
+            events = [(row[0], e) for row in notes
+                      if (e := decode(row[1], row[2], row[3], row[4])) is not None]
+            after = notes[-1][0]
             yield after, events
 
     def catch_up(self, progress: Progress | None = None, batch: int | None = None) -> int:
@@ -258,13 +253,13 @@ class Projector:
         """
         with _collector_paused():
             if appended and len(appended) <= self.batch and self._direct_table() is not None:
-                notes = [StoredRow(row) for row in appended]
-                cid = str(UUID(hex=str(notes[0].originator_id)))
+                notes = list(appended)
+                cid = str(UUID(hex=str(notes[0][1])))
                 position, view = load_view_at(cursor, cid, TRACKING_NAME)
                 load = _loader(cursor)
                 folded = self._fold_batch(
                     cursor, position, self.batch,
-                    notes=notes if position == notes[0].id - 1 else None,
+                    notes=notes if position == notes[0][0] - 1 else None,
                     load=lambda c: view if c == cid else load(c))
             else:
                 folded = self._fold_batch(cursor, None, self.batch)
@@ -274,12 +269,15 @@ class Projector:
         return folded
 
     def _fold_batch(self, cursor: Cursor, after: int | None, limit: int,
-                    links: Links | None = None, *, notes: Sequence[Any] | None = None,
+                    links: Links | None = None, folded: dict[str, int] | None = None, *,
+                    notes: Sequence[Any] | None = None,
                     load: Callable[[str], CampaignView | None] | None = None) -> int:
         """Fold up to `limit` notifications after `after` (`notes`: those rows, already at
         hand) and write the views they changed and the new position with `cursor`; returns how
         many were read. With `links`, each row's link in its campaign's hash chain is checked
-        as it is decoded. `load`: how a campaign's stored views are read (by its id)."""
+        as it is decoded. With `folded` (a rebuild's campaign id -> events folded, kept up to
+        date here), the log's index is kept and only what differs written (`save_view`'s
+        `kept_index`). `load`: how a campaign's stored views are read (by its id)."""
         if notes is None:
             notes = self._notes(cursor, after, limit)
         if not notes:
@@ -288,24 +286,48 @@ class Projector:
         views: dict[Any, CampaignView] = {}
         if load is None:
             load = _loader(cursor)
-        for note in notes:
-            event = decode(note) if links is None else _linked(note, decode, links)
+        follow = links.follow if links is not None else None
+        # A rebuild keeps of each event folded only its row of the log's index, so the event
+        # is let go as soon as it is folded (`CampaignView.fold_indexed`).
+        indexed = folded is not None
+        for _, originator, version, topic, state in notes:
+            if follow is None:
+                event = decode(originator, version, topic, state)
+            else:
+                # Each row's link in its campaign's chain, checked as it is decoded.
+                data = stored_bytes(state)
+                try:
+                    event = decode(originator, version, topic, data)
+                except Exception as error:
+                    # A row that does not decode may be damage later rows reveal (a topic
+                    # edited, say): the chains are walked in full, and only if they hold is
+                    # the decoder's error told.
+                    raise ChainBroken(str(originator)) from error
+                if event is None:
+                    linked, chain = stored_link(data)
+                else:
+                    linked, chain = event.prev_hash, event.chain
+                follow(originator, version, topic, data, linked, chain)
             if event is None:
                 continue
             # Keyed by the row's own id value, so no UUID is formatted per event.
-            view = views.get(note.originator_id)
+            view = views.get(originator)
             if view is None:
-                view = fold({}, event, load)
-                views[note.originator_id] = view
+                view = views[originator] = fold({}, event, load, indexed)
+            elif indexed:
+                view.fold_indexed(event)
             else:
                 view.apply(event)
         for view in views.values():
-            save_view(cursor, view, status_of(view, self.rulesets.named(view.ruleset)))
+            if folded is not None:
+                folded[view.campaign_id] = view.events
+            save_view(cursor, view, status_of(view, self.rulesets.named(view.ruleset)),
+                      kept_index=folded is not None)
             if not view.kinds_kept:
                 save_kinds(cursor, view.ruleset,
                            kinds_of(self.rulesets.event_types(view.ruleset)))
                 view.kinds_kept = True
-        _set_position(cursor, notes[-1].id)
+        _set_position(cursor, notes[-1][0])
         return len(notes)
 
     def rebuild(self, progress: Progress | None = None, links: Links | None = None) -> int:
@@ -318,16 +340,22 @@ class Projector:
         """
         total = (self.source.max_notification_id() or 0) if progress else 0
         done = 0
+        campaigns: dict[str, int] = {}
         with self.db.bulk(), self.db.transaction() as cursor:
             for table in VIEW_TABLES:
-                cursor.execute(f"DELETE FROM {table}")
+                if table != "trek_view_entries":
+                    # The log's index is kept, its rows compared as they are folded again:
+                    # most stand as they were.
+                    cursor.execute(f"DELETE FROM {table}")
             _set_position(cursor, 0)
             while True:
                 with _collector_paused():
-                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH, links)
+                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH, links,
+                                              campaigns)
                 if not folded:
                     if links is not None:
                         links.finish()
+                    drop_index_rows(cursor, campaigns)
                     break
                 done += folded
                 if progress:
@@ -509,23 +537,6 @@ class Projector:
             return None
         with self.db.reading() as cursor:
             return load_view(cursor, campaign_id)
-
-
-def _linked(note: Any, decode: Decode, links: Links) -> TrekEvent | None:
-    """The event a row holds, its link in the chain checked (see `Projector.rebuild`)."""
-    data = stored_bytes(note.state)
-    try:
-        event = decode(note)
-    except Exception as error:
-        # A row that does not decode may be damage later rows reveal (a topic edited, say):
-        # the chains are walked in full, and only if they hold is the decoder's error told.
-        raise ChainBroken(str(note.originator_id)) from error
-    if event is None:
-        linked, chain = stored_link(data)
-    else:
-        linked, chain = event.prev_hash, event.chain
-    links.follow(note.originator_id, note.originator_version, note.topic, data, linked, chain)
-    return event
 
 
 def _canonical(document: Mapping[str, Any]) -> Any:

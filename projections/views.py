@@ -6,6 +6,7 @@ persisted to its own table; reversals carry their corrections, so nothing here d
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, singledispatch
@@ -24,7 +25,6 @@ from domain.events import (
 from domain.geometry import Square
 from domain.labels import labels_of
 from domain.maps import GameMap
-from domain.patch import apply as apply_corrections
 from domain.ruleset import Ruleset, Situation
 from domain.state import (
     SUPPLY_KINDS,
@@ -187,8 +187,10 @@ class CampaignView:
                 self._cancelled = {}
             else:
                 self._cancelled_json = cancelled_json
-        # Log rows made and cancellation marks changed since the view was loaded.
+        # Log rows made and cancellation marks changed since the view was loaded: as entries
+        # holding their events (`apply`), or as the rows alone (`fold_indexed`).
         self.new_log: list[LogEntry] = []
+        self.index_rows: list[tuple[int, str, int, int | None]] = []
         self.marks: dict[int, int | None] = {}
         # The reversals folded since then, for the cancellations kept by key.
         self.reversals: list[TrekEvent] = []
@@ -246,6 +248,17 @@ class CampaignView:
         self.events = seq
         self._last = event
         self.new_log.append(LogEntry(event, self.game.day.number))
+
+    def fold_indexed(self, event: TrekEvent) -> None:
+        """Fold one event in as `apply` does, keeping of it only its row of the log's index
+        (seq, type, day, session): a rebuild lets each event go once it is folded."""
+        seq = event.originator_version
+        if seq != self.events + 1:
+            raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
+        _fold_of(type(event))(event, self)
+        self.events = seq
+        self._last = event
+        self.index_rows.append((seq, type(event).__name__, self.game.day.number, event.session))
 
     @property
     def situation(self) -> Situation:
@@ -310,7 +323,16 @@ def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:
         reversal.apply_to(game)
         return
     part = game.model_dump(mode="json", include=touched)
-    corrected = Game.model_validate(apply_corrections(part, corrections))
+    # As `domain.patch.apply` applies them, on the fresh dump itself (it needs no copy).
+    for correction in corrections:
+        parent: Any = part
+        for key in correction.path[:-1]:
+            parent = parent.setdefault(key, {})
+        if correction.delete:
+            parent.pop(correction.path[-1], None)
+        else:
+            parent[correction.path[-1]] = copy.deepcopy(correction.value)
+    corrected = Game.model_validate(part)
     for name in touched:
         setattr(game, name, getattr(corrected, name))
 
@@ -394,9 +416,14 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any]) -> None:
+def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any], *,
+              kept_index: bool = False) -> None:
     """Write every read model of one campaign, its `status` document (`status_of`) kept beside
-    its state, and the log rows its new events made."""
+    its state, and the log rows its new events made.
+
+    `kept_index`: the log's index may already hold rows for these events (a rebuild keeps it
+    rather than emptying it): each is compared with the row the fold made, and only a row that
+    differs, is missing or is not the fold's is written or deleted (`refresh_index`)."""
     cid = view.campaign_id
     game = view.game
     # An update, not a delete and insert: a long campaign's map of cancellations is only
@@ -426,21 +453,67 @@ def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any]) -> 
         "game_json = excluded.game_json, events = excluded.events, code = excluded.code, "
         "status_json = excluded.status_json",
         (cid, game.model_dump_json(), view.events, code_stamp(), status_text(status)))
-    if view.new_log:
+    if view.new_log or view.index_rows:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.
         marked = view.cancelled if view.marks else {}
-        insert_rows(cursor, "trek_view_entries", ENTRY_COLUMNS,
-                    [(cid, seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
-                      ev.session, marked.get(seq)) for e in view.new_log])
+        rows = [(seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
+                 ev.session, marked.get(seq)) for e in view.new_log]
+        rows += [(seq, kind, day, session, marked.get(seq))
+                 for seq, kind, day, session in view.index_rows]
+        if kept_index:
+            refresh_index(cursor, cid, rows)
+        else:
+            insert_rows(cursor, "trek_view_entries", ENTRY_COLUMNS,
+                        [(cid, *row) for row in rows])
     if view.marks:
         cursor.executemany(
             "UPDATE trek_view_entries SET cancelled_by = ? WHERE campaign_id = ? AND seq = ?",
             [(by, cid, seq) for seq, by in view.marks.items()])
     save_cancellations(cursor, view.reversals)
     view.new_log = []
+    view.index_rows = []
     view.marks = {}
     view.reversals = []
+
+
+def refresh_index(cursor: Cursor, campaign_id: str,
+                  rows: Sequence[tuple[int, str, int, int | None, int | None]]) -> None:
+    """Make the log's index hold exactly `rows` (seq, type, day, session, cancelled_by; seqs
+    in order, one after another) over their range of seqs, writing only what differs.
+
+    A rebuild mostly finds the rows it would write already there: reading and comparing
+    them costs a fraction of deleting and inserting every row (and its index entry) again.
+    """
+    first, last = rows[0][0], rows[-1][0]
+    cursor.execute("SELECT seq, type, day, session, cancelled_by FROM trek_view_entries "
+                   "WHERE campaign_id = ? AND seq >= ? AND seq <= ? ORDER BY seq",
+                   (campaign_id, first, last))
+    stored = cursor.fetchall()
+    if stored == rows:
+        return
+    wanted = set(rows)
+    kept = set(stored)
+    stale = [(campaign_id, row[0]) for row in stored if row not in wanted]
+    if stale:
+        cursor.executemany("DELETE FROM trek_view_entries WHERE campaign_id = ? AND seq = ?",
+                           stale)
+    fresh = [(campaign_id, *row) for row in rows if row not in kept]
+    if fresh:
+        insert_rows(cursor, "trek_view_entries", ENTRY_COLUMNS, fresh)
+
+
+def drop_index_rows(cursor: Cursor, events: Mapping[str, int]) -> None:
+    """Delete every row of the log's index outside its campaign's events 1 to N (`events`,
+    campaign id -> N), and every row of a campaign not there: what a rebuild that kept the
+    index (`refresh_index`) has not made."""
+    cursor.execute("SELECT DISTINCT campaign_id FROM trek_view_entries")
+    gone = [(cid,) for (cid,) in cursor.fetchall() if cid not in events]
+    if gone:
+        cursor.executemany("DELETE FROM trek_view_entries WHERE campaign_id = ?", gone)
+    if events:
+        cursor.executemany("DELETE FROM trek_view_entries WHERE campaign_id = ? "
+                           "AND (seq < 1 OR seq > ?)", list(events.items()))
 
 
 def _where(game: Game, with_party: bool, left_at: Square | None) -> tuple[int | None, int | None]:

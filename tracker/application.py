@@ -88,11 +88,14 @@ class TrekApplication(Application[UUID]):
             self._rulesets_of[campaign] = ruleset if isinstance(ruleset, str) else None
         return self._rulesets_of[campaign]
 
-    def decode(self, notification: Any) -> TrekEvent | None:
-        if self._rows is None:
+    def decode(self, originator_id: Any, version: int, topic: str, state: Any
+               ) -> TrekEvent | None:
+        """The Trek event a stored row holds, given as its fields (None for another record)."""
+        rows = self._rows
+        if rows is None:
             assert isinstance(self.mapper, PydanticMapper)
-            self._rows = RowDecoder(self.mapper)
-        event = self._rows(notification)
+            rows = self._rows = RowDecoder(self.mapper)
+        event = rows.fields(originator_id, version, topic, state)
         return event if isinstance(event, TrekEvent) else None
 
 

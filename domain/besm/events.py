@@ -25,7 +25,7 @@ class DayStarted(TrekEvent):
 
     def apply_to(self, game: Game) -> None:
         game.day = Day(number=self.number, open=True)
-        game.travel = TravelDay(budget=self.budget).model_dump(mode="json")
+        TravelDay(budget=self.budget).write(game)
 
 
 class Moved(TrekEvent):

@@ -30,11 +30,11 @@ def test_a_rebuild_that_fails_part_way_leaves_the_read_models_as_they_were(
     real_save = projections.projector.save_view
     saves: list[int] = []
 
-    def failing_save(cursor: Any, view: Any, status: Any) -> None:
+    def failing_save(cursor: Any, view: Any, status: Any, **options: Any) -> None:
         saves.append(view.events)
         if len(saves) == 3:
             raise OSError("disk full")
-        real_save(cursor, view, status)
+        real_save(cursor, view, status, **options)
 
     monkeypatch.setattr(projections.projector, "save_view", failing_save)
     with pytest.raises(StoreError, match=r"the rebuild failed \(OSError: disk full\); the read "
