@@ -241,24 +241,23 @@ class CampaignView:
 
     def apply(self, event: TrekEvent) -> None:
         """Fold one event in."""
-        seq = event.originator_version
-        if seq != self.events + 1:
-            raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
-        _fold_of(type(event))(event, self)
-        self.events = seq
-        self._last = event
+        self._fold(event)
         self.new_log.append(LogEntry(event, self.game.day.number))
 
     def fold_indexed(self, event: TrekEvent) -> None:
         """Fold one event in as `apply` does, keeping of it only its row of the log's index
         (seq, type, day, session): a rebuild lets each event go once it is folded."""
+        self._fold(event)
+        self.index_rows.append((self.events, type(event).__name__, self.game.day.number,
+                                event.session))
+
+    def _fold(self, event: TrekEvent) -> None:
         seq = event.originator_version
         if seq != self.events + 1:
             raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
         _fold_of(type(event))(event, self)
         self.events = seq
         self._last = event
-        self.index_rows.append((seq, type(event).__name__, self.game.day.number, event.session))
 
     @property
     def situation(self) -> Situation:

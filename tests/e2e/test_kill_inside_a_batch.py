@@ -19,25 +19,12 @@ from pathlib import Path
 
 import pytest
 from conftest import TrekRun, trek_env
-from test_kill_inside_the_transaction import store_now
+from test_kill_inside_the_transaction import KILL_AT_STATEMENT, store_now
 
 pytestmark = pytest.mark.slow
 
-KILLER = """
-import json, os, signal, sqlite3, sys
-n = int(sys.argv[1])
-seen = []
-def trace(sql):
-    if sql.startswith("BEGIN IMMEDIATE") or seen:
-        seen.append(sql)
-        if len(seen) == n + 1:
-            os.kill(os.getpid(), signal.SIGKILL)
-real = sqlite3.connect
-def connect(*args, **kwargs):
-    connection = real(*args, **kwargs)
-    connection.set_trace_callback(trace)
-    return connection
-sqlite3.connect = connect
+KILLER = KILL_AT_STATEMENT + """
+import json
 from cli.bootstrap import bootstrap
 from domain.commands import AddSupplies, SpendSupplies
 from tracker.app import Trek

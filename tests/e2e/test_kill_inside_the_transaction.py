@@ -28,9 +28,9 @@ from tracker.app import Trek
 
 pytestmark = pytest.mark.slow
 
-# The `trek` process, with every sqlite3 connection traced; killed at statement N of the
+# Every sqlite3 connection of the process traced; the process killed at statement N of the
 # transaction (N = argv[1]).
-KILLER = """
+KILL_AT_STATEMENT = """
 import os, signal, sqlite3, sys
 n = int(sys.argv[1])
 seen = []
@@ -45,6 +45,9 @@ def connect(*args, **kwargs):
     connection.set_trace_callback(trace)
     return connection
 sqlite3.connect = connect
+"""
+# The `trek` process so killed.
+KILLER = KILL_AT_STATEMENT + """
 from cli.main import trek
 trek.main(sys.argv[2:], prog_name="trek")
 """
