@@ -182,7 +182,7 @@ class Projector:
                     # PostgreSQL's is made with the recorder, and asking would commit the
                     # transaction this may be asked in.
                     and (isinstance(self.db, PostgresDatabase)
-                         or isinstance(self.db, SQLiteDatabase) and self.db.has_table(table))):
+                         or (isinstance(self.db, SQLiteDatabase) and self.db.has_table(table)))):
                 self._direct = table
                 self._id = "rowid" if isinstance(self.db, SQLiteDatabase) else "notification_id"
             self._direct_checked = True

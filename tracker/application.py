@@ -40,7 +40,10 @@ class TrekApplication(Application[UUID]):
         if _on_postgres(self.factory):
             from tracker.postgres_recorder import SharedPostgresEventRecorder
 
-            shared = SharedPostgresEventRecorder(self.factory.datastore)  # type: ignore[attr-defined]
+            # The events table named as the library's factory names it.
+            shared = SharedPostgresEventRecorder(
+                self.factory.datastore,  # type: ignore[attr-defined]
+                events_table_name=(self.factory.env.name.lower() or "stored") + "_events")
             if self.factory.env_create_table():  # type: ignore[attr-defined]
                 shared.create_table()
             return shared

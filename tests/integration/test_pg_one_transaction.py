@@ -15,10 +15,12 @@ from tracker.app import Trek
 
 
 def rows(db: str, sql: str) -> list[tuple[Any, ...]]:
-    """What the store holds, read behind Trek's back."""
+    """What the store holds, read behind Trek's back (`{events}`: its events table)."""
     if db.startswith("postgresql://"):
         with psycopg.connect(db) as conn:
-            return list(conn.execute(sql).fetchall())
+            found = conn.execute(sql.format(events="trek_events"))  # type: ignore[arg-type]
+            return list(found.fetchall())
+    sql = sql.format(events="stored_events")
     with sqlite3.connect(db) as lite:
         return lite.execute(sql).fetchall()
 
@@ -30,11 +32,12 @@ def test_a_fold_that_fails_takes_its_append_back_and_the_event_is_recorded_alone
     seen: list[int] = []
     with Trek.open(db, rulesets=RULESETS, gm="gm") as trek:
         assert trek.app.folds_with_append
+        table = trek.app.recorder.events_table_name  # type: ignore[attr-defined]
 
         def failing(cursor: Any, appended: Any) -> int:
             # Inside the append's transaction: the new event is there, and a row written
             # here must go when the transaction is rolled back.
-            cursor.execute("SELECT COUNT(*) FROM stored_events")
+            cursor.execute(f"SELECT COUNT(*) FROM {table}")
             seen.append(cursor.fetchall()[0][0])
             cursor.execute("INSERT INTO trek_meta (key, value) VALUES ('probe', 'written')")
             raise OSError("the fold failed")
@@ -45,7 +48,7 @@ def test_a_fold_that_fails_takes_its_append_back_and_the_event_is_recorded_alone
     # gone and the event was recorded once, by the fallback.
     assert seen == [2]
     assert rows(db, "SELECT value FROM trek_meta WHERE key = 'probe'") == []
-    assert rows(db, "SELECT originator_version, topic FROM stored_events "
+    assert rows(db, "SELECT originator_version, topic FROM {events} "
                     "ORDER BY originator_version") == [
         (1, "domain.events:CampaignStarted"), (2, "domain.events:SuppliesAdded")]
     # The read models were brought up to it afterwards (`_finish`).
