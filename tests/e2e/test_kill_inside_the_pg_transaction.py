@@ -6,8 +6,9 @@ The process is killed from inside: psycopg's cursor `execute` and the connection
 commands (its COMMIT) are wrapped, and at the N-th statement after the events table's lock the
 process sends itself SIGKILL before the statement is sent (nothing of Python's runs after it;
 the server rolls back what the dead connection left open). N runs from the statement after the
-lock to the COMMIT, and one past it, where the store must hold everything. The read models stand on the log's last
-event or one event behind it (the rows past their position are then read and folded with it).
+lock to the COMMIT, and one past it, where the store must hold everything. The read models
+stand on the log's last event or one event behind it (the rows past their position are then
+read and folded with it).
 """
 
 from __future__ import annotations
