@@ -20,6 +20,7 @@ from projections.db import (
     VIEW_TABLES,
     Cursor,
     Database,
+    PostgresDatabase,
     SQLiteDatabase,
     has_current_schema,
     keep_status_with_state,
@@ -154,6 +155,8 @@ class Projector:
         self.decode = decode
         self.batch = batch
         self._direct: str | None = None
+        # The column of the event table's notification ids (SQLite's rowid).
+        self._id = "rowid"
         self._current_schema: bool | None = None
         self._direct_checked = False
 
@@ -168,15 +171,20 @@ class Projector:
     def _direct_table(self) -> str | None:
         """The event table, when the read models' own connection can read it.
 
-        An SQLite store keeps its events and read models in one file: reading the event rows
-        on the read models' connection, inside the transaction that writes the views, skips
-        building a notification object per event and sees exactly what the fold commits.
+        A store keeps its events and read models in one database (one file on SQLite):
+        reading the event rows on the read models' connection, inside the transaction that
+        writes the views, skips building a notification object per event and sees exactly
+        what the fold commits, the append of that transaction included.
         """
         if not self._direct_checked:
             table = getattr(self.source, "events_table_name", None)
             if (isinstance(table, str) and table.isidentifier()
-                    and isinstance(self.db, SQLiteDatabase) and self.db.has_table(table)):
+                    # PostgreSQL's is made with the recorder, and asking would commit the
+                    # transaction this may be asked in.
+                    and (isinstance(self.db, PostgresDatabase)
+                         or (isinstance(self.db, SQLiteDatabase) and self.db.has_table(table)))):
                 self._direct = table
+                self._id = "rowid" if isinstance(self.db, SQLiteDatabase) else "notification_id"
             self._direct_checked = True
         return self._direct
 
@@ -188,16 +196,17 @@ class Projector:
                 after = _position(cursor)
             return [(n.id, n.originator_id, n.originator_version, n.topic, n.state)
                     for n in self.source.select_notifications(after + 1, limit)]
+        rowid = self._id
         if after is None:
             # The position and the rows past it in one statement.
             cursor.execute(
-                f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
-                "WHERE rowid > COALESCE((SELECT notification_id FROM trek_view_tracking "
-                "WHERE name = ?), 0) ORDER BY rowid LIMIT ?", (TRACKING_NAME, limit))
+                f"SELECT {rowid}, originator_id, originator_version, topic, state FROM {table} "
+                f"WHERE {rowid} > COALESCE((SELECT notification_id FROM trek_view_tracking "
+                f"WHERE name = ?), 0) ORDER BY {rowid} LIMIT ?", (TRACKING_NAME, limit))
         else:
             cursor.execute(
-                f"SELECT rowid, originator_id, originator_version, topic, state FROM {table} "
-                "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
+                f"SELECT {rowid}, originator_id, originator_version, topic, state FROM {table} "
+                f"WHERE {rowid} > ? ORDER BY {rowid} LIMIT ?", (after, limit))
         return cursor.fetchall()
 
     def _events(self, after: int) -> Iterator[tuple[int, list[tuple[int, TrekEvent]]]]:

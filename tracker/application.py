@@ -37,6 +37,16 @@ class TrekApplication(Application[UUID]):
         super().__init__(env=env)
 
     def construct_recorder(self) -> ApplicationRecorder:
+        if _on_postgres(self.factory):
+            from tracker.postgres_recorder import SharedPostgresEventRecorder
+
+            # The events table named as the library's factory names it.
+            shared = SharedPostgresEventRecorder(
+                self.factory.datastore,  # type: ignore[attr-defined]
+                events_table_name=(self.factory.env.name.lower() or "stored") + "_events")
+            if self.factory.env_create_table():  # type: ignore[attr-defined]
+                shared.create_table()
+            return shared
         if not _on_sqlite(self.factory):
             return super().construct_recorder()
         from tracker.sqlite_recorder import SharedEventRecorder
@@ -59,10 +69,17 @@ class TrekApplication(Application[UUID]):
 
     def share(self, views: Database) -> None:
         """Read the event store on `views`' connection, and let `save(..., then=fold)` append
-        and fold the read models in one transaction there (an SQLite file store's)."""
-        from projections.db import SQLiteDatabase
+        and fold the read models in one transaction there (an SQLite file store's or a
+        PostgreSQL store's; on PostgreSQL the event store is still read on its own pool)."""
+        from projections.db import PostgresDatabase, SQLiteDatabase
         from tracker.sqlite_recorder import SharedEventRecorder, SharedSnapshotRecorder
 
+        if isinstance(views, PostgresDatabase):
+            from tracker.postgres_recorder import SharedPostgresEventRecorder
+
+            if isinstance(self.recorder, SharedPostgresEventRecorder):
+                self.recorder.share(views)
+            return
         if isinstance(views, SQLiteDatabase) and isinstance(self.recorder, SharedEventRecorder):
             self.recorder.share(views)
             assert self.snapshots is not None
@@ -101,6 +118,10 @@ class TrekApplication(Application[UUID]):
 
 def _on_sqlite(factory: object) -> bool:
     return type(factory).__module__ == "eventsourcing.sqlite"
+
+
+def _on_postgres(factory: object) -> bool:
+    return type(factory).__module__ == "eventsourcing.postgres"
 
 
 def playing(rulesets: Registry) -> type[TrekApplication]:
