@@ -9,6 +9,7 @@ from typing import Any
 import psycopg
 from eventsourcing.persistence import IntegrityError, StoredEvent
 from eventsourcing.postgres import PostgresApplicationRecorder
+from psycopg.pq import TransactionStatus
 from psycopg.rows import dict_row
 from psycopg.types.composite import register_composite
 
@@ -35,11 +36,17 @@ class SharedPostgresEventRecorder(PostgresApplicationRecorder):
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any
                       ) -> Sequence[int] | None:
-        then = kwargs.get("then")
-        if then is None or self.views is None or not stored_events:
+        then = kwargs.pop("then", None)
+        conn = None if self.views is None else self.views.conn
+        if (then is None or conn is None or not stored_events
+                or conn.info.transaction_status != TransactionStatus.IDLE):
+            # No fold to join, or the read models' connection still inside a read's implicit
+            # transaction, where `transaction()` would only make a savepoint that nothing
+            # commits: the library appends on its own connection, and the read models catch
+            # up after (`Trek._finish`).
             appended: Sequence[int] | None = super().insert_events(stored_events, **kwargs)
             return appended
-        conn = self.views.conn
+        assert self.views is not None
         try:
             with self.views.transaction() as cursor, conn.cursor(row_factory=dict_row) as curs:
                 # The table lock, NOTIFY, and the insert returning the notification ids.

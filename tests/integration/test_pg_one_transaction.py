@@ -57,3 +57,29 @@ def test_a_fold_that_fails_takes_its_append_back_and_the_event_is_recorded_alone
     with Trek.open(db, rulesets=RULESETS, gm="gm") as trek:
         assert trek.projector.lag() == 0
         assert trek.queries.status(None)["supplies"]["provisions"] == 3
+
+
+def test_an_event_recorded_after_a_read_left_its_transaction_open_is_committed(
+        pg_url: str) -> None:
+    """A read on the read models' connection that leaves PostgreSQL's implicit transaction
+    open would turn the append's transaction into a savepoint inside it, never committed: the
+    append then goes on the library's own connection, and the event is in the store for every
+    other connection at once."""
+    with Trek.open(pg_url, rulesets=RULESETS, create=True, gm="gm") as trek:
+        trek.init("Ash Road", ruleset="besm", seed=7)
+    with Trek.open(pg_url, rulesets=RULESETS, gm="gm") as trek:
+        views = trek.views.conn  # type: ignore[attr-defined]
+        save = trek.app.save
+
+        def after_a_read(*args: Any, **kwargs: Any) -> Any:
+            views.execute("SELECT 1")  # a read that did not end its transaction
+            return save(*args, **kwargs)
+
+        trek.app.save = after_a_read  # type: ignore[method-assign]
+        trek.handle(None, AddSupplies({"provisions": 3}))
+        # Acknowledged, and in the store for every other connection at once.
+        assert rows(pg_url, "SELECT originator_version FROM {events} "
+                            "ORDER BY originator_version") == [(1,), (2,)]
+    # The read models follow as after any append made alone: what reads show has it.
+    with Trek.open(pg_url, rulesets=RULESETS, gm="gm") as trek:
+        assert trek.queries.status(None)["supplies"]["provisions"] == 3
