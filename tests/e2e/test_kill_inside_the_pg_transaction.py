@@ -24,10 +24,7 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import TrekRun, trek_env
-from rulesets import RULESETS
-
-from domain.commands import SpendSupplies
-from tracker.app import Trek
+from test_kill_inside_the_transaction import read_models_left_behind
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -92,20 +89,6 @@ def id_of(url: str, version: int) -> int:
                              "WHERE originator_version = %s", (version,)).fetchone()
         assert found is not None
         return int(found[0])
-
-
-def read_models_left_behind(url: str) -> None:
-    """Record one more event whose read models are not brought up to it (a process stopped
-    between the two), so the next command folds that event too."""
-    with Trek.open(url, rulesets=RULESETS, gm="test-gm") as trek:
-        def fail(*_args: object) -> int:
-            raise OSError("stopped")
-
-        trek.projector.fold_appended = fail  # type: ignore[method-assign]
-        trek.projector.catch_up = fail  # type: ignore[method-assign]
-        trek.projector.rebuild = fail  # type: ignore[method-assign]
-        trek.handle(None, SpendSupplies({"provisions": 1}))
-        assert "event 5 (SuppliesSpent) was recorded, but" in trek.warnings[0]
 
 
 @pytest.mark.parametrize("behind", [False, True], ids=["caught-up", "behind"])

@@ -69,7 +69,7 @@ def store_now(db: Path) -> dict[str, list[tuple[object, ...]]]:
         }
 
 
-def read_models_left_behind(db: Path) -> None:
+def read_models_left_behind(db: Path | str) -> None:
     """Record one more event whose read models are not brought up to it (a process stopped
     between the two), so the next command folds that event too."""
     with Trek.open(str(db), rulesets=RULESETS, gm="test-gm") as trek:
