@@ -13,7 +13,6 @@ read and folded with it).
 
 from __future__ import annotations
 
-import json
 import signal
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from typing import Any
 import psycopg
 import pytest
 from conftest import TrekRun, trek_env
-from test_kill_inside_the_transaction import read_models_left_behind
+from test_kill_inside_the_transaction import read_models_left_behind, store_is_whole
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -134,11 +133,4 @@ def test_a_move_killed_at_any_statement_of_its_pg_transaction_writes_all_or_noth
     # The NOTIFY, the append, each read and write of the fold and the COMMIT itself were each
     # a place to die (the rows past the position are read back only when behind).
     assert killed >= (8 if behind else 7)
-    # The store is whole: its chain and read models check out, and the move stands once.
-    verified = json.loads(trek_run("verify", "--json", db=pg_url).stdout)
-    assert verified["verified"] is True
-    replayed = json.loads(trek_run("replay", "--verify", "--json", db=pg_url).stdout)
-    assert (replayed["verified"], replayed["behind"]) == (True, 0)
-    status = json.loads(trek_run("status", "--json", db=pg_url).stdout)
-    assert status["position"] == {"x": 1, "y": 0}
-    assert status["supplies"]["provisions"] == (9 if behind else 10)
+    store_is_whole(trek_run, behind, db=pg_url)

@@ -127,11 +127,16 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
     # The append, each read and write of the fold and the COMMIT itself were each a place to
     # die (the rows past the position are read back only when the read models were behind).
     assert killed >= (9 if behind else 8)
-    # The store is whole: its chain and read models check out, and the move stands once.
-    verified = json.loads(trek_run("verify", "--json").stdout)
+    store_is_whole(trek_run, behind)
+
+
+def store_is_whole(trek_run: Callable[..., TrekRun], behind: bool, **where: str) -> None:
+    """The store after the kills: its chain and read models check out, and the move stands
+    once (`where`: the store, when it is not the test's own)."""
+    verified = json.loads(trek_run("verify", "--json", **where).stdout)
     assert verified["verified"] is True
-    replayed = json.loads(trek_run("replay", "--verify", "--json").stdout)
+    replayed = json.loads(trek_run("replay", "--verify", "--json", **where).stdout)
     assert (replayed["verified"], replayed["behind"]) == (True, 0)
-    status = json.loads(trek_run("status", "--json").stdout)
+    status = json.loads(trek_run("status", "--json", **where).stdout)
     assert status["position"] == {"x": 1, "y": 0}
     assert status["supplies"]["provisions"] == (9 if behind else 10)
