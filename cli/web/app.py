@@ -339,7 +339,12 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
     async def run(slug: str, argv: list[str] | None = None, *,
                   command: dict[str, Any] | None = None, preview: bool = False) -> Response:
         try:
-            document = await run_in_threadpool(through_door, slug, argv, command, preview)
+            # Words read before that make a command recorded with the others waiting are
+            # handed to the door here and awaited; any other goes through a worker thread.
+            kept = (door.kept(slug, argv) if argv is not None and command is None
+                    and not preview else None)
+            document = (await kept if kept is not None else
+                        await run_in_threadpool(through_door, slug, argv, command, preview))
         except Refused as refusal:
             return JSONResponse({"error": _sentence(refusal.sentence)},
                                 status_code=refusal.status)

@@ -9,10 +9,11 @@ files or on the whole store (403), the rules (422).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -123,6 +124,8 @@ class _Waiting:
     answer: Any = None
     refusal: Refused | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    # A request of the server's event loop awaits this instead of a thread waiting on `done`.
+    future: asyncio.Future[Any] | None = None
 
     @property
     def answered(self) -> bool:
@@ -138,6 +141,19 @@ class _Waiting:
         else:
             self.answer = outcome
         self.done.set()
+        if self.future is not None:
+            # A loop closed meanwhile (the server stopping) has no one left to tell.
+            with contextlib.suppress(RuntimeError):
+                self.future.get_loop().call_soon_threadsafe(_settle, self.future, self)
+
+
+def _settle(future: asyncio.Future[Any], waiting: _Waiting) -> None:
+    if future.done():  # the request went away meanwhile
+        return
+    if waiting.refusal is not None:
+        future.set_exception(waiting.refusal)
+    else:
+        future.set_result(waiting.answer)
 
 
 class Door:
@@ -289,7 +305,32 @@ class Door:
             with self.lock:
                 return self._run(slug, asked, preview=preview, party=party)
         self._check_type(asked)
-        waiting = _Waiting(slug, asked, party)
+        waiting = self._wait(_Waiting(slug, asked, party))
+        waiting.done.wait()
+        if waiting.refusal is not None:
+            raise waiting.refusal
+        return waiting.answer
+
+    def kept(self, slug: str, argv: Sequence[str]) -> Awaitable[Any] | None:
+        """The answer to words read before that make a command recorded with the others
+        waiting, to await on the server's event loop: no thread waits for it. None for any
+        other words (`run` them): reading words anew may take a while."""
+        from tracker.app import decided_alone
+
+        check_words(argv)
+        known = self._read.get(tuple(argv))
+        if known is None:
+            return None
+        command, preview, party = known
+        if preview or not decided_alone(command):
+            return None
+        self._check_type(command)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._wait(_Waiting(slug, command, party, future=future))
+        return future
+
+    def _wait(self, waiting: _Waiting) -> _Waiting:
+        """Put `waiting` with the commands waiting at the door, the recorder woken."""
         with self._arrived:
             self._waiting.append(waiting)
             if self._recorder is None or not self._recorder.is_alive():
@@ -297,10 +338,7 @@ class Door:
                                                   daemon=True)
                 self._recorder.start()
             self._arrived.notify()
-        waiting.done.wait()
-        if waiting.refusal is not None:
-            raise waiting.refusal
-        return waiting.answer
+        return waiting
 
     def _records(self) -> None:
         """The recorder thread: whenever commands wait, take the door and record them; ends

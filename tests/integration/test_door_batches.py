@@ -185,3 +185,47 @@ def test_two_servers_on_one_store_store_exactly_what_they_acknowledged(
     assert sorted(doc["seq"] for doc in acknowledged) == [seq for seq, _ in after[len(before):]]
     assert after[:len(before)] == before
     assert now == provisions + 30
+
+
+def test_words_sent_again_are_recorded_and_refused_as_the_first_time(
+        served: tuple[str, MemoryStores]) -> None:
+    """Words the door has read before go to the recorder from the server's event loop, with
+    no worker thread waiting: each still gets its own answer, a refusal the same sentence,
+    and the store exactly what was acknowledged."""
+    db, memory = served
+    app = app_on(db, memory)
+    spend = ["supplies", "spend", "provisions=3"]
+    add = ["supplies", "add", "provisions=1"]
+    door = app.state.door
+    kept = door.kept
+    from_the_loop: list[list[str]] = []
+
+    def counted(slug: str, argv: list[str]) -> Any:
+        awaited = kept(slug, argv)
+        if awaited is not None:
+            from_the_loop.append(argv)
+        return awaited
+
+    door.kept = counted
+    with TestClient(app) as client:
+        assert client.post(URL, json={"argv": ["supplies", "set", "provisions=2"]},
+                           headers=HEADERS).status_code == 200
+        before, _ = held(db, memory)
+        first = client.post(URL, json={"argv": spend}, headers=HEADERS)
+        assert first.status_code == 422  # 2 held
+        assert tuple(spend) in app.state.door._read
+        again = client.post(URL, json={"argv": spend}, headers=HEADERS)
+        assert (again.status_code, again.json()) == (422, first.json())
+        assert held(db, memory)[0] == before
+        # Read once by the first, the next three come from the event loop, together.
+        assert client.post(URL, json={"argv": add}, headers=HEADERS).status_code == 200
+        answers = post_waiting(client, app, [add, spend, spend])
+        assert [answer.status_code for answer in answers] == [200, 200, 422]
+        assert first.json() == {"error": "The party has 2 provisions, not the 3 to spend."}
+        assert answers[2].json() == {"error": "The party has 1 provisions, not the 3 to spend."}
+    assert from_the_loop == [spend, add, spend, spend]
+    after, provisions = held(db, memory)
+    last = before[-1][0]
+    assert [(seq, kind) for seq, kind in after[len(before):]] == [
+        (last + 1, "SuppliesAdded"), (last + 2, "SuppliesAdded"), (last + 3, "SuppliesSpent")]
+    assert provisions == 2 + 1 + 1 - 3
