@@ -278,8 +278,15 @@ class KeyValue(NamedValue):
             self.fail(f"{value!r}: {number!r} is not a whole number", param, ctx)
         if (self.low is not None and amount < self.low) or (
                 self.high is not None and amount > self.high):
-            self.fail(f"{value!r}: the number must be {self.low} to {self.high}", param, ctx)
+            self.fail(f"{value!r}: the number must be {self._bounds()}", param, ctx)
         return key.strip(), amount
+
+    def _bounds(self) -> str:
+        if self.high is None:
+            return f"{self.low} or more"
+        if self.low is None:
+            return f"{self.high} or less"
+        return f"{self.low} to {self.high}"
 
 
 class SquareType(click.ParamType["Square"]):

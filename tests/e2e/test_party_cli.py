@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cliruns import ok, recorded, refused
+from cliruns import ok, recorded, refused, usage_error
 from conftest import TrekRun
 from partypictures import Drawn, drawn, hue, hue_apart
 
@@ -110,6 +110,10 @@ def test_each_refusal_is_one_sentence_and_records_nothing(
             "there is no party called 'scouts'; the campaign has main")
     refused(trek_run("party", "use", "scouts"), "no party called 'scouts'")
     refused(trek_run("party", "merge", "scouts"), "no party called 'scouts'")
+    negative = trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty",
+                        "--supplies", "provisions=-1")
+    usage_error(negative)
+    assert "'provisions=-1': the number must be 0 or more" in negative.stderr
     assert events(trek_run) == 7
     ok(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"))
     ok(trek_run("day", "start", "--party", "riders"))
