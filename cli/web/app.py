@@ -305,9 +305,15 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             lambda trek: Seats(trek.views, writable=False).by_key(slug, key))
         return found
 
-    async def gm_request(request: Request, shape: type[Body], refusal: str) -> Body:
-        """A write's body, from the GM (the header's secret only), bounded and of `shape`."""
-        if role_of(request, header_only=True) != "gm":
+    async def gm_request(request: Request, slug: str, shape: type[Body], refusal: str
+                         ) -> Body:
+        """A write's body, from the GM (the header's secret only), bounded and of `shape`.
+        A seat's key is known, so refused (403), not unknown (401): RULES §14."""
+        role, seat = await who(request, slug, header_only=True)
+        if role != "gm":
+            if seat is not None:
+                refusal = (f"{refusal}; seat {seat.name} asks for its characters' commands "
+                           f"with POST /api/campaigns/{slug}/requests")
             raise ApiError(403, refusal)
         body = await _bounded_body(request)
         try:
@@ -396,7 +402,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": _request_schema(root.registry)}}}})
     async def command(slug: str, request: Request) -> Response:
-        given = await gm_request(request, CommandRequest,
+        given = await gm_request(request, slug, CommandRequest,
                                  "Only the GM's secret records; the players' secret reads")
         if (given.argv is None) == (given.command is None):
             raise ApiError(400, "Give the command's words in argv or the command as JSON in "
@@ -414,8 +420,9 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": PartyRequest.model_json_schema()}}}})
     async def party_in_use(slug: str, request: Request) -> Response:
-        given = await gm_request(request, PartyRequest, "Only the GM's secret chooses the "
-                                                        "party; the players' secret reads")
+        given = await gm_request(request, slug, PartyRequest,
+                                 "Only the GM's secret chooses the party; the players' secret "
+                                 "reads")
         if has_control(given.party):
             raise ApiError(400, "A party's name may not hold control characters")
         await known(slug)
