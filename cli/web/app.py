@@ -254,12 +254,6 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
 
     # -- who is asking -------------------------------------------------------------------------
 
-    def role_of(request: Request, *, header_only: bool = False) -> Role:
-        role, _ = _role_and_key(request, header_only=header_only)
-        if role is None:
-            raise ApiError(401, "That secret is not this server's")
-        return role
-
     def _role_and_key(request: Request, *, header_only: bool = False
                       ) -> tuple[Role | None, str]:
         given: str | None = None
@@ -730,14 +724,19 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             lambda seats: seats.trust(slug, name, given.trusted)))
         return JSONResponse(changed.document())
 
+    async def reader(request: Request) -> None:
+        """Any key that reads: the GM's, the players' or (RULES §14, reading what the players'
+        key reads) a seat's of the campaign shown, as the pages take it."""
+        await who(request, request.query_params.get("campaign") or config.campaign)
+
     @app.get("/api/openapi.json", include_in_schema=False)
     async def description(request: Request) -> Response:
-        role_of(request)
+        await reader(request)
         return JSONResponse(app.openapi())
 
     @app.get("/api/docs", include_in_schema=False)
     async def docs(request: Request) -> Response:
-        role_of(request)
+        await reader(request)
         # The link to the description carries the secret only if this page was opened with it.
         key = request.query_params.get("key")
         return HTMLResponse(pages.render("docs.html", api=app.openapi(),

@@ -274,3 +274,17 @@ def test_a_seats_key_may_not_record_undo_or_redo_directly(table: Table) -> None:
                                headers=headers)
     assert chosen.status_code == 403, chosen.text
     assert table.log() == before
+
+
+def test_a_seats_key_reads_the_api_description_as_the_players_key_does(table: Table) -> None:
+    """RULES §14: a seat's key reads what the players' key reads, the API's description too."""
+    key = table.add_seat("ana", "Kira")
+    for tail in ("/api/openapi.json", "/api/docs"):
+        assert table.client.get(tail, params={"key": PLAYER_KEY}).status_code == 200
+        assert table.client.get(tail, params={"key": key}).status_code == 200, tail
+        answer = table.client.get(tail, headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 200, tail
+    assert (table.client.get("/api/openapi.json", headers={"Authorization": f"Bearer {key}"})
+            .json()["paths"]) == (table.client.get("/api/openapi.json",
+                                                   params={"key": PLAYER_KEY}).json()["paths"])
+    assert table.client.get("/api/docs", params={"key": "wrong"}).status_code == 401
