@@ -306,8 +306,8 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
         role, seat = await who(request, slug, header_only=True)
         if role != "gm":
             if seat is not None:
-                refusal = (f"{refusal}; seat {seat.name} asks for its characters' commands "
-                           f"with POST /api/campaigns/{slug}/requests")
+                refusal = (f"Seat {seat.name}'s key only reads and asks: it asks for its "
+                           f"characters' moves and acts with POST /api/campaigns/{slug}/requests")
             raise ApiError(403, refusal)
         body = await _bounded_body(request)
         try:

@@ -269,7 +269,9 @@ def test_a_seats_key_may_not_record_undo_or_redo_directly(table: Table) -> None:
         answer = table.client.post(f"/api/campaigns/{SLUG}/commands", json={"argv": argv},
                                    headers=headers)
         assert answer.status_code == 403, (argv, answer.text)
-        assert answer.json()["error"].endswith(".")
+        assert answer.json()["error"] == (
+            "Seat bo's key only reads and asks: it asks for its characters' moves and acts "
+            f"with POST /api/campaigns/{SLUG}/requests.")
     chosen = table.client.post(f"/api/campaigns/{SLUG}/party", json={"party": "main"},
                                headers=headers)
     assert chosen.status_code == 403, chosen.text
