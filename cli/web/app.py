@@ -254,12 +254,6 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
 
     # -- who is asking -------------------------------------------------------------------------
 
-    def role_of(request: Request, *, header_only: bool = False) -> Role:
-        role, _ = _role_and_key(request, header_only=header_only)
-        if role is None:
-            raise ApiError(401, "That secret is not this server's")
-        return role
-
     def _role_and_key(request: Request, *, header_only: bool = False
                       ) -> tuple[Role | None, str]:
         given: str | None = None
@@ -305,9 +299,15 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             lambda trek: Seats(trek.views, writable=False).by_key(slug, key))
         return found
 
-    async def gm_request(request: Request, shape: type[Body], refusal: str) -> Body:
-        """A write's body, from the GM (the header's secret only), bounded and of `shape`."""
-        if role_of(request, header_only=True) != "gm":
+    async def gm_request(request: Request, slug: str, shape: type[Body], refusal: str
+                         ) -> Body:
+        """A write's body, from the GM (the header's secret only), bounded and of `shape`.
+        A seat's key is known, so refused (403), not unknown (401): RULES §14."""
+        role, seat = await who(request, slug, header_only=True)
+        if role != "gm":
+            if seat is not None:
+                refusal = (f"Seat {seat.name}'s key only reads and asks: it asks for its "
+                           f"characters' moves and acts with POST /api/campaigns/{slug}/requests")
             raise ApiError(403, refusal)
         body = await _bounded_body(request)
         try:
@@ -401,7 +401,7 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": _request_schema(root.registry)}}}})
     async def command(slug: str, request: Request) -> Response:
-        given = await gm_request(request, CommandRequest,
+        given = await gm_request(request, slug, CommandRequest,
                                  "Only the GM's secret records; the players' secret reads")
         if (given.argv is None) == (given.command is None):
             raise ApiError(400, "Give the command's words in argv or the command as JSON in "
@@ -419,8 +419,9 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
               openapi_extra={"requestBody": {"required": True, "content": {
                   "application/json": {"schema": PartyRequest.model_json_schema()}}}})
     async def party_in_use(slug: str, request: Request) -> Response:
-        given = await gm_request(request, PartyRequest, "Only the GM's secret chooses the "
-                                                        "party; the players' secret reads")
+        given = await gm_request(request, slug, PartyRequest,
+                                 "Only the GM's secret chooses the party; the players' secret "
+                                 "reads")
         if has_control(given.party):
             raise ApiError(400, "A party's name may not hold control characters")
         await known(slug)
@@ -728,14 +729,19 @@ def create_app(config: ServeConfig, root: Root | None = None, *,
             lambda seats: seats.trust(slug, name, given.trusted)))
         return JSONResponse(changed.document())
 
+    async def reader(request: Request) -> None:
+        """Any key that reads: the GM's, the players' or (RULES §14, reading what the players'
+        key reads) a seat's of the campaign shown, as the pages take it."""
+        await who(request, request.query_params.get("campaign") or config.campaign)
+
     @app.get("/api/openapi.json", include_in_schema=False)
     async def description(request: Request) -> Response:
-        role_of(request)
+        await reader(request)
         return JSONResponse(app.openapi())
 
     @app.get("/api/docs", include_in_schema=False)
     async def docs(request: Request) -> Response:
-        role_of(request)
+        await reader(request)
         # The link to the description carries the secret only if this page was opened with it.
         key = request.query_params.get("key")
         return HTMLResponse(pages.render("docs.html", api=app.openapi(),

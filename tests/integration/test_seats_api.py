@@ -255,3 +255,38 @@ def test_two_servers_one_decision(pg_url: str, monkeypatch: pytest.MonkeyPatch,
 def test_a_client_without_a_key_gets_nothing(table: Table) -> None:
     client: TestClient = table.client
     assert client.get(f"/api/campaigns/{SLUG}/requests").status_code == 401
+
+
+def test_a_seats_key_may_not_record_undo_or_redo_directly(table: Table) -> None:
+    """RULES §14: a seat's key reads and asks; anything else is 403 (a key the server knows,
+    refused, not an unknown one: 401), and a seat cannot undo or redo. Nothing is recorded."""
+    key = table.add_seat("bo", "Oren", trusted=True)
+    assert table.ask(key, ["move", "E"]).status_code == 200
+    before = table.log()
+    seq = before[-1]["seq"]
+    headers = {"Authorization": f"Bearer {key}"}
+    for argv in (["undo"], ["redo", str(seq)], ["move", "E"], ["day", "end"]):
+        answer = table.client.post(f"/api/campaigns/{SLUG}/commands", json={"argv": argv},
+                                   headers=headers)
+        assert answer.status_code == 403, (argv, answer.text)
+        assert answer.json()["error"] == (
+            "Seat bo's key only reads and asks: it asks for its characters' moves and acts "
+            f"with POST /api/campaigns/{SLUG}/requests.")
+    chosen = table.client.post(f"/api/campaigns/{SLUG}/party", json={"party": "main"},
+                               headers=headers)
+    assert chosen.status_code == 403, chosen.text
+    assert table.log() == before
+
+
+def test_a_seats_key_reads_the_api_description_as_the_players_key_does(table: Table) -> None:
+    """RULES §14: a seat's key reads what the players' key reads, the API's description too."""
+    key = table.add_seat("ana", "Kira")
+    for tail in ("/api/openapi.json", "/api/docs"):
+        assert table.client.get(tail, params={"key": PLAYER_KEY}).status_code == 200
+        assert table.client.get(tail, params={"key": key}).status_code == 200, tail
+        answer = table.client.get(tail, headers={"Authorization": f"Bearer {key}"})
+        assert answer.status_code == 200, tail
+    assert (table.client.get("/api/openapi.json", headers={"Authorization": f"Bearer {key}"})
+            .json()["paths"]) == (table.client.get("/api/openapi.json",
+                                                   params={"key": PLAYER_KEY}).json()["paths"])
+    assert table.client.get("/api/docs", params={"key": "wrong"}).status_code == 401
