@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
@@ -29,7 +29,7 @@ from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
-from domain.state import Character, Combatant, Encounter, friends
+from domain.state import Character, Combatant, Encounter, Game, friends
 
 DEFENSE_PENALTY = 2
 RANGED_PENALTY = 2
@@ -61,6 +61,15 @@ class CombatState(BaseModel):
     penalty_until: int = 0
     ranged_penalty: int = 0
 
+    @model_serializer(mode="wrap")
+    def _shifted_only_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # `shifted` is written only when true, so the states of rounds without a shift read
+        # exactly as they were recorded before the key existed.
+        dumped: dict[str, Any] = handler(self)
+        if not dumped.get("shifted"):
+            dumped.pop("shifted", None)
+        return dumped
+
 
 # -- events ----------------------------------------------------------------------------------
 
@@ -85,6 +94,15 @@ class CombatantMoved(CombatantChanged):
 
     def distance(self) -> tuple[int, int]:
         return len(self.path) - 1, 0
+
+    def apply_to(self, game: Game) -> None:
+        super().apply_to(game)
+        if self.shift:
+            # A shift is the round's one move, also where it was recorded without the key.
+            encounter = game.encounter
+            assert encounter is not None, "decided with an open encounter"
+            combatant = encounter.combatants[self.name]
+            combatant.state = {**combatant.state, "shifted": True}
 
 
 class WentProne(CombatantChanged):
