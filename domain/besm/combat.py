@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
@@ -29,7 +29,7 @@ from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
-from domain.state import Character, Combatant, Encounter, friends
+from domain.state import Character, Combatant, Encounter, Game, friends
 
 DEFENSE_PENALTY = 2
 RANGED_PENALTY = 2
@@ -50,6 +50,8 @@ class CombatState(BaseModel):
     moves: int = 0
     # The round's move has begun (a move, a shift or a stand).
     began: bool = False
+    # The round's move was a shift, which is its one move (speed-burst or not).
+    shifted: bool = False
     stealthy: bool = False
     prone: bool = False
     acted: bool = False
@@ -58,6 +60,15 @@ class CombatState(BaseModel):
     # The round at whose start the defence penalty clears.
     penalty_until: int = 0
     ranged_penalty: int = 0
+
+    @model_serializer(mode="wrap")
+    def _shifted_only_when_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # `shifted` is written only when true, so the states of rounds without a shift read
+        # exactly as they were recorded before the key existed.
+        dumped: dict[str, Any] = handler(self)
+        if not dumped.get("shifted"):
+            dumped.pop("shifted", None)
+        return dumped
 
 
 # -- events ----------------------------------------------------------------------------------
@@ -71,8 +82,8 @@ class CombatantMoved(CombatantChanged):
     # What a move changes; the rest of the state it recorded (an action, say) is the state it
     # was decided in, which may differ in another history while the move stays legal.
     state_keys: ClassVar[frozenset[str] | None] = frozenset(
-        {"speed", "stealthy", "moved", "moves", "began", "defense_penalty", "penalty_until",
-         "ranged_penalty"})
+        {"speed", "stealthy", "moved", "moves", "began", "shifted", "defense_penalty",
+         "penalty_until", "ranged_penalty"})
     derived: ClassVar[frozenset[str]] = frozenset({"state"})
 
     cost: int
@@ -83,6 +94,15 @@ class CombatantMoved(CombatantChanged):
 
     def distance(self) -> tuple[int, int]:
         return len(self.path) - 1, 0
+
+    def apply_to(self, game: Game) -> None:
+        super().apply_to(game)
+        if self.shift:
+            # A shift is the round's one move, also where it was recorded without the key.
+            encounter = game.encounter
+            assert encounter is not None, "decided with an open encounter"
+            combatant = encounter.combatants[self.name]
+            combatant.state = {**combatant.state, "shifted": True}
 
 
 class WentProne(CombatantChanged):
@@ -143,7 +163,7 @@ def state_of(combatant: Combatant) -> CombatState:
 
 
 def remaining(state: CombatState, stats: Mapping[str, Any]) -> int:
-    if state.moves and level(stats, "speed-burst") < 1:
+    if state.shifted or (state.moves and level(stats, "speed-burst") < 1):
         return 0
     return max(0, state.speed - state.moved)
 
@@ -229,6 +249,9 @@ class CombatRules:
             raise RuleViolation("--shift and --stealthy cannot go together: a move is either a "
                                 "shift of one square or a stealthy move; give one of them")
         name = mover.name
+        if state.shifted:
+            raise RuleViolation(f"{name} shifted this round, and a shift is the round's one "
+                                "move")
         if state.moves and level(stats, "speed-burst") < 1:
             raise RuleViolation(f"{name} already moved this round; one move a round (Speed "
                                 "Burst allows more)")
@@ -297,6 +320,7 @@ class CombatRules:
         state.moved += cost
         state.moves += 1
         state.began = True
+        state.shifted = shift
         if state.ranged and level(stats, "gun-bunny") < 1:
             state.ranged_penalty = RANGED_PENALTY
         return CombatantMoved(
@@ -316,8 +340,11 @@ class CombatRules:
         mover = encounter.combatant(event.name)
         stats = stats_of(situation, mover)
         state = state_of(mover)
-        if state.moves and level(stats, "speed-burst") < 1:
+        if state.shifted or (state.moves and level(stats, "speed-burst") < 1):
             raise RuleViolation(f"{event.name} would already have moved this round")
+        if event.shift and state.began:
+            raise RuleViolation(f"a shift is the round's one move, and {event.name} would "
+                                "already have begun moving this round")
         if event.stealthy and not state.stealthy:
             if state.began:
                 raise RuleViolation(f"a stealthy move must be {event.name}'s first move")

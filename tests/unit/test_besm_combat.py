@@ -474,3 +474,23 @@ def test_undoing_a_move_keeps_the_act_after_it_unless_its_ranged_penalty_came_fr
 
     # Oren's recorded ranged penalty followed from the move: it no longer would.
     assert cancel_cascade(c, oren_moved.seq) == [oren_moved.seq, oren_shot.seq]
+
+
+def test_a_shift_ends_the_round_even_for_speed_burst_and_reads_as_recorded_before() -> None:
+    # §12.7: a shift is the round's one move. Wolf: Body 4 + speed 2 = Speed 6, speed-burst.
+    c = fight()
+    enemy(c, "Wolf", 0, 3, body=4, **{"speed-burst": 1, "speed": 2})
+    started = c.handle(StartRound())
+    assert "shifted" not in started.states["Wolf"]      # as rounds were always recorded
+    event = move(c, "Wolf", "E", shift=True)
+    assert event.state["shifted"] is True
+    assert (status(c, "Wolf")["moved"], status(c, "Wolf")["remaining"]) == (1, 0)
+    refused(c, lambda: move(c, "Wolf", "E"), "a shift is the round's one move")
+    # A shift stored before `shifted` was kept in the state still ends the round when folded.
+    old = event.model_copy(update={"state": {k: v for k, v in event.state.items()
+                                             if k != "shifted"}})
+    game = c.game.model_copy(deep=True)
+    assert game.encounter is not None
+    game.encounter.combatants["Wolf"].state.pop("shifted")
+    old.apply_to(game)
+    assert game.encounter.combatants["Wolf"].state["shifted"] is True
