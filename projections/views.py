@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, singledispatch
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
@@ -247,9 +247,19 @@ class CampaignView:
     def fold_indexed(self, event: TrekEvent) -> None:
         """Fold one event in as `apply` does, keeping of it only its row of the log's index
         (seq, type, day, session): a rebuild lets each event go once it is folded."""
-        self._fold(event)
-        self.index_rows.append((self.events, type(event).__name__, self.game.day.number,
-                                event.session))
+        # `_fold`, written out: a rebuild calls this once per stored event.
+        seq = event.originator_version
+        if seq != self.events + 1:
+            raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
+        kind = type(event)
+        fold = _folds.get(kind) or _fold_for(kind)
+        if fold[1]:
+            fold[0](event, self.game)
+        else:
+            fold[0](event, self)
+        self.events = seq
+        self._last = event
+        self.index_rows.append((seq, kind.__name__, self.game.day.number, event.session))
 
     def _fold(self, event: TrekEvent) -> None:
         seq = event.originator_version
@@ -306,6 +316,18 @@ def _(event: SessionEnded, view: CampaignView) -> None:
 # The fold of each event class as singledispatch finds it, asked once per class: a replay
 # folds every event, and asking per event costs more than folding a small one.
 _fold_of = cache(_fold.dispatch)
+_folds: dict[type[TrekEvent], tuple[Callable[[Any, Any], None], bool]] = {}
+
+
+def _fold_for(kind: type[TrekEvent]) -> tuple[Callable[[Any, Any], None], bool]:
+    """An event class's fold as `fold_indexed` calls it, remembered: (the class's `apply_to`,
+    True) where the fold is the default one, which changes only the game (one call less per
+    event), else (its registered fold, False), called with the view."""
+    found = _fold_of(kind)
+    fold: tuple[Callable[[Any, Any], None], bool] = (
+        (kind.apply_to, True) if found is _fold.dispatch(object) else (found, False))
+    _folds[kind] = fold
+    return fold
 
 
 def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:
@@ -452,6 +474,14 @@ def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any], *,
         "game_json = excluded.game_json, events = excluded.events, code = excluded.code, "
         "status_json = excluded.status_json",
         (cid, game.model_dump_json(), view.events, code_stamp(), status_text(status)))
+    save_log(cursor, view, kept_index=kept_index)
+
+
+def save_log(cursor: Cursor, view: CampaignView, *, kept_index: bool = False) -> None:
+    """Write the log rows a campaign's new events made, the cancellation marks they changed
+    and the reversals' rows (`save_view`'s last part: a rebuild writes these a batch at a
+    time, and the rest of the read models once, at its end)."""
+    cid = view.campaign_id
     if view.new_log or view.index_rows:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.
