@@ -190,7 +190,7 @@ class CampaignView:
         # Log rows made and cancellation marks changed since the view was loaded: as entries
         # holding their events (`apply`), or as the rows alone (`fold_indexed`).
         self.new_log: list[LogEntry] = []
-        self.index_rows: list[tuple[int, str, int, int | None]] = []
+        self.index_rows: list[tuple[int, str, int, int | None, int | None]] = []
         self.marks: dict[int, int | None] = {}
         # The reversals folded since then, for the cancellations kept by key.
         self.reversals: list[TrekEvent] = []
@@ -252,14 +252,22 @@ class CampaignView:
         if seq != self.events + 1:
             raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
         kind = type(event)
-        fold = _folds.get(kind) or _fold_for(kind)
-        if fold[1]:
-            fold[0](event, self.game)
+        fold, takes = _folds.get(kind) or _fold_for(kind)
+        game = self.game
+        if takes is _FOCUSED:
+            # `events._focusing`'s wrapper, written out: its party held at the top level first.
+            party = event.party
+            if party is not None and party != game.party:
+                game.focus(party)
+            fold(event, game)
+        elif takes is _GAME:
+            fold(event, game)
         else:
-            fold[0](event, self)
+            fold(event, self)
         self.events = seq
         self._last = event
-        self.index_rows.append((seq, kind.__name__, self.game.day.number, event.session))
+        # Its row as `save_log` writes it: cancelled by no one yet (`save_log` marks it).
+        self.index_rows.append((seq, kind.__name__, self.game.day.number, event.session, None))
 
     def _fold(self, event: TrekEvent) -> None:
         seq = event.originator_version
@@ -316,16 +324,26 @@ def _(event: SessionEnded, view: CampaignView) -> None:
 # The fold of each event class as singledispatch finds it, asked once per class: a replay
 # folds every event, and asking per event costs more than folding a small one.
 _fold_of = cache(_fold.dispatch)
-_folds: dict[type[TrekEvent], tuple[Callable[[Any, Any], None], bool]] = {}
+# What `fold_indexed` hands an event class's fold (see `_fold_for`).
+_VIEW, _GAME, _FOCUSED = "view", "game", "focused"
+_folds: dict[type[TrekEvent], tuple[Callable[[Any, Any], None], str]] = {}
 
 
-def _fold_for(kind: type[TrekEvent]) -> tuple[Callable[[Any, Any], None], bool]:
-    """An event class's fold as `fold_indexed` calls it, remembered: (the class's `apply_to`,
-    True) where the fold is the default one, which changes only the game (one call less per
-    event), else (its registered fold, False), called with the view."""
+def _fold_for(kind: type[TrekEvent]) -> tuple[Callable[[Any, Any], None], str]:
+    """An event class's fold as `fold_indexed` calls it (two calls less per event),
+    remembered: where the fold is the default one, which changes only the game, the class's
+    own `apply_to` with `_FOCUSED` (the caller holds the event's party at the top level first,
+    as the class's focusing wrapper would) or its `apply_to` with `_GAME`; else its registered
+    fold with `_VIEW`, called with the view."""
     found = _fold_of(kind)
-    fold: tuple[Callable[[Any, Any], None], bool] = (
-        (kind.apply_to, True) if found is _fold.dispatch(object) else (found, False))
+    apply_to: Any = kind.apply_to
+    fold: tuple[Callable[[Any, Any], None], str]
+    if found is not _fold.dispatch(object):
+        fold = (found, _VIEW)
+    elif getattr(apply_to, "_focuses", False):
+        fold = (apply_to.__wrapped__, _FOCUSED)
+    else:
+        fold = (apply_to, _GAME)
     _folds[kind] = fold
     return fold
 
@@ -488,8 +506,9 @@ def save_log(cursor: Cursor, view: CampaignView, *, kept_index: bool = False) ->
         marked = view.cancelled if view.marks else {}
         rows = [(seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
                  ev.session, marked.get(seq)) for e in view.new_log]
-        rows += [(seq, kind, day, session, marked.get(seq))
-                 for seq, kind, day, session in view.index_rows]
+        rows += ([(seq, kind, day, session, marked.get(seq))
+                  for seq, kind, day, session, _ in view.index_rows] if marked
+                 else view.index_rows)
         if kept_index:
             refresh_index(cursor, cid, rows)
         else:
