@@ -238,6 +238,8 @@ def _focusing(apply_to: Any) -> Any:
         apply_to(self, game)
 
     focused._focuses = True  # type: ignore[attr-defined]
+    # The class's own `apply_to`, for a fold that focuses the party itself (a rebuild).
+    focused.__wrapped__ = apply_to  # type: ignore[attr-defined]
     focused.__doc__ = apply_to.__doc__
     return focused
 

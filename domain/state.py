@@ -77,7 +77,7 @@ class Slice(BaseModel):
 
     def write(self, owner: _Owner) -> None:
         """Make this the owner's document, as an edit does when its block ends."""
-        owner.travel = _Written(self)
+        owner.travel = _written(self)
 
 
 class _Written(dict[str, Any]):
@@ -85,15 +85,33 @@ class _Written(dict[str, Any]):
     edit takes it: see `Slice.edit`). As a document it is the plain dict it holds."""
 
     __slots__ = ("model",)
+    model: Slice | None
 
     def __init__(self, model: Slice) -> None:
-        # `model_dump(mode="json")`, without its keywords' handling.
-        super().__init__(type(model).__pydantic_serializer__.to_python(model, mode="json"))
-        self.model: Slice | None = model
+        super().__init__(_dumped(model))
+        self.model = model
 
     def __copy__(self) -> dict[str, Any]:
         # A copy is the plain document: two documents never share one model to hand out.
         return dict(self)
+
+
+def _dumped(model: Slice) -> dict[str, Any]:
+    # `model_dump(mode="json")`, without its keywords' handling.
+    return type(model).__pydantic_serializer__.to_python(model, mode="json")  # type: ignore[no-any-return]
+
+
+_new_written = _Written.__new__
+_fill = dict.update
+
+
+def _written(model: Slice) -> _Written:
+    """`_Written(model)` without calling its `__init__`: a replay writes a slice for most events
+    it folds."""
+    document = _new_written(_Written)
+    _fill(document, _dumped(model))
+    document.model = model
+    return document
 
 
 _S = TypeVar("_S", bound=Slice)
@@ -113,7 +131,7 @@ class _Edit(Generic[_S]):
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is None:
-            self.owner.travel = _Written(self.part)
+            self.owner.travel = _written(self.part)
 
 
 class Character(_Mutable):

@@ -107,11 +107,23 @@ def placed(what: str) -> AfterValidator:
     return AfterValidator(validate)
 
 
+# How many texts each event field type remembers as valid.
+_VALID_KEPT = 1024
+
+
 def _valid_text(limit: int) -> AfterValidator:
+    # Texts already found valid under this limit: reading a long log meets the same names and
+    # reasons over and over, and each would otherwise be checked character by character again.
+    valid: set[str] = set()
+
     def validate(text: str) -> str:
+        if text in valid:
+            return text
         problem = text_problem(text, limit=limit)
         if problem is not None:
             raise ValueError(f"the text {_shown(text)} {problem}")
+        if len(valid) < _VALID_KEPT:
+            valid.add(text)
         return text
     return AfterValidator(validate)
 

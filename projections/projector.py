@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import singledispatch
 from typing import Any, Protocol
@@ -34,6 +34,7 @@ from projections.views import (
     kinds_of,
     load_view,
     load_view_at,
+    save_log,
     save_view,
     status_of,
 )
@@ -277,67 +278,78 @@ class Projector:
                                  "past the event just appended")
         return folded
 
-    def _fold_batch(self, cursor: Cursor, after: int | None, limit: int,
-                    links: Links | None = None, folded: dict[str, int] | None = None, *,
+    def _fold_batch(self, cursor: Cursor, after: int | None, limit: int, *,
                     notes: Sequence[Any] | None = None,
                     load: Callable[[str], CampaignView | None] | None = None) -> int:
         """Fold up to `limit` notifications after `after` (`notes`: those rows, already at
         hand) and write the views they changed and the new position with `cursor`; returns how
-        many were read. With `links`, each row's link in its campaign's hash chain is checked
-        as it is decoded. With `folded` (a rebuild's campaign id -> events folded, kept up to
-        date here), the log's index is kept and only what differs written (`save_view`'s
-        `kept_index`). `load`: how a campaign's stored views are read (by its id)."""
+        many were read. `load`: how a campaign's stored views are read (by its id)."""
         if notes is None:
             notes = self._notes(cursor, after, limit)
         if not notes:
             return 0
-        decode = self.decode
         views: dict[Any, CampaignView] = {}
-        if load is None:
-            load = _loader(cursor)
-        follow = links.follow if links is not None else None
-        # A rebuild keeps of each event folded only its row of the log's index, so the event
-        # is let go as soon as it is folded (`CampaignView.fold_indexed`).
-        indexed = folded is not None
-        for _, originator, version, topic, state in notes:
-            if follow is None:
-                event = decode(originator, version, topic, state)
-            else:
-                # Each row's link in its campaign's chain, checked as it is decoded.
-                data = stored_bytes(state)
-                try:
-                    event = decode(originator, version, topic, data)
-                except Exception as error:
-                    # A row that does not decode may be damage later rows reveal (a topic
-                    # edited, say): the chains are walked in full, and only if they hold is
-                    # the decoder's error told.
-                    raise ChainBroken(str(originator)) from error
-                if event is None:
-                    linked, chain = stored_link(data)
-                else:
-                    linked, chain = event.prev_hash, event.chain
-                follow(originator, version, topic, data, linked, chain)
-            if event is None:
-                continue
-            # Keyed by the row's own id value, so no UUID is formatted per event.
-            view = views.get(originator)
-            if view is None:
-                view = views[originator] = fold({}, event, load, indexed)
-            elif indexed:
-                view.fold_indexed(event)
-            else:
-                view.apply(event)
-        for view in views.values():
-            if folded is not None:
-                folded[view.campaign_id] = view.events
+        self._fold_rows(notes, views, load if load is not None else _loader(cursor))
+        self._save_views(cursor, views.values())
+        _set_position(cursor, notes[-1][0])
+        return len(notes)
+
+    def _save_views(self, cursor: Cursor, views: Iterable[CampaignView], *,
+                    kept_index: bool = False) -> None:
+        """Write every read model of each view (`kept_index`: see `save_view`)."""
+        for view in views:
             save_view(cursor, view, status_of(view, self.rulesets.named(view.ruleset)),
-                      kept_index=folded is not None)
+                      kept_index=kept_index)
             if not view.kinds_kept:
                 save_kinds(cursor, view.ruleset,
                            kinds_of(self.rulesets.event_types(view.ruleset)))
                 view.kinds_kept = True
-        _set_position(cursor, notes[-1][0])
-        return len(notes)
+
+    def _fold_rows(self, notes: Sequence[Any], views: dict[Any, CampaignView],
+                   load: Callable[[str], CampaignView | None], links: Links | None = None,
+                   indexed: bool = False) -> None:
+        """Fold stored rows into `views`, keyed by the rows' own campaign id values (so no
+        UUID is formatted per event); a campaign not there yet is started, or read with
+        `load`. With `links`, each row's link in its campaign's hash chain is checked as it is
+        decoded. `indexed`: keep of each event only its row of the log's index, as a rebuild
+        does (`CampaignView.fold_indexed`), so the event is let go as soon as it is folded."""
+        decode = self.decode
+        if links is None:
+            for _, originator, version, topic, state in notes:
+                event = decode(originator, version, topic, state)
+                if event is None:
+                    continue
+                view = views.get(originator)
+                if view is None:
+                    views[originator] = fold({}, event, load, indexed)
+                elif indexed:
+                    view.fold_indexed(event)
+                else:
+                    view.apply(event)
+            return
+        follow = links.follow
+        for _, originator, version, topic, state in notes:
+            data = state if type(state) is bytes else stored_bytes(state)
+            try:
+                event = decode(originator, version, topic, data)
+            except Exception as error:
+                # A row that does not decode may be damage later rows reveal (a topic
+                # edited, say): the chains are walked in full, and only if they hold is
+                # the decoder's error told.
+                raise ChainBroken(str(originator)) from error
+            if event is None:
+                linked, chain = stored_link(data)
+                follow(originator, version, topic, data, linked, chain)
+                continue
+            # Each row's link in its campaign's chain, checked before the event is folded.
+            follow(originator, version, topic, data, event.prev_hash, event.chain)
+            view = views.get(originator)
+            if view is None:
+                views[originator] = fold({}, event, load, indexed)
+            elif indexed:
+                view.fold_indexed(event)
+            else:
+                view.apply(event)
 
     def rebuild(self, progress: Progress | None = None, links: Links | None = None) -> int:
         """Empty the read models and fold the whole log again, all in one transaction: a
@@ -349,7 +361,10 @@ class Projector:
         """
         total = (self.source.max_notification_id() or 0) if progress else 0
         done = 0
-        campaigns: dict[str, int] = {}
+        # Each campaign's view stays in memory from one batch to the next: a batch writes the
+        # log rows it made (so memory stays flat), and the rest of the read models, which each
+        # batch would write over, are written once, at the end.
+        views: dict[Any, CampaignView] = {}
         with self.db.bulk(), self.db.transaction() as cursor:
             for table in VIEW_TABLES:
                 if table != "trek_view_entries":
@@ -357,18 +372,27 @@ class Projector:
                     # most stand as they were.
                     cursor.execute(f"DELETE FROM {table}")
             _set_position(cursor, 0)
+            load = _loader(cursor)
+            after = 0
             while True:
                 with _collector_paused():
-                    folded = self._fold_batch(cursor, _position(cursor), REBUILD_BATCH, links,
-                                              campaigns)
-                if not folded:
-                    if links is not None:
-                        links.finish()
-                    drop_index_rows(cursor, campaigns)
-                    break
-                done += folded
+                    notes = self._notes(cursor, after, REBUILD_BATCH)
+                    if not notes:
+                        break
+                    self._fold_rows(notes, views, load, links, indexed=True)
+                    for view in views.values():
+                        save_log(cursor, view, kept_index=True)
+                after = notes[-1][0]
+                done += len(notes)
                 if progress:
                     progress(done, max(total, done))
+            if links is not None:
+                links.finish()
+            with _collector_paused():
+                self._save_views(cursor, views.values(), kept_index=True)
+            if done:
+                _set_position(cursor, after)
+            drop_index_rows(cursor, {view.campaign_id: view.events for view in views.values()})
         return done
 
     def verify(self, progress: Progress | None = None) -> tuple[list[str], int]:

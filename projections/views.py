@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, singledispatch
 from typing import Any, NotRequired, TypedDict, cast
 from uuid import UUID
@@ -190,7 +190,7 @@ class CampaignView:
         # Log rows made and cancellation marks changed since the view was loaded: as entries
         # holding their events (`apply`), or as the rows alone (`fold_indexed`).
         self.new_log: list[LogEntry] = []
-        self.index_rows: list[tuple[int, str, int, int | None]] = []
+        self.index_rows: list[tuple[int, str, int, int | None, int | None]] = []
         self.marks: dict[int, int | None] = {}
         # The reversals folded since then, for the cancellations kept by key.
         self.reversals: list[TrekEvent] = []
@@ -247,9 +247,27 @@ class CampaignView:
     def fold_indexed(self, event: TrekEvent) -> None:
         """Fold one event in as `apply` does, keeping of it only its row of the log's index
         (seq, type, day, session): a rebuild lets each event go once it is folded."""
-        self._fold(event)
-        self.index_rows.append((self.events, type(event).__name__, self.game.day.number,
-                                event.session))
+        # `_fold`, written out: a rebuild calls this once per stored event.
+        seq = event.originator_version
+        if seq != self.events + 1:
+            raise ValueError(f"{self.slug}: event {seq} does not follow {self.events}")
+        kind = type(event)
+        fold, takes = _folds.get(kind) or _fold_for(kind)
+        game = self.game
+        if takes is _FOCUSED:
+            # `events._focusing`'s wrapper, written out: its party held at the top level first.
+            party = event.party
+            if party is not None and party != game.party:
+                game.focus(party)
+            fold(event, game)
+        elif takes is _GAME:
+            fold(event, game)
+        else:
+            fold(event, self)
+        self.events = seq
+        self._last = event
+        # Its row as `save_log` writes it: cancelled by no one yet (`save_log` marks it).
+        self.index_rows.append((seq, kind.__name__, self.game.day.number, event.session, None))
 
     def _fold(self, event: TrekEvent) -> None:
         seq = event.originator_version
@@ -306,6 +324,28 @@ def _(event: SessionEnded, view: CampaignView) -> None:
 # The fold of each event class as singledispatch finds it, asked once per class: a replay
 # folds every event, and asking per event costs more than folding a small one.
 _fold_of = cache(_fold.dispatch)
+# What `fold_indexed` hands an event class's fold (see `_fold_for`).
+_VIEW, _GAME, _FOCUSED = "view", "game", "focused"
+_folds: dict[type[TrekEvent], tuple[Callable[[Any, Any], None], str]] = {}
+
+
+def _fold_for(kind: type[TrekEvent]) -> tuple[Callable[[Any, Any], None], str]:
+    """An event class's fold as `fold_indexed` calls it (two calls less per event),
+    remembered: where the fold is the default one, which changes only the game, the class's
+    own `apply_to` with `_FOCUSED` (the caller holds the event's party at the top level first,
+    as the class's focusing wrapper would) or its `apply_to` with `_GAME`; else its registered
+    fold with `_VIEW`, called with the view."""
+    found = _fold_of(kind)
+    apply_to: Any = kind.apply_to
+    fold: tuple[Callable[[Any, Any], None], str]
+    if found is not _fold.dispatch(object):
+        fold = (found, _VIEW)
+    elif getattr(apply_to, "_focuses", False):
+        fold = (apply_to.__wrapped__, _FOCUSED)
+    else:
+        fold = (apply_to, _GAME)
+    _folds[kind] = fold
+    return fold
 
 
 def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:
@@ -452,14 +492,23 @@ def save_view(cursor: Cursor, view: CampaignView, status: Mapping[str, Any], *,
         "game_json = excluded.game_json, events = excluded.events, code = excluded.code, "
         "status_json = excluded.status_json",
         (cid, game.model_dump_json(), view.events, code_stamp(), status_text(status)))
+    save_log(cursor, view, kept_index=kept_index)
+
+
+def save_log(cursor: Cursor, view: CampaignView, *, kept_index: bool = False) -> None:
+    """Write the log rows a campaign's new events made, the cancellation marks they changed
+    and the reversals' rows (`save_view`'s last part: a rebuild writes these a batch at a
+    time, and the rest of the read models once, at its end)."""
+    cid = view.campaign_id
     if view.new_log or view.index_rows:
         # A new row is cancelled only if a reversal in the same batch named it, so the map of
         # cancellations is looked at only when one was folded in.
         marked = view.cancelled if view.marks else {}
         rows = [(seq := (ev := e.source).originator_version, type(ev).__name__, e.day,
                  ev.session, marked.get(seq)) for e in view.new_log]
-        rows += [(seq, kind, day, session, marked.get(seq))
-                 for seq, kind, day, session in view.index_rows]
+        rows += ([(seq, kind, day, session, marked.get(seq))
+                  for seq, kind, day, session, _ in view.index_rows] if marked
+                 else view.index_rows)
         if kept_index:
             refresh_index(cursor, cid, rows)
         else:

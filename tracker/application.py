@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from uuid import UUID
 
@@ -105,15 +105,15 @@ class TrekApplication(Application[UUID]):
             self._rulesets_of[campaign] = ruleset if isinstance(ruleset, str) else None
         return self._rulesets_of[campaign]
 
-    def decode(self, originator_id: Any, version: int, topic: str, state: Any
-               ) -> TrekEvent | None:
-        """The Trek event a stored row holds, given as its fields (None for another record)."""
+    @property
+    def decode(self) -> Callable[[Any, int, str, Any], TrekEvent | None]:
+        """The Trek event a stored row holds, given as its fields (None for another record):
+        one call per row, as a rebuild makes it for every row (`RowDecoder.event`)."""
         rows = self._rows
         if rows is None:
             assert isinstance(self.mapper, PydanticMapper)
             rows = self._rows = RowDecoder(self.mapper)
-        event = rows.fields(originator_id, version, topic, state)
-        return event if isinstance(event, TrekEvent) else None
+        return rows.event
 
 
 def _on_sqlite(factory: object) -> bool:

@@ -39,6 +39,8 @@ def short(digest: str) -> str:
     return digest[:12] if digest else "nothing"
 
 
+_join = b"".join
+
 # How many rows past a link that does not hold `check_chain` reads to find where the event that
 # belongs there went (rows swapped or moved), before blaming the event before it.
 LOOK_AHEAD = 1000
@@ -119,7 +121,8 @@ class ChainWalk:
             around = self._topics.get(topic)
             if around is None:
                 around = self._topics[topic] = b"\n%s\n" % topic.encode()
-            previous = sha256(b"%s%d%s%s" % (self._prefix, seq, around, data)).hexdigest()
+            # Joined rather than formatted with %: the same bytes, made faster.
+            previous = sha256(_join((self._prefix, b"%d" % seq, around, data))).hexdigest()
         else:
             previous = link_hash(chain, self.campaign, seq, topic, data)
         self.previous = previous

@@ -208,23 +208,25 @@ class RebuildLinks:
         # Campaigns whose kept head was deleted (read before the rebuild empties the views).
         self.headless = {cid for cid in self.heads
                          if reader.projector.head_missing(cid)}
-        self.walks: dict[Any, tuple[UUID, ChainWalk]] = {}
+        # Each campaign's walk, by its id as the rows hold it.
+        self.walks: dict[Any, ChainWalk] = {}
 
     def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
                chain: int) -> None:
-        found = self.walks.get(originator)
-        if found is None:
-            cid = originator if isinstance(originator, UUID) else UUID(str(originator))
-            found = self.walks[originator] = (cid, ChainWalk(str(cid), self.heads.get(str(cid))))
-        if found[1].step(seq, topic, data, linked, chain) is not None:
-            raise ChainBroken(str(found[0]))
+        walk = self.walks.get(originator)
+        if walk is None:
+            cid = str(originator if isinstance(originator, UUID) else UUID(str(originator)))
+            walk = self.walks[originator] = ChainWalk(cid, self.heads.get(cid))
+        if walk.step(seq, topic, data, linked, chain) is not None:
+            raise ChainBroken(walk.campaign)
 
     def finish(self) -> None:
-        for cid, walk in self.walks.values():
+        for walk in self.walks.values():
+            cid = UUID(walk.campaign)
             if (not walk.end().intact or self.reader._snapshot_problem(cid) is not None
                     or str(cid) in self.headless):
                 raise ChainBroken(str(cid))
-        walked = {str(cid) for cid, _ in self.walks.values()}
+        walked = {walk.campaign for walk in self.walks.values()}
         for kept, head in self.heads.items():
             # A head kept for a campaign of which no row was folded: all its events deleted.
             if kept not in walked and not ChainWalk(kept, head).end().intact:

@@ -197,6 +197,27 @@ class RowDecoder:
         _set_stored_row(event, (topic, data))
         return event
 
+    def event(self, originator: Any, version: int, topic: str, data: Any) -> TrekEvent | None:
+        """The Trek event of one stored row, given as its fields (None for another record):
+        `fields`, its usual path written out, since a rebuild calls this once per row."""
+        validator = self._classes.get(topic)
+        uuid = self._ids.get(originator)
+        if (validator is None or uuid is None or type(data) is not bytes
+                or type(version) is not int):
+            found = self.fields(originator, version, topic, data)
+            return found if isinstance(found, TrekEvent) else None
+        try:
+            event: TrekEvent = validator.validate_json(data)
+        except ValidationError:
+            found = self._mapped(originator, version, topic, data)
+            return found if isinstance(found, TrekEvent) else None
+        fields = event.__dict__
+        fields["originator_id"] = uuid
+        fields["originator_version"] = version
+        event.__pydantic_fields_set__.update(_PLACE)
+        _set_stored_row(event, (topic, data))
+        return event
+
 
 _PLACE = ("originator_id", "originator_version")
 # The slot `TrekEvent.remember_stored_row` sets, set directly on an event just decoded.

@@ -25,24 +25,25 @@ def test_a_rebuild_that_fails_part_way_leaves_the_read_models_as_they_were(
     log_before = trek.queries.log(None)
     position = trek.projector.position()
     assert position > 0
-    # Batches of 5, and the third batch's write fails: two batches are written by then.
+    # Batches of 5, and the third batch's write of its log rows fails: two batches are
+    # written by then.
     monkeypatch.setattr(projections.projector, "REBUILD_BATCH", 5)
-    real_save = projections.projector.save_view
+    real_save = projections.projector.save_log
     saves: list[int] = []
 
-    def failing_save(cursor: Any, view: Any, status: Any, **options: Any) -> None:
+    def failing_save(cursor: Any, view: Any, **options: Any) -> None:
         saves.append(view.events)
         if len(saves) == 3:
             raise OSError("disk full")
-        real_save(cursor, view, status, **options)
+        real_save(cursor, view, **options)
 
-    monkeypatch.setattr(projections.projector, "save_view", failing_save)
+    monkeypatch.setattr(projections.projector, "save_log", failing_save)
     with pytest.raises(StoreError, match=r"the rebuild failed \(OSError: disk full\); the read "
                                          r"models were left as they were"):
         trek.replay()
     assert saves == [5, 10, 14]
     # Nothing of the half-done rebuild shows: the stored read models are the old ones.
-    monkeypatch.setattr(projections.projector, "save_view", real_save)
+    monkeypatch.setattr(projections.projector, "save_log", real_save)
     assert trek.projector.position() == position
     assert trek.campaigns() == [{"slug": "ashes-road", "name": "Ashes Road", "ruleset": "besm",
                                  "events": 14}]
