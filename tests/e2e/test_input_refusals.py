@@ -569,6 +569,17 @@ def test_a_stat_far_out_of_range_names_the_range_of_1_to_12(
     assert stored_events(party) == before
 
 
+@pytest.mark.parametrize(("option", "value"), [("--health-max", "-3"), ("--energy-max", "0"),
+                                              ("--energy-max", "-2")])
+def test_a_maximum_below_1_names_the_range_from_1(
+        trek_run: Run, party: Path, option: str, value: str) -> None:
+    before = stored_events(party)
+    run = trek_run("roster", "add-character", "Bo", "--body", "5", "--mind", "5", "--soul", "5",
+                   option, value)
+    refused(run, f"{option} must be 1 to 1,000,000, not {value}")
+    assert stored_events(party) == before
+
+
 @pytest.mark.parametrize("db", ["mysql://gm:hunter2@db.example/trek", "sqlite:///trek.db",
                                 "mysql://x/y"])
 @pytest.mark.parametrize("args", [("status",), ("init", "Ashes Road")])
