@@ -53,7 +53,8 @@ def _new_character(options: CharacterOptions) -> CharacterOptions:
     for option in ("health_max", "energy_max"):
         value = getattr(options, option)
         if value is not None:
-            check_number(value, f"--{option.replace('_', '-')}", 0, MAX_POINTS)
+            # A maximum of 0 would leave nothing to lose or regain: 1 is the least.
+            check_number(value, f"--{option.replace('_', '-')}", 1, MAX_POINTS)
     return options
 
 

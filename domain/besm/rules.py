@@ -63,7 +63,6 @@ from domain.besm.state import (
     stat,
     today,
 )
-from domain.bounds import MAX_LEVEL
 from domain.dice import Dice, RecordedDice, Roll, check
 from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
@@ -92,7 +91,6 @@ from domain.state import (
     Game,
     Role,
 )
-from domain.values import check_number
 
 if TYPE_CHECKING:
     from domain.plan import PlanRules
@@ -420,7 +418,6 @@ class Besm(CombatRules, NothingOnEntry):
             value = options.extra.get(name)
             if value is None:
                 raise RuleViolation(f"a BESM character needs --{name} (1 to 12)")
-            check_number(value, f"--{name}", 0, MAX_LEVEL)
             if not 1 <= value <= 12:
                 raise RuleViolation(f"{name.capitalize()} must be 1 to 12, not {value}")
             stats[name] = value

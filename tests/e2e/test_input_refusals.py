@@ -556,6 +556,30 @@ def test_a_stat_of_0_is_refused_as_out_of_range_not_as_missing(trek_run: Run,
     assert stored_events(party) == before
 
 
+@pytest.mark.parametrize(("stat", "value"), [("--body", "-5"), ("--mind", "100"),
+                                            ("--soul", "101"), ("--body", "13")])
+def test_a_stat_far_out_of_range_names_the_range_of_1_to_12(
+        trek_run: Run, party: Path, stat: str, value: str) -> None:
+    stats = {"--body": "5", "--mind": "5", "--soul": "5", stat: value}
+    before = stored_events(party)
+    run = trek_run("roster", "add-character", "Bo", *[part for pair in stats.items()
+                                                        for part in pair])
+    refused(run, f"{stat[2:].capitalize()} must be 1 to 12, not {value}")
+    assert "0 to" not in run.stderr
+    assert stored_events(party) == before
+
+
+@pytest.mark.parametrize(("option", "value"), [("--health-max", "-3"), ("--energy-max", "0"),
+                                              ("--energy-max", "-2")])
+def test_a_maximum_below_1_names_the_range_from_1(
+        trek_run: Run, party: Path, option: str, value: str) -> None:
+    before = stored_events(party)
+    run = trek_run("roster", "add-character", "Bo", "--body", "5", "--mind", "5", "--soul", "5",
+                   option, value)
+    refused(run, f"{option} must be 1 to 1,000,000, not {value}")
+    assert stored_events(party) == before
+
+
 @pytest.mark.parametrize("db", ["mysql://gm:hunter2@db.example/trek", "sqlite:///trek.db",
                                 "mysql://x/y"])
 @pytest.mark.parametrize("args", [("status",), ("init", "Ashes Road")])

@@ -62,15 +62,15 @@ REFUSED: list[tuple[Callable[[], Any], str]] = [
      "--move miles must be 0 to 10,000, not 10,001"),
     (lambda: AddMount("Bess", move=("ground-speed", 101)),
      "--move ground-speed must be 0 to 100, not 101"),
-    # Characters: skill and attribute levels 0 to MAX_LEVEL, maxima 0 to MAX_POINTS.
+    # Characters: skill and attribute levels 0 to MAX_LEVEL, maxima 1 to MAX_POINTS.
     (lambda: AddCharacter(CharacterOptions("Kira", skills={"ride": 101})),
      "the skill ride's level must be 0 to 100, not 101"),
     (lambda: AddCharacter(CharacterOptions("Kira", attributes={"speed": -1})),
      "the attribute speed needs a level of 0 or more, not -1"),
     (lambda: AddCharacter(CharacterOptions("Kira", health_max=1_000_001)),
-     "--health-max must be 0 to 1,000,000, not 1,000,001"),
+     "--health-max must be 1 to 1,000,000, not 1,000,001"),
     (lambda: AddCharacter(CharacterOptions("Kira", energy_max=-5)),
-     "--energy-max must be 0 to 1,000,000, not -5"),
+     "--energy-max must be 1 to 1,000,000, not -5"),
     # Supplies: a known kind, 0 (set) or 1 (add, spend) up to MAX_AMOUNT.
     (lambda: SetSupplies({}), "name at least one supply, as KIND=N"),
     (lambda: SetSupplies({"food": 1}),
@@ -142,18 +142,20 @@ def test_a_wrong_type_is_a_programming_error_the_front_ends_never_make() -> None
 names = st.text(alphabet=st.characters(whitelist_categories=("L", "N")), min_size=1,
                 max_size=40)
 points = st.integers(0, 10**6)
+maxima = st.integers(1, 10**6)
 levels = st.integers(0, 100)
 
 
-@given(name=names, health=points, energy=points, skill=levels, miles=st.integers(0, 10_000),
+@given(name=names, health=points, energy=points, maximum=maxima, skill=levels,
+       miles=st.integers(0, 10_000),
        amount=st.integers(1, 10**9), x=st.integers(-10**6, 10**6), level=st.integers(1, 10),
        tn=st.integers(2, 30), successes=st.integers(0, 30))
 def test_any_value_within_the_bounds_makes_a_command(
-        name: str, health: int, energy: int, skill: int, miles: int, amount: int, x: int,
-        level: int, tn: int, successes: int) -> None:
+        name: str, health: int, energy: int, maximum: int, skill: int, miles: int,
+        amount: int, x: int, level: int, tn: int, successes: int) -> None:
     assert Harm(name, health, energy, name).health == health
     assert AddCharacter(CharacterOptions(name, skills={name: skill}, attributes={name: skill},
-                                         health_max=health, energy_max=energy))
+                                         health_max=maximum, energy_max=maximum))
     assert AddVehicle(name, move=("miles", miles)).move == ("miles", miles)
     assert AddMount(name, move=(name, skill)).move == (name, skill)
     assert AddSupplies({"provisions": amount}).amounts == {"provisions": amount}

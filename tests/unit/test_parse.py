@@ -115,5 +115,5 @@ def test_words_that_make_no_command_are_a_parse_error(
 def test_a_value_out_of_its_bounds_is_the_rules_refusal() -> None:
     with pytest.raises(TrackerError, match="given twice"):
         parse(["supplies", "add", "provisions=1", "provisions=2"])
-    with pytest.raises(TrackerError, match="must be 0 to"):
+    with pytest.raises(TrackerError, match="must be 1 to"):
         parse(["roster", "add-character", "Kira", "--health-max", "-3"])
