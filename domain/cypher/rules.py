@@ -168,21 +168,43 @@ def check_destination(situation: Situation, goal: Square) -> None:
         raise RuleViolation(reason)
 
 
+def _walk(start: Square, goal: Square) -> list[Square]:
+    """On an open plain every step costs the same: walk diagonally, then straight."""
+    path, here = [], start
+    while here != goal:
+        here = Square(here.x + (goal.x > here.x) - (goal.x < here.x),
+                      here.y + (goal.y > here.y) - (goal.y < here.y))
+        path.append(here)
+    return path
+
+
+def _steps(a: Square, b: Square) -> int:
+    return max(abs(a.x - b.x), abs(a.y - b.y))
+
+
 def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
-    """The squares from the party to `goal` taking the least time (Dijkstra, exact fractions)."""
+    """The squares from the party to `goal` taking the least time (Dijkstra, exact fractions).
+
+    A square the party is in transit toward costs, as its first step, only what is still owed.
+    """
     start = situation.game.position
+    transit = journey(situation.game).transit
+    owed = Fraction(transit.remaining) if transit is not None else None
     game_map = situation.map
     if game_map is None:
-        # On an open plain every step costs the same: walk diagonally, then straight.
-        path, here = [], start
-        while here != goal:
-            here = Square(here.x + (goal.x > here.x) - (goal.x < here.x),
-                          here.y + (goal.y > here.y) - (goal.y < here.y))
-            path.append(here)
+        path = _walk(start, goal)
+        if (transit is not None and owed is not None and path and path[0] != transit.to
+                and _steps(transit.to, goal) < _steps(start, goal)
+                and owed < square_cost(situation, transit.to)):
+            return [transit.to, *_walk(transit.to, goal)]
         return path
 
-    def step_cost(_here: Square, there: Square) -> Fraction | None:
-        return None if entry_refusal(situation, there) else square_cost(situation, there)
+    def step_cost(here: Square, there: Square) -> Fraction | None:
+        if entry_refusal(situation, there):
+            return None
+        if owed is not None and transit is not None and here == start and there == transit.to:
+            return owed
+        return square_cost(situation, there)
 
     found = pathfinding.cheapest_path(SQUARES, start, goal, step_cost)
     return found[0][1:] if found is not None else None

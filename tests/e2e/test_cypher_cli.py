@@ -91,3 +91,56 @@ def test_a_cypher_campaign_through_the_command_line(trek_run: Run, tmp_path: Pat
     ok(trek_run("replay"))
     assert "match" in ok(trek_run("replay", "--verify")).stdout
     assert ok(trek_run("status", "--json")).json() == before
+
+
+DETOUR = """\
+[map]
+name = "Detour"
+rows = [".r.", ".d."]
+[legend]
+"." = { terrain = "open" }
+"r" = { terrain = "rough" }
+"d" = { terrain = "difficult" }
+"""
+
+
+def test_move_to_pays_the_rest_of_a_transit_when_that_is_quicker(
+        trek_run: Run, tmp_path: Path) -> None:
+    """A walker (12 miles a day) in transit toward difficult 1,1: 6 ÷ (12 × 1/3) = 3/2 day, 1
+    paid on day 1, 1/2 owed. To reach open 2,1 on day 2, paying the 1/2 owed and then 6/12 = 1/2
+    takes the whole day, while the detour over rough 1,0 (6/6 = 1) would take 3/2."""
+    (tmp_path / "detour.toml").write_text(DETOUR)
+    ok(trek_run("init", "Detour", "--ruleset", "cypher", "--map", "detour.toml", "--at", "0,1"))
+    ok(trek_run("roster", "add-character", "Ana"))
+    ok(trek_run("day", "start"))
+    started = recorded(trek_run("move", "E", "--json"), 4, "Travelled")
+    assert (started["toward"], started["still_to_pay"]) == ([1, 1], "1/2")
+    ok(trek_run("day", "end"))
+    ok(trek_run("day", "start"))
+    went = recorded(trek_run("move", "--to", "2,1", "--json"), 7, "Travelled")
+    assert (went["path"], went["spent"], went["miles"], went["dropped"]) == (
+        [[0, 1], [1, 1], [2, 1]], "1", 12, None)
+    assert movement(trek_run)[:2] == (
+        {"unit": "day", "used": "1", "remaining": "0", "miles_today": 12,
+         "in_transit": None}, {"x": 2, "y": 1})
+
+
+def test_move_to_on_a_plain_pays_the_rest_of_a_transit_when_that_is_quicker(
+        trek_run: Run) -> None:
+    """On a map-less plain a 4-mile-a-day cart takes 6/4 = 3/2 day a square. In transit toward
+    1,-1 with 1/2 owed, going to 2,0 by way of 1,-1 costs 1/2 + 3/2 = 2 days; straight east, 3."""
+    ok(trek_run("init", "Plain", "--ruleset", "cypher"))
+    ok(trek_run("roster", "add-character", "Ana"))
+    ok(trek_run("roster", "add-vehicle", "Cart", "--move", "miles=4", "--driver", "Ana"))
+    ok(trek_run("day", "start"))
+    started = recorded(trek_run("move", "NE", "--json"), 5, "Travelled")
+    assert (started["toward"], started["still_to_pay"]) == ([1, -1], "1/2")
+    ok(trek_run("day", "end"))
+    ok(trek_run("day", "start"))
+    went = recorded(trek_run("move", "--to", "2,0", "--json"), 8, "Travelled")
+    assert (went["path"], went["toward"], went["still_to_pay"], went["dropped"]) == (
+        [[0, 0], [1, -1]], [2, 0], "1", None)
+    assert went["miles"] == 6
+    assert movement(trek_run)[:2] == (
+        {"unit": "day", "used": "1", "remaining": "0", "miles_today": 6,
+         "in_transit": {"to": {"x": 2, "y": 0}, "remaining": "1"}}, {"x": 1, "y": -1})
