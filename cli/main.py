@@ -381,9 +381,9 @@ OPENING_WORDS = frozenset({
     "a", "add", "after", "an", "and", "at", "cannot", "character", "choose", "create", "daily",
     "day", "event", "events", "every", "everything", "for", "give", "harm", "has", "is", "it",
     "keeps", "legend", "map", "models", "name", "no", "nobody", "not", "nothing",
-    "notification", "only", "or", "pick", "restoring", "row", "rows", "run", "say", "session",
-    "square", "step", "that", "the", "there", "this", "today", "trek", "undoing", "watching",
-    "when", "with",
+    "notification", "only", "or", "party", "pick", "restoring", "row", "rows", "run", "say",
+    "session", "square", "step", "that", "the", "there", "this", "today", "trek", "undoing",
+    "watching", "when", "with",
 })
 
 

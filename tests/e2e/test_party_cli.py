@@ -103,8 +103,9 @@ def test_each_refusal_is_one_sentence_and_records_nothing(
     refused(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty",
                      "--supplies", "provisions=9"), "party main has 5 provisions, not the 9")
     ok(trek_run("day", "start"))
-    refused(trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty"),
-            "party main has day 1 open")
+    day_open = trek_run("party", "split", "riders", "--member", "Kira", "--member", "Dusty")
+    refused(day_open, "party main has day 1 open")
+    assert day_open.stderr.startswith("Error: Party main has day 1 open; ")
     ok(trek_run("day", "end"))
     refused(trek_run("day", "start", "--party", "scouts"),
             "there is no party called 'scouts'; the campaign has main")
