@@ -265,11 +265,14 @@ def check_target(encounter: Encounter, mover: Combatant, cell: Square) -> None:
 
 
 def end_refusal(encounter: Encounter, mover: Combatant, cell: Square) -> str | None:
-    """Why `mover` may not stop on `cell` (a friend's cell is passed through, never stood on)."""
+    """Why `mover` may not stop on `cell` (a friend's cell, or where a ruleset lets a move pass
+    a fallen enemy, is passed through, never stood on)."""
     standing = encounter.at(cell)
-    if standing is not None and standing.name != mover.name:
-        return f"{standing.name} stands on {where(cell)}; a move may pass a friend, not stop there"
-    return None
+    if standing is None or standing.name == mover.name:
+        return None
+    if not friends(standing.side, mover.side):
+        return f"{standing.name}, an enemy, is on {where(cell)}; no move stops there"
+    return f"{standing.name} stands on {where(cell)}; a move may pass a friend, not stop there"
 
 
 # -- commands every ruleset shares ---------------------------------------------------------------

@@ -594,7 +594,8 @@ def test_a_fallen_enemy_is_a_body_to_step_over_not_a_hex_to_refuse() -> None:
     posture(c, "Orc", "lying")
     c.handle(StartRound())
     # Stopping on it is refused (one fighter to a hex).
-    refused(c, lambda: move(c, "Kira", "N"), "not stop there")
+    refused(c, lambda: move(c, "Kira", "N"),
+            "Orc, an enemy, is on 2,2; no move stops there")
     # 2,2 holds the fallen orc: 1 + 1; 2,1 open: 1. Total 3.
     event = move(c, "Kira", "N", "N")
     assert (cells(event), event.cost) == ([(2, 3), (2, 2), (2, 1)], 3)
