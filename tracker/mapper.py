@@ -187,15 +187,7 @@ class RowDecoder:
             event = validator.validate_json(data)
         except ValidationError:
             return self._mapped(originator, version, topic, data)
-        # The row's columns place the event, as the ids the mapper splices in would (they win
-        # over any the stored JSON holds).
-        fields = event.__dict__
-        fields["originator_id"] = uuid
-        fields["originator_version"] = version
-        event.__pydantic_fields_set__.update(_PLACE)
-        # `remember_stored_row` on an event just made: the chain hashes the row as stored.
-        _set_stored_row(event, (topic, data))
-        return event
+        return _placed(event, uuid, version, topic, data)
 
     def event(self, originator: Any, version: int, topic: str, data: Any) -> TrekEvent | None:
         """The Trek event of one stored row, given as its fields (None for another record):
@@ -211,17 +203,24 @@ class RowDecoder:
         except ValidationError:
             found = self._mapped(originator, version, topic, data)
             return found if isinstance(found, TrekEvent) else None
-        fields = event.__dict__
-        fields["originator_id"] = uuid
-        fields["originator_version"] = version
-        event.__pydantic_fields_set__.update(_PLACE)
-        _set_stored_row(event, (topic, data))
-        return event
+        return _placed(event, uuid, version, topic, data)
 
 
 _PLACE = ("originator_id", "originator_version")
 # The slot `TrekEvent.remember_stored_row` sets, set directly on an event just decoded.
 _set_stored_row = TrekEvent._stored_row.__set__  # type: ignore[attr-defined]
+
+
+def _placed(event: TrekEvent, uuid: UUID, version: int, topic: str, data: bytes) -> TrekEvent:
+    """`event` just decoded from its row, placed by the row's columns, as the ids the mapper
+    splices in would (they win over any the stored JSON holds), and remembering the row as
+    stored (`remember_stored_row`): the chain hashes the row as stored."""
+    fields = event.__dict__
+    fields["originator_id"] = uuid
+    fields["originator_version"] = version
+    event.__pydantic_fields_set__.update(_PLACE)
+    _set_stored_row(event, (topic, data))
+    return event
 
 
 def page_events(store: EventStore[UUID], originator_id: UUID, *, gt: int | None = None,
