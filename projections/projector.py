@@ -314,18 +314,21 @@ class Projector:
         decoded. `indexed`: keep of each event only its row of the log's index, as a rebuild
         does (`CampaignView.fold_indexed`), so the event is let go as soon as it is folded."""
         decode = self.decode
+
+        def fold_in(originator: Any, event: TrekEvent) -> None:
+            view = views.get(originator)
+            if view is None:
+                views[originator] = fold({}, event, load, indexed)
+            elif indexed:
+                view.fold_indexed(event)
+            else:
+                view.apply(event)
+
         if links is None:
             for _, originator, version, topic, state in notes:
                 event = decode(originator, version, topic, state)
-                if event is None:
-                    continue
-                view = views.get(originator)
-                if view is None:
-                    views[originator] = fold({}, event, load, indexed)
-                elif indexed:
-                    view.fold_indexed(event)
-                else:
-                    view.apply(event)
+                if event is not None:
+                    fold_in(originator, event)
             return
         follow = links.follow
         for _, originator, version, topic, state in notes:
@@ -343,13 +346,7 @@ class Projector:
                 continue
             # Each row's link in its campaign's chain, checked before the event is folded.
             follow(originator, version, topic, data, event.prev_hash, event.chain)
-            view = views.get(originator)
-            if view is None:
-                views[originator] = fold({}, event, load, indexed)
-            elif indexed:
-                view.fold_indexed(event)
-            else:
-                view.apply(event)
+            fold_in(originator, event)
 
     def rebuild(self, progress: Progress | None = None, links: Links | None = None) -> int:
         """Empty the read models and fold the whole log again, all in one transaction: a
