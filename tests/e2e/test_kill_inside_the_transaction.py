@@ -20,11 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from behind import recorded_unfolded
 from conftest import TrekRun, trek_env
-from rulesets import RULESETS
 
 from domain.commands import SpendSupplies
-from tracker.app import Trek
 
 pytestmark = pytest.mark.slow
 
@@ -72,15 +71,8 @@ def store_now(db: Path) -> dict[str, list[tuple[object, ...]]]:
 def read_models_left_behind(db: Path | str) -> None:
     """Record one more event whose read models are not brought up to it (a process stopped
     between the two), so the next command folds that event too."""
-    with Trek.open(str(db), rulesets=RULESETS, gm="test-gm") as trek:
-        def fail(*_args: object) -> int:
-            raise OSError("stopped")
-
-        trek.projector.fold_appended = fail  # type: ignore[method-assign]
-        trek.projector.catch_up = fail  # type: ignore[method-assign]
-        trek.projector.rebuild = fail  # type: ignore[method-assign]
-        trek.handle(None, SpendSupplies({"provisions": 1}))
-        assert "event 5 (SuppliesSpent) was recorded, but" in trek.warnings[0]
+    warnings = recorded_unfolded(str(db), SpendSupplies({"provisions": 1}))
+    assert "event 5 (SuppliesSpent) was recorded, but" in warnings[0]
 
 
 # The read models on the log's last event when the move runs (its own event is folded as

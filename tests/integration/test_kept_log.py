@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from behind import recorded_unfolded
 from cliruns import play_all, run_traced
 from conftest import TrekRun
 from rulesets import RULESETS
@@ -160,14 +161,7 @@ def kinds_of_another_code(db: str) -> None:
 
 def a_late_event(db: str) -> None:
     # Recorded, and the read models not brought up to it (a process stopped between the two).
-    with Trek.open(db, rulesets=RULESETS, gm="test-gm") as trek:
-        def fail(*_args: object) -> int:
-            raise OSError("stopped")
-
-        trek.projector.fold_appended = fail  # type: ignore[method-assign]
-        trek.projector.catch_up = fail  # type: ignore[method-assign]
-        trek.projector.rebuild = fail  # type: ignore[method-assign]
-        trek.handle(None, AddSupplies({"provisions": 2}))
+    recorded_unfolded(db, AddSupplies({"provisions": 2}))
 
 
 def no_kinds(db: str) -> None:
