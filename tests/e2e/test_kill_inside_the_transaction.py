@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from behind import recorded_unfolded
@@ -90,8 +91,7 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
         read_models_left_behind(db)
     env = trek_env(str(db))
     before = store_now(db)
-    logged = len(before["events"])
-    assert logged == (5 if behind else 4)
+    assert len(before["events"]) == (5 if behind else 4)
     assert before["position"] == before["status"] == [(4,)]
     killed = 0
     for n in range(1, 40):
@@ -108,11 +108,8 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
         # together (one more event, folded and indexed, the head and the status on it; an
         # event left behind is folded with it).
         assert done.returncode == 0, done.stderr
-        moved = logged + 1
-        assert now["events"] == [*before["events"], (moved, "domain.besm.events:Moved")]
+        moved = logged_once(now, before, behind)
         assert now["position"] == now["head"] == now["folded"] == now["status"] == [(moved,)]
-        assert now["index"] == [*before["index"], *([(5, "SuppliesSpent")] if behind else []),
-                                (moved, "Moved")]
         break
     else:
         pytest.fail("the move never finished")
@@ -120,6 +117,16 @@ def test_a_move_killed_at_any_statement_of_its_transaction_writes_all_or_nothing
     # die (the rows past the position are read back only when the read models were behind).
     assert killed >= (9 if behind else 8)
     store_is_whole(trek_run, behind)
+
+
+def logged_once(now: dict[str, Any], before: dict[str, Any], behind: bool) -> int:
+    """The move stands once in the log and in the log's index, after what was there (and the
+    event left behind, folded with it); its seq."""
+    moved = len(before["events"]) + 1
+    assert now["events"] == [*before["events"], (moved, "domain.besm.events:Moved")]
+    assert now["index"] == [*before["index"], *([(5, "SuppliesSpent")] if behind else []),
+                            (moved, "Moved")]
+    return moved
 
 
 def store_is_whole(trek_run: Callable[..., TrekRun], behind: bool, **where: str) -> None:
