@@ -1,7 +1,5 @@
 """The Campaign aggregate: checks each command by its ruleset, then records one event."""
 
-from __future__ import annotations
-
 import hashlib
 import re
 import uuid
@@ -304,7 +302,7 @@ class Campaign:
 
     @classmethod
     def start(cls, stamp: Stamp, *, name: str, ruleset: str, rulesets: Registry, seed: int,
-              game_map: GameMap | None, at: Square | None) -> Campaign:
+              game_map: GameMap | None, at: Square | None) -> "Campaign":
         rulesets.named(ruleset)
         check_text(name, "campaign name", limit=MAX_CAMPAIGN_NAME)
         check_text(stamp.gm, "GM name", limit=MAX_NAME)
@@ -345,7 +343,7 @@ class Campaign:
 
     @classmethod
     def branch(cls, stamp: Stamp, origin: CampaignStarted, *, name: str, at: int,
-               head: str) -> Campaign:
+               head: str) -> "Campaign":
         """A new campaign whose history will be the original's copied up to event `at`.
 
         Its first event is the original's start under the new name, recording where it came
@@ -617,7 +615,7 @@ class Campaign:
 
         return live
 
-    def cancellations_differing(self, first: int, past: Campaign) -> list[int]:
+    def cancellations_differing(self, first: int, past: "Campaign") -> list[int]:
         """The events before `first` that stand cancelled or live now otherwise than in
         `past` (this campaign at version `first - 1`), in order."""
         named: set[int] | None = set()
@@ -755,7 +753,7 @@ class Campaign:
         }
 
     @classmethod
-    def from_snapshot(cls, snapshot: CampaignSnapshot) -> Campaign:
+    def from_snapshot(cls, snapshot: "CampaignSnapshot") -> "Campaign":
         state = snapshot.state
         started = CampaignStarted(
             originator_id=snapshot.originator_id, originator_version=1,
@@ -828,7 +826,7 @@ def _(event: EventsCancelled | EventsRestored) -> str:
 class CampaignSnapshot(BaseModel):
     """A campaign's state at a version, so loading it reads only the events since."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     class_version: ClassVar[int] = 1
 
@@ -842,7 +840,7 @@ class CampaignSnapshot(BaseModel):
     digest: str | None = None
 
     @classmethod
-    def take(cls, campaign: Campaign) -> CampaignSnapshot:
+    def take(cls, campaign: Campaign) -> "CampaignSnapshot":
         state = campaign.snapshot_state()
         return cls(
             originator_id=campaign.id, originator_version=campaign.version,

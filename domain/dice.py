@@ -1,7 +1,5 @@
 """2d6 roll-under checks, and dice keyed by campaign seed and event position."""
 
-from __future__ import annotations
-
 import random
 from collections.abc import Mapping
 from typing import Protocol
@@ -14,7 +12,7 @@ from domain.errors import RuleViolation
 class Roll(BaseModel):
     """One check as it happened: who rolled, the dice, the target and the outcome."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     label: str
     by: str | None = None

@@ -6,8 +6,6 @@ their outcome in full, so folding them needs no rule code; what a round or a mov
 ruleset's decision (see `EncounterRules`).
 """
 
-from __future__ import annotations
-
 from functools import cache, singledispatch
 from typing import Any, ClassVar
 

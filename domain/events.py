@@ -1,7 +1,5 @@
 """The campaign's immutable events: each one a fact holding its full outcome."""
 
-from __future__ import annotations
-
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -219,7 +217,7 @@ class TrekEvent(BaseModel):
         """What a route picture marks for this event (a ruleset's events say; most: nothing)."""
         return []
 
-    def mutate(self, aggregate: Campaign | None) -> Campaign | None:
+    def mutate(self, aggregate: "Campaign | None") -> "Campaign | None":
         """The eventsourcing library's hook: fold this event into the aggregate."""
         assert aggregate is not None, "only CampaignStarted creates a campaign"
         aggregate.absorb(self)
@@ -251,7 +249,7 @@ class BranchOrigin(BaseModel):
     """Where a what-if branch came from: the original campaign, the event it was cut after, and
     that event's hash; when and by whom the branch was made."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     campaign: str
     seq: int
@@ -272,7 +270,7 @@ class CampaignStarted(TrekEvent):
     # Set on a branch's first event; its history up to `branched_from.seq` is the original's.
     branched_from: BranchOrigin | None = None
 
-    def mutate(self, aggregate: Campaign | None) -> Campaign | None:
+    def mutate(self, aggregate: "Campaign | None") -> "Campaign | None":
         from domain.campaign import Campaign
 
         campaign = Campaign.begin(self)

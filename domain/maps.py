@@ -7,8 +7,6 @@ file's own format is the map formats' work, tracker/mapformats/), hands each dec
 its ruleset's reader and refuses every table nobody declared, each refusal with its line.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -54,7 +52,7 @@ class Terrain(StrEnum):
 class Cell(BaseModel):
     """One legend entry: what every square drawn with its character is."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     terrain: Terrain
     name: str | None = None
@@ -67,7 +65,7 @@ class River(BaseModel):
     `0102-0203 river`). It is a picture's line only: no rule prices crossing it; a GM who wants
     it to matter gives its squares a terrain (an import's `--terrain river=hazard`)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str | None = None
     path: tuple[Square, ...] = Field(min_length=2)
@@ -76,7 +74,7 @@ class River(BaseModel):
 class GameMap(BaseModel):
     """A rectangular grid of squares, each drawn with one legend character."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     rows: tuple[str, ...]

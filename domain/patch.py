@@ -1,7 +1,5 @@
 """Exact differences between two JSON documents, as the corrections a reversal carries."""
 
-from __future__ import annotations
-
 import copy
 from typing import Any
 
@@ -13,7 +11,7 @@ _MISSING = object()
 class Correction(BaseModel):
     """Set the value at `path`, or remove the key there when `delete` is true."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     path: tuple[str, ...]
     value: Any = None

@@ -1,7 +1,5 @@
 """The small interface every ruleset implements, and what a decision looks like."""
 
-from __future__ import annotations
-
 import dataclasses
 import typing
 from collections.abc import Iterable, Iterator, Mapping
@@ -176,6 +174,8 @@ class NothingOnEntry:
 class NoHouseRules(BaseModel):
     """The house rules of a ruleset that has none."""
 
+    model_config = ConfigDict(defer_build=True)
+
 
 class Ruleset(Protocol):
     """One tabletop system's travel rules: pure functions from situation and command to outcome."""
@@ -227,7 +227,7 @@ class Ruleset(Protocol):
         """One of the ruleset's own `commands`, checked and decided with these dice."""
 
     @property
-    def plan_rules(self) -> PlanRules | None:
+    def plan_rules(self) -> "PlanRules | None":
         """How `trek plan` plays its overland journeys forward (domain/plan.py); None when it
         has none to plan."""
 

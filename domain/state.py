@@ -1,7 +1,5 @@
 """The game state a campaign's live events fold into: party, roster, supplies and the day."""
 
-from __future__ import annotations
-
 import shlex
 from enum import StrEnum
 from typing import Any, Generic, Protocol, Self, TypeVar
@@ -32,7 +30,7 @@ class ConveyanceState(StrEnum):
 
 class _Mutable(BaseModel):
     # State is mutated in place by the fold; validation happens when events are made.
-    model_config = ConfigDict(extra="forbid", validate_assignment=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, defer_build=True)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Without validation on assignment, pydantic stores a field's new value and marks the
@@ -53,14 +51,14 @@ class Slice(BaseModel):
     """A ruleset's own part of a state object, kept there as one JSON document (`travel`) that
     only the ruleset reads: its own model validates it on the way in and writes it back whole."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     @classmethod
     def read(cls, owner: _Owner) -> Self:
         return cls.model_validate(owner.travel)
 
     @classmethod
-    def edit(cls, owner: _Owner) -> _Edit[Self]:
+    def edit(cls, owner: _Owner) -> "_Edit[Self]":
         """`with Slice.edit(owner) as part:` changes made to `part` are written back to the
         owner's document when the block ends without an error.
 
@@ -345,7 +343,7 @@ class Game(_Mutable):
                 joining.with_party = travelling
         self.party = name
 
-    def focused(self, name: str | None) -> Game:
+    def focused(self, name: str | None) -> "Game":
         """This game held from party `name`'s side (itself when it already is, or None)."""
         if name is None or name == self.party:
             return self

@@ -2,8 +2,6 @@
 difficult terrain, Shift, the defence penalty for leaving melee range, prone and standing,
 stealthy movement, and the ranged penalty after moving (unless Gun Bunny)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
@@ -41,7 +39,7 @@ MOVE_OPTIONS = frozenset({"shift", "stealthy"})
 class CombatState(BaseModel):
     """One combatant's round, as stored in the encounter (the ruleset's own document)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     full_speed: int = 0
     # This round's allowance after prone and stealth.

@@ -1,7 +1,5 @@
 """BESM overland travel's events: each one a fact holding its full outcome."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -208,7 +206,7 @@ class Repaired(TrekEvent):
 
 
 class StrainLanded(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     lost: int
     level: int
@@ -216,7 +214,7 @@ class StrainLanded(BaseModel):
 
 
 class Recovery(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     mode: str
     health: int
@@ -224,7 +222,7 @@ class Recovery(BaseModel):
 
 
 class Upkeep(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     needed: int
     spent: int

@@ -6,8 +6,6 @@ file gives them as `[[shortcut]]` tables; the core loader hands those to `read_s
 also where stored maps have always held them.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Mapping
 from types import MappingProxyType
@@ -38,7 +36,7 @@ _PATH_EXAMPLE = "path = [[2, 1]]"
 class Shortcut(BaseModel):
     """A named route the group may roll to take, opening its path for the day."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     name: str
     path: tuple[Square, ...] = Field(min_length=1)

@@ -1,7 +1,5 @@
 """BESM's own part of the game state: what a travel day holds, and a conveyance's strain."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.bounds import MAX_AMOUNT, MAX_LEVEL
@@ -54,7 +52,7 @@ def stat(character: Character, name: str) -> int:
 class HouseRules(BaseModel):
     """Campaign options a GM may change (`trek rules set`); every change is a recorded event."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="ignore", defer_build=True)
 
     camp_health_modifier: int = Field(0, ge=-MAX_LEVEL, le=MAX_LEVEL)
     camp_energy_modifier: int = Field(0, ge=-MAX_LEVEL, le=MAX_LEVEL)

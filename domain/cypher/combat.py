@@ -1,8 +1,6 @@
 """Cypher rounds and chases: immediate, short and long moves in feet, Speed tasks on a d20,
 terrain and gravity, zero-gravity pushes and drift, and one-roll or extended chases."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
@@ -56,14 +54,14 @@ CHASE_ROLL = "chase"
 
 
 class Drift(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     direction: str
     feet: int
 
 
 class Chase(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     level: int
     successes: int = 0
@@ -78,7 +76,7 @@ class Chase(BaseModel):
 
 
 class CypherState(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     # The round's kind of move ("immediate", "short", "long", "with-action", "push") or None.
     action: str | None = None

@@ -1,7 +1,5 @@
 """Cypher long-term travel's events: days of exact fractions, and transit toward a square."""
 
-from __future__ import annotations
-
 from typing import Any, ClassVar
 
 from domain.cypher.state import Journey, Transit

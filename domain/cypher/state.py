@@ -1,7 +1,5 @@
 """Cypher's own part of the game state: today's share of the day, and a square under way."""
 
-from __future__ import annotations
-
 from pydantic import BaseModel, ConfigDict
 
 from domain.geometry import Square
@@ -11,7 +9,7 @@ from domain.state import Game, Slice
 class Transit(BaseModel):
     """The party is part-way toward a square whose cost is not yet paid."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     to: Square
     remaining: str

@@ -2,8 +2,6 @@
 the cost of each hex from the direction against the facing, the posture, the footing and the
 obstructions; turning; the one hex always allowed; the free end facing; step; posture."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -51,7 +49,7 @@ BATTLE_LEGEND = LegendSpec(
 class HexState(BaseModel):
     """One fighter's turn, as the encounter stores it (numbers are exact halves)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     posture: str = "standing"
     # The round of the turn's move below; in a later round the turn is fresh (so a round's

@@ -11,8 +11,6 @@ MP come in exact halves: the arithmetic here is on `Fraction`s, and documents ho
 (an int when whole, else a half such as 6.5).
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from fractions import Fraction
 from typing import Annotated, Any, ClassVar
@@ -76,7 +74,7 @@ def _no_spending() -> dict[str, int | float]:
 class Transit(BaseModel):
     """A tile being paid for over several rounds; the combatant still stands where it was."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     to: Cell
     cost: int
@@ -89,7 +87,7 @@ class Transit(BaseModel):
 class MoveState(BaseModel):
     """One combatant's round under the Move-Point system (the ruleset's own document)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     mp: MP = 0
     # The free Move Point is still held: no MP-gaining action yet and not spent.
@@ -110,7 +108,7 @@ class MoveState(BaseModel):
 class TransitLoss(BaseModel):
     """Progress toward a transit tile lost (RULES §10 *In transit*)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str
     to: Cell

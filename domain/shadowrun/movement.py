@@ -2,8 +2,6 @@
 per-pass limit and the per-turn cap, the target-number modifier of moving, the Athletics
 (Running) sprint, and the free attack an opponent gets on someone passing close by."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
@@ -50,7 +48,7 @@ BATTLE_LEGEND = LegendSpec(words=frozenset({"open", "rough"}),
 class PassState(BaseModel):
     """One combatant's Combat Turn, as stored in the encounter (the ruleset's own document)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     # Its own Initiative Passes this turn (`encounter round --passes NAME=N`).
     passes: int = 1

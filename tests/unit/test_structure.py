@@ -1,5 +1,5 @@
 """The product's structure, read off its source: one composition root, no test runner in the
-product, and no ruleset part found by a module or attribute name.
+product, no ruleset part found by a module or attribute name, and model classes made cheaply.
 
 A ruleset defined inside a test plugging into the command line, the shell and the server with
 no shared file edited: tests/unit/test_ruleset_seam.py.
@@ -8,9 +8,15 @@ no shared file edited: tests/unit/test_ruleset_seam.py.
 from __future__ import annotations
 
 import ast
+import importlib
+import pkgutil
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+
+from pydantic import BaseModel
+
+import domain
 
 ROOT = Path(__file__).resolve().parents[2]
 PRODUCT = ("cli", "tracker", "domain", "projections")
@@ -228,3 +234,46 @@ def test_the_builder_check_knows_where_a_call_is() -> None:
               "R = Registry([])\n")
     assert list(builder_calls(ast.parse(source))) == [
         (2, "bootstrap"), (4, "other"), (5, None)]
+
+
+# -- model classes cost what they must ---------------------------------------------------------
+
+
+def _future_annotations(tree: ast.Module) -> bool:
+    return any(isinstance(node, ast.ImportFrom) and node.module == "__future__"
+               and any(a.name == "annotations" for a in node.names) for node in tree.body)
+
+
+def _models() -> dict[str, list[type[BaseModel]]]:
+    """Every pydantic model class of domain/, by the module it is defined in."""
+    found: dict[str, list[type[BaseModel]]] = {}
+    for module in pkgutil.walk_packages(domain.__path__, "domain."):
+        loaded = importlib.import_module(module.name)
+        for value in vars(loaded).values():
+            if (isinstance(value, type) and issubclass(value, BaseModel)
+                    and value.__module__ == module.name):
+                found.setdefault(module.name, []).append(value)
+    return found
+
+
+def test_every_model_builds_its_validator_when_first_used() -> None:
+    """A recording command's process makes every shared model and its ruleset's, and uses a
+    handful: each builds its validator the first time it validates (`defer_build`)."""
+    models = _models()
+    assert sum(map(len, models.values())) > 60
+    eager = [f"{m.__module__}.{m.__qualname__}" for found in models.values() for m in found
+             if not m.model_config.get("defer_build")]
+    assert eager == []
+
+
+def test_a_module_of_models_reads_its_annotations_as_the_class_is_made() -> None:
+    """Under `from __future__ import annotations` pydantic compiled each field's annotation
+    from its string, again for every subclass (the envelope of every event): the modules that
+    define models leave it out, and quote only what is named before it is defined."""
+    with_models = {f"{name.replace('.', '/')}.py" for name in _models()}
+    assert {"domain/events.py", "domain/state.py", "domain/besm/events.py"} <= with_models
+    trees = dict(sources("domain"))
+    assert [path for path in sorted(with_models) if _future_annotations(trees[path])] == []
+    # The check reads the import where it is written.
+    assert _future_annotations(ast.parse("from __future__ import annotations\n"))
+    assert not _future_annotations(ast.parse("from __future__ import division\n"))
