@@ -5,11 +5,14 @@ kept status document without the tracker: tests/integration/test_kept_status.py.
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import click
 import pytest
 from cliruns import heavy, play_all, run_traced
+from conftest import trek_env
 from rulesets import RULESETS
 
 from cli.main import command_summaries, trek
@@ -152,3 +155,38 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert stdout == answer + "\n"
         assert not {m for m in modules if m.split(".")[0] == "rich"}, words
         assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}, words
+
+
+# A `trek` process run as the program, with a hook that says at exit, after the command, whether
+# Python's cyclic collector is on and whether anything was set aside from it.
+_COLLECTOR_AT_EXIT = """\
+import atexit, gc, sys
+atexit.register(lambda: print(f"collector on: {gc.isenabled()}, set aside: "
+                              f"{gc.get_freeze_count() > 0}", file=sys.stderr))
+sys.argv = ["trek", *sys.argv[1:]]
+from cli.main import main
+main()
+"""
+
+
+@pytest.mark.parametrize(("words", "opens_a_store"), [
+    (("supplies", "add", "provisions=1"), True),
+    (("replay",), True),
+    (("--help",), False),
+])
+def test_the_collector_runs_again_once_the_store_is_open(
+        words: tuple[str, ...], opens_a_store: bool, tmp_path: Path) -> None:
+    """The collector is held off while the process starts, and runs again from the moment a
+    store is open (a long replay, a plan or a server's hours collect their garbage), with what
+    start-up made set aside. A command that opens no store ends with it still held off."""
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Road", "--ruleset", "besm", "--seed", "3")])
+    result = subprocess.run([sys.executable, "-c", _COLLECTOR_AT_EXIT, *words], cwd=tmp_path,
+                            env=trek_env(db), stdin=subprocess.DEVNULL, capture_output=True,
+                            text=True, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    said = result.stderr.strip().splitlines()[-1]
+    # Set aside either way: the exit leaves what the command made for the system to free.
+    assert said == f"collector on: {opens_a_store}, set aside: True"
+    if words[0] == "supplies":
+        assert result.stdout == "#2 supplies added: provisions=1\n"
