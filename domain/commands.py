@@ -101,6 +101,8 @@ Reason = Annotated[str, texted("reason")] | None
 
 @dataclass(frozen=True)
 class AddCharacter(Command):
+    """`roster add-character NAME [stats]`: someone new on the roster, with the ruleset's stats."""
+
     what: ClassVar[str] = "roster add-character"
 
     options: Annotated[CharacterOptions, AfterValidator(_new_character)]
@@ -108,6 +110,8 @@ class AddCharacter(Command):
 
 @dataclass(frozen=True)
 class AddMount(Command):
+    """`roster add-mount NAME [--move NAME=N] [--rider CHAR]`."""
+
     what: ClassVar[str] = "roster add-mount"
 
     name: NewName
@@ -117,6 +121,8 @@ class AddMount(Command):
 
 @dataclass(frozen=True)
 class AddVehicle(Command):
+    """`roster add-vehicle NAME [--move NAME=N] [--driver CHAR] [--passenger CHAR]...`."""
+
     what: ClassVar[str] = "roster add-vehicle"
 
     name: NewName
@@ -127,6 +133,8 @@ class AddVehicle(Command):
 
 @dataclass(frozen=True)
 class Assign(Command):
+    """`roster assign CHAR --to CONVEYANCE --as rider|driver|passenger`."""
+
     what: ClassVar[str] = "roster assign"
 
     character: str
@@ -136,6 +144,8 @@ class Assign(Command):
 
 @dataclass(frozen=True)
 class Dismount(Command):
+    """`roster dismount CHAR`: off whatever the character travels on."""
+
     what: ClassVar[str] = "roster dismount"
 
     character: str
@@ -143,6 +153,8 @@ class Dismount(Command):
 
 @dataclass(frozen=True)
 class Leave(Command):
+    """`roster leave NAME`: a character or conveyance stays behind."""
+
     what: ClassVar[str] = "roster leave"
     acts_on_party: ClassVar[bool] = True
 
@@ -151,6 +163,8 @@ class Leave(Command):
 
 @dataclass(frozen=True)
 class Rejoin(Command):
+    """`roster rejoin NAME`: one that stayed behind travels with the party again."""
+
     what: ClassVar[str] = "roster rejoin"
     acts_on_party: ClassVar[bool] = True
 
@@ -159,6 +173,8 @@ class Rejoin(Command):
 
 @dataclass(frozen=True)
 class SetSupplies(Command):
+    """`supplies set KIND=N...`: each amount as given (0 or more)."""
+
     what: ClassVar[str] = "supplies set"
     acts_on_party: ClassVar[bool] = True
 
@@ -167,6 +183,8 @@ class SetSupplies(Command):
 
 @dataclass(frozen=True)
 class AddSupplies(Command):
+    """`supplies add KIND=N...`: each amount added (1 or more)."""
+
     what: ClassVar[str] = "supplies add"
     acts_on_party: ClassVar[bool] = True
 
@@ -175,6 +193,8 @@ class AddSupplies(Command):
 
 @dataclass(frozen=True)
 class SpendSupplies(Command):
+    """`supplies spend KIND=N...`: each amount taken away (1 or more)."""
+
     what: ClassVar[str] = "supplies spend"
     acts_on_party: ClassVar[bool] = True
 
@@ -183,6 +203,8 @@ class SpendSupplies(Command):
 
 @dataclass(frozen=True)
 class Harm(Command):
+    """`harm CHAR [--health N] [--energy N] [--reason TEXT]`."""
+
     what: ClassVar[str] = "harm"
 
     character: str
@@ -193,6 +215,8 @@ class Harm(Command):
 
 @dataclass(frozen=True)
 class SetRule(Command):
+    """`rules set KEY=VALUE`: one of the campaign's house rules."""
+
     what: ClassVar[str] = "rules set"
 
     key: str
@@ -204,6 +228,8 @@ class SetRule(Command):
 
 @dataclass(frozen=True)
 class StartDay(Command):
+    """`day start`: the party's next travel day opens."""
+
     what: ClassVar[str] = "day start"
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
@@ -211,6 +237,8 @@ class StartDay(Command):
 
 @dataclass(frozen=True)
 class Move(Command):
+    """`move DIR...` or `move --to X,Y`: the party travels overland."""
+
     what: ClassVar[str] = "overland move"
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
@@ -220,6 +248,8 @@ class Move(Command):
 
 @dataclass(frozen=True)
 class EndDay(Command):
+    """`day end [--rest CHAR=MODE]... [--hours N]`: the travel day closes with a night."""
+
     what: ClassVar[str] = "day end"
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
@@ -242,6 +272,8 @@ class StartEncounter(Command):
 
 @dataclass(frozen=True)
 class RemoveCombatant(Command):
+    """`encounter remove NAME`: a combatant leaves the battle map."""
+
     what: ClassVar[str] = "encounter remove"
 
     name: str
@@ -259,6 +291,8 @@ class ChangeDoor(Command):
 
 @dataclass(frozen=True)
 class EndEncounter(Command):
+    """`encounter end`: the fight is over; overland travel goes on."""
+
     what: ClassVar[str] = "encounter end"
 
 
@@ -267,6 +301,8 @@ class EndEncounter(Command):
 
 @dataclass(frozen=True)
 class StartSession(Command):
+    """`session start [TITLE]`: a play session opens."""
+
     what: ClassVar[str] = "session start"
 
     title: Annotated[str, texted("session title")] | None = None
@@ -274,6 +310,8 @@ class StartSession(Command):
 
 @dataclass(frozen=True)
 class EndSession(Command):
+    """`session end`: the open play session closes."""
+
     what: ClassVar[str] = "session end"
 
 

@@ -65,6 +65,8 @@ class MoveOptions:
 
 @dataclass(frozen=True)
 class DayEndOptions:
+    """`day end`'s options: how each character rests, and hours slept."""
+
     rests: Mapping[str, str] = field(default_factory=dict)
     # Hours slept; None when not given (a ruleset that sleeps takes its own default).
     hours: int | None = None

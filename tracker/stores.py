@@ -65,6 +65,8 @@ class StoreKind(StrEnum):
 
 @dataclass(frozen=True)
 class Location:
+    """Where a store is: its kind, its target (a path or URL) and the password apart."""
+
     kind: StoreKind
     target: str
     password: str | None = None

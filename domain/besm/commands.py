@@ -22,6 +22,8 @@ def _given(label: str, roll: int | None) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class TakeShortcut(Command):
+    """`shortcut NAME [--roll R]`: one attempt at a shortcut from the map."""
+
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "shortcut"
@@ -35,6 +37,8 @@ class TakeShortcut(Command):
 
 @dataclass(frozen=True)
 class ForcedMarch(Command):
+    """`forced-march [--roll CHAR=R]...`: the base movement again, at a cost."""
+
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "forced march"
@@ -48,6 +52,8 @@ class ForcedMarch(Command):
 
 @dataclass(frozen=True)
 class TravelByNight(Command):
+    """`night-travel [--roll R] [--by CHAR]`: on after dark, once a day."""
+
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "night travel"
@@ -61,6 +67,8 @@ class TravelByNight(Command):
 
 @dataclass(frozen=True)
 class Forage(Command):
+    """`forage [--roll R] [--by CHAR] [--take KIND]`: a square of movement spent hunting."""
+
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "forage"
@@ -75,6 +83,8 @@ class Forage(Command):
 
 @dataclass(frozen=True)
 class Repair(Command):
+    """`repair CONVEYANCE --by CHAR [--roll R]`: the day spent restoring its levels."""
+
     overland: ClassVar[bool] = True
     acts_on_party: ClassVar[bool] = True
     what: ClassVar[str] = "repair"
@@ -89,6 +99,8 @@ class Repair(Command):
 
 @dataclass(frozen=True)
 class GoProne(Command):
+    """`encounter prone NAME`: free, and the round's Speed is halved."""
+
     what: ClassVar[str] = "going prone"
 
     name: str
@@ -96,6 +108,8 @@ class GoProne(Command):
 
 @dataclass(frozen=True)
 class StandUp(Command):
+    """`encounter stand NAME`: 1 square of the round's movement."""
+
     what: ClassVar[str] = "standing up"
 
     name: str

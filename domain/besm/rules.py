@@ -206,6 +206,8 @@ def conveyance_rate(conveyance: Conveyance) -> int:
 
 @dataclass(frozen=True)
 class Unit:
+    """What travels: a character or conveyance, its movement rate, and whether it flies."""
+
     name: str
     rate: int
     flies: bool

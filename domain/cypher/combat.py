@@ -98,6 +98,8 @@ def state_of(combatant: Combatant) -> CypherState:
 
 @dataclass(frozen=True)
 class Task:
+    """A Speed (or Might) task as rolled: its difficulty, the roll, and whether it succeeded."""
+
     difficulty: int
     roll: int | None
     dice: list[int] | None
@@ -266,6 +268,8 @@ COMBAT_EVENTS = (CypherMoved, PushedOff, ChaseStarted, ChaseRolled)
 
 @dataclass(frozen=True)
 class Push(Command):
+    """`encounter push NAME DIR --feet N [--roll R]`: off a wall in zero gravity."""
+
     what: ClassVar[str] = "zero-gravity push"
 
     name: str
@@ -276,6 +280,8 @@ class Push(Command):
 
 @dataclass(frozen=True)
 class StartChase(Command):
+    """`encounter chase NAME --level L [...]`: a chase of one roll, or an extended one."""
+
     what: ClassVar[str] = "chase"
 
     name: str
@@ -289,6 +295,8 @@ class StartChase(Command):
 
 @dataclass(frozen=True)
 class RollChase(Command):
+    """`encounter chase-roll NAME [...]`: the next Speed task of an extended chase."""
+
     what: ClassVar[str] = "chase roll"
 
     name: str
