@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 # again while it was made and found no garbage in it (about 16 ms of a recording command).
 # `cli.main.main` holds the collector off as the process starts; the first store opened, where
 # start-up is over, sets what it made aside for good (`gc.freeze`) and lets the collector run
-# for the work that follows (a replay, a plan, a server's hours). In-process callers (tests,
-# `CliRunner`) never hold it off, and nothing here changes for them.
+# for the work that follows (a replay, a plan, a server's hours). Callers inside another
+# program (the tests) never hold it off, and nothing here changes for them.
 _starting = False
 
 
