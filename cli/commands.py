@@ -748,6 +748,21 @@ def demo(keep: Path | None) -> None:
     render.print_log(entries, result["ruleset"])
 
 
+# The commands of this module `mounted` builds anew with the rulesets' parts.
+EXTENDED = frozenset({"init", "map", "roster", "day"})
+
+
+def as_defined(root: Root, name: str) -> click.Command | None:
+    """Command `name` of this module when it is used as defined: no ruleset extends it, and
+    none adds a command of that name (read off the registry's entries, nothing loaded). None
+    otherwise: the caller mounts them all (`mounted`)."""
+    if name in EXTENDED or name in OWN_COMMANDS:
+        return None
+    if any(own == name for own, _ in root.command_summaries()):
+        return None
+    return trek.commands.get(name)
+
+
 def mounted(root: Root) -> dict[str, click.Command]:
     """The commands of this module (as the group holds them) for `root`: those a ruleset
     extends built anew from its `CommandLine`, and each ruleset's own commands beside them (a

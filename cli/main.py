@@ -43,6 +43,14 @@ def _commands(root: Root) -> dict[str, click.Command]:
     return mounted(root)
 
 
+def _as_defined(root: Root, name: str) -> click.Command | None:
+    """Command `name` of cli/commands.py when no ruleset changes it: it runs as defined, and
+    no ruleset's command-line part is loaded to find it."""
+    from cli.commands import as_defined
+
+    return as_defined(root, name)
+
+
 def _encounter(root: Root) -> click.Command:
     from cli.encounter import mounted
 
@@ -223,8 +231,10 @@ class TrekGroup(click.Group):
         if found is None and cmd_name in self.lazy:
             found = root.commands[cmd_name] = self.lazy[cmd_name](root)
         elif found is None:
-            self._mount(root)
-            found = root.commands.get(cmd_name)
+            found = _as_defined(root, cmd_name)
+            if found is None:
+                self._mount(root)
+                found = root.commands.get(cmd_name)
         return found
 
     @staticmethod

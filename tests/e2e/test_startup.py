@@ -72,6 +72,28 @@ def test_trek_help_is_what_the_commands_say() -> None:
     assert command_summaries() == own
 
 
+def test_a_command_found_without_mounting_is_the_one_mounting_gives() -> None:
+    """`as_defined` finds a command without loading the rulesets' command-line parts only
+    where mounting them would give that very command; the ones mounting builds anew it leaves
+    to mounting."""
+    from cli.bootstrap import bootstrap
+    from cli.commands import EXTENDED, as_defined, mounted
+
+    root = bootstrap()
+    every = mounted(root)
+    found = {name: as_defined(root, name) for name in every}
+    assert {name for name, command in found.items() if command is None} >= EXTENDED
+    plain = {name for name, command in found.items() if command is not None}
+    assert {"supplies", "move", "undo", "redo", "harm", "session"} <= plain
+    for name in plain:
+        assert found[name] is every[name], name
+    for name in EXTENDED:
+        assert every[name] is not trek.commands[name], name
+    rulesets_own = {own for own, _ in root.command_summaries()}
+    assert rulesets_own
+    assert not rulesets_own & plain
+
+
 def test_trek_help_loads_no_command(tmp_path: Path) -> None:
     """`trek --help` lists every command, a ruleset's own too, without loading any of them,
     the tracker or a ruleset."""
@@ -101,11 +123,10 @@ def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path
     play_all(tmp_path, db, [("init", "Road", "--ruleset", ruleset, "--seed", "3"),
                             *RECORDING[ruleset]])
     _, modules = run_traced(tmp_path, db, "supplies", "add", "provisions=2")
-    # Every ruleset's command-line module is mounted, and with it at most the package's entry
-    # (the plain values its options show); nothing of another ruleset's rules, events, state
-    # or commands.
+    # `supplies` is no ruleset's to change, so it runs as defined: nothing of another
+    # ruleset is loaded, not even its command-line part.
     others = {m for m in modules for name in RULESETS.names
-              if name != ruleset and m.startswith(f"domain.{name}.")}
+              if name != ruleset and (m.startswith(f"domain.{name}") or m == f"cli.{name}")}
     assert others == set()
     assert f"domain.{ruleset}.rules" in modules  # the campaign's own ruleset did load
     assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}
