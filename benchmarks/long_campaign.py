@@ -31,23 +31,12 @@ from cli.bootstrap import bootstrap
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddSupplies,
-    EndDay,
-    EndEncounter,
-    EndSession,
-    Harm,
-    Move,
-    Redo,
-    RemoveCombatant,
-    SetSupplies,
-    StartDay,
-    StartEncounter,
-    StartSession,
-    Undo,
-)
+from domain.commands.encounter import EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, AddMount, Harm
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.supplies import AddSupplies, SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.ruleset import (

@@ -27,7 +27,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
+from domain.commands.roster import AddCharacter, AddMount, SetRule
+from domain.commands.supplies import SetSupplies
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parents[1]))

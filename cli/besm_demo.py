@@ -4,7 +4,10 @@ to `trek demo` as `cli.besm.demo`)."""
 from __future__ import annotations
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
-from domain.commands import AddCharacter, AddMount, EndDay, Move, SetSupplies, StartDay, Undo
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter, AddMount
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek

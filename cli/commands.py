@@ -317,7 +317,7 @@ def roster() -> None:
 @recording_options
 def add_character(name: str, **given: Any) -> None:
     """Add a character to the party (each ruleset's stat options are listed below)."""
-    from domain.commands import AddCharacter
+    from domain.commands.roster import AddCharacter
 
     record(AddCharacter(character_from(name, given)))
 
@@ -333,7 +333,7 @@ MOVE_HELP = "How it moves, as the campaign's ruleset takes it"
 @recording_options
 def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> None:
     """Add a mount to the party."""
-    from domain.commands import AddMount
+    from domain.commands.roster import AddMount
 
     record(AddMount(name, move, rider))
 
@@ -347,7 +347,7 @@ def add_mount(name: str, move: tuple[str, int] | None, rider: str | None) -> Non
 def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
                 passengers: tuple[str, ...]) -> None:
     """Add a vehicle to the party."""
-    from domain.commands import AddVehicle
+    from domain.commands.roster import AddVehicle
 
     record(AddVehicle(name, move, driver, tuple(passengers)))
 
@@ -360,7 +360,7 @@ def add_vehicle(name: str, move: tuple[str, int] | None, driver: str | None,
 @recording_options
 def assign(character: str, conveyance: str, role: str) -> None:
     """Put a character on a mount or in a vehicle."""
-    from domain.commands import Assign
+    from domain.commands.roster import Assign
     from domain.state import Role
 
     record(Assign(character, conveyance, Role(role)))
@@ -371,7 +371,7 @@ def assign(character: str, conveyance: str, role: str) -> None:
 @recording_options
 def dismount(character: str) -> None:
     """Take a character off its mount or vehicle; it goes on foot."""
-    from domain.commands import Dismount
+    from domain.commands.roster import Dismount
 
     record(Dismount(character))
 
@@ -382,7 +382,7 @@ def dismount(character: str) -> None:
 @recording_options
 def leave(name: str) -> None:
     """Leave a character, mount or vehicle behind where the party stands now."""
-    from domain.commands import Leave
+    from domain.commands.roster import Leave
 
     record(Leave(name))
 
@@ -393,7 +393,7 @@ def leave(name: str) -> None:
 @recording_options
 def rejoin(name: str) -> None:
     """Take a member back into the party; only on the square it was left on."""
-    from domain.commands import Rejoin
+    from domain.commands.roster import Rejoin
 
     record(Rejoin(name))
 
@@ -409,7 +409,7 @@ def rejoin(name: str) -> None:
 @recording_options
 def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
     """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
-    from domain.commands import AddSupplies, SetSupplies, SpendSupplies
+    from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 
     values: dict[str, int] = {}
     for kind, amount in amounts:
@@ -431,7 +431,7 @@ def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
 @recording_options
 def harm(character: str, health: int, energy: int, reason: str | None) -> None:
     """Take Health and/or Energy from a character (never below 0)."""
-    from domain.commands import Harm
+    from domain.commands.roster import Harm
 
     record(Harm(character, health, energy, reason))
 
@@ -459,7 +459,7 @@ def rules_show() -> None:
 @recording_options
 def rules_set(setting: tuple[str, int]) -> None:
     """Change a house rule, KEY=VALUE (recorded as an event)."""
-    from domain.commands import SetRule
+    from domain.commands.roster import SetRule
 
     key, value = setting
     record(SetRule(key, value))
@@ -478,7 +478,7 @@ def day() -> None:
 @recording_options
 def day_start() -> None:
     """Open the next day with a budget of the group's base movement."""
-    from domain.commands import StartDay
+    from domain.commands.travel import StartDay
 
     record(StartDay())
 
@@ -492,7 +492,7 @@ def day_start() -> None:
 @recording_options
 def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
-    from domain.commands import EndDay
+    from domain.commands.travel import EndDay
     from domain.ruleset import DayEndOptions
 
     record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
@@ -518,7 +518,7 @@ class Direction(click.Choice[str]):
 @recording_options
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
-    from domain.commands import Move
+    from domain.commands.travel import Move
     from domain.ruleset import MoveOptions
 
     if directions and to is not None:
@@ -581,7 +581,7 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
     `trek undo --last supplies` takes back the newest supplies change still standing, no seq
     looked up. The line printed says what was cancelled, as the log words it.
     """
-    from domain.commands import Undo
+    from domain.commands.history import Undo
 
     if seq is not None and kind is not None:
         raise click.UsageError("give SEQ or --last KIND, not both")
@@ -594,7 +594,7 @@ def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -
 @recording_options
 def redo(seq: int, reason: str | None) -> None:
     """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
-    from domain.commands import Redo
+    from domain.commands.history import Redo
 
     record(Redo(seq, reason=reason))
 
@@ -707,7 +707,7 @@ def session() -> None:
 @recording_options
 def session_start(title: str | None) -> None:
     """Open a play session."""
-    from domain.commands import StartSession
+    from domain.commands.sessions import StartSession
 
     record(StartSession(title))
 
@@ -716,7 +716,7 @@ def session_start(title: str | None) -> None:
 @recording_options
 def session_end() -> None:
     """Close the open play session."""
-    from domain.commands import EndSession
+    from domain.commands.sessions import EndSession
 
     record(EndSession())
 

@@ -83,7 +83,7 @@ def encounter() -> None:
 @recording_options
 def start(name: str, map_file: Path | None, terrains: tuple[tuple[str, str], ...]) -> None:
     """Open an encounter NAME (one at a time)."""
-    from domain.commands import StartEncounter
+    from domain.commands.encounter import StartEncounter
     from tracker.mapformats.tomlfile import load_battle_map
 
     if map_file is None:
@@ -157,7 +157,7 @@ def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> N
 @recording_options
 def remove(name: str) -> None:
     """Take a combatant out of the fight (fled, fallen); its cell is free again."""
-    from domain.commands import RemoveCombatant
+    from domain.commands.encounter import RemoveCombatant
 
     record(RemoveCombatant(name))
 
@@ -170,7 +170,7 @@ def remove(name: str) -> None:
 def door(door: str, state: str) -> None:
     """Open or close a door of the battle map, named or by its grid point X,Y (free: it spends
     no movement)."""
-    from domain.commands import ChangeDoor
+    from domain.commands.encounter import ChangeDoor
 
     record(ChangeDoor(door=door, closed=state.lower() == "close"))
 
@@ -282,7 +282,7 @@ def act(name: str, kind: str | None, **given: Any) -> None:
 @recording_options
 def end() -> None:
     """Close the encounter; overland travel may go on."""
-    from domain.commands import EndEncounter
+    from domain.commands.encounter import EndEncounter
 
     record(EndEncounter())
 

@@ -7,8 +7,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import cache, partial, singledispatch, singledispatchmethod
-from typing import Any, ClassVar, Protocol, Self
+from functools import cache, partial, singledispatch
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -16,29 +16,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from domain import encounter, parties, roster
 from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddSupplies,
-    AddVehicle,
-    Assign,
-    ChangeDoor,
-    Dismount,
-    EndDay,
-    EndEncounter,
-    EndSession,
-    Harm,
-    Leave,
-    Move,
-    Rejoin,
-    RemoveCombatant,
-    SetRule,
-    SetSupplies,
-    SpendSupplies,
-    StartDay,
-    StartEncounter,
-    StartSession,
-)
 from domain.dice import KeyedDice
 from domain.errors import NotFound, NotOffered, RuleViolation, TamperedLog
 from domain.events import (
@@ -60,16 +37,33 @@ from domain.patch import diff
 from domain.ruleset import (
     Command,
     Decision,
-    EnterCombatant,
-    MoveCombatant,
     Registry,
     Ruleset,
     Situation,
-    StartRound,
     option_flag,
 )
 from domain.state import Game
 from domain.values import check_name, check_number, check_square, check_text, refusal
+
+if TYPE_CHECKING:
+    # The shared commands, each decided by a method below that it names (`decide_in`): the
+    # campaign imports none of them, so a command loads its own part of play and no other.
+    from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
+    from domain.commands.roster import (
+        AddCharacter,
+        AddMount,
+        AddVehicle,
+        Assign,
+        Dismount,
+        Harm,
+        Leave,
+        Rejoin,
+        SetRule,
+    )
+    from domain.commands.sessions import EndSession, StartSession
+    from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
+    from domain.commands.travel import EndDay, Move, StartDay
+    from domain.ruleset import EnterCombatant, MoveCombatant, StartRound
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
@@ -378,13 +372,17 @@ class Campaign:
 
     # -- the one door: every command is decided here ----------------------------------------
 
-    @singledispatchmethod
     def handle(self, command: Command) -> TrekEvent:
         """Decide `command` by the rules and record its event (a refusal records nothing).
 
-        The shared commands (domain.commands) are decided below; any other goes to the
-        campaign's ruleset, which offers it or refuses it.
+        The command says what decides it (`Command.decide_in`): each shared one (the
+        domain.commands modules, parties, an encounter's moves) a `decide_...` method below;
+        any other the campaign's ruleset, which offers it or refuses it.
         """
+        return command.decide_in(self)
+
+    def decide_by_ruleset(self, command: Command) -> TrekEvent:
+        """A command the campaign's ruleset decides, if it offers it."""
         ruleset = self.ruleset
         self._check_overland(command)
         if type(command) not in ruleset.commands:
@@ -400,89 +398,72 @@ class Campaign:
 
         return self._record(decide)
 
-    @handle.register
-    def _(self, command: AddCharacter) -> TrekEvent:
+    def decide_add_character(self, command: "AddCharacter") -> TrekEvent:
         return self._record(
             lambda: roster.add_character(self.ruleset, self.situation(), command.options))
 
-    @handle.register
-    def _(self, command: AddMount) -> TrekEvent:
+    def decide_add_mount(self, command: "AddMount") -> TrekEvent:
         return self._record(lambda: roster.add_mount(
             self.ruleset, self.situation(), command.name, command.move, command.rider))
 
-    @handle.register
-    def _(self, command: AddVehicle) -> TrekEvent:
+    def decide_add_vehicle(self, command: "AddVehicle") -> TrekEvent:
         return self._record(lambda: roster.add_vehicle(
             self.ruleset, self.situation(), command.name, command.move, command.driver,
             list(command.passengers)))
 
-    @handle.register
-    def _(self, command: Assign) -> TrekEvent:
+    def decide_assign(self, command: "Assign") -> TrekEvent:
         return self._record(lambda: roster.assign(
             self.situation(), command.character, command.conveyance, command.role))
 
-    @handle.register
-    def _(self, command: Dismount) -> TrekEvent:
+    def decide_dismount(self, command: "Dismount") -> TrekEvent:
         return self._record(lambda: roster.dismount(self.situation(), command.character))
 
-    @handle.register
-    def _(self, command: Leave) -> TrekEvent:
+    def decide_leave(self, command: "Leave") -> TrekEvent:
         return self._record(lambda: roster.leave(self.situation(), command.name))
 
-    @handle.register
-    def _(self, command: Rejoin) -> TrekEvent:
+    def decide_rejoin(self, command: "Rejoin") -> TrekEvent:
         return self._record(lambda: roster.rejoin(self.situation(), command.name))
 
-    @handle.register
-    def _(self, command: SetSupplies) -> TrekEvent:
+    def decide_set_supplies(self, command: "SetSupplies") -> TrekEvent:
         return self._record(lambda: roster.set_supplies(self.situation(), command.amounts))
 
-    @handle.register
-    def _(self, command: AddSupplies) -> TrekEvent:
+    def decide_add_supplies(self, command: "AddSupplies") -> TrekEvent:
         return self._record(lambda: roster.add_supplies(self.situation(), command.amounts))
 
-    @handle.register
-    def _(self, command: SpendSupplies) -> TrekEvent:
+    def decide_spend_supplies(self, command: "SpendSupplies") -> TrekEvent:
         return self._record(lambda: roster.spend_supplies(self.situation(), command.amounts))
 
-    @handle.register
-    def _(self, command: Harm) -> TrekEvent:
+    def decide_harm(self, command: "Harm") -> TrekEvent:
         roster.check_harm_pools(self.situation(), command.character, command.health,
                                 command.energy)
         return self._record(lambda: roster.harm(
             self.situation(), command.character, command.health, command.energy,
             command.reason))
 
-    @handle.register
-    def _(self, command: SetRule) -> TrekEvent:
+    def decide_set_rule(self, command: "SetRule") -> TrekEvent:
         return self._record(
             lambda: roster.set_rule(self.ruleset, self.situation(), command.key, command.value))
 
-    @handle.register
-    def _(self, command: parties.SplitParty) -> TrekEvent:
+    def decide_split_party(self, command: "parties.SplitParty") -> TrekEvent:
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.split(
             self.situation(), command.name, command.members, command.supplies or {}))
 
-    @handle.register
-    def _(self, command: parties.MergeParties) -> TrekEvent:
+    def decide_merge_parties(self, command: "parties.MergeParties") -> TrekEvent:
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.merge(self.situation(), command.name))
 
-    @handle.register
-    def _(self, command: StartDay) -> TrekEvent:
+    def decide_start_day(self, command: "StartDay") -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.start_day(self.situation()))
 
-    @handle.register
-    def _(self, command: Move) -> TrekEvent:
+    def decide_move(self, command: "Move") -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.move(self.situation(), command.options))
 
-    @handle.register
-    def _(self, command: EndDay) -> TrekEvent:
+    def decide_end_day(self, command: "EndDay") -> TrekEvent:
         self._check_overland(command)
         return self._record(lambda: self.ruleset.end_day(self.situation(), command.options))
 
@@ -500,8 +481,7 @@ class Campaign:
 
     # -- encounters ----------------------------------------------------------------------------
 
-    @handle.register
-    def _(self, command: StartEncounter) -> TrekEvent:
+    def decide_start_encounter(self, command: "StartEncounter") -> TrekEvent:
         name = command.name
         if not self.ruleset.encounters:
             raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
@@ -515,23 +495,19 @@ class Campaign:
                 f"grid = \"{grid}\"")
         return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
 
-    @handle.register
-    def _(self, command: EnterCombatant) -> TrekEvent:
+    def decide_enter_combatant(self, command: "EnterCombatant") -> TrekEvent:
         if command.from_roster is False:
             check_name(command.name)
         return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
 
-    @handle.register
-    def _(self, command: RemoveCombatant) -> TrekEvent:
+    def decide_remove_combatant(self, command: "RemoveCombatant") -> TrekEvent:
         return self._record(lambda: encounter.remove(self.situation(), command.name))
 
-    @handle.register
-    def _(self, command: StartRound) -> TrekEvent:
+    def decide_start_round(self, command: "StartRound") -> TrekEvent:
         encounter.open_encounter(self.game)
         return self._record(lambda: self.ruleset.start_round(self.situation(), command))
 
-    @handle.register
-    def _(self, command: MoveCombatant) -> TrekEvent:
+    def decide_move_combatant(self, command: "MoveCombatant") -> TrekEvent:
         encounter.open_encounter(self.game)
         allowed = self.ruleset.move_options
         foreign = sorted(set(command.options) - allowed)
@@ -543,19 +519,16 @@ class Campaign:
         situation = replace(self.situation(), dice=self._dice())
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
 
-    @handle.register
-    def _(self, command: ChangeDoor) -> TrekEvent:
+    def decide_change_door(self, command: "ChangeDoor") -> TrekEvent:
         return self._record(lambda: encounter.door(self.situation(), command.door,
                                                    command.closed))
 
-    @handle.register
-    def _(self, command: EndEncounter) -> TrekEvent:
+    def decide_end_encounter(self, command: "EndEncounter") -> TrekEvent:
         return self._record(lambda: encounter.end(self.situation()))
 
     # -- sessions ------------------------------------------------------------------------------
 
-    @handle.register
-    def _(self, command: StartSession) -> TrekEvent:
+    def decide_start_session(self, command: "StartSession") -> TrekEvent:
         title = command.title
         if self.session is not None:
             raise RuleViolation(
@@ -563,8 +536,7 @@ class Campaign:
             )
         return self._record(lambda: SessionStarted(number=self.sessions + 1, title=title))
 
-    @handle.register
-    def _(self, command: EndSession) -> TrekEvent:
+    def decide_end_session(self, command: "EndSession") -> TrekEvent:
         if self.session is None:
             raise RuleViolation("no session is open; `trek session start` begins one")
         return self._record(lambda: SessionEnded(number=self.session))

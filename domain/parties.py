@@ -4,14 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
-from domain.commands import _supplies
+from domain.commands.supplies import supply_amounts
 from domain.errors import NotFound, RuleViolation
 from domain.events import PartiesMerged, PartySplit, TrekEvent
 from domain.ruleset import Command, Decision, Situation
 from domain.state import Game
 from domain.values import check_name
+
+if TYPE_CHECKING:
+    from domain.campaign import Campaign
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,10 @@ class SplitParty(Command):
 
     name: str
     members: tuple[str, ...]
-    supplies: Annotated[Mapping[str, int], _supplies(0)] | None = None
+    supplies: Annotated[Mapping[str, int], supply_amounts(0)] | None = None
+
+    def decide_in(self, campaign: Campaign) -> TrekEvent:
+        return campaign.decide_split_party(self)
 
 
 @dataclass(frozen=True)
@@ -36,6 +42,9 @@ class MergeParties(Command):
     acts_on_party: ClassVar[bool] = True
 
     name: str
+
+    def decide_in(self, campaign: Campaign) -> TrekEvent:
+        return campaign.decide_merge_parties(self)
 
 
 def _transit(game: Game) -> str | None:

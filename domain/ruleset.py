@@ -20,6 +20,7 @@ from domain.state import Character, Combatant, Conveyance, Game, Side
 from domain.values import placed
 
 if TYPE_CHECKING:
+    from domain.campaign import Campaign
     from domain.plan import PlanRules
 
 # A decision is the event to record, its outcome in full, built (and so checked) by the rule
@@ -116,6 +117,11 @@ class Command:
     def given_rolls(self) -> Mapping[str, int]:
         return {}
 
+    def decide_in(self, campaign: "Campaign") -> TrekEvent:
+        """Decide this command in `campaign` (`Campaign.handle`, the one door): the campaign's
+        ruleset decides it. A shared command names the campaign's own method instead."""
+        return campaign.decide_by_ruleset(self)
+
 
 @dataclass(frozen=True)
 class Act(Command):
@@ -143,6 +149,9 @@ class EnterCombatant(Command):
     # `encounter add`: the ruleset's stat options, as for `roster add-character`.
     options: CharacterOptions | None = None
 
+    def decide_in(self, campaign: "Campaign") -> TrekEvent:
+        return campaign.decide_enter_combatant(self)
+
 
 @dataclass(frozen=True)
 class MoveCombatant(Command):
@@ -155,6 +164,9 @@ class MoveCombatant(Command):
     to: Square | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
 
+    def decide_in(self, campaign: "Campaign") -> TrekEvent:
+        return campaign.decide_move_combatant(self)
+
 
 @dataclass(frozen=True)
 class StartRound(Command):
@@ -163,6 +175,9 @@ class StartRound(Command):
     what: ClassVar[str] = "encounter round"
 
     options: Mapping[str, Any] = field(default_factory=dict)
+
+    def decide_in(self, campaign: "Campaign") -> TrekEvent:
+        return campaign.decide_start_round(self)
 
 
 class NothingOnEntry:

@@ -5,16 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    EndDay,
-    Harm,
-    Move,
-    SetSupplies,
-    StartDay,
-    Undo,
-)
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter, AddMount, Harm
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
 from tracker.app import Trek

@@ -21,7 +21,7 @@ from eventsourcing.persistence import (
 
 from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
-from domain.commands import Redo, Undo
+from domain.commands.history import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import EventsCancelled, PartiesMerged, TrekEvent
 from domain.geometry import Square

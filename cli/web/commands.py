@@ -85,18 +85,10 @@ def check_words(argv: Sequence[str]) -> None:
 def table_types(registry: Registry) -> Mapping[str, type[Any]]:
     """The types of command the table plays, by class name: the shared commands, every
     ruleset's own, and the read queries. Nothing else reaches `Trek.handle` from the API."""
-    import dataclasses
-
-    import domain.commands
-    import domain.parties
-    import domain.ruleset
     from cli.reads import QUERIES
-    from domain.ruleset import Command
+    from domain.commands.catalogue import SHARED
 
-    shared = [value for module in (domain.commands, domain.parties, domain.ruleset)
-              for value in vars(module).values()
-              if isinstance(value, type) and issubclass(value, Command) and value is not Command
-              and dataclasses.is_dataclass(value)]
+    shared = list(SHARED)
     own = [kind for ruleset in registry for kind in ruleset.commands]
     found: dict[str, type[Any]] = {}
     for kind in [*shared, *own, *QUERIES]:

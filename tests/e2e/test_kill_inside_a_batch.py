@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 KILLER = KILL_AT_STATEMENT + """
 import json
 from cli.bootstrap import bootstrap
-from domain.commands import AddSupplies, SpendSupplies
+from domain.commands.supplies import AddSupplies, SpendSupplies
 from tracker.app import Trek
 db = os.environ["TREK_DB"]
 with Trek.open(db, rulesets=bootstrap(db).registry, gm="test-gm") as trek:

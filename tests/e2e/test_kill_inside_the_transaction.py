@@ -24,7 +24,7 @@ import pytest
 from behind import recorded_unfolded
 from conftest import TrekRun, trek_env
 
-from domain.commands import SpendSupplies
+from domain.commands.supplies import SpendSupplies
 
 pytestmark = pytest.mark.slow
 

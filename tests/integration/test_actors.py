@@ -13,7 +13,9 @@ from cliruns import ok
 from conftest import OpenTrek, TrekRun
 
 from domain.actors import Actor
-from domain.commands import AddSupplies, StartSession, Undo
+from domain.commands.history import Undo
+from domain.commands.sessions import StartSession
+from domain.commands.supplies import AddSupplies
 from domain.errors import RuleViolation
 
 Who = tuple[str, str, str | None]

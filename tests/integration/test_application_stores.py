@@ -15,18 +15,10 @@ from journeys import MAP, record_full_day
 
 from domain.besm.commands import ForcedMarch, Repair, TakeShortcut
 from domain.campaign import Campaign, campaign_id
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddSupplies,
-    EndDay,
-    Move,
-    Redo,
-    SetSupplies,
-    SpendSupplies,
-    StartDay,
-    Undo,
-)
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, AddMount
+from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import TrekEvent
 from domain.geometry import Square

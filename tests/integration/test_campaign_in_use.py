@@ -15,7 +15,7 @@ import pytest
 from cliruns import ok, recorded, refused
 from conftest import OpenTrek, TrekRun
 
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from domain.errors import NotFound, RuleViolation
 
 Run = Callable[..., TrekRun]

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 import tracker.app
 from domain.campaign import campaign_id
-from domain.commands import AddCharacter, Harm, Redo, Undo
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, Harm
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, Harmed, TrekEvent
 from domain.history import fold_live

@@ -15,7 +15,9 @@ import pytest
 
 import tracker.reading
 from domain.campaign import campaign_id
-from domain.commands import AddCharacter, AddSupplies, Harm, Redo, Undo
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, Harm
+from domain.commands.supplies import AddSupplies
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions
 from tracker.app import SNAPSHOT_EVERY, Trek

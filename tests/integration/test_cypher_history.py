@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
-from domain.commands import AddCharacter, EndDay, Move, Redo, StartDay, Undo
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from rulesets import RULESETS
 
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from domain.errors import RuleViolation
 from tracker.app import Trek
 from tracker.opening import MemoryStores

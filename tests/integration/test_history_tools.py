@@ -16,16 +16,11 @@ from journeys import record_full_day
 
 from domain.besm.commands import Forage, Repair
 from domain.campaign import campaign_id
-from domain.commands import (
-    AddSupplies,
-    EndDay,
-    EndSession,
-    Harm,
-    Move,
-    StartDay,
-    StartSession,
-    Undo,
-)
+from domain.commands.history import Undo
+from domain.commands.roster import Harm
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.supplies import AddSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
 from domain.ruleset import DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek

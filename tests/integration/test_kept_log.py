@@ -18,7 +18,8 @@ from cliruns import play_all, run_traced
 from conftest import TrekRun
 from rulesets import RULESETS
 
-from domain.commands import AddSupplies, Harm
+from domain.commands.roster import Harm
+from domain.commands.supplies import AddSupplies
 from domain.errors import NotFound
 from projections.kept_log import KINDS_KEY, read_log
 from projections.logpages import LogFilter

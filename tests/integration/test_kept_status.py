@@ -20,7 +20,7 @@ from conftest import TrekRun, trek_command, trek_env
 from rulesets import RULESETS
 
 from cli.output import json_text
-from domain.commands import Harm
+from domain.commands.roster import Harm
 from projections.stored_status import code_stamp
 from tracker.app import Trek
 

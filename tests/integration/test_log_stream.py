@@ -15,16 +15,11 @@ from hypothesis import strategies as st
 from journeys import record_full_day
 
 import tracker.app
-from domain.commands import (
-    AddSupplies,
-    EndDay,
-    EndSession,
-    Harm,
-    Redo,
-    StartDay,
-    StartSession,
-    Undo,
-)
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import Harm
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.supplies import AddSupplies
+from domain.commands.travel import EndDay, StartDay
 from domain.ruleset import DayEndOptions
 from projections.logpages import LogFilter
 from tracker.app import Trek

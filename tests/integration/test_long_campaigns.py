@@ -20,7 +20,10 @@ from rulesets import RULESETS
 import tracker.app
 from domain.besm.commands import Repair, TravelByNight
 from domain.campaign import Campaign, campaign_id
-from domain.commands import EndDay, EndSession, Harm, Move, Redo, StartDay, StartSession, Undo
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import Harm
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent, canonical_bytes
 from domain.history import fold_live

@@ -10,7 +10,7 @@ from collections.abc import Callable
 import pytest
 from pictures import picture_bytes
 
-from domain.commands import StartEncounter
+from domain.commands.encounter import StartEncounter
 from domain.errors import RuleViolation
 from tracker.app import Trek
 from tracker.mapformats.picture import check_picture

@@ -11,18 +11,10 @@ from typing import Any
 import pytest
 
 from domain.besm.commands import ForcedMarch
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddVehicle,
-    EndDay,
-    Harm,
-    Move,
-    Redo,
-    SetSupplies,
-    StartDay,
-    Undo,
-)
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
 from domain.geometry import Square
 from domain.parties import MergeParties, SplitParty

@@ -10,7 +10,7 @@ from typing import Any
 import psycopg
 from rulesets import RULESETS
 
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from tracker.app import Trek
 
 

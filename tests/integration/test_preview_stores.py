@@ -10,7 +10,10 @@ import pytest
 
 import tracker.app
 from domain.campaign import campaign_id
-from domain.commands import AddCharacter, AddSupplies, SetSupplies, StartDay, Undo
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter
+from domain.commands.supplies import AddSupplies, SetSupplies
+from domain.commands.travel import StartDay
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek

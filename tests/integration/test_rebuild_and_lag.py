@@ -13,7 +13,7 @@ from journeys import record_full_day
 
 import projections.projector
 import tracker.app
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from tracker.stores import StoreError
 
 

@@ -20,7 +20,7 @@ from journeys import three_days as play
 from cli.web.app import ServeConfig, create_app
 from cli.web.live import Live
 from cli.web.reads import Reads
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from tracker.app import Trek
 from tracker.stores import StoreError
 

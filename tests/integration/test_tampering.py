@@ -19,7 +19,7 @@ from journeys import record_full_day
 import tracker.app
 import tracker.chain_reader
 from domain.campaign import campaign_id
-from domain.commands import AddSupplies, SpendSupplies
+from domain.commands.supplies import AddSupplies, SpendSupplies
 from domain.errors import TamperedLog
 from domain.events import CHAIN_FORMAT
 

@@ -7,7 +7,9 @@ from collections.abc import Callable
 
 import pytest
 
-from domain.commands import AddCharacter, AddSupplies, Harm, SpendSupplies, Undo
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter, Harm
+from domain.commands.supplies import AddSupplies, SpendSupplies
 from domain.errors import RuleViolation
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek

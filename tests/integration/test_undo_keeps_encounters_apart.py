@@ -8,15 +8,10 @@ from collections.abc import Callable
 
 import pytest
 
-from domain.commands import (
-    AddCharacter,
-    EndEncounter,
-    Move,
-    Redo,
-    StartDay,
-    StartEncounter,
-    Undo,
-)
+from domain.commands.encounter import EndEncounter, StartEncounter
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter
+from domain.commands.travel import Move, StartDay
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveOptions

@@ -23,7 +23,7 @@ from eventsourcing.utils import get_topic
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, campaign_id
-from domain.commands import AddCharacter
+from domain.commands.roster import AddCharacter
 from domain.errors import NewerStore
 from domain.events import CharacterAdded, TrekEvent, canonical_bytes
 from domain.ruleset import CharacterOptions

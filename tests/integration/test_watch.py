@@ -28,7 +28,7 @@ from rulesets import RULESETS
 
 from cli.main import trek
 from domain.campaign import Stamp, campaign_id
-from domain.commands import AddSupplies
+from domain.commands.supplies import AddSupplies
 from tracker.app import Trek, TrekApplication
 from tracker.stores import Location
 from tracker.watch import SubscriptionStalled, Watcher

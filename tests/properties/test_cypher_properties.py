@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, RemoveCombatant, StartEncounter
+from domain.commands.encounter import RemoveCombatant, StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.cypher.combat import CypherState, Push, PushedOff, RollChase, StartChase
 from domain.encounter import RoundStarted, cell_terrain
 from domain.errors import RuleViolation

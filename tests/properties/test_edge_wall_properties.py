@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, StartEncounter
+from domain.commands.encounter import StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound

@@ -24,7 +24,8 @@ from rulesets import RULESETS
 from domain.besm.combat import CombatState
 from domain.besm.commands import GoProne, StandUp
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, StartEncounter
+from domain.commands.encounter import StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square

@@ -25,7 +25,8 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, StartEncounter
+from domain.commands.encounter import StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.movepoints.combat import MoveState

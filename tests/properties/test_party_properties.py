@@ -16,17 +16,9 @@ from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddVehicle,
-    EndDay,
-    Leave,
-    Move,
-    Rejoin,
-    SetSupplies,
-    StartDay,
-)
+from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Leave, Rejoin
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.events import PartiesMerged, TrekEvent
 from domain.geometry import DIRECTIONS, Square

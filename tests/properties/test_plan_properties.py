@@ -23,7 +23,9 @@ from domain.besm.commands import (
     TakeShortcut,
     TravelByNight,
 )
-from domain.commands import AddCharacter, AddMount, EndDay, Move, SetRule, SetSupplies, StartDay
+from domain.commands.roster import AddCharacter, AddMount, SetRule
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
 from domain.plan import Planner, Step
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from test_undo_on_stores import HISTORIES, SETUP, Command, play, start
 
 import projections.projector
-from domain.commands import Redo, Undo
+from domain.commands.history import Redo, Undo
 from domain.errors import RuleViolation
 from projections.db import VIEW_TABLES
 from tracker.app import Trek

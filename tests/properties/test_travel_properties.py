@@ -17,23 +17,19 @@ from domain.besm.events import DayEnded, Repaired
 from domain.besm.rules import Besm
 from domain.besm.state import remaining, today
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
+from domain.commands.roster import (
     AddCharacter,
     AddMount,
-    AddSupplies,
     AddVehicle,
     Assign,
     Dismount,
-    EndDay,
     Harm,
     Leave,
-    Move,
     Rejoin,
     SetRule,
-    SetSupplies,
-    SpendSupplies,
-    StartDay,
 )
+from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square

@@ -18,17 +18,10 @@ from hypothesis import strategies as st
 from journeys import MAP
 
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddSupplies,
-    EndDay,
-    Harm,
-    Move,
-    SetSupplies,
-    StartDay,
-    Undo,
-)
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter, AddMount, Harm
+from domain.commands.supplies import AddSupplies, SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions

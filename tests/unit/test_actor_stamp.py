@@ -12,7 +12,8 @@ from rulesets import RULESETS
 
 from domain.actors import Actor
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddSupplies, StartSession
+from domain.commands.sessions import StartSession
+from domain.commands.supplies import AddSupplies
 from domain.errors import RuleViolation
 from domain.events import TrekEvent, canonical_bytes, topic_of
 from domain.geometry import Square

@@ -16,15 +16,10 @@ from rulesets import RULESETS
 
 from domain.besm.commands import Act, GoProne, StandUp
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
-    AddCharacter,
-    AddSupplies,
-    EndEncounter,
-    Harm,
-    RemoveCombatant,
-    StartDay,
-    StartEncounter,
-)
+from domain.commands.encounter import EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.roster import AddCharacter, Harm
+from domain.commands.supplies import AddSupplies
+from domain.commands.travel import StartDay
 from domain.encounter import EncounterOpen, NoEncounter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square

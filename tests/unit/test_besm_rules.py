@@ -31,23 +31,19 @@ from domain.besm.events import (
 from domain.besm.rules import Besm, attribute_rate, stat_value
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
+from domain.commands.roster import (
     AddCharacter,
     AddMount,
-    AddSupplies,
     AddVehicle,
     Assign,
     Dismount,
-    EndDay,
     Harm,
     Leave,
-    Move,
     Rejoin,
     SetRule,
-    SetSupplies,
-    SpendSupplies,
-    StartDay,
 )
+from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.dice import KeyedDice, check
 from domain.errors import NotFound
 from domain.events import TrekEvent

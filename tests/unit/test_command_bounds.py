@@ -17,19 +17,11 @@ from hypothesis import strategies as st
 from pydantic import AfterValidator, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddSupplies,
-    AddVehicle,
-    Harm,
-    Redo,
-    SetSupplies,
-    SpendSupplies,
-    StartEncounter,
-    StartSession,
-    Undo,
-)
+from domain.commands.encounter import StartEncounter
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
+from domain.commands.sessions import StartSession
+from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.cypher.combat import RollChase, StartChase
 from domain.errors import RuleViolation
 from domain.geometry import Square

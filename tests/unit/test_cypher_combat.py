@@ -17,7 +17,8 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, StartEncounter
+from domain.commands.encounter import StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.cypher.combat import (
     ChaseRolled,
     ChaseStarted,

@@ -13,15 +13,8 @@ from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    AddVehicle,
-    EndDay,
-    Harm,
-    Move,
-    StartDay,
-)
+from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.cypher.state import journey
 from domain.errors import RuleViolation
 from domain.events import TrekEvent

@@ -26,7 +26,8 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, ChangeDoor, StartEncounter
+from domain.commands.encounter import ChangeDoor, StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.edges import edge_refusal
 from domain.errors import MapError, NotFound, RuleViolation
 from domain.events import EventsCancelled, TrekEvent

@@ -14,17 +14,9 @@ from rulesets import RULESETS
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    Dismount,
-    EndDay,
-    Harm,
-    Move,
-    SetSupplies,
-    SpendSupplies,
-    StartDay,
-)
+from domain.commands.roster import AddCharacter, AddMount, Dismount, Harm
+from domain.commands.supplies import SetSupplies, SpendSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square

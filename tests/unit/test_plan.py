@@ -6,7 +6,8 @@ import random
 
 from rulesets import RULESETS
 
-from domain.commands import AddCharacter, AddMount, SetRule, SetSupplies
+from domain.commands.roster import AddCharacter, AddMount, SetRule
+from domain.commands.supplies import SetSupplies
 from domain.geometry import Square
 from domain.plan import Planner, copied, seeded_draw
 from domain.ruleset import CharacterOptions, DayEndOptions

@@ -11,7 +11,10 @@ import pytest
 from journeys import record_full_day
 from rulesets import RULESETS
 
-from domain.commands import AddCharacter, EndSession, StartEncounter, StartSession, Undo
+from domain.commands.encounter import StartEncounter
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter
+from domain.commands.sessions import EndSession, StartSession
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, StartRound
 from domain.state import Side

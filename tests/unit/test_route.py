@@ -20,18 +20,11 @@ from rulesets import RULESETS
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
-from domain.commands import (
-    AddCharacter,
-    AddMount,
-    EndDay,
-    EndSession,
-    Move,
-    Redo,
-    SetSupplies,
-    StartDay,
-    StartSession,
-    Undo,
-)
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import AddCharacter, AddMount
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.supplies import SetSupplies
+from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions

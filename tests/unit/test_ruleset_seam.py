@@ -34,7 +34,10 @@ from cli.ruleset_line import CommandLine
 from cli.shell import Shell
 from cli.web.app import ServeConfig, create_app
 from domain.battlemap import LegendSpec
-from domain.commands import AddCharacter, EndEncounter, StartDay, StartEncounter, Undo
+from domain.commands.encounter import EndEncounter, StartEncounter
+from domain.commands.history import Undo
+from domain.commands.roster import AddCharacter
+from domain.commands.travel import StartDay
 from domain.dice import Dice
 from domain.encounter import (
     ENCOUNTER_EVENTS,

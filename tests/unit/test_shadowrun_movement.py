@@ -16,7 +16,8 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands import AddCharacter, StartEncounter
+from domain.commands.encounter import StartEncounter
+from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
 from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound

@@ -1,0 +1,33 @@
+"""Every shared command class at once, for what names them all (the table's list of the
+commands it takes); a command line or a campaign loads only the part of play it uses."""
+
+from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.history import Redo, Undo
+from domain.commands.roster import (
+    AddCharacter,
+    AddMount,
+    AddVehicle,
+    Assign,
+    Dismount,
+    Harm,
+    Leave,
+    Rejoin,
+    SetRule,
+)
+from domain.commands.sessions import EndSession, StartSession
+from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
+from domain.commands.travel import EndDay, Move, StartDay
+from domain.parties import MergeParties, SplitParty
+from domain.ruleset import Act, Command, EnterCombatant, MoveCombatant, StartRound
+
+# The commands every ruleset's campaign takes (a ruleset's own are in its `commands`).
+SHARED: tuple[type[Command], ...] = (
+    AddCharacter, AddMount, AddVehicle, Assign, Dismount, Leave, Rejoin, Harm, SetRule,
+    SetSupplies, AddSupplies, SpendSupplies,
+    StartDay, Move, EndDay,
+    SplitParty, MergeParties,
+    StartEncounter, EnterCombatant, RemoveCombatant, StartRound, MoveCombatant, Act, ChangeDoor,
+    EndEncounter,
+    StartSession, EndSession,
+    Undo, Redo,
+)
