@@ -45,7 +45,6 @@ from cli.options import (
     store_options,
     store_recording_options,
 )
-from cli.reads import Audit, Diff, MapShow, RulesShow, route_document
 from cli.ruleset_line import extended, regrouped
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
@@ -55,9 +54,38 @@ from tracker.points import Point
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
+    from cli.reads import Query
     from domain.geometry import Square
     from tracker.app import Trek
     from tracker.mapformats import Grid
+
+# The queries of the read commands below (cli/reads.py), loaded when one is first made: a
+# recording command makes none.
+
+
+def _map_show() -> type[Query]:
+    from cli.reads import MapShow
+
+    return MapShow
+
+
+def _rules_show() -> type[Query]:
+    from cli.reads import RulesShow
+
+    return RulesShow
+
+
+def _diff() -> type[Query]:
+    from cli.reads import Diff
+
+    return Diff
+
+
+def _audit() -> type[Query]:
+    from cli.reads import Audit
+
+    return Audit
+
 
 # `--ruleset` of `init` and `map import`: the root's rulesets, the first the default (`mounted`).
 NO_RULESETS: click.Choice[str] = click.Choice(())
@@ -195,7 +223,7 @@ def map_group() -> None:
               help="Draw session N's moves strong and the rest of the route faint.")
 @party_read_option
 @store_options
-@reads(MapShow)
+@reads(_map_show)
 def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
              session: int | None, party: str | None) -> None:
     """Show the map with coordinates and a key, the party's square marked @.
@@ -217,6 +245,8 @@ def map_show(svg_file: Path | None, html_file: Path | None, as_of: Point | None,
         _write_route_picture(route, target, html=html_file is not None)
         return
     if settings().json:
+        from cli.reads import route_document
+
         render.emit_json(route_document(route))
         return
     others = {name: entry["position"] for name, entry in route["parties"].items()
@@ -443,9 +473,11 @@ def rules() -> None:
 
 @rules.command("show")
 @store_options
-@reads(RulesShow)
+@reads(_rules_show)
 def rules_show() -> None:
     """Show the campaign's house rules."""
+    from cli.reads import RulesShow
+
     values = RulesShow().answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(values)
@@ -603,7 +635,7 @@ def redo(seq: int, reason: str | None) -> None:
 @click.argument("a", type=PointType(with_campaign=True))
 @click.argument("b", type=PointType(with_campaign=True), default="now")
 @store_options
-@reads(Diff)
+@reads(_diff)
 def diff(a: Point, b: Point) -> None:
     """What changed between two points: position, supplies, levels, states, Health/Energy.
 
@@ -611,6 +643,8 @@ def diff(a: Point, b: Point) -> None:
     default). Put SLUG@ before a point to read it from another campaign in the store, e.g. to
     compare a branch with its original: `trek diff ashes-road@now what-if@now`.
     """
+    from cli.reads import Diff
+
     result = Diff(a, b).answer(open_store(writes=False), settings().campaign)
     if settings().json:
         render.emit_json(result)
@@ -622,7 +656,7 @@ def diff(a: Point, b: Point) -> None:
 @click.option("--session", type=EventNumber("the session number"), help="Only session N.")
 @click.option("--csv", "as_csv", is_flag=True, help=CSV_HELP)
 @store_options
-@reads(Audit)
+@reads(_audit)
 def audit(session: int | None, as_csv: bool) -> None:
     """Per play session: days, squares, every roll, supplies, the ruleset's own lines, undos.
 
@@ -631,6 +665,8 @@ def audit(session: int | None, as_csv: bool) -> None:
     target, success, cancelled_by, gm, at, detail.
     """
     csv_or_json(as_csv)
+    from cli.reads import Audit
+
     result = Audit(session).answer(open_store(writes=False), settings().campaign)
     if as_csv:
         from cli import spreadsheet

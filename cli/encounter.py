@@ -29,13 +29,13 @@ from cli.options import (
     recording_options,
     store_options,
 )
-from cli.reads import EncounterStatus
 from cli.ruleset_line import extended, regrouped
 from domain.errors import MapError, TrackerError
 from tracker.points import Point
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
+    from cli.reads import Query
     from domain.geometry import Square
     from tracker.app import Trek
 
@@ -207,12 +207,20 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
     record(command)
 
 
+def _encounter_status() -> type[Query]:
+    """`encounter status`'s query (cli/reads.py), loaded when one is first made."""
+    from cli.reads import EncounterStatus
+
+    return EncounterStatus
+
+
 @encounter.command("status")
 @store_options
-@reads(EncounterStatus)
+@reads(_encounter_status)
 def status() -> None:
     """The battle map with each combatant's initial, and who has moved, what remains and
     any penalties (`--json`: the document scripts read, null with no encounter)."""
+    from cli.reads import EncounterStatus
     from projections.stored_status import read_status
 
     # The campaign's kept status document holds its encounter, when it is current.

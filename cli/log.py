@@ -46,7 +46,7 @@ from tracker.chain import undamaged
 @click.option("--party", metavar="NAME",
               help="Only the events that acted on party NAME (RULES.md §15).")
 @store_options
-@reads(Log)
+@reads(lambda: Log)
 def log(day_number: int | None, session: int | None, since: int | None, last: int | None,
         as_csv: bool, as_jsonl: bool, no_pager: bool, party: str | None) -> None:
     """Every recorded event in order, reversals included.

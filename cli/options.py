@@ -128,9 +128,10 @@ PREVIEW_HELP = ("Show the event this would record (with --json, exactly what rec
 # and hands it to `cli.context.record`, reading and writing nothing before; cli/parse.py runs
 # these (and only these) to turn words into a command.
 TABLE_COMMANDS: set[Callable[..., Any]] = set()
-# The read commands of the table, by callback: the query each stands for (cli/reads.py), made
-# from its parameters by name without running the callback.
-QUERY_COMMANDS: dict[Callable[..., Any], type[Any]] = {}
+# The read commands of the table, by callback: a function giving the query each stands for
+# (cli/reads.py, loaded when a query is first made), made from its parameters by name without
+# running the callback.
+QUERY_COMMANDS: dict[Callable[..., Any], Callable[[], type[Any]]] = {}
 
 
 def recording_options(func: F) -> F:
@@ -166,9 +167,9 @@ def party_read_option(func: F) -> F:
                         help="Told from party NAME's side (default: the party in use).")(func)
 
 
-def reads(query: type[Any]) -> Callable[[F], F]:
-    """Mark a read command of the table as the query `query`, whose fields are the command's
-    parameters by name."""
+def reads(query: Callable[[], type[Any]]) -> Callable[[F], F]:
+    """Mark a read command of the table as the query `query()` gives, whose fields are the
+    command's parameters by name (a function importing it: defining the command loads none)."""
     def mark(func: F) -> F:
         QUERY_COMMANDS[func] = query
         return func

@@ -113,7 +113,7 @@ def _read_command(ctx: click.Context, settings: Settings) -> Parsed:
     named = frozenset(settings.explicit)
     with ctx:
         if command.callback in QUERY_COMMANDS:
-            query = _query(QUERY_COMMANDS[command.callback], ctx)
+            query = _query(QUERY_COMMANDS[command.callback](), ctx)
             return Parsed(query, settings.preview, named, path)
         from cli.context import Parsed as Handed
 

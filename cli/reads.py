@@ -168,7 +168,7 @@ def _mark_status() -> None:
     from cli.options import reads
 
     assert status.callback is not None
-    reads(Status)(status.callback)
+    reads(lambda: Status)(status.callback)
 
 
 _mark_status()

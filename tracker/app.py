@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
-from functools import singledispatch, singledispatchmethod
+from functools import cached_property, singledispatch, singledispatchmethod
 from typing import TYPE_CHECKING, Any
 
 from eventsourcing.application import AggregateNotFoundError
@@ -47,7 +47,6 @@ from tracker.chain import damaged, short
 from tracker.chain_reader import HEAD_MISSING, ChainReader, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
-from tracker.queries import Queries
 from tracker.reading import NAMED_BY, StoreReader
 from tracker.reversals import index_reversals
 from tracker.stores import (
@@ -62,6 +61,7 @@ from tracker.turns import campaign_turn
 
 if TYPE_CHECKING:
     from tracker.mapformats.picture import Picture
+    from tracker.queries import Queries
 
 # Loading a campaign reads its latest snapshot and the events since (at most this many), so a
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
@@ -157,8 +157,14 @@ class Trek:
         # The campaign the last recording use case loaded: the --campaign it was given (None:
         # none), its slug and its ruleset, so what it prints need not look them up again.
         self.last_recorded: tuple[str | None, str, str] | None = None
-        # Every read: status, log, route, time travel, diff, audit, recap, the battle map.
-        self.queries = Queries(self, self.reader)
+
+    @cached_property
+    def queries(self) -> Queries:
+        """Every read: status, log, route, time travel, diff, audit, recap, the battle map
+        (loaded when one is first asked for: a recording command asks for none)."""
+        from tracker.queries import Queries
+
+        return Queries(self, self.reader)
 
     # -- opening and closing ------------------------------------------------------------------
 

@@ -167,7 +167,8 @@ ANSWERS = [(("move", "E"), "#4 moved 0,0 → 1,0 (1 square(s))"),
 
 def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> None:
     """Off a terminal, a recorded event's line that rich would print as it is is written
-    without rich: nothing of rich is loaded, nor the map readers and pictures."""
+    without rich: nothing of rich is loaded, nor the map readers and pictures, nor the reads,
+    nor another part of play's commands."""
     db = str(tmp_path / "store.db")
     play_all(tmp_path, db, [("init", "Road", "--ruleset", "besm", "--seed", "3"),
                             *RECORDING["besm"]])
@@ -176,6 +177,10 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert stdout == answer + "\n"
         assert not {m for m in modules if m.split(".")[0] == "rich"}, words
         assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}, words
+        # Nor the reads: the queries and what they answer with.
+        assert not {"cli.reads", "tracker.queries", "projections.audit"} & modules, words
+        # Nor the commands of another part of play than its own.
+        assert "domain.commands.encounter" not in modules, words
 
 
 # A `trek` process run as the program, with a hook that says at exit, after the command, whether
