@@ -29,7 +29,7 @@ def party() -> None:
 def party_split(name: str, members: tuple[str, ...], supplies: tuple[tuple[str, int], ...],
                 parent: str | None) -> None:
     """Members of the party in use leave it and form party NAME on its square."""
-    from domain.parties import SplitParty
+    from domain.commands.parties import SplitParty
 
     if parent is not None:
         settings().party = parent
@@ -43,7 +43,7 @@ def party_split(name: str, members: tuple[str, ...], supplies: tuple[tuple[str, 
 @recording_options
 def party_merge(name: str, into: str | None) -> None:
     """Party NAME joins party OTHER on the same square: one party again, OTHER's name."""
-    from domain.parties import MergeParties
+    from domain.commands.parties import MergeParties
 
     if into is not None:
         settings().party = into

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     # The shared commands, each decided by a method below that it names (`decide_in`): the
     # campaign imports none of them, so a command loads its own part of play and no other.
     from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
+    from domain.commands.parties import MergeParties, SplitParty
     from domain.commands.roster import (
         AddCharacter,
         AddMount,
@@ -376,7 +377,7 @@ class Campaign:
         """Decide `command` by the rules and record its event (a refusal records nothing).
 
         The command says what decides it (`Command.decide_in`): each shared one (the
-        domain.commands modules, parties, an encounter's moves) a `decide_...` method below;
+        domain.commands modules, an encounter's moves) a `decide_...` method below;
         any other the campaign's ruleset, which offers it or refuses it.
         """
         return command.decide_in(self)
@@ -444,13 +445,13 @@ class Campaign:
         return self._record(
             lambda: roster.set_rule(self.ruleset, self.situation(), command.key, command.value))
 
-    def decide_split_party(self, command: "parties.SplitParty") -> TrekEvent:
+    def decide_split_party(self, command: "SplitParty") -> TrekEvent:
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.split(
             self.situation(), command.name, command.members, command.supplies or {}))
 
-    def decide_merge_parties(self, command: "parties.MergeParties") -> TrekEvent:
+    def decide_merge_parties(self, command: "MergeParties") -> TrekEvent:
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.merge(self.situation(), command.name))

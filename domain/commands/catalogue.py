@@ -3,6 +3,7 @@ commands it takes); a command line or a campaign loads only the part of play it 
 
 from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
 from domain.commands.history import Redo, Undo
+from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import (
     AddCharacter,
     AddMount,
@@ -17,7 +18,6 @@ from domain.commands.roster import (
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.commands.travel import EndDay, Move, StartDay
-from domain.parties import MergeParties, SplitParty
 from domain.ruleset import Act, Command, EnterCombatant, MoveCombatant, StartRound
 
 # The commands every ruleset's campaign takes (a ruleset's own are in its `commands`).

@@ -12,12 +12,12 @@ import pytest
 
 from domain.besm.commands import ForcedMarch
 from domain.commands.history import Redo, Undo
+from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
 from domain.geometry import Square
-from domain.parties import MergeParties, SplitParty
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 from tracker.points import Point

@@ -16,6 +16,7 @@ from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
+from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Leave, Rejoin
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
@@ -23,7 +24,6 @@ from domain.errors import RuleViolation
 from domain.events import PartiesMerged, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
-from domain.parties import MergeParties, SplitParty
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map

@@ -55,17 +55,17 @@ def test_the_catalogue_holds_every_shared_command_class() -> None:
     """What the table's API takes: every command class of the shared modules, once."""
     import domain.commands.encounter
     import domain.commands.history
+    import domain.commands.parties
     import domain.commands.roster
     import domain.commands.sessions
     import domain.commands.supplies
     import domain.commands.travel
-    import domain.parties
     import domain.ruleset
 
     found = {value for module in (domain.commands.encounter, domain.commands.history,
-                                  domain.commands.roster, domain.commands.sessions,
-                                  domain.commands.supplies, domain.commands.travel,
-                                  domain.parties, domain.ruleset)
+                                  domain.commands.parties, domain.commands.roster,
+                                  domain.commands.sessions, domain.commands.supplies,
+                                  domain.commands.travel, domain.ruleset)
              for value in vars(module).values()
              if isinstance(value, type) and issubclass(value, Command) and value is not Command}
     assert found == set(SHARED)
