@@ -78,6 +78,10 @@ class Links(Protocol):
     def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
                chain: int) -> None: ...
 
+    def walked_elsewhere(self) -> bool:
+        """Whether another process walks the chains on the same rows (then none is followed
+        here); asked at each batch, inside the rebuild's transaction."""
+
     def finish(self) -> None: ...
 
 
@@ -168,6 +172,11 @@ class Projector:
 
     def lag(self) -> int:
         return (self.source.max_notification_id() or 0) - self.position()
+
+    def events_table(self) -> str | None:
+        """The SQLite table of the store's events, when the read models' connection reads it
+        (None on PostgreSQL, or where the events are read through the event store)."""
+        return self._direct_table() if isinstance(self.db, SQLiteDatabase) else None
 
     def _direct_table(self) -> str | None:
         """The event table, when the read models' own connection can read it.
@@ -329,6 +338,19 @@ class Projector:
                 event = decode(originator, version, topic, state)
                 if event is not None:
                     fold_in(originator, event)
+            return
+        if links.walked_elsewhere():
+            # Another process walks the chains on these rows. A row that does not decode or
+            # fold may be damage that walk finds (an event missing, one edited): as below,
+            # the chains are walked again in full, and only if they hold is the error told.
+            originator = None
+            try:
+                for _, originator, version, topic, state in notes:
+                    event = decode(originator, version, topic, state)
+                    if event is not None:
+                        fold_in(originator, event)
+            except Exception as error:
+                raise ChainBroken(str(originator)) from error
             return
         follow = links.follow
         for _, originator, version, topic, state in notes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import os
 import secrets
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -44,7 +45,7 @@ from tracker import pictures
 from tracker.application import TrekApplication
 from tracker.branching import branched
 from tracker.chain import damaged, short
-from tracker.chain_reader import HEAD_MISSING, ChainReader, RebuildLinks
+from tracker.chain_reader import HEAD_MISSING, ChainReader, ParallelLinks, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.reading import NAMED_BY, StoreReader
@@ -67,6 +68,10 @@ if TYPE_CHECKING:
 # command costs the same on day 3,000 as on day 3. A 100-event campaign is snapshotted too.
 SNAPSHOT_EVERY = 100
 SAVE_ATTEMPTS = 8
+# A rebuild of at least this many stored events walks the hash chains in a process of its own,
+# beside the fold, where a second processor is free to (`ParallelLinks`); below it, starting
+# that process costs more than the walk it spares.
+PARALLEL_CHAIN_FROM = 20_000
 # How many earlier stored states `_game_before` tries before folding a campaign from its start.
 GAME_BEFORE_STEPS = 8
 
@@ -74,6 +79,13 @@ Documents = list[dict[str, Any]]
 INIT_HAS_NO_PREVIEW = ("init creates a campaign (and its store, if need be) rather than "
                        "recording an event in one, so it has no preview; run it without "
                        "--preview")
+
+
+def _processors() -> int:
+    """How many processors this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def party_key(slug: str) -> str:
@@ -805,7 +817,8 @@ class Trek:
             # The chains are checked on the rows as the rebuild folds them, so the log is read
             # once. Only when that finds a break is every chain walked again, to say where.
             try:
-                folded = self._rebuild(progress, RebuildLinks(self._chain_reader()))
+                with self._rebuild_links() as links:
+                    folded = self._rebuild(progress, links)
             except ChainBroken:
                 broken = [c for c in self.verify_chain()["campaigns"] if not c["intact"]]
                 if broken:
@@ -830,6 +843,17 @@ class Trek:
         except Exception as error:
             raise StoreError(f"the rebuild failed ({self._describe(error)}); the read models "
                              "were left as they were") from None
+
+    def _rebuild_links(self) -> RebuildLinks:
+        """How a replay checks the hash chains as it folds: in a process of its own beside the
+        fold on a long SQLite log with a second processor to run on, else in this one."""
+        reader = self._chain_reader()
+        table = self.projector.events_table()
+        if (self.location.kind is StoreKind.SQLITE and table is not None
+                and _processors() >= 2
+                and (self.app.recorder.max_notification_id() or 0) >= PARALLEL_CHAIN_FROM):
+            return ParallelLinks(reader, self.location.target, table)
+        return RebuildLinks(reader)
 
     def _chain_reader(self) -> ChainReader:
         return ChainReader(self.app, self.projector, self.location)

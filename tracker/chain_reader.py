@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterator
-from typing import Any
+import subprocess
+import sys
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, Self
 from uuid import UUID
 
 from domain.campaign import campaign_id, snapshot_problem
@@ -220,14 +222,89 @@ class RebuildLinks:
         if walk.step(seq, topic, data, linked, chain) is not None:
             raise ChainBroken(walk.campaign)
 
+    def walked_elsewhere(self) -> bool:
+        """Whether the chains are walked in another process (`ParallelLinks`): then the rows
+        need not be followed here."""
+        return False
+
+    def close(self) -> None:
+        """End whatever walks the chains elsewhere (nothing does here)."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
     def finish(self) -> None:
-        for walk in self.walks.values():
-            cid = UUID(walk.campaign)
-            if (not walk.end().intact or self.reader._snapshot_problem(cid) is not None
-                    or str(cid) in self.headless):
-                raise ChainBroken(str(cid))
-        walked = {walk.campaign for walk in self.walks.values()}
+        self._finish({walk.campaign: walk.end().intact for walk in self.walks.values()})
+
+    def _finish(self, walked: Mapping[str, bool]) -> None:
+        """Raise `ChainBroken` unless every campaign walked ended whole (`walked`: campaign ->
+        intact), none had a snapshot changed or its kept head deleted, and no head is kept for
+        a campaign of which no row was walked (all its events deleted)."""
+        for campaign, intact in walked.items():
+            if (not intact or self.reader._snapshot_problem(UUID(campaign)) is not None
+                    or campaign in self.headless):
+                raise ChainBroken(campaign)
         for kept, head in self.heads.items():
-            # A head kept for a campaign of which no row was folded: all its events deleted.
             if kept not in walked and not ChainWalk(kept, head).end().intact:
                 raise ChainBroken(kept)
+
+
+class ParallelLinks(RebuildLinks):
+    """`RebuildLinks` with the rows' links walked in a child process (`tracker/chain_check.py`)
+    reading the same SQLite file, on a second processor, while the rebuild folds the rows.
+
+    The child starts at the first batch (`walked_elsewhere`), inside the rebuild's transaction,
+    whose write lock keeps every row as it is until the commit; `finish` waits for its verdict
+    before the commit. Should it fail to start, the rows are followed here as ever; should it
+    fail later, `finish` says the chain did not hold, and the caller walks every chain again
+    in process to say where, or finds it whole and rebuilds without the check in parallel.
+    Used as a context manager: a child still running when the rebuild stops is ended.
+    """
+
+    def __init__(self, reader: ChainReader, path: str, table: str) -> None:
+        super().__init__(reader)
+        self.path = path
+        self.table = table
+        self.child: subprocess.Popen[bytes] | None = None
+        self.started = False
+
+    def walked_elsewhere(self) -> bool:
+        if not self.started:
+            self.started = True
+            heads = json.dumps(self.heads).encode()
+            try:
+                self.child = subprocess.Popen(
+                    [sys.executable, "-m", "tracker.chain_check", self.path, self.table],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                assert self.child.stdin is not None
+                self.child.stdin.write(heads)
+                self.child.stdin.close()
+            except OSError:
+                self.close()
+        return self.child is not None
+
+    def finish(self) -> None:
+        if self.child is None:
+            super().finish()
+            return
+        child, self.child = self.child, None
+        assert child.stdout is not None
+        output = child.stdout.read()
+        child.stdout.close()
+        if child.wait() != 0:
+            raise ChainBroken("the chain walk beside the rebuild failed")
+        verdict = json.loads(output)
+        if "broken" in verdict:
+            raise ChainBroken(str(verdict["broken"]))
+        self._finish({str(k): bool(v) for k, v in verdict["walked"].items()})
+
+    def close(self) -> None:
+        child, self.child = self.child, None
+        if child is not None:
+            child.kill()
+            child.wait()
+            if child.stdout is not None:
+                child.stdout.close()

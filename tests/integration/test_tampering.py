@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from conftest import OpenTrek, trek_env
@@ -281,6 +281,110 @@ def test_replay_of_an_intact_log_reads_it_once(db: str, open_trek: OpenTrek,
     monkeypatch.setattr(tracker.chain_reader, "check_chain", second_read)
     assert open_trek(db).replay()["notifications"] == 14
     assert views_of(db) == before
+
+
+# -- the chains walked beside the replay (a long SQLite log) -----------------------------------
+
+
+class _Beside(tracker.chain_reader.ParallelLinks):
+    """`ParallelLinks`, kept to be looked at: whether its walk ran in a process of its own."""
+
+    made: ClassVar[list[_Beside]] = []
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.ran = False
+        _Beside.made.append(self)
+
+    def walked_elsewhere(self) -> bool:
+        elsewhere = super().walked_elsewhere()
+        self.ran = self.ran or elsewhere
+        return elsewhere
+
+
+@pytest.fixture
+def beside(monkeypatch: pytest.MonkeyPatch) -> list[_Beside]:
+    """Every replay walks the chains in a process of its own, however short its log; the
+    walks made, in order."""
+    monkeypatch.setattr(tracker.app, "PARALLEL_CHAIN_FROM", 0)
+    monkeypatch.setattr(tracker.app, "ParallelLinks", _Beside)
+    _Beside.made = []
+    return _Beside.made
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_a_chain_walked_beside_the_replay_refuses_as_the_walk_in_process_does(
+        tmp_path: Any, open_trek: OpenTrek, damage: str, beside: list[_Beside]) -> None:
+    """Whatever the damage, the walk in a process of its own stops the replay with the break
+    `trek verify` names, and the read models stay as they were."""
+    db = str(tmp_path / "store.db")
+    journey(open_trek, db)
+    before = views_of(db)
+    edit, broken_at = DAMAGE[damage]
+    edit(db)
+    found = report(open_trek, db)
+    with pytest.raises(TamperedLog) as refused:
+        open_trek(db).replay()
+    assert f"is damaged at event {broken_at} ({found['problem']})" in str(refused.value)
+    assert views_of(db) == before
+    assert beside[0].ran
+    assert beside[0].child is None  # nothing left running
+
+
+def test_an_intact_log_walked_beside_the_replay_is_rebuilt_as_in_one_process(
+        tmp_path: Any, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch,
+        beside: list[_Beside]) -> None:
+    monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
+    db = str(tmp_path / "store.db")
+    journey(open_trek, db)
+    before = views_of(db)
+
+    def second_read(*_: Any, **__: Any) -> None:
+        raise AssertionError("the log was walked a second time")
+
+    monkeypatch.setattr(tracker.chain_reader, "check_chain", second_read)
+    assert open_trek(db).replay()["notifications"] == 14
+    assert views_of(db) == before
+    assert [links.ran for links in beside] == [True]
+
+
+def test_a_deleted_chain_head_is_refused_beside_the_replay_too(
+        tmp_path: Any, open_trek: OpenTrek, beside: list[_Beside]) -> None:
+    db = str(tmp_path / "store.db")
+    journey(open_trek, db)
+    delete_heads(db)
+    with pytest.raises(TamperedLog, match="is damaged at event 14"):
+        open_trek(db).replay()
+    assert beside[0].ran
+
+
+def test_a_walk_that_cannot_start_is_made_in_process(
+        tmp_path: Any, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch,
+        beside: list[_Beside]) -> None:
+    db = str(tmp_path / "store.db")
+    journey(open_trek, db)
+    before = views_of(db)
+    monkeypatch.setattr(tracker.chain_reader.sys, "executable", str(tmp_path / "no-python"))
+    assert open_trek(db).replay()["notifications"] == 14
+    assert views_of(db) == before
+    assert not beside[0].ran
+    edit_state(db, 12, b'"gained":2', b'"gained":5')
+    with pytest.raises(TamperedLog, match="is damaged at event 12"):
+        open_trek(db).replay()
+
+
+def test_a_walk_that_fails_leaves_the_check_to_this_process(
+        tmp_path: Any, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch,
+        beside: list[_Beside]) -> None:
+    """A walk that ends without a verdict (here, given no such table) proves nothing: the chains
+    are walked again in this process, and an intact log is rebuilt."""
+    db = str(tmp_path / "store.db")
+    journey(open_trek, db)
+    before = views_of(db)
+    monkeypatch.setattr(tracker.app.Projector, "events_table", lambda _self: "no_such_table")
+    assert open_trek(db).replay()["rebuilt"] is True
+    assert views_of(db) == before
+    assert beside[0].ran
 
 
 # -- damage is named, never blessed (a missing head, a snapshot's event, one sentence) ----------
