@@ -271,6 +271,13 @@ def test_replay_of_an_intact_log_reads_it_once(db: str, open_trek: OpenTrek,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """On an intact log the chain is checked within the rebuild: the separate walk that
     `trek verify` makes (a second read of every event) is never taken."""
+    replays_an_intact_log_reading_it_once(open_trek, db, monkeypatch)
+
+
+def replays_an_intact_log_reading_it_once(open_trek: OpenTrek, db: str,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Replay a journey's intact log and check it is rebuilt as it stood, without the walk
+    `trek verify` makes."""
     monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
     journey(open_trek, db)
     before = views_of(db)
@@ -334,17 +341,7 @@ def test_a_chain_walked_beside_the_replay_refuses_as_the_walk_in_process_does(
 def test_an_intact_log_walked_beside_the_replay_is_rebuilt_as_in_one_process(
         tmp_path: Any, open_trek: OpenTrek, monkeypatch: pytest.MonkeyPatch,
         beside: list[_Beside]) -> None:
-    monkeypatch.setattr(tracker.app, "SNAPSHOT_EVERY", 5)
-    db = str(tmp_path / "store.db")
-    journey(open_trek, db)
-    before = views_of(db)
-
-    def second_read(*_: Any, **__: Any) -> None:
-        raise AssertionError("the log was walked a second time")
-
-    monkeypatch.setattr(tracker.chain_reader, "check_chain", second_read)
-    assert open_trek(db).replay()["notifications"] == 14
-    assert views_of(db) == before
+    replays_an_intact_log_reading_it_once(open_trek, str(tmp_path / "store.db"), monkeypatch)
     assert [links.ran for links in beside] == [True]
 
 
