@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from hashlib import sha256
 from typing import Any, TypeVar
+from uuid import UUID
 
 from domain.errors import TamperedLog, TrackerError
 from domain.links import link_hash, stored_link
@@ -168,6 +169,30 @@ class ChainWalk:
                         f"event {seq} is now stored as event {at}")
             return ChainCheck(seq - 1, seq, what)
         return None
+
+
+class ChainWalks:
+    """Every campaign's chain walked as the store's rows come, campaigns interleaved: a
+    `ChainWalk` each, by the campaign's id as the rows hold it, from its kept head (`heads`,
+    campaign -> (seq, hash)). A rebuild walks them beside its fold (tracker/chain_reader.py),
+    or a process of its own beside it (tracker/chain_check.py)."""
+
+    def __init__(self, heads: Mapping[str, tuple[int, str]]) -> None:
+        self.heads = heads
+        self.walks: dict[Any, ChainWalk] = {}
+
+    def step(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
+             chain: int) -> str | None:
+        """Walk one row (`ChainWalk.step`); the campaign whose link does not hold, or None."""
+        walk = self.walks.get(originator)
+        if walk is None:
+            cid = str(originator if isinstance(originator, UUID) else UUID(str(originator)))
+            walk = self.walks[originator] = ChainWalk(cid, self.heads.get(cid))
+        return None if walk.step(seq, topic, data, linked, chain) is None else walk.campaign
+
+    def ends(self) -> dict[str, bool]:
+        """Each campaign walked, and whether its chain's end is whole (`ChainWalk.end`)."""
+        return {walk.campaign: walk.end().intact for walk in self.walks.values()}
 
 
 def check_chain(rows: Iterable[tuple[int, str, bytes]], campaign: str, *,

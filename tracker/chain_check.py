@@ -7,7 +7,7 @@ walk runs here, in a child process reading the rows from the same file, while th
 folds them (`tracker/chain_reader.py`, `ParallelLinks`). The rebuild holds the store's write
 lock from before this process starts until it commits, so no row can be added or changed in
 between, and it commits only once this walk says every chain holds. The walk is `ChainWalk`'s,
-the one `trek verify` and an in-process rebuild make.
+the one `trek verify` and an in-process rebuild make (`ChainWalks`).
 
     python -m tracker.chain_check STORE TABLE      # the kept heads as JSON on standard input
 
@@ -23,10 +23,9 @@ import sqlite3
 import sys
 from collections.abc import Mapping
 from typing import Any
-from uuid import UUID
 
 from domain.links import stored_bytes, stored_link
-from tracker.chain import ChainWalk
+from tracker.chain import ChainWalks
 
 # How many rows are read at once.
 BATCH = 2000
@@ -45,18 +44,15 @@ def walk(path: str, table: str, heads: Mapping[str, tuple[int, str]]) -> dict[st
         cursor = connection.execute(
             f"SELECT originator_id, originator_version, topic, state FROM {table} "
             "ORDER BY rowid")
-        walks: dict[Any, ChainWalk] = {}
+        chains = ChainWalks(heads)
         while rows := cursor.fetchmany(BATCH):
             for originator, seq, topic, state in rows:
-                chain_walk = walks.get(originator)
-                if chain_walk is None:
-                    cid = str(UUID(str(originator)))
-                    chain_walk = walks[originator] = ChainWalk(cid, heads.get(cid))
                 data = stored_bytes(state)
                 linked, chain = stored_link(data)
-                if chain_walk.step(seq, topic, data, linked, chain) is not None:
-                    return {"broken": chain_walk.campaign}
-        return {"walked": {w.campaign: w.end().intact for w in walks.values()}}
+                broken = chains.step(originator, seq, topic, data, linked, chain)
+                if broken is not None:
+                    return {"broken": broken}
+        return {"walked": chains.ends()}
     finally:
         connection.close()
 

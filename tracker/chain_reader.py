@@ -20,7 +20,7 @@ from projections.db import has_current_schema
 from projections.logpages import IndexDiffers, kind_of
 from projections.projector import ChainBroken, Projector
 from tracker.application import TrekApplication
-from tracker.chain import ChainCheck, ChainWalk, check_chain
+from tracker.chain import ChainCheck, ChainWalk, ChainWalks, check_chain
 from tracker.mapper import row_pages
 from tracker.stores import Location, store_errors
 
@@ -210,17 +210,13 @@ class RebuildLinks:
         # Campaigns whose kept head was deleted (read before the rebuild empties the views).
         self.headless = {cid for cid in self.heads
                          if reader.projector.head_missing(cid)}
-        # Each campaign's walk, by its id as the rows hold it.
-        self.walks: dict[Any, ChainWalk] = {}
+        self.chains = ChainWalks(self.heads)
 
     def follow(self, originator: Any, seq: int, topic: str, data: bytes, linked: object,
                chain: int) -> None:
-        walk = self.walks.get(originator)
-        if walk is None:
-            cid = str(originator if isinstance(originator, UUID) else UUID(str(originator)))
-            walk = self.walks[originator] = ChainWalk(cid, self.heads.get(cid))
-        if walk.step(seq, topic, data, linked, chain) is not None:
-            raise ChainBroken(walk.campaign)
+        broken = self.chains.step(originator, seq, topic, data, linked, chain)
+        if broken is not None:
+            raise ChainBroken(broken)
 
     def walked_elsewhere(self) -> bool:
         """Whether the chains are walked in another process (`ParallelLinks`): then the rows
@@ -237,7 +233,7 @@ class RebuildLinks:
         self.close()
 
     def finish(self) -> None:
-        self._finish({walk.campaign: walk.end().intact for walk in self.walks.values()})
+        self._finish(self.chains.ends())
 
     def _finish(self, walked: Mapping[str, bool]) -> None:
         """Raise `ChainBroken` unless every campaign walked ended whole (`walked`: campaign ->
