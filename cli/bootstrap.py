@@ -99,6 +99,11 @@ class Root:
                                     and entry.command_line is not None else None)
         return self._lines[ruleset]
 
+    def rewords(self, ruleset: str, kind: str) -> bool:
+        """Whether `ruleset`'s command-line part words the log line of the shared event
+        `kind` itself (known without loading it)."""
+        return any(entry.name == ruleset and kind in entry.rewords for entry in self.entries)
+
     def lines(self) -> list[tuple[str, CommandLine]]:
         """Every ruleset's command-line part (those that have one), in order."""
         return [(entry.name, line) for entry in self.entries

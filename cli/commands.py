@@ -45,7 +45,6 @@ from cli.options import (
     store_options,
     store_recording_options,
 )
-from cli.ruleset_line import extended, regrouped
 from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
@@ -803,6 +802,8 @@ def mounted(root: Root) -> dict[str, click.Command]:
     """The commands of this module (as the group holds them) for `root`: those a ruleset
     extends built anew from its `CommandLine`, and each ruleset's own commands beside them (a
     campaign under another ruleset refuses them with a sentence)."""
+    from cli.ruleset_line import extended, regrouped
+
     lines = root.lines()
     commands = {name: command for name, command in trek.commands.items()
                 if name not in OWN_COMMANDS}

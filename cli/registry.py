@@ -33,6 +33,10 @@ class Entry:
     # The top-level commands its command line adds, each with the first paragraph of its
     # help, for `trek --help` without loading it (checked against the commands by the tests).
     commands: tuple[tuple[str, str], ...] = ()
+    # The shared events whose log line its command line words itself (its `summaries` that
+    # are also shared ones; checked by the tests): any other shared event's line is printed
+    # without loading the command line.
+    rewords: frozenset[str] = frozenset()
 
     def deferred(self) -> Deferred:
         from domain.deferred import Deferred
@@ -113,7 +117,8 @@ ENTRIES = (
     Entry("cypher", "domain.cypher", _cypher, _cypher_line),
     Entry("gurps", "domain.gurps", _gurps, _gurps_line),
     Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line),
-    Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line),
+    Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line,
+          rewords=frozenset({"CombatantEntered"})),
 )
 
 

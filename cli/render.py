@@ -8,12 +8,11 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from cli.drawing import named_paths, token_labels
 from cli.output import json_text as json_text
-from cli.ruleset_line import CommandLine
 from domain.grid import GRIDS
 
 if TYPE_CHECKING:
@@ -21,6 +20,7 @@ if TYPE_CHECKING:
     from rich.segment import Segment
 
     from cli.bootstrap import Root
+    from cli.ruleset_line import CommandLine
     from cli.tables import Table
 
 
@@ -197,8 +197,12 @@ class AuditSection:
     recap: Callable[[dict[str, Any], Callable[[str], str], Callable[[str], str]], str] | None = None
 
 
-# The part of a ruleset that adds nothing (or of one the root does not have).
-_NOTHING_ADDED = CommandLine(title="")
+@cache
+def _nothing_added() -> CommandLine:
+    """The part of a ruleset that adds nothing (or of one the root does not have)."""
+    from cli.ruleset_line import CommandLine
+
+    return CommandLine(title="")
 
 
 def _root() -> Root:
@@ -215,7 +219,7 @@ def route_marks() -> Mapping[str, Any]:
 
 
 def _line(ruleset: str) -> CommandLine:
-    return _root().line(ruleset) or _NOTHING_ADDED
+    return _root().line(ruleset) or _nothing_added()
 
 
 def movement_text(status: Mapping[str, Any]) -> str:
@@ -267,8 +271,12 @@ def summary(doc: Mapping[str, Any], ruleset: str) -> str:
         doc = {**doc, "target_lines": [summary(t, ruleset) for t in doc["targets"]]}
     elif not isinstance(doc, dict):
         doc = dict(doc)
-    describe = _line(ruleset).summaries.get(doc["type"]) or _SUMMARIES.get(doc["type"])
-    return describe(doc) if describe else doc["type"]
+    kind = doc["type"]
+    shared = _SUMMARIES.get(kind)
+    # A shared event's line loads the ruleset's command-line part only where it words it.
+    describe = (_line(ruleset).summaries.get(kind) if shared is None
+                or _root().rewords(ruleset, kind) else None) or shared
+    return describe(doc) if describe else kind
 
 
 def print_events(docs: list[dict[str, Any]], ruleset: str, *, preview: bool = False) -> None:
@@ -754,6 +762,8 @@ _FACING_ARROW = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "
 
 def _cell_width(doc: Mapping[str, Any]) -> int:
     """How many characters a cell of the terminal picture takes: the longest token label."""
+    from cli.drawing import token_labels
+
     return max([1, *(len(label) for label in token_labels(doc["combatants"]).values())])
 
 
@@ -811,6 +821,8 @@ def _plain_extent(doc: Mapping[str, Any]) -> tuple[range, range]:
 
 def encounter_grid(doc: Mapping[str, Any]) -> list[list[tuple[str, str | None]]]:
     """The cells to draw, row by row, each a character and a rich style (None: plain)."""
+    from cli.drawing import token_labels
+
     combatants = doc["combatants"]
     marks = token_labels(combatants)
     cell = _cell_width(doc)
@@ -913,8 +925,8 @@ def _table_width(headers: list[str], rows: list[list[str]]) -> int:
 def print_encounter(doc: Mapping[str, Any]) -> None:
     from rich.text import Text
 
+    from cli.drawing import token_labels
     from cli.tables import Table
-
 
     battle_map = doc["map"]
     where = plain(battle_map["name"]) if battle_map else "an open plain"
@@ -1004,6 +1016,8 @@ def print_map(game_map: dict[str, Any] | None, pos: dict[str, int], *,
               party: str | None = None) -> None:
     """The map as its rows with coordinates on the edges, the party's square marked @ (every
     other party's &), and a key of every character shown."""
+    from cli.drawing import named_paths
+
     others = others or {}
     if game_map is None:
         console.print(f"No map: an open plain. The party stands at {pos['x']},{pos['y']}.",

@@ -6,10 +6,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 from uuid import UUID
 
 from domain.campaign import campaign_id, snapshot_problem
@@ -23,6 +22,9 @@ from tracker.application import TrekApplication
 from tracker.chain import ChainCheck, ChainWalk, ChainWalks, check_chain
 from tracker.mapper import row_pages
 from tracker.stores import Location, store_errors
+
+if TYPE_CHECKING:
+    import subprocess
 
 # How many snapshots are read at once when their digests are checked.
 SNAPSHOT_PAGE = 20
@@ -269,6 +271,9 @@ class ParallelLinks(RebuildLinks):
 
     def walked_elsewhere(self) -> bool:
         if not self.started:
+            # Only a replay walks beside the fold: no other command loads subprocess.
+            import subprocess
+
             self.started = True
             heads = json.dumps(self.heads).encode()
             try:

@@ -181,6 +181,12 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert not {"cli.reads", "tracker.queries", "projections.audit"} & modules, words
         # Nor the commands of another part of play than its own.
         assert "domain.commands.encounter" not in modules, words
+        # Nor the subprocess a replay walks the hash chains in.
+        assert "subprocess" not in modules, words
+        # A shared event's line needs nothing of the ruleset's command-line part: `supplies
+        # add` does not load BESM's; `move` (its event is BESM's own) and `undo` (its line
+        # names the move it cancels by the move's own line) do.
+        assert ("cli.besm" in modules) is (words[0] != "supplies"), words
 
 
 # A `trek` process run as the program, with a hook that says at exit, after the command, whether

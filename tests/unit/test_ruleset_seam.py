@@ -145,6 +145,31 @@ def test_only_the_composition_root_reads_the_registrys_entries() -> None:
     assert reads == {"cli/bootstrap.py"}
 
 
+def test_each_entry_names_the_shared_event_lines_its_command_line_words() -> None:
+    """A shared event's log line loads a ruleset's command-line part only where the entry
+    says that part words it (`Entry.rewords`): the entry must say so for every one it does,
+    and for no other."""
+    from cli.render import _SUMMARIES
+
+    reworded = {entry.name: set(entry.command_line().summaries) & set(_SUMMARIES)
+                for entry in ENTRIES if entry.command_line is not None}
+    assert reworded == {entry.name: set(entry.rewords) for entry in ENTRIES
+                        if entry.command_line is not None}
+    assert reworded["movepoints"] == {"CombatantEntered"}  # the check has something to find
+
+
+def test_a_ruleset_words_its_own_line_of_a_shared_event() -> None:
+    """Move-points words a combatant's entry itself (the progress others lose to it), and
+    the log says it that way; a BESM entry gets the shared words."""
+    from cli.render import summary
+
+    doc = {"type": "CombatantEntered", "name": "Gus", "side": "party", "at": {"x": 2, "y": 3},
+           "broken": [{"name": "Orc", "to": {"x": 1, "y": 1}}]}
+    assert summary(doc, "besm") == "Gus (party) enters at 2,3"
+    assert summary(doc, "movepoints") == ("Gus (party) enters at 2,3; Orc loses progress "
+                                          "toward 1,1")
+
+
 def test_the_structural_check_finds_a_ruleset_imported_anywhere() -> None:
     """The check above reads lazy and relative imports and importlib strings alike."""
     source = (
