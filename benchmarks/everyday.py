@@ -1,9 +1,9 @@
 """The everyday commands, each a whole `trek` process, against a bare `python -c "import click"`.
 
-    python benchmarks/everyday.py                 # 7 pairs a row, every ruleset, a table
+    python benchmarks/everyday.py                 # 7 rounds a row, every ruleset, a table
     python benchmarks/everyday.py --json          # one JSON object
     python benchmarks/everyday.py --pairs 5 --rulesets besm,gurps
-    python benchmarks/everyday.py --smoke         # one pair, BESM and GURPS: a check (CI)
+    python benchmarks/everyday.py --smoke         # one round, BESM and GURPS: a check (CI)
 
 What a GM types at the table, timed from spawn to exit as `python -m cli WORDS` (output piped,
 no terminal), on a small SQLite campaign of each ruleset:
@@ -33,13 +33,16 @@ campaign travels overland; where it is refused, an encounter is opened on an ope
 Kira joins at 0,0, a Bandit (an enemy, the ruleset's stats) enters at 4,0, round 1 starts (and
 under Move-Points Kira takes a Move Action, so she holds Move Points to move with).
 
-Each row runs in pairs, the trek command (A) and `python -c "import click"` (B) one after the
-other, A first in odd pairs and B first in even ones; untimed commands run outside the timing.
-Reported: the median seconds of each side, the median of the per-pair ratios A ÷ B, and whether
-that ratio is within the target of 3. The `libraries` row times the libraries a recording
-command stands on (`python -c` importing click, sqlite3, eventsourcing.application and
-eventsourcing.sqlite and building one pydantic model) against the same yardstick: the floor
-under a recording `trek` process; `÷ floor` sets each row's median against the floor's.
+Each row runs in rounds of three processes, one after the other: the trek command (A),
+`python -c "import click"` (B) and the libraries' floor: `python -c` importing the libraries a
+recording command stands on (click, sqlite3, eventsourcing.application and
+eventsourcing.sqlite) and building one pydantic model. The order turns each round, so none
+always runs first; untimed commands run outside the timing. Reported: the median seconds of
+A and B, the median of the per-round ratios A ÷ B and whether it is within the target of 3,
+and `÷ floor`, the median of the per-round ratios A ÷ the floor (the target for a recording
+command: 1.3). Each ratio sets processes run seconds apart against each other, so a machine
+that speeds up or slows down between rows moves both sides. The `libraries` row times the
+floor against the yardstick alone.
 
 Trek's modules are byte-compiled first, as installing Trek (or its first run) leaves them. The
 stores and everything else written live in a temporary folder, removed at the end; each
@@ -216,18 +219,35 @@ def paired(pairs: int, a: Callable[[], float], b: Callable[[], float],
            before: Callable[[], None] = lambda: None) -> dict[str, Any]:
     """Pairs of A and B, A first in the odd pairs and B first in the even ones: each side's
     median seconds and the median of the per-pair ratios A ÷ B."""
-    a_times, b_times = [], []
-    for i in range(pairs):
+    a_times, b_times = rounds(pairs, [a, b], before)
+    return {"a_s": _median(a_times), "b_s": _median(b_times), "ratio": _ratio(a_times, b_times)}
+
+
+def rounds(count: int, runs: list[Callable[[], float]],
+           before: Callable[[], None] = lambda: None) -> list[list[float]]:
+    """`count` rounds, each running every one of `runs` once, one after the other; the order
+    turns by one each round (A B C, B C A, C A B, ...), so none always runs first. Each run's
+    seconds, a list per run."""
+    times: list[list[float]] = [[] for _ in runs]
+    for i in range(count):
         before()
-        if i % 2 == 0:
-            a_times.append(a())
-            b_times.append(b())
-        else:
-            b_times.append(b())
-            a_times.append(a())
-    ratio = statistics.median(x / y for x, y in zip(a_times, b_times, strict=True))
-    return {"a_s": round(statistics.median(a_times), 4),
-            "b_s": round(statistics.median(b_times), 4), "ratio": round(ratio, 3)}
+        for k in range(len(runs)):
+            turn = (i + k) % len(runs)
+            times[turn].append(runs[turn]())
+    return times
+
+
+def _median(times: list[float]) -> float:
+    return round(statistics.median(times), 4)
+
+
+def _ratio(a_times: list[float], b_times: list[float]) -> float:
+    """The median of the per-round ratios A ÷ B."""
+    return round(statistics.median(x / y for x, y in zip(a_times, b_times, strict=True)), 3)
+
+
+def floor() -> list[str]:
+    return [sys.executable, "-c", LIBRARIES]
 
 
 def measure(made: Campaign, row: Row, pairs: int) -> dict[str, Any]:
@@ -244,7 +264,13 @@ def measure(made: Campaign, row: Row, pairs: int) -> dict[str, Any]:
         for words in row.before_each:
             made.must(words)
 
-    result = paired(pairs, trek_run, lambda: timed(yardstick(), made.folder, made.env), before)
+    # Each round: the command, the yardstick and the libraries' floor, side by side.
+    a_times, b_times, floor_times = rounds(
+        pairs, [trek_run, lambda: timed(yardstick(), made.folder, made.env),
+                lambda: timed(floor(), made.folder, made.env)], before)
+    result = {"a_s": _median(a_times), "b_s": _median(b_times),
+              "ratio": _ratio(a_times, b_times), "floor_s": _median(floor_times),
+              "floor_ratio": round(_ratio(a_times, floor_times), 2)}
     for words in row.after_row:
         made.must(words)
     if row.words[:2] == ("supplies", "add"):
@@ -275,8 +301,8 @@ def check_state(made: Campaign) -> None:
 
 def table(result: dict[str, Any]) -> str:
     lines = [f"Everyday commands, whole processes: trek (A) against `python -c \"{YARDSTICK}\"`"
-             f" (B), {result['pairs']} pair(s) a row",
-             f"medians; ratio = median of the pairs' A / B, target <= {result['target']}", "",
+             f" (B) and the libraries' floor, {result['pairs']} round(s) a row",
+             f"medians; ratio = median of the rounds' A / B, target <= {result['target']}", "",
              f"{'command':<27}{'ruleset':<12}{'A ms':>8}{'B ms':>8}{'ratio':>8}  met"
              f"{'÷ floor':>9}"]
     skipped = {(s["command"], s["ruleset"]): s["reason"] for s in result["skipped"]}
@@ -296,8 +322,8 @@ def table(result: dict[str, Any]) -> str:
                  f"{libraries['b_s'] * 1000:8.1f}{libraries['ratio']:8.2f}  (the floor: "
                  "click, sqlite3, eventsourcing's application and SQLite recorder, one "
                  "pydantic model built)")
-    lines.append(f"÷ floor: a row's A ÷ the floor's A, medians of this run (target for the "
-                 f"recording commands <= {FLOOR_TARGET})")
+    lines.append(f"÷ floor: the median of a row's per-round ratios A ÷ the floor, run beside "
+                 f"it (target for the recording commands <= {FLOOR_TARGET})")
     met = sum(row["met"] for row in result["rows"])
     for reason in dict.fromkeys(s["reason"] for s in result["skipped"]):
         lines.append(f"refused: {reason}")
@@ -311,11 +337,11 @@ def table(result: dict[str, Any]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=PAIRS,
-                        help=f"pairs of runs a row (default {PAIRS})")
+                        help=f"rounds of runs a row (default {PAIRS})")
     parser.add_argument("--rulesets", default=",".join(RULESETS),
                         help="the rulesets to measure, comma-separated (default: all)")
     parser.add_argument("--smoke", action="store_true",
-                        help=f"one pair, {' and '.join(SMOKE_RULESETS)} only (CI)")
+                        help=f"one round, {' and '.join(SMOKE_RULESETS)} only (CI)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     if args.pairs < 1:
@@ -340,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         here = Path(folder)
         env = env_for(str(here / "unused.db"))
         say("libraries")
-        libraries = paired(pairs, lambda: timed([sys.executable, "-c", LIBRARIES], here, env),
+        libraries = paired(pairs, lambda: timed(floor(), here, env),
                            lambda: timed(yardstick(), here, env))
         libraries["line"] = f"python -c {json.dumps(LIBRARIES)}"
         for ruleset in rulesets:
@@ -355,9 +381,6 @@ def main(argv: list[str] | None = None) -> int:
                 say(f"{ruleset}: {command}")
                 rows.append(measure(made, row, pairs))
             check_state(made)
-    for row in rows:
-        # Against the libraries' floor timed in this run (medians of each side).
-        row["floor_ratio"] = round(row["a_s"] / libraries["a_s"], 2)
     result: dict[str, Any] = {
         "pairs": pairs, "target": TARGET, "rulesets": rulesets,
         "yardstick": f"python -c {json.dumps(YARDSTICK)}", "rows": rows, "skipped": skipped,

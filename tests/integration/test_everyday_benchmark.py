@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,9 @@ def test_the_smoke_run_measures_every_everyday_command_on_each_of_its_rulesets(
         # One pair: its ratio is its two times' (rounded); with more pairs, a median of ratios
         # is not the ratio of medians, but never far from it.
         assert 0.5 < row["ratio"] / (row["a_s"] / row["b_s"]) < 2, key
+        # The libraries' floor ran beside the command in the same rounds.
+        assert row["floor_s"] > 0, key
+        assert 0.5 < row["floor_ratio"] / (row["a_s"] / row["floor_s"]) < 2, key
         assert row["line"].startswith("trek "), key
     # What each row runs: the round-by-round move is an encounter move, undone untimed.
     assert rows[("move", "besm")]["line"] == "trek move E"
@@ -111,3 +115,25 @@ def test_the_start_up_profile_names_each_stage_and_adds_up(tmp_path: Path) -> No
     assert result["made"]["dataclass_count"] > 10
     assert 0 < result["made"]["models"] < result["total_s"]
     assert list(tmp_path.iterdir()) == []
+
+
+def test_each_round_turns_the_order_so_no_side_always_runs_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = importlib.util.spec_from_file_location("everyday", ROOT / "benchmarks" / "everyday.py")
+    assert spec is not None
+    assert spec.loader is not None
+    everyday = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "everyday", everyday)
+    spec.loader.exec_module(everyday)
+    order: list[str] = []
+
+    def side(name: str, seconds: float) -> Callable[[], float]:
+        def run() -> float:
+            order.append(name)
+            return seconds
+        return run
+
+    times = everyday.rounds(4, [side("A", 3.0), side("B", 1.0), side("C", 2.0)],
+                            lambda: order.append("|"))
+    assert "".join(order) == "|ABC|BCA|CAB|ABC"
+    assert times == [[3.0] * 4, [1.0] * 4, [2.0] * 4]
