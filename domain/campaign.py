@@ -728,13 +728,18 @@ class Campaign:
     @classmethod
     def from_snapshot(cls, snapshot: "CampaignSnapshot") -> "Campaign":
         state = snapshot.state
-        started = CampaignStarted(
-            originator_id=snapshot.originator_id, originator_version=1,
-            timestamp=datetime.fromisoformat(state["created_on"]),
-            slug=state["slug"], name=state["name"], ruleset=state["ruleset"],
-            seed=state["seed"],
-            map=GameMap.model_validate(state["map"]) if state["map"] else None,
-        )
+        fields: dict[str, Any] = {
+            "originator_id": snapshot.originator_id, "originator_version": 1,
+            "timestamp": datetime.fromisoformat(state["created_on"]),
+            "slug": state["slug"], "name": state["name"], "ruleset": state["ruleset"],
+            "seed": state["seed"],
+            "map": GameMap.model_validate(state["map"]) if state["map"] else None,
+        }
+        # A snapshot with a digest holds what was checked when it was taken (its digest was
+        # checked as it was read, `CampaignSnapshot.mutate`): the campaign's own fields are
+        # taken as they are. One of a release that took none is checked again.
+        started = (CampaignStarted.model_construct(**fields) if snapshot.digest is not None
+                   else CampaignStarted(**fields))
         campaign = cls(started)
         campaign.game = Game.model_validate(state["game"])
         # Which events stood cancelled is read by key (`keep`); a snapshot of release 0.2 or

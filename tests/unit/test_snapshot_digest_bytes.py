@@ -7,12 +7,17 @@ that does not match; every edit must still reach the general check, which names 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
+from uuid import uuid4
 
 import pytest
+from pydantic import ValidationError
 
-from domain.campaign import snapshot_problem, state_digest
-from domain.events import canonical_bytes
+from domain.bounds import MAX_SEED
+from domain.campaign import Campaign, CampaignSnapshot, snapshot_problem, state_digest
+from domain.errors import TamperedLog
+from domain.events import CampaignStarted, canonical_bytes
 from tracker.chain_reader import _digest_holds
 
 STATE: dict[str, Any] = {
@@ -63,3 +68,34 @@ def test_a_digest_of_another_state_does_not_hold() -> None:
     data = stored(STATE, digest=state_digest({**STATE, "seed": 8}))
     assert _digest_holds(data) is False
     assert general(data) == "the snapshot at event 10 was changed after it was taken"
+
+
+def _snapshot_of(name: str, seed: int) -> CampaignSnapshot:
+    """A snapshot of a new campaign called `name`, as `CampaignSnapshot.take` takes it."""
+    started = CampaignStarted(originator_id=uuid4(), originator_version=1,
+                              timestamp=datetime(2024, 1, 1, tzinfo=UTC), slug="road",
+                              name=name, ruleset="besm", seed=seed)
+    campaign = Campaign.begin(started)
+    campaign.absorb(started)
+    return CampaignSnapshot.take(campaign)
+
+
+def test_a_snapshot_read_back_gives_the_campaign_it_was_taken_of() -> None:
+    snapshot = _snapshot_of("Ashes Road", 7)
+    campaign = snapshot.mutate(None)
+    assert (campaign.slug, campaign.name, campaign.ruleset_name, campaign.seed) == (
+        "road", "Ashes Road", "besm", 7)
+    assert campaign.version == 1
+    assert CampaignSnapshot.take(campaign).state == snapshot.state
+
+
+def test_a_snapshot_without_a_digest_has_its_fields_checked_again() -> None:
+    """A release that took no digest left nothing to say the snapshot is as it was taken: a
+    seed beyond the bounds is refused as it is read, as when a campaign is started."""
+    taken = _snapshot_of("Ashes Road", 7)
+    state = {**taken.state, "seed": MAX_SEED + 1}
+    with pytest.raises(ValidationError, match="seed"):
+        taken.model_copy(update={"state": state, "digest": None}).mutate(None)
+    # With its digest, the same edit is refused for the digest.
+    with pytest.raises(TamperedLog, match="changed after it was taken"):
+        taken.model_copy(update={"state": state}).mutate(None)
