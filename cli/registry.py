@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from cli.ruleset_line import CommandLine
     from domain.deferred import Deferred
+    from domain.events import TrekEvent
     from domain.ruleset import Registry, Ruleset
 
 
@@ -126,9 +127,15 @@ def build_registry(entries: Iterable[Entry]) -> Registry:
     """The registry of these rulesets, none of them loaded yet. Only the composition root
     (`cli/bootstrap.py`'s `bootstrap`) calls this; it hands the registry to every store and
     page it opens."""
-    from domain.encounter import ENCOUNTER_EVENTS
     from domain.events import CORE_EVENTS
     from domain.ruleset import Registry
 
-    return Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS,
+    return Registry(shared=CORE_EVENTS, shared_parts={"domain.encounter": _encounter_events},
                     rulesets=[entry.deferred() for entry in entries])
+
+
+def _encounter_events() -> tuple[type[TrekEvent], ...]:
+    """The encounter's shared events, loaded when a campaign's log first holds one."""
+    from domain.encounter import ENCOUNTER_EVENTS
+
+    return ENCOUNTER_EVENTS

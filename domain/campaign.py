@@ -13,7 +13,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from domain import encounter, parties, roster
+from domain import parties, roster
 from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.dice import KeyedDice
@@ -476,13 +476,17 @@ class Campaign:
 
     def _check_overland(self, command: Command) -> None:
         if command.overland and self.game.encounter is not None:
-            raise encounter.EncounterOpen(
+            from domain.encounter import EncounterOpen
+
+            raise EncounterOpen(
                 f"no {command.what} while the encounter {self.game.encounter.name} is open; "
                 "`trek encounter end` closes it (roster, supplies and harm still work)")
 
     # -- encounters ----------------------------------------------------------------------------
 
     def decide_start_encounter(self, command: "StartEncounter") -> TrekEvent:
+        from domain import encounter
+
         name = command.name
         if not self.ruleset.encounters:
             raise NotOffered(f"the {self.ruleset_name} ruleset's encounter rules are not in this "
@@ -497,18 +501,26 @@ class Campaign:
         return self._record(lambda: encounter.start(self.situation(), name, battle_map, grid))
 
     def decide_enter_combatant(self, command: "EnterCombatant") -> TrekEvent:
+        from domain import encounter
+
         if command.from_roster is False:
             check_name(command.name)
         return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
 
     def decide_remove_combatant(self, command: "RemoveCombatant") -> TrekEvent:
+        from domain import encounter
+
         return self._record(lambda: encounter.remove(self.situation(), command.name))
 
     def decide_start_round(self, command: "StartRound") -> TrekEvent:
+        from domain import encounter
+
         encounter.open_encounter(self.game)
         return self._record(lambda: self.ruleset.start_round(self.situation(), command))
 
     def decide_move_combatant(self, command: "MoveCombatant") -> TrekEvent:
+        from domain import encounter
+
         encounter.open_encounter(self.game)
         allowed = self.ruleset.move_options
         foreign = sorted(set(command.options) - allowed)
@@ -521,10 +533,14 @@ class Campaign:
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
 
     def decide_change_door(self, command: "ChangeDoor") -> TrekEvent:
+        from domain import encounter
+
         return self._record(lambda: encounter.door(self.situation(), command.door,
                                                    command.closed))
 
     def decide_end_encounter(self, command: "EndEncounter") -> TrekEvent:
+        from domain import encounter
+
         return self._record(lambda: encounter.end(self.situation()))
 
     # -- sessions ------------------------------------------------------------------------------
@@ -623,6 +639,8 @@ class Campaign:
 
     @staticmethod
     def _redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision:
+        from domain import encounter
+
         if type(event).overland and situation.game.encounter is not None:
             # Recorded while no encounter was open, as every overland event is: a history in
             # which one is open then (its end undone, its start redone) cannot keep it.

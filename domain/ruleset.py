@@ -2,14 +2,13 @@
 
 import dataclasses
 import typing
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
-from domain.battlemap import LegendSpec
 from domain.deferred import Deferred
 from domain.dice import Dice
 from domain.errors import NotOffered, RuleViolation
@@ -20,6 +19,7 @@ from domain.state import Character, Combatant, Conveyance, Game, Side
 from domain.values import placed
 
 if TYPE_CHECKING:
+    from domain.battlemap import LegendSpec
     from domain.campaign import Campaign
     from domain.plan import PlanRules
 
@@ -255,8 +255,9 @@ class Ruleset(Protocol):
     encounters: bool
     # The options `encounter move` takes under this ruleset (e.g. "shift").
     move_options: frozenset[str]
-    # The legend words and keys its battle maps may use.
-    battle_legend: LegendSpec
+    @property
+    def battle_legend(self) -> "LegendSpec":
+        """The legend words and keys its battle maps may use."""
     # The facing a combatant gets when none is given (None: facing is not tracked).
     default_facing: str | None
 
@@ -288,6 +289,23 @@ class Ruleset(Protocol):
 EncounterRules = Ruleset
 
 
+# A function that imports a module of event classes and hands them out.
+EventsLoader = Callable[[], tuple[type[TrekEvent], ...]]
+
+
+def event_parts(ruleset: Ruleset) -> Mapping[str, EventsLoader]:
+    """A ruleset's events kept in modules loaded when first needed (its fight's, say), by
+    module: a ruleset may name such parts (`event_parts`) beside its `events`, which load with
+    it. The store's topic allow-list adds a part the first time a topic inside it is met."""
+    parts: Mapping[str, EventsLoader] = getattr(ruleset, "event_parts", {})
+    return parts
+
+
+def every_event(ruleset: Ruleset) -> tuple[type[TrekEvent], ...]:
+    """Every event class of `ruleset`, its parts loaded."""
+    return (*ruleset.events, *(cls for load in event_parts(ruleset).values() for cls in load()))
+
+
 class UnknownRuleset(RuleViolation):
     """A campaign or command named a ruleset this release does not play."""
 
@@ -301,13 +319,20 @@ class Registry:
     """
 
     def __init__(self, rulesets: Iterable[Ruleset | Deferred],
-                 shared: tuple[type[TrekEvent], ...] = CORE_EVENTS) -> None:
+                 shared: tuple[type[TrekEvent], ...] = CORE_EVENTS,
+                 shared_parts: Mapping[str, EventsLoader] | None = None) -> None:
         self._entries: dict[str, Ruleset | Deferred] = {r.name: r for r in rulesets}
         # Where each deferred one lives, kept once it is loaded.
         self._packages = {name: entry for name, entry in self._entries.items()
                           if isinstance(entry, Deferred)}
-        # The events every campaign may hold, whatever its ruleset.
+        # The events every campaign may hold, whatever its ruleset: those loaded with the
+        # registry, and those of a part of play loaded when first needed, by module.
         self.shared = shared
+        self.shared_parts: Mapping[str, EventsLoader] = shared_parts or {}
+
+    def every_shared(self) -> tuple[type[TrekEvent], ...]:
+        """Every shared event class, its parts loaded."""
+        return (*self.shared, *(cls for load in self.shared_parts.values() for cls in load()))
 
     @property
     def names(self) -> list[str]:
@@ -339,14 +364,14 @@ class Registry:
     def undo_kinds(self) -> tuple[str, ...]:
         """Every word `trek undo --last KIND` takes, read off the event classes of every
         ruleset (each class's `undo_kinds`), in order."""
-        classes = {*self.shared, *(cls for ruleset in self for cls in ruleset.events)}
+        classes = {*self.every_shared(), *(cls for ruleset in self for cls in every_event(ruleset))}
         return tuple(sorted({kind for cls in classes for kind in cls.undo_kinds}))
 
     def event_types(self, name: str) -> dict[str, type[TrekEvent]]:
         """Every event class a campaign of this ruleset may hold, by class name."""
-        types = {cls.__name__: cls for cls in self.shared}
+        types = {cls.__name__: cls for cls in self.every_shared()}
         if name in self._entries:
-            types.update((cls.__name__, cls) for cls in self.named(name).events)
+            types.update((cls.__name__, cls) for cls in every_event(self.named(name)))
         return types
 
     def map_section(self, key: str) -> MapSection | None:

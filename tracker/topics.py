@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from domain.errors import TrackerError
 from domain.events import TrekEvent, topic_of
-from domain.ruleset import Registry, Ruleset
+from domain.ruleset import EventsLoader, Registry, Ruleset, event_parts
 
 LEGACY_MODULE = "domain.events"
 
@@ -34,26 +34,55 @@ class Topics:
         self.by_topic: dict[str, type[BaseModel]] = {}
         # Release 0.1 name -> {ruleset name or "" for every campaign: class}.
         self.legacy: dict[str, dict[str, type[TrekEvent]]] = {}
-        for cls in rulesets.shared:
-            self.by_topic[topic_of(cls)] = cls
-            self.legacy.setdefault(cls.__name__, {})[""] = cls
-        # A deferred ruleset's events are added when a topic inside its package is first met.
+        self._add_shared(rulesets.shared)
+        # A deferred ruleset's events are added when a topic inside its package is first met,
+        # and a part of play's (shared or a ruleset's) when a topic of its module is.
         self.added: set[str] = set()
+        self.parts: dict[str, tuple[str, EventsLoader]] = {
+            module: ("", load) for module, load in rulesets.shared_parts.items()}
         self._add(rulesets.loaded())
         for other in others:
             self.by_topic[topic_of(other)] = other
         # The top-level packages Trek's events live in: a topic elsewhere is no Trek event.
-        self.packages = {t.partition(":")[0].partition(".")[0] for t in self.by_topic}
+        self.packages = {t.partition(":")[0].partition(".")[0]
+                         for t in (*self.by_topic, *self.parts)}
         self.packages.add(LEGACY_MODULE.partition(".")[0])
+
+    def _add_shared(self, classes: Iterable[type[TrekEvent]]) -> None:
+        for cls in classes:
+            self.by_topic[topic_of(cls)] = cls
+            self.legacy.setdefault(cls.__name__, {})[""] = cls
+
+    def _add_events(self, ruleset: str, classes: Iterable[type[TrekEvent]]) -> None:
+        for own in classes:
+            self.by_topic[topic_of(own)] = own
+            self.legacy.setdefault(own.__name__, {})[ruleset] = own
 
     def _add(self, rulesets: Iterable[Ruleset]) -> None:
         for ruleset in rulesets:
             if ruleset.name in self.added:
                 continue
             self.added.add(ruleset.name)
-            for own in ruleset.events:
-                self.by_topic[topic_of(own)] = own
-                self.legacy.setdefault(own.__name__, {})[ruleset.name] = own
+            self._add_events(ruleset.name, ruleset.events)
+            self.parts.update((module, (ruleset.name, load))
+                              for module, load in event_parts(ruleset).items())
+
+    def _add_part(self, module: str) -> bool:
+        """Add the events of the part of play kept in `module`, if one is, loading it; whether
+        any were added."""
+        found = self.parts.pop(module, None)
+        if found is None:
+            return False
+        ruleset, load = found
+        if ruleset:
+            self._add_events(ruleset, load())
+        else:
+            self._add_shared(load())
+        return True
+
+    def _add_every_part(self) -> None:
+        for module in list(self.parts):
+            self._add_part(module)
 
     def resolve(self, topic: str, originator_id: UUID | str,
                 ruleset_of: Callable[[UUID], str | None]) -> type[BaseModel]:
@@ -70,6 +99,12 @@ class Topics:
                 else self.rulesets.holding(module))
         if any(ruleset.name not in self.added for ruleset in news):
             self._add(news)
+            return self.resolve(topic, originator_id, ruleset_of)
+        # A part of play not loaded yet (every part, for a release 0.1 topic).
+        if module == LEGACY_MODULE and self.parts:
+            self._add_every_part()
+            return self.resolve(topic, originator_id, ruleset_of)
+        if self._add_part(module):
             return self.resolve(topic, originator_id, ruleset_of)
         choices = self.legacy.get(name) if module == LEGACY_MODULE else None
         if choices:

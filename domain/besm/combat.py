@@ -3,6 +3,7 @@ difficult terrain, Shift, the defence penalty for leaving melee range, prone and
 stealthy movement, and the ranged penalty after moving (unless Gun Bunny)."""
 
 from collections.abc import Callable, Mapping
+from functools import cache, singledispatch
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
@@ -24,6 +25,7 @@ from domain.encounter import (
     cell_terrain as terrain_of,
 )
 from domain.errors import RuleViolation
+from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
@@ -32,8 +34,6 @@ from domain.state import Character, Combatant, Encounter, Game, friends
 DEFENSE_PENALTY = 2
 RANGED_PENALTY = 2
 MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")
-# The options `encounter move` takes in a BESM encounter.
-MOVE_OPTIONS = frozenset({"shift", "stealthy"})
 
 
 class CombatState(BaseModel):
@@ -197,12 +197,9 @@ def cheapest_path(encounter: Encounter, mover: Combatant, goal: Square, budget: 
 
 
 class CombatRules:
-    """The encounter half of the BESM ruleset."""
+    """The encounter half of the BESM ruleset, loaded when an encounter first needs it
+    (`Besm` hands its fight to it)."""
 
-    grid = "square"
-    encounters = True
-    move_options = MOVE_OPTIONS
-    default_facing: str | None = None
     battle_legend = LegendSpec(words=frozenset({"open", "difficult"}),
                                keys={"cost": whole_number(2)},
                                only_on={"cost": frozenset({"difficult"})})
@@ -414,3 +411,41 @@ class CombatRules:
             "prone": state.prone, "acted": state.acted,
             "defense_penalty": state.defense_penalty, "ranged_penalty": state.ranged_penalty,
         }
+
+
+# -- history re-checked ------------------------------------------------------------------------
+
+
+@singledispatch
+def _redo(event: TrekEvent, rules: CombatRules, situation: Situation) -> Decision | None:
+    """Decide one of BESM's fight events again from what it recorded; None for any other."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: CombatRules, situation: Situation) -> Decision:
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: CombatantMoved, rules: CombatRules, situation: Situation) -> Decision:
+    return rules.redo_combatant_move(situation, event)
+
+
+@_redo.register
+def _(event: WentProne, rules: CombatRules, situation: Situation) -> Decision:
+    return rules.go_prone(situation, event.name)
+
+
+@_redo.register
+def _(event: StoodUp, rules: CombatRules, situation: Situation) -> Decision:
+    return rules.stand(situation, event.name)
+
+
+@_redo.register
+def _(event: Acted, rules: CombatRules, situation: Situation) -> Decision:
+    return rules.act(situation, event.name, event.ranged)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class.
+redo_of = cache(_redo.dispatch)

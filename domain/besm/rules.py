@@ -4,20 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from functools import cache, singledispatch, singledispatchmethod
+from functools import cache, cached_property, singledispatch, singledispatchmethod
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from domain import pathfinding, roster
-from domain.besm.combat import (
-    COMBAT_EVENTS,
-    Acted,
-    CombatantMoved,
-    CombatRules,
-    StoodUp,
-    WentProne,
-)
 from domain.besm.commands import (
     COMMANDS,
     FORAGE_ROLL,
@@ -64,7 +56,6 @@ from domain.besm.state import (
     today,
 )
 from domain.dice import Dice, RecordedDice, Roll, check
-from domain.encounter import RoundStarted
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -77,6 +68,8 @@ from domain.ruleset import (
     DayEndOptions,
     Decision,
     EnterCombatant,
+    EventsLoader,
+    MoveCombatant,
     MoveOptions,
     NothingOnEntry,
     Situation,
@@ -85,6 +78,7 @@ from domain.ruleset import (
 )
 from domain.state import (
     Character,
+    Combatant,
     Conveyance,
     ConveyanceKind,
     ConveyanceState,
@@ -93,10 +87,14 @@ from domain.state import (
 )
 
 if TYPE_CHECKING:
+    from domain.battlemap import LegendSpec
+    from domain.besm.combat import CombatRules
     from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
 MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")
+# The options `encounter move` takes in a BESM encounter.
+MOVE_OPTIONS = frozenset({"shift", "stealthy"})
 REST_MODES = ("camp", "saddle", "vehicle", "none")
 # Points of success one level of each supply costs when foraging.
 FORAGE_COST = {"provisions": 1, "fuel": 3, "ammo": 3, "wealth": 5}
@@ -381,17 +379,56 @@ def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelD
     return day
 
 
-class Besm(CombatRules, NothingOnEntry):
-    """The BESM ruleset: overland travel, and combat movement in encounters."""
+def _fight_events() -> tuple[type[TrekEvent], ...]:
+    from domain.besm.combat import COMBAT_EVENTS
+
+    return COMBAT_EVENTS
+
+
+class Besm(NothingOnEntry):
+    """The BESM ruleset: overland travel, and combat movement in encounters.
+
+    Its fight (domain/besm/combat.py: the rules, their events, the encounter's) loads when an
+    encounter first needs it, so an overland command loads none of it.
+    """
 
     name = "besm"
     terrains: frozenset[Terrain] = TERRAINS
     map_sections: Mapping[str, MapSection] = MAP_SECTIONS
     commands = COMMANDS
-    events = EVENTS + COMBAT_EVENTS
+    events = EVENTS
+    event_parts: Mapping[str, EventsLoader] = {"domain.besm.combat": _fight_events}
     character_options: frozenset[str] = frozenset(STATS)
     house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
+    grid = "square"
+    encounters = True
+    move_options = MOVE_OPTIONS
+    default_facing: str | None = None
+
+    # -- the fight, handed to its own rules ------------------------------------------------
+
+    @cached_property
+    def _fight(self) -> CombatRules:
+        from domain.besm.combat import CombatRules
+
+        return CombatRules()
+
+    @property
+    def battle_legend(self) -> LegendSpec:
+        return self._fight.battle_legend
+
+    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+        return self._fight.start_round(situation, command)
+
+    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+        return self._fight.move_combatant(situation, command)
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        return self._fight.combatant_status(situation, combatant)
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return self._fight.encounter_fields(situation)
 
     @property
     def plan_rules(self) -> PlanRules:
@@ -409,7 +446,7 @@ class Besm(CombatRules, NothingOnEntry):
             sheet = self.character(situation, options)
             stats = {**sheet["stats"], "skills": sheet["skills"],
                      "attributes": sheet["attributes"]}
-        state = self.fresh_state(self.combat_stats(character, stats))
+        state = self._fight.fresh_state(self._fight.combat_stats(character, stats))
         return stats, state.model_dump()
 
     # -- roster ----------------------------------------------------------------------------
@@ -626,21 +663,27 @@ class Besm(CombatRules, NothingOnEntry):
 
     @decide.register
     def _(self, command: GoProne, situation: Situation, dice: Dice) -> Decision:
-        return self.go_prone(situation, command.name)
+        return self._fight.go_prone(situation, command.name)
 
     @decide.register
     def _(self, command: StandUp, situation: Situation, dice: Dice) -> Decision:
-        return self.stand(situation, command.name)
+        return self._fight.stand(situation, command.name)
 
     @decide.register
     def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
         if command.kind is not None:
             raise RuleViolation(f"a BESM action has no kind ({command.kind!r}); give "
                                 "`encounter act NAME`, with --ranged for a ranged attack")
-        return self.act(situation, command.name, bool(command.options.get("ranged")))
+        return self._fight.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        return _redo_of(type(event))(event, self, situation)
+        decided = _redo_of(type(event))(event, self, situation)
+        if decided is None:
+            # Every overland event of BESM's has its rule above: any other is the fight's.
+            from domain.besm.combat import redo_of
+
+            decided = redo_of(type(event))(event, self._fight, situation)
+        return decided
 
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
         # Only the modes the GM chose are given again; the defaults are worked out anew.
@@ -819,31 +862,6 @@ def _redo(event: TrekEvent, rules: Besm, situation: Situation) -> Decision | Non
 @_redo.register
 def _(event: Moved, rules: Besm, situation: Situation) -> Decision:
     return rules.redo_move(situation, event)
-
-
-@_redo.register
-def _(event: RoundStarted, rules: Besm, situation: Situation) -> Decision:
-    return rules.start_round(situation, StartRound())
-
-
-@_redo.register
-def _(event: CombatantMoved, rules: Besm, situation: Situation) -> Decision:
-    return rules.redo_combatant_move(situation, event)
-
-
-@_redo.register
-def _(event: WentProne, rules: Besm, situation: Situation) -> Decision:
-    return rules.go_prone(situation, event.name)
-
-
-@_redo.register
-def _(event: StoodUp, rules: Besm, situation: Situation) -> Decision:
-    return rules.stand(situation, event.name)
-
-
-@_redo.register
-def _(event: Acted, rules: Besm, situation: Situation) -> Decision:
-    return rules.act(situation, event.name, event.ranged)
 
 
 @_redo.register

@@ -183,6 +183,9 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert "domain.commands.encounter" not in modules, words
         # Nor the subprocess a replay walks the hash chains in.
         assert "subprocess" not in modules, words
+        # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:
+        # none is used overland.
+        assert not {"domain.besm.combat", "domain.encounter", "domain.battlemap"} & modules, words
         # A shared event's line needs nothing of the ruleset's command-line part: `supplies
         # add` does not load BESM's; `move` (its event is BESM's own) and `undo` (its line
         # names the move it cancels by the move's own line) do.

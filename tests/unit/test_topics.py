@@ -92,3 +92,36 @@ def test_an_unknown_class_in_a_rulesets_package_is_still_refused() -> None:
 
 def resolve_in(topics: Topics, topic: str, ruleset: str | None = None) -> type[object]:
     return topics.resolve(topic, CAMPAIGN, lambda _campaign: ruleset)
+
+
+def test_a_part_of_play_is_added_when_a_topic_of_its_module_is_first_met() -> None:
+    """BESM's fight and the encounter's shared events are parts of play of their own: the
+    allow-list holds neither until a stored topic names their module, then resolves it to
+    the class (and refuses a name that module does not hold)."""
+    from domain.besm.combat import CombatantMoved, WentProne
+    from domain.encounter import RoundStarted
+
+    topics = Topics(fresh_registry())
+    assert resolve_in(topics, "domain.besm.events:Moved") is besm_events.Moved
+    assert not {"domain.besm.combat:CombatantMoved", "domain.encounter:RoundStarted"} & set(
+        topics.by_topic)
+    assert resolve_in(topics, "domain.besm.combat:CombatantMoved") is CombatantMoved
+    assert topics.by_topic["domain.besm.combat:WentProne"] is WentProne
+    assert resolve_in(topics, "domain.encounter:RoundStarted") is RoundStarted
+    with pytest.raises(UnknownTopic, match="newer Trek"):
+        resolve_in(topics, "domain.besm.combat:Teleported")
+
+
+def test_the_words_undo_takes_include_every_parts_events() -> None:
+    """`trek undo --last KIND` reads the kinds off every event class, parts loaded."""
+    kinds = fresh_registry().undo_kinds
+    assert {"move", "forage", "encounter-move", "prone", "round", "encounter-start"} <= set(kinds)
+
+
+def test_a_release_0_1_topic_of_a_parts_event_resolves() -> None:
+    """Release 0.1 stored every event under `domain.events`: a part's class is found by its
+    name once every ruleset and part is loaded."""
+    from domain.encounter import EncounterStarted
+
+    topics = Topics(fresh_registry())
+    assert resolve_in(topics, "domain.events:EncounterStarted", "besm") is EncounterStarted
