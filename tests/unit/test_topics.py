@@ -112,6 +112,15 @@ def test_a_part_of_play_is_added_when_a_topic_of_its_module_is_first_met() -> No
         resolve_in(topics, "domain.besm.combat:Teleported")
 
 
+def test_a_parts_topic_met_first_loads_its_ruleset_and_the_part() -> None:
+    from domain.besm.combat import Acted
+
+    registry = fresh_registry()
+    topics = Topics(registry)
+    assert resolve_in(topics, "domain.besm.combat:Acted") is Acted
+    assert [ruleset.name for ruleset in registry.loaded()] == ["besm"]
+
+
 def test_the_words_undo_takes_include_every_parts_events() -> None:
     """`trek undo --last KIND` reads the kinds off every event class, parts loaded."""
     kinds = fresh_registry().undo_kinds
