@@ -255,11 +255,12 @@ class Ruleset(Protocol):
     encounters: bool
     # The options `encounter move` takes under this ruleset (e.g. "shift").
     move_options: frozenset[str]
+    # The facing a combatant gets when none is given (None: facing is not tracked).
+    default_facing: str | None
+
     @property
     def battle_legend(self) -> "LegendSpec":
         """The legend words and keys its battle maps may use."""
-    # The facing a combatant gets when none is given (None: facing is not tracked).
-    default_facing: str | None
 
     def enter(self, situation: Situation, command: EnterCombatant,
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
