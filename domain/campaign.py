@@ -639,12 +639,12 @@ class Campaign:
 
     @staticmethod
     def _redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision:
-        from domain import encounter
-
         if type(event).overland and situation.game.encounter is not None:
+            from domain.encounter import EncounterOpen
+
             # Recorded while no encounter was open, as every overland event is: a history in
             # which one is open then (its end undone, its start redone) cannot keep it.
-            raise encounter.EncounterOpen(
+            raise EncounterOpen(
                 f"no overland travel while the encounter {situation.game.encounter.name} "
                 "would be open")
         if event.party is not None and event.party != situation.game.party:
@@ -655,7 +655,7 @@ class Campaign:
         if decision is None:
             decision = roster.redecide(ruleset, situation, event)
         if decision is None:
-            decision = encounter.redecide(ruleset, situation, event)
+            decision = _encounter_redecide()(ruleset, situation, event)
         if decision is not None:
             return decision
         decision = ruleset.redecide(situation, event)
@@ -772,6 +772,15 @@ class Campaign:
         campaign._version = snapshot.originator_version
         campaign._modified_on = snapshot.timestamp
         return campaign
+
+
+@cache
+def _encounter_redecide() -> Callable[[Ruleset, Situation, TrekEvent], Decision | None]:
+    """The encounter's re-check, imported once, when history is first re-checked: undo asks it
+    of every later event."""
+    from domain.encounter import redecide
+
+    return redecide
 
 
 @singledispatch
