@@ -31,7 +31,14 @@ from cli.bootstrap import bootstrap
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.encounter import (
+    EndEncounter,
+    EnterCombatant,
+    MoveCombatant,
+    RemoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, AddMount, Harm
 from domain.commands.sessions import EndSession, StartSession
@@ -39,14 +46,7 @@ from domain.commands.supplies import AddSupplies, SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.ruleset import (
-    CharacterOptions,
-    DayEndOptions,
-    EnterCombatant,
-    MoveCombatant,
-    MoveOptions,
-    StartRound,
-)
+from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek

@@ -127,7 +127,7 @@ def _facing(value: str | None) -> str | None:
 @recording_options
 def join(character: str, at: Square, facing: str | None) -> None:
     """Bring a roster character into the encounter, on the party's side."""
-    from domain.ruleset import EnterCombatant
+    from domain.commands.encounter import EnterCombatant
 
     command = EnterCombatant(name=character, at=at, facing=_facing(facing))
     record(command)
@@ -143,7 +143,7 @@ def join(character: str, at: Square, facing: str | None) -> None:
 @recording_options
 def add(name: str, side: str, at: Square, facing: str | None, **given: Any) -> None:
     """Add someone who is not on the roster (an ally or an enemy) with the ruleset's stats."""
-    from domain.ruleset import EnterCombatant
+    from domain.commands.encounter import EnterCombatant
     from domain.state import Side
 
     options = character_from(name, given)
@@ -179,7 +179,7 @@ def door(door: str, state: str) -> None:
 @recording_options
 def round_(**options: Any) -> None:
     """Start the next round: every combatant's movement is fresh."""
-    from domain.ruleset import StartRound
+    from domain.commands.encounter import StartRound
 
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
     record(StartRound(options=given))
@@ -195,7 +195,7 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 
     Each ruleset's own options are listed under its name; a campaign refuses another
     ruleset's."""
-    from domain.ruleset import MoveCombatant
+    from domain.commands.encounter import MoveCombatant
 
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
@@ -279,7 +279,7 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 def act(name: str, kind: str | None, **given: Any) -> None:
     """Record a combatant's action, as the campaign's ruleset reads it; what each ruleset
     takes follows (a ruleset without actions refuses the command)."""
-    from domain.ruleset import Act
+    from domain.commands.encounter import Act
 
     command = Act(name=name, kind=kind.lower() if kind is not None else None,
                   options=given_extras(given))

@@ -48,7 +48,15 @@ from domain.values import check_name, check_number, check_square, check_text, re
 if TYPE_CHECKING:
     # The shared commands, each decided by a method below that it names (`decide_in`): the
     # campaign imports none of them, so a command loads its own part of play and no other.
-    from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
+    from domain.commands.encounter import (
+        ChangeDoor,
+        EndEncounter,
+        EnterCombatant,
+        MoveCombatant,
+        RemoveCombatant,
+        StartEncounter,
+        StartRound,
+    )
     from domain.commands.parties import MergeParties, SplitParty
     from domain.commands.roster import (
         AddCharacter,
@@ -64,7 +72,6 @@ if TYPE_CHECKING:
     from domain.commands.sessions import EndSession, StartSession
     from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
     from domain.commands.travel import EndDay, Move, StartDay
-    from domain.ruleset import EnterCombatant, MoveCombatant, StartRound
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")

@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from domain.cells import Cell
+from domain.commands.encounter import EnterCombatant
 from domain.edges import door_name, doors_of, edge_refusal
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
@@ -19,13 +20,7 @@ from domain.geometry import Square, parse_square
 from domain.grid import GRIDS
 from domain.labels import labels_of
 from domain.maps import extent
-from domain.ruleset import (
-    Decision,
-    EncounterRules,
-    EnterCombatant,
-    Situation,
-    check_character_options,
-)
+from domain.ruleset import Decision, EncounterRules, Situation, check_character_options
 from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import CampaignName, Name
 

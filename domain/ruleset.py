@@ -5,7 +5,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -15,12 +15,12 @@ from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
-from domain.state import Character, Combatant, Conveyance, Game, Side
-from domain.values import placed
+from domain.state import Character, Combatant, Conveyance, Game
 
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
     from domain.campaign import Campaign
+    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
     from domain.plan import PlanRules
 
 # A decision is the event to record, its outcome in full, built (and so checked) by the rule
@@ -123,67 +123,10 @@ class Command:
         return campaign.decide_by_ruleset(self)
 
 
-@dataclass(frozen=True)
-class Act(Command):
-    """`encounter act NAME [KIND] [options]`: a combatant's action, as its ruleset reads it;
-    the kinds and options are the ruleset's own."""
-
-    what: ClassVar[str] = "encounter act"
-
-    name: str
-    kind: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EnterCombatant(Command):
-    """`encounter join` (a roster character, side party) or `encounter add` (anyone else)."""
-
-    what: ClassVar[str] = "encounter join"
-
-    name: str
-    at: Annotated[Square, placed("the cell")]
-    side: Side = Side.PARTY
-    facing: str | None = None
-    from_roster: bool = True
-    # `encounter add`: the ruleset's stat options, as for `roster add-character`.
-    options: CharacterOptions | None = None
-
-    def decide_in(self, campaign: "Campaign") -> TrekEvent:
-        return campaign.decide_enter_combatant(self)
-
-
-@dataclass(frozen=True)
-class MoveCombatant(Command):
-    """`encounter move NAME DIR... | --to X,Y` with the ruleset's own options."""
-
-    what: ClassVar[str] = "encounter move"
-
-    name: str
-    steps: tuple[str, ...] = ()
-    to: Square | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def decide_in(self, campaign: "Campaign") -> TrekEvent:
-        return campaign.decide_move_combatant(self)
-
-
-@dataclass(frozen=True)
-class StartRound(Command):
-    """`encounter round` with the ruleset's own options (e.g. how the round is split)."""
-
-    what: ClassVar[str] = "encounter round"
-
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def decide_in(self, campaign: "Campaign") -> TrekEvent:
-        return campaign.decide_start_round(self)
-
-
 class NothingOnEntry:
     """A ruleset in which a combatant entering a cell ends nothing for anyone else."""
 
-    def entering(self, situation: Situation, command: EnterCombatant
+    def entering(self, situation: Situation, command: "EnterCombatant"
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         return [], {}
 
@@ -202,8 +145,12 @@ class Ruleset(Protocol):
     # The tables it adds to its map files, by table name (a table of named routes, say): each
     # read into `GameMap.extras`; a table no section names is refused.
     map_sections: Mapping[str, MapSection]
-    # The commands beyond the shared ones (roster, supplies, day start/end, move) it offers.
-    commands: frozenset[type[Command]]
+
+    @property
+    def commands(self) -> frozenset[type[Command]]:
+        """The commands beyond the shared ones (roster, supplies, day start/end, move) it
+        offers (a ruleset may load them when first asked)."""
+
     # Its own event classes (the store resolves their topics only through this list).
     events: tuple[type[TrekEvent], ...]
     # The names of its own character stat options (`CharacterOptions.extra` keys).
@@ -262,18 +209,18 @@ class Ruleset(Protocol):
     def battle_legend(self) -> "LegendSpec":
         """The legend words and keys its battle maps may use."""
 
-    def enter(self, situation: Situation, command: EnterCombatant,
+    def enter(self, situation: Situation, command: "EnterCombatant",
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         """The combatant's stats document (empty for a roster character) and its state."""
 
-    def entering(self, situation: Situation, command: EnterCombatant
+    def entering(self, situation: Situation, command: "EnterCombatant"
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         """What a combatant entering `command.at` ends for others (progress toward that cell,
         say): the ruleset's account of each, and the keys of each one's state it changes."""
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision: ...
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision: ...
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision: ...
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision: ...
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
         """`moved`, `remaining` and the ruleset's own fields for `encounter status`."""

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.besm.state import stat
+from domain.commands.encounter import MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -28,7 +29,7 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
+from domain.ruleset import Decision, Situation
 from domain.state import Character, Combatant, Encounter, Game, friends
 
 DEFENSE_PENALTY = 2

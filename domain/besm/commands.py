@@ -1,19 +1,23 @@
-"""The commands only BESM overland travel offers, each with the labels its rolls go under."""
+"""The commands only BESM offers, each with the labels its rolls go under.
+
+Each decides itself by BESM's rules (`BesmCommand.decide_by`), so the rules load none of these
+classes: a command that is not one of them (`supplies add`, `move`) loads none of them either.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from domain.ruleset import Act, Command
+from domain.besm.events import FORAGE_ROLL, NIGHT_TRAVEL_ROLL, REPAIR_ROLL, SHORTCUT_ROLL
+from domain.commands.encounter import Act
+from domain.ruleset import Command
 
-# The labels rolls are keyed by (and recorded under); a forced march rolls one per rider or
-# driver, under that character's name.
-SHORTCUT_ROLL = "shortcut"
-NIGHT_TRAVEL_ROLL = "night travel"
-FORAGE_ROLL = "forage"
-REPAIR_ROLL = "repair"
+if TYPE_CHECKING:
+    from domain.besm.rules import Besm
+    from domain.dice import Dice
+    from domain.ruleset import Decision, Situation
 
 
 def _given(label: str, roll: int | None) -> dict[str, int]:
@@ -21,7 +25,15 @@ def _given(label: str, roll: int | None) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class TakeShortcut(Command):
+class BesmCommand(Command):
+    """One of BESM's own commands: it names the rule that decides it."""
+
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class TakeShortcut(BesmCommand):
     """`shortcut NAME [--roll R]`: one attempt at a shortcut from the map."""
 
     overland: ClassVar[bool] = True
@@ -34,9 +46,12 @@ class TakeShortcut(Command):
     def given_rolls(self) -> Mapping[str, int]:
         return _given(SHORTCUT_ROLL, self.roll)
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.shortcut(situation, dice, name=self.name)
+
 
 @dataclass(frozen=True)
-class ForcedMarch(Command):
+class ForcedMarch(BesmCommand):
     """`forced-march [--roll CHAR=R]...`: the base movement again, at a cost."""
 
     overland: ClassVar[bool] = True
@@ -49,9 +64,12 @@ class ForcedMarch(Command):
     def given_rolls(self) -> Mapping[str, int]:
         return dict(self.rolls)
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.forced_march(situation, dice)
+
 
 @dataclass(frozen=True)
-class TravelByNight(Command):
+class TravelByNight(BesmCommand):
     """`night-travel [--roll R] [--by CHAR]`: on after dark, once a day."""
 
     overland: ClassVar[bool] = True
@@ -64,9 +82,12 @@ class TravelByNight(Command):
     def given_rolls(self) -> Mapping[str, int]:
         return _given(NIGHT_TRAVEL_ROLL, self.roll)
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.night_travel(situation, dice, by=self.by)
+
 
 @dataclass(frozen=True)
-class Forage(Command):
+class Forage(BesmCommand):
     """`forage [--roll R] [--by CHAR] [--take KIND]`: a square of movement spent hunting."""
 
     overland: ClassVar[bool] = True
@@ -80,9 +101,12 @@ class Forage(Command):
     def given_rolls(self) -> Mapping[str, int]:
         return _given(FORAGE_ROLL, self.roll)
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.forage(situation, dice, by=self.by, take=self.take)
+
 
 @dataclass(frozen=True)
-class Repair(Command):
+class Repair(BesmCommand):
     """`repair CONVEYANCE --by CHAR [--roll R]`: the day spent restoring its levels."""
 
     overland: ClassVar[bool] = True
@@ -96,23 +120,32 @@ class Repair(Command):
     def given_rolls(self) -> Mapping[str, int]:
         return _given(REPAIR_ROLL, self.roll)
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.repair(situation, dice, conveyance=self.conveyance, by=self.by)
+
 
 @dataclass(frozen=True)
-class GoProne(Command):
+class GoProne(BesmCommand):
     """`encounter prone NAME`: free, and the round's Speed is halved."""
 
     what: ClassVar[str] = "going prone"
 
     name: str
 
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.fight.go_prone(situation, self.name)
+
 
 @dataclass(frozen=True)
-class StandUp(Command):
+class StandUp(BesmCommand):
     """`encounter stand NAME`: 1 square of the round's movement."""
 
     what: ClassVar[str] = "standing up"
 
     name: str
+
+    def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
+        return rules.fight.stand(situation, self.name)
 
 
 COMMANDS: frozenset[type[Command]] = frozenset(

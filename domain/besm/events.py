@@ -11,6 +11,13 @@ from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
 from domain.state import Conveyance, ConveyanceState, Day, Game
 
+# The labels rolls are keyed by (and recorded under); a forced march rolls one per rider or
+# driver, under that character's name.
+SHORTCUT_ROLL = "shortcut"
+NIGHT_TRAVEL_ROLL = "night travel"
+FORAGE_ROLL = "forage"
+REPAIR_ROLL = "repair"
+
 
 class DayStarted(TrekEvent):
     party_scoped: ClassVar[bool] = True

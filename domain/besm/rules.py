@@ -4,29 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property, singledispatch, singledispatchmethod
+from functools import cache, cached_property, singledispatch
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from domain import pathfinding, roster
-from domain.besm.commands import (
-    COMMANDS,
+from domain.besm.events import (
+    AUDIT_SECTIONS,
+    EVENTS,
     FORAGE_ROLL,
     NIGHT_TRAVEL_ROLL,
     REPAIR_ROLL,
     SHORTCUT_ROLL,
-    Forage,
-    ForcedMarch,
-    GoProne,
-    Repair,
-    StandUp,
-    TakeShortcut,
-    TravelByNight,
-)
-from domain.besm.events import (
-    AUDIT_SECTIONS,
-    EVENTS,
     DayEnded,
     DayStarted,
     Foraged,
@@ -62,18 +52,14 @@ from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import MapSection, Terrain, extent
 from domain.ruleset import (
-    Act,
     CharacterOptions,
     Command,
     DayEndOptions,
     Decision,
-    EnterCombatant,
     EventsLoader,
-    MoveCombatant,
     MoveOptions,
     NothingOnEntry,
     Situation,
-    StartRound,
     not_offered,
 )
 from domain.state import (
@@ -89,6 +75,7 @@ from domain.state import (
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
     from domain.besm.combat import CombatRules
+    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
     from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
@@ -395,7 +382,6 @@ class Besm(NothingOnEntry):
     name = "besm"
     terrains: frozenset[Terrain] = TERRAINS
     map_sections: Mapping[str, MapSection] = MAP_SECTIONS
-    commands = COMMANDS
     events = EVENTS
     event_parts: Mapping[str, EventsLoader] = {"domain.besm.combat": _fight_events}
     character_options: frozenset[str] = frozenset(STATS)
@@ -409,26 +395,27 @@ class Besm(NothingOnEntry):
     # -- the fight, handed to its own rules ------------------------------------------------
 
     @cached_property
-    def _fight(self) -> CombatRules:
+    def fight(self) -> CombatRules:
+        """The fight's rules, made the first time an encounter needs them."""
         from domain.besm.combat import CombatRules
 
         return CombatRules()
 
     @property
     def battle_legend(self) -> LegendSpec:
-        return self._fight.battle_legend
+        return self.fight.battle_legend
 
     def start_round(self, situation: Situation, command: StartRound) -> Decision:
-        return self._fight.start_round(situation, command)
+        return self.fight.start_round(situation, command)
 
     def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
-        return self._fight.move_combatant(situation, command)
+        return self.fight.move_combatant(situation, command)
 
     def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
-        return self._fight.combatant_status(situation, combatant)
+        return self.fight.combatant_status(situation, combatant)
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
-        return self._fight.encounter_fields(situation)
+        return self.fight.encounter_fields(situation)
 
     @property
     def plan_rules(self) -> PlanRules:
@@ -446,7 +433,7 @@ class Besm(NothingOnEntry):
             sheet = self.character(situation, options)
             stats = {**sheet["stats"], "skills": sheet["skills"],
                      "attributes": sheet["attributes"]}
-        state = self._fight.fresh_state(self._fight.combat_stats(character, stats))
+        state = self.fight.fresh_state(self.fight.combat_stats(character, stats))
         return stats, state.model_dump()
 
     # -- roster ----------------------------------------------------------------------------
@@ -637,44 +624,27 @@ class Besm(NothingOnEntry):
 
     # -- commands only this ruleset has ----------------------------------------------------
 
-    @singledispatchmethod
+    @cached_property
+    def commands(self) -> frozenset[type[Command]]:
+        """BESM's own commands, loaded when a campaign is first asked whether it offers one."""
+        from domain.besm.commands import COMMANDS
+
+        return COMMANDS
+
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
-        raise not_offered(self.name, command.what)
+        # The campaign hands over only the commands above: each of BESM's own names its rule
+        # (`BesmCommand.decide_by`); the shared `encounter act` is the fight's.
+        from domain.besm.commands import BesmCommand
+        from domain.commands.encounter import Act
 
-    @decide.register
-    def _(self, command: TakeShortcut, situation: Situation, dice: Dice) -> Decision:
-        return self.shortcut(situation, dice, name=command.name)
-
-    @decide.register
-    def _(self, command: ForcedMarch, situation: Situation, dice: Dice) -> Decision:
-        return self.forced_march(situation, dice)
-
-    @decide.register
-    def _(self, command: TravelByNight, situation: Situation, dice: Dice) -> Decision:
-        return self.night_travel(situation, dice, by=command.by)
-
-    @decide.register
-    def _(self, command: Forage, situation: Situation, dice: Dice) -> Decision:
-        return self.forage(situation, dice, by=command.by, take=command.take)
-
-    @decide.register
-    def _(self, command: Repair, situation: Situation, dice: Dice) -> Decision:
-        return self.repair(situation, dice, conveyance=command.conveyance, by=command.by)
-
-    @decide.register
-    def _(self, command: GoProne, situation: Situation, dice: Dice) -> Decision:
-        return self._fight.go_prone(situation, command.name)
-
-    @decide.register
-    def _(self, command: StandUp, situation: Situation, dice: Dice) -> Decision:
-        return self._fight.stand(situation, command.name)
-
-    @decide.register
-    def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
+        if isinstance(command, BesmCommand):
+            return command.decide_by(self, situation, dice)
+        if not isinstance(command, Act):
+            raise not_offered(self.name, command.what)
         if command.kind is not None:
             raise RuleViolation(f"a BESM action has no kind ({command.kind!r}); give "
                                 "`encounter act NAME`, with --ranged for a ranged attack")
-        return self._fight.act(situation, command.name, bool(command.options.get("ranged")))
+        return self.fight.act(situation, command.name, bool(command.options.get("ranged")))
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         decided = _redo_of(type(event))(event, self, situation)
@@ -682,7 +652,7 @@ class Besm(NothingOnEntry):
             # Every overland event of BESM's has its rule above: any other is the fight's.
             from domain.besm.combat import redo_of
 
-            decided = redo_of(type(event))(event, self._fight, situation)
+            decided = redo_of(type(event))(event, self.fight, situation)
         return decided
 
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:

@@ -1,7 +1,16 @@
 """Every shared command class at once, for what names them all (the table's list of the
 commands it takes); a command line or a campaign loads only the part of play it uses."""
 
-from domain.commands.encounter import ChangeDoor, EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.encounter import (
+    Act,
+    ChangeDoor,
+    EndEncounter,
+    EnterCombatant,
+    MoveCombatant,
+    RemoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.history import Redo, Undo
 from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import (
@@ -18,7 +27,7 @@ from domain.commands.roster import (
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.commands.travel import EndDay, Move, StartDay
-from domain.ruleset import Act, Command, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import Command
 
 # The commands every ruleset's campaign takes (a ruleset's own are in its `commands`).
 SHARED: tuple[type[Command], ...] = (

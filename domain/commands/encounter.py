@@ -1,15 +1,20 @@
-"""An encounter's shared commands: it opens, a combatant leaves, a door changes, it ends (the
-ruleset's own moves and actions are `domain.ruleset`'s)."""
+"""An encounter's shared commands: it opens, combatants enter and leave, a round starts, a
+combatant moves or acts, a door changes, it ends. Each ruleset decides the entries, rounds, moves
+and actions by its own rules (`Ruleset.enter`, `start_round`, `move_combatant`, `decide`); the
+ruleset's own further commands are in its package. They load with the first encounter command,
+so an overland command loads none of them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from domain.bounds import MAX_CAMPAIGN_NAME
-from domain.ruleset import Command
-from domain.values import texted
+from domain.geometry import Square
+from domain.ruleset import CharacterOptions, Command
+from domain.state import Side
+from domain.values import placed, texted
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign
@@ -62,3 +67,60 @@ class EndEncounter(Command):
 
     def decide_in(self, campaign: Campaign) -> TrekEvent:
         return campaign.decide_end_encounter(self)
+
+
+@dataclass(frozen=True)
+class Act(Command):
+    """`encounter act NAME [KIND] [options]`: a combatant's action, as its ruleset reads it;
+    the kinds and options are the ruleset's own."""
+
+    what: ClassVar[str] = "encounter act"
+
+    name: str
+    kind: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EnterCombatant(Command):
+    """`encounter join` (a roster character, side party) or `encounter add` (anyone else)."""
+
+    what: ClassVar[str] = "encounter join"
+
+    name: str
+    at: Annotated[Square, placed("the cell")]
+    side: Side = Side.PARTY
+    facing: str | None = None
+    from_roster: bool = True
+    # `encounter add`: the ruleset's stat options, as for `roster add-character`.
+    options: CharacterOptions | None = None
+
+    def decide_in(self, campaign: Campaign) -> TrekEvent:
+        return campaign.decide_enter_combatant(self)
+
+
+@dataclass(frozen=True)
+class MoveCombatant(Command):
+    """`encounter move NAME DIR... | --to X,Y` with the ruleset's own options."""
+
+    what: ClassVar[str] = "encounter move"
+
+    name: str
+    steps: tuple[str, ...] = ()
+    to: Square | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def decide_in(self, campaign: Campaign) -> TrekEvent:
+        return campaign.decide_move_combatant(self)
+
+
+@dataclass(frozen=True)
+class StartRound(Command):
+    """`encounter round` with the ruleset's own options (e.g. how the round is split)."""
+
+    what: ClassVar[str] = "encounter round"
+
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def decide_in(self, campaign: Campaign) -> TrekEvent:
+        return campaign.decide_start_round(self)

@@ -10,6 +10,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
+from domain.commands.encounter import MoveCombatant, StartRound
 from domain.dice import Dice, Roll
 from domain.edges import edge_beside, edge_refusal
 from domain.encounter import (
@@ -26,7 +27,7 @@ from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
 from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
-from domain.ruleset import Command, Decision, MoveCombatant, Situation, StartRound
+from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter
 
 DEFAULT_CELL_FEET = 5

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from domain import pathfinding
 from domain.bounds import MAX_LEVEL
+from domain.commands.encounter import EnterCombatant, StartRound
 from domain.cypher.combat import (
     COMBAT_EVENTS,
     COMMANDS,
@@ -39,12 +40,10 @@ from domain.ruleset import (
     Command,
     DayEndOptions,
     Decision,
-    EnterCombatant,
     MoveOptions,
     NoHouseRules,
     NothingOnEntry,
     Situation,
-    StartRound,
     given_stat_flags,
     not_offered,
 )

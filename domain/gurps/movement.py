@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from domain.battlemap import LegendSpec, one_of, whole_number
+from domain.commands.encounter import MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -25,7 +26,7 @@ from domain.geometry import Square
 from domain.grid import HEXES
 from domain.gurps import POSTURES
 from domain.gurps.stats import air_move, exact, ground_move, number, water_move
-from domain.ruleset import Command, Decision, MoveCombatant, Situation, StartRound
+from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter, friends
 
 DIRECTIONS = HEXES.directions  # N NE SE S SW NW, clockwise

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
+from domain.commands.encounter import EnterCombatant, StartRound
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.events import TrekEvent
@@ -17,10 +18,8 @@ from domain.ruleset import (
     CharacterOptions,
     Command,
     Decision,
-    EnterCombatant,
     NothingOnEntry,
     Situation,
-    StartRound,
     not_offered,
 )
 from domain.state import Character

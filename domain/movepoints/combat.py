@@ -21,6 +21,7 @@ from domain import pathfinding
 from domain.battlemap import LegendSpec, flag, whole_number
 from domain.bounds import MAX_LEVEL
 from domain.cells import Cell
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -35,7 +36,7 @@ from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.ruleset import Decision, EnterCombatant, MoveCombatant, Situation, StartRound
+from domain.ruleset import Decision, Situation
 from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import check_number
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from domain.ruleset import Act, Command
+from domain.commands.encounter import Act
+from domain.ruleset import Command
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
+from domain.commands.encounter import Act, EnterCombatant, StartRound
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
@@ -23,13 +24,10 @@ from domain.movepoints.combat import (
 from domain.movepoints.commands import COMMANDS, SetCondition, Step
 from domain.partial import WithoutOverland
 from domain.ruleset import (
-    Act,
     CharacterOptions,
     Command,
     Decision,
-    EnterCombatant,
     Situation,
-    StartRound,
     given_stat_flags,
     not_offered,
 )

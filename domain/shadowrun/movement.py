@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
+from domain.commands.encounter import MoveCombatant, StartRound
 from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
@@ -26,7 +27,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
-from domain.ruleset import Decision, MoveCombatant, Situation, StartRound
+from domain.ruleset import Decision, Situation
 from domain.shadowrun.commands import SPRINT_ROLL
 from domain.state import Combatant, Encounter, Game, friends
 

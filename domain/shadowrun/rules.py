@@ -6,6 +6,7 @@ from __future__ import annotations
 from functools import cache, singledispatch, singledispatchmethod
 from typing import Any
 
+from domain.commands.encounter import EnterCombatant
 from domain.dice import Dice, RecordedDice
 from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
@@ -15,7 +16,6 @@ from domain.ruleset import (
     CharacterOptions,
     Command,
     Decision,
-    EnterCombatant,
     NothingOnEntry,
     Situation,
     given_stat_flags,

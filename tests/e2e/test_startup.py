@@ -179,8 +179,9 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}, words
         # Nor the reads: the queries and what they answer with.
         assert not {"cli.reads", "tracker.queries", "projections.audit"} & modules, words
-        # Nor the commands of another part of play than its own.
-        assert "domain.commands.encounter" not in modules, words
+        # Nor the commands of another part of play than its own, nor BESM's own commands
+        # (shortcut, forage, prone...): none of these is one of them.
+        assert not {"domain.commands.encounter", "domain.besm.commands"} & modules, words
         # Nor the subprocess a replay walks the hash chains in.
         assert "subprocess" not in modules, words
         # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:

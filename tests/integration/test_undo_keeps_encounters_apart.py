@@ -8,13 +8,13 @@ from collections.abc import Callable
 
 import pytest
 
-from domain.commands.encounter import EndEncounter, StartEncounter
+from domain.commands.encounter import EndEncounter, EnterCombatant, StartEncounter
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.travel import Move, StartDay
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveOptions
+from domain.ruleset import CharacterOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -23,14 +23,20 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import RemoveCombatant, StartEncounter
+from domain.commands.encounter import (
+    EnterCombatant,
+    MoveCombatant,
+    RemoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.roster import AddCharacter
 from domain.cypher.combat import CypherState, Push, PushedOff, RollChase, StartChase
 from domain.encounter import RoundStarted, cell_terrain
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

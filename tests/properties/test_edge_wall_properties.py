@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from tracker.mapformats.tomlfile import load_battle_map
 
 SIZE = 5

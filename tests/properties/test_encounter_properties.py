@@ -24,12 +24,12 @@ from rulesets import RULESETS
 from domain.besm.combat import CombatState
 from domain.besm.commands import GoProne, StandUp
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import Act, EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.encounter import cell_terrain
 from domain.errors import RuleViolation
@@ -33,7 +33,7 @@ from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import HEXES
 from domain.gurps.movement import ChangePosture, HexMoved
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

@@ -25,14 +25,14 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import Act, EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.movepoints.combat import MoveState
 from domain.movepoints.commands import SetCondition
 from domain.movepoints.commands import Step as StepCommand
-from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

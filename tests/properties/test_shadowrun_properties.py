@@ -24,12 +24,12 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.shadowrun.movement import MovedInPass, PassStarted
 from domain.state import Side

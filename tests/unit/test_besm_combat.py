@@ -16,14 +16,21 @@ from rulesets import RULESETS
 
 from domain.besm.commands import Act, GoProne, StandUp
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import EndEncounter, RemoveCombatant, StartEncounter
+from domain.commands.encounter import (
+    EndEncounter,
+    EnterCombatant,
+    MoveCombatant,
+    RemoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.roster import AddCharacter, Harm
 from domain.commands.supplies import AddSupplies
 from domain.commands.travel import StartDay
 from domain.encounter import EncounterOpen, NoEncounter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from pydantic import AfterValidator, ValidationError
 from pydantic.dataclasses import dataclass as pydantic_dataclass
 
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, StartEncounter
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
 from domain.commands.sessions import StartSession
@@ -25,7 +25,7 @@ from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.cypher.combat import RollChase, StartChase
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant
+from domain.ruleset import CharacterOptions
 from domain.shadowrun.commands import Sprint
 
 REFUSED: list[tuple[Callable[[], Any], str]] = [

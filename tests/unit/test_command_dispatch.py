@@ -8,8 +8,9 @@ from typing import Any
 
 from domain.campaign import Campaign
 from domain.commands.catalogue import SHARED
+from domain.commands.encounter import Act
 from domain.commands.history import Redo, Undo
-from domain.ruleset import Act, Command
+from domain.ruleset import Command
 
 
 class _Asked:

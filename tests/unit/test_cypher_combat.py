@@ -17,7 +17,7 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.cypher.combat import (
     ChaseRolled,
@@ -34,7 +34,7 @@ from domain.encounter import RoundStarted
 from domain.errors import MapError, NotFound, NotOffered, RuleViolation
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

@@ -26,14 +26,21 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import ChangeDoor, StartEncounter
+from domain.commands.encounter import (
+    Act,
+    ChangeDoor,
+    EnterCombatant,
+    MoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.roster import AddCharacter
 from domain.edges import edge_refusal
 from domain.errors import MapError, NotFound, RuleViolation
 from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.ruleset import Act, CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

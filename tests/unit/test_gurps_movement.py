@@ -17,14 +17,14 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotOffered, RuleViolation
 from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
 from domain.gurps.movement import ChangePosture
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

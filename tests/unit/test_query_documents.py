@@ -11,12 +11,12 @@ import pytest
 from journeys import record_full_day
 from rulesets import RULESETS
 
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, StartEncounter, StartRound
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.sessions import EndSession, StartSession
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.state import Side
 from projections.audit import AuditDocument
 from projections.compare import Change

@@ -19,20 +19,20 @@ from markdown_it import MarkdownIt
 
 from cli.recap import html_page, markdown, md_escape
 from domain.besm.commands import Forage, ForcedMarch
-from domain.commands.encounter import EndEncounter, StartEncounter
+from domain.commands.encounter import (
+    EndEncounter,
+    EnterCombatant,
+    MoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.history import Undo
 from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound
 from domain.geometry import Square
-from domain.ruleset import (
-    DayEndOptions,
-    EnterCombatant,
-    MoveCombatant,
-    MoveOptions,
-    StartRound,
-)
+from domain.ruleset import DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

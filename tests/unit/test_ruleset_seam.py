@@ -34,7 +34,13 @@ from cli.ruleset_line import CommandLine
 from cli.shell import Shell
 from cli.web.app import ServeConfig, create_app
 from domain.battlemap import LegendSpec
-from domain.commands.encounter import EndEncounter, StartEncounter
+from domain.commands.encounter import (
+    EndEncounter,
+    EnterCombatant,
+    MoveCombatant,
+    StartEncounter,
+    StartRound,
+)
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.travel import StartDay
@@ -54,13 +60,10 @@ from domain.ruleset import (
     CharacterOptions,
     Command,
     Decision,
-    EnterCombatant,
-    MoveCombatant,
     NoHouseRules,
     NothingOnEntry,
     Registry,
     Situation,
-    StartRound,
     not_offered,
 )
 from domain.state import Character, Combatant, Side

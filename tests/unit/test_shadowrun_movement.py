@@ -16,11 +16,11 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.campaign import Campaign, Stamp
-from domain.commands.encounter import StartEncounter
+from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncounter, StartRound
 from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, EnterCombatant, MoveCombatant, StartRound
+from domain.ruleset import CharacterOptions
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.state import Side
 from projections.views import encounter_of
