@@ -105,6 +105,9 @@ class Command:
     # Whether it acts on one party (RULES.md §15): `--party NAME` on the command line, a
     # `party` field beside its own in a command sent as JSON.
     acts_on_party: ClassVar[bool] = False
+    # Whether the application reads the stored log around its target before the campaign
+    # decides it (undo, redo), so it cannot share a transaction with others.
+    reads_log: ClassVar[bool] = False
 
     def __post_init__(self) -> None:
         if not dataclasses.fields(self):

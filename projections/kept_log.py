@@ -35,30 +35,19 @@ from projections.logpages import (
     plain_document,
     stored_pages,
 )
-from projections.stored_status import code_stamp, in_one_read, kept_status, open_sqlite
+from projections.stored_status import (
+    KINDS_KEY,
+    code_stamp,
+    in_one_read,
+    kept_status,
+    open_sqlite,
+)
 
-# The store setting (a `trek_meta` row) holding a ruleset's event kinds, by ruleset.
-KINDS_KEY = "log_kinds:"
 # A reversal's field naming the events it acts on, by its type.
 NAMED_BY = {"EventsCancelled": "cancels", "EventsRestored": "restores"}
 
 # The document of an event of a kind that needs its model: (seq, type, stored state).
 Modelled = Callable[[int, str, dict[str, Any]], dict[str, Any]]
-
-
-def save_kinds(cursor: Any, ruleset: str, kinds: dict[str, Any]) -> None:
-    """Keep what the log needs to know of a ruleset's event kinds (`views.kinds_of`), stamped
-    with this code."""
-    key = KINDS_KEY + ruleset
-    document = json.dumps({"code": code_stamp(), **kinds})
-    assert document.startswith(kinds_stamp())
-    cursor.execute("INSERT INTO trek_meta (key, value) VALUES (?, ?) "
-                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, document))
-
-
-def kinds_stamp() -> str:
-    """How a ruleset's kept event kinds written by this code begin (`save_kinds`)."""
-    return json.dumps({"code": code_stamp()})[:-1]
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,7 @@ from projections.db import (
     keep_status_with_state,
     upgrade_schema,
 )
-from projections.kept_log import save_kinds
-from projections.stored_status import code_stamp
+from projections.stored_status import code_stamp, save_kinds
 from projections.views import (
     CampaignView,
     drop_index_rows,

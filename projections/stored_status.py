@@ -255,3 +255,23 @@ def _read_postgres(db: str, campaign: str | None) -> dict[str, Any] | None:
     except (TypeError, ValueError):
         return None
     return document
+
+
+# The store setting (a `trek_meta` row) holding what the kept log needs to know of a ruleset's
+# event kinds (projections/kept_log.py), by ruleset; the fold keeps it (`save_kinds`).
+KINDS_KEY = "log_kinds:"
+
+
+def save_kinds(cursor: Any, ruleset: str, kinds: dict[str, Any]) -> None:
+    """Keep what the log needs to know of a ruleset's event kinds (`views.kinds_of`), stamped
+    with this code."""
+    key = KINDS_KEY + ruleset
+    document = json.dumps({"code": code_stamp(), **kinds})
+    assert document.startswith(kinds_stamp())
+    cursor.execute("INSERT INTO trek_meta (key, value) VALUES (?, ?) "
+                   "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, document))
+
+
+def kinds_stamp() -> str:
+    """How a ruleset's kept event kinds written by this code begin (`save_kinds`)."""
+    return json.dumps({"code": code_stamp()})[:-1]

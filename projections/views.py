@@ -32,9 +32,8 @@ from domain.state import (
 )
 from projections.cancellations import save_cancellations
 from projections.db import Cursor, insert_rows
-from projections.kept_log import KINDS_KEY, kinds_stamp
 from projections.logpages import log_entry, plain_document
-from projections.stored_status import code_stamp, status_text
+from projections.stored_status import KINDS_KEY, code_stamp, kinds_stamp, status_text
 
 ENTRY_COLUMNS = ("campaign_id", "seq", "type", "day", "session", "cancelled_by")
 

@@ -11,8 +11,8 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
-from functools import cached_property, singledispatch, singledispatchmethod
-from typing import TYPE_CHECKING, Any
+from functools import cached_property, singledispatch
+from typing import TYPE_CHECKING, Any, cast
 
 from eventsourcing.application import AggregateNotFoundError
 from eventsourcing.persistence import (
@@ -22,7 +22,6 @@ from eventsourcing.persistence import (
 
 from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
-from domain.commands.history import Redo, Undo
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import EventsCancelled, PartiesMerged, TrekEvent
 from domain.geometry import Square
@@ -61,6 +60,7 @@ from tracker.topics import UnknownTopic
 from tracker.turns import campaign_turn
 
 if TYPE_CHECKING:
+    from domain.commands.history import Redo, Undo
     from tracker.mapformats.picture import Picture
     from tracker.queries import Queries
 
@@ -703,14 +703,18 @@ class Trek:
         last = self.last_recorded
         return last[1] if last is not None and last[0] == slug else self.resolve(slug)
 
-    @singledispatchmethod
     def _action(self, command: Command) -> Callable[[Campaign], TrekEvent]:
         """What recording `command` does to the loaded campaign: most commands the campaign
         decides alone; a reversal first reads the log around its target."""
-        return lambda campaign: campaign.handle(command)
+        if not command.reads_log:
+            return lambda campaign: campaign.handle(command)
+        # Loaded by now (the command was made from it); a plain command never loads it.
+        from domain.commands.history import Undo
 
-    @_action.register
-    def _(self, command: Undo) -> Callable[[Campaign], TrekEvent]:
+        return (self._undo_action(command) if isinstance(command, Undo)
+                else self._redo_action(cast("Redo", command)))
+
+    def _undo_action(self, command: Undo) -> Callable[[Campaign], TrekEvent]:
         seq, last = command.seq, command.last
         if last is not None:
             if seq is not None:
@@ -730,8 +734,7 @@ class Trek:
                                    cascade=command.cascade, reason=command.reason)
         return action
 
-    @_action.register
-    def _(self, command: Redo) -> Callable[[Campaign], TrekEvent]:
+    def _redo_action(self, command: Redo) -> Callable[[Campaign], TrekEvent]:
         seq = command.seq
 
         def action(campaign: Campaign) -> TrekEvent:
@@ -1036,7 +1039,7 @@ def _(named: EventsCancelled, campaign: Campaign) -> list[int]:
 def decided_alone(command: Command) -> bool:
     """Whether the campaign decides `command` alone, so it can share a transaction with others
     (`Trek.handle_each`): a reversal reads the stored log around its target first."""
-    return not isinstance(command, Undo | Redo)
+    return not command.reads_log
 
 
 def new_campaign(rulesets: Registry, stamp: Stamp, name: str, *, ruleset: str | None = None,

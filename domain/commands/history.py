@@ -15,6 +15,7 @@ class Undo(Command):
     `Registry.undo_kinds`)."""
 
     what: ClassVar[str] = "undo"
+    reads_log: ClassVar[bool] = True
 
     seq: int | None = None
     cascade: bool = False
@@ -27,6 +28,7 @@ class Redo(Command):
     """Restore event `seq` (or what reversal `seq` cancelled)."""
 
     what: ClassVar[str] = "redo"
+    reads_log: ClassVar[bool] = True
 
     seq: int
     reason: Reason = None

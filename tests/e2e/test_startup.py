@@ -182,6 +182,8 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # Nor the commands of another part of play than its own, nor BESM's own commands
         # (shortcut, forage, prone...): none of these is one of them.
         assert not {"domain.commands.encounter", "domain.besm.commands"} & modules, words
+        # Undo and redo load with undo alone.
+        assert ("domain.commands.history" in modules) is (words[0] == "undo"), words
         # Nor the subprocess a replay walks the hash chains in.
         assert "subprocess" not in modules, words
         # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:
