@@ -23,7 +23,7 @@ import click
 from cli.registry import ENTRIES, Entry, build_registry
 
 if TYPE_CHECKING:
-    from cli.render import AuditSection
+    from cli.render import AuditSection, Describe
     from cli.ruleset_line import CommandLine
     from domain.maps import MapSection
     from domain.ruleset import Registry
@@ -98,6 +98,15 @@ class Root:
             self._lines[ruleset] = (entry.command_line() if entry is not None
                                     and entry.command_line is not None else None)
         return self._lines[ruleset]
+
+    def log_lines(self, ruleset: str) -> Mapping[str, Describe]:
+        """How `ruleset` words its events' log lines, by event type: from the entry's own
+        module where it names one (loading no command), else its command-line part's."""
+        entry = next((e for e in self.entries if e.name == ruleset), None)
+        if entry is not None and entry.log_lines is not None and ruleset not in self._lines:
+            return entry.log_lines()
+        line = self.line(ruleset)
+        return line.summaries if line is not None else {}
 
     def rewords(self, ruleset: str, kind: str) -> bool:
         """Whether `ruleset`'s command-line part words the log line of the shared event

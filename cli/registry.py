@@ -1,19 +1,21 @@
 """The rulesets this release plays, one line each: the only module that names them all.
 
-Each line holds two loaders, functions whose bodies import the ruleset's rules and its
-command-line part (plain imports, typed, never a module or attribute name looked up at run
-time), so a command loads its campaign's ruleset and no other. Reading `ENTRIES` imports
-nothing of Trek's (`trek --help` lists the rulesets' commands from it). The composition root
-(`cli/bootstrap.py`) is handed these entries, or others (a test's), and builds the registry.
+Each line holds loaders, functions whose bodies import the ruleset's rules, its command-line
+part and, where it keeps them apart, its events' log lines (plain imports, typed, never a module
+or attribute name looked up at run time), so a command loads its campaign's ruleset and no
+other. Reading `ENTRIES` imports nothing of Trek's (`trek --help` lists the rulesets' commands
+from it). The composition root (`cli/bootstrap.py`) is handed these entries, or others (a
+test's), and builds the registry.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from cli.render import Describe
     from cli.ruleset_line import CommandLine
     from domain.deferred import Deferred
     from domain.events import TrekEvent
@@ -38,6 +40,9 @@ class Entry:
     # are also shared ones; checked by the tests): any other shared event's line is printed
     # without loading the command line.
     rewords: frozenset[str] = frozenset()
+    # Its events' log lines (its command line's `summaries`) from a module of their own, so a
+    # recorded event's line loads none of its commands; None: read off the command line.
+    log_lines: Callable[[], Mapping[str, Describe]] | None = None
 
     def deferred(self) -> Deferred:
         from domain.deferred import Deferred
@@ -57,6 +62,12 @@ def _besm_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _besm_log_lines() -> Mapping[str, Describe]:
+    from cli.besm_lines import SUMMARIES
+
+    return SUMMARIES
+
+
 def _cypher() -> Ruleset:
     from domain.cypher.rules import Cypher
 
@@ -67,6 +78,12 @@ def _cypher_line() -> CommandLine:
     from cli.cypher import COMMAND_LINE
 
     return COMMAND_LINE
+
+
+def _cypher_log_lines() -> Mapping[str, Describe]:
+    from cli.cypher_lines import SUMMARIES
+
+    return SUMMARIES
 
 
 def _gurps() -> Ruleset:
@@ -114,8 +131,8 @@ ENTRIES = (
         ("night-travel", "Travel on after dark (once a day)."),
         ("repair", "Spend the day restoring the levels a mount or vehicle lost to strain."),
         ("shortcut", "Try a shortcut from the map (one attempt per shortcut per day)."),
-    )),
-    Entry("cypher", "domain.cypher", _cypher, _cypher_line),
+    ), log_lines=_besm_log_lines),
+    Entry("cypher", "domain.cypher", _cypher, _cypher_line, log_lines=_cypher_log_lines),
     Entry("gurps", "domain.gurps", _gurps, _gurps_line),
     Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line),
     Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line,

@@ -274,7 +274,7 @@ def summary(doc: Mapping[str, Any], ruleset: str) -> str:
     kind = doc["type"]
     shared = _SUMMARIES.get(kind)
     # A shared event's line loads the ruleset's command-line part only where it words it.
-    describe = (_line(ruleset).summaries.get(kind) if shared is None
+    describe = (_root().log_lines(ruleset).get(kind) if shared is None
                 or _root().rewords(ruleset, kind) else None) or shared
     return describe(doc) if describe else kind
 

@@ -189,10 +189,11 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:
         # none is used overland.
         assert not {"domain.besm.combat", "domain.encounter", "domain.battlemap"} & modules, words
-        # A shared event's line needs nothing of the ruleset's command-line part: `supplies
-        # add` does not load BESM's; `move` (its event is BESM's own) and `undo` (its line
-        # names the move it cancels by the move's own line) do.
-        assert ("cli.besm" in modules) is (words[0] != "supplies"), words
+        # A shared event's line needs nothing of the ruleset's command line: `supplies add`
+        # loads none of BESM's; `move` (its event is BESM's own) and `undo` (its line names
+        # the move it cancels by the move's own line) load BESM's log lines, not its commands.
+        assert ("cli.besm_lines" in modules) is (words[0] != "supplies"), words
+        assert not {"cli.besm", "cli.ruleset_line", "cli.ruler", "cli.drawing"} & modules, words
 
 
 # A `trek` process run as the program, with a hook that says at exit, after the command, whether

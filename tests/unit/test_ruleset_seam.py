@@ -110,13 +110,13 @@ def test_no_shared_module_imports_or_names_a_ruleset() -> None:
     compares anything with a ruleset's name. Only the registry names them."""
     modules = shared_modules()
     assert len(modules) > 40  # the walk found the product, not an empty folder
-    # Each ruleset's package and its command-line module (named after it, as the registry's
-    # loader imports it).
+    # Each ruleset's package and its command-line modules (named after it, as the registry's
+    # loaders import them: `cli.besm`, `cli.besm_lines`).
     packages = [name for entry in ENTRIES for name in (entry.package, f"cli.{entry.name}")]
     names = set(RULESETS.names)
 
     def a_ruleset(module: str) -> bool:
-        return any(module == p or module.startswith(p + ".") for p in packages)
+        return any(module == p or module.startswith((p + ".", p + "_")) for p in packages)
 
     offending = []
     for path in modules:
@@ -159,6 +159,35 @@ def test_each_entry_names_the_shared_event_lines_its_command_line_words() -> Non
     assert reworded == {entry.name: set(entry.rewords) for entry in ENTRIES
                         if entry.command_line is not None}
     assert reworded["movepoints"] == {"CombatantEntered"}  # the check has something to find
+
+
+def test_an_entrys_own_log_lines_are_its_command_lines() -> None:
+    """Where an entry keeps its events' log lines apart (`Entry.log_lines`), they are the very
+    lines its command line words (`CommandLine.summaries`), so the log reads the same whichever
+    is loaded first."""
+    apart = {entry.name: entry for entry in ENTRIES if entry.log_lines is not None}
+    assert set(apart) == {"besm", "cypher"}  # the overland rulesets: a move's line
+    for entry in apart.values():
+        assert entry.log_lines is not None and entry.command_line is not None
+        assert entry.log_lines() is entry.command_line().summaries, entry.name
+
+
+def test_a_recorded_moves_line_is_the_same_from_either_part(tmp_path: Path) -> None:
+    """A BESM move's line, worded before and after the ruleset's commands are loaded, reads as
+    its rules say: from 0,0 two squares east, two squares spent."""
+    from cli import bootstrap
+    from cli.render import summary
+
+    doc = {"type": "Moved", "path": [[0, 0], [1, 0], [2, 0]], "cost": 2}
+    root = bootstrap.bootstrap(str(tmp_path / "store.db"))
+    serving = list(bootstrap._SERVING)
+    try:
+        bootstrap.use(root)
+        first = summary(doc, "besm")
+        assert root.line("besm") is not None
+        assert summary(doc, "besm") == first == "moved 0,0 → 2,0 (2 square(s))"
+    finally:
+        bootstrap._SERVING[:] = serving
 
 
 def test_a_ruleset_words_its_own_line_of_a_shared_event() -> None:
