@@ -788,9 +788,13 @@ EXTENDED = frozenset({"init", "map", "roster", "day"})
 
 
 def as_defined(root: Root, name: str) -> click.Command | None:
-    """Command `name` of this module when it is used as defined: no ruleset extends it, and
-    none adds a command of that name (read off the registry's entries, nothing loaded). None
-    otherwise: the caller mounts them all (`mounted`)."""
+    """Command `name` of this module when it is found without loading the rulesets'
+    command-line parts: one no ruleset extends and none adds a command of that name (read off
+    the registry's entries, nothing loaded), or `day`, whose one extended subcommand (`day
+    end`) loads them when first asked for. None otherwise: the caller mounts them all
+    (`mounted`)."""
+    if name == "day":
+        return _day(root)
     if name in EXTENDED or name in OWN_COMMANDS:
         return None
     if any(own == name for own, _ in root.command_summaries()):
@@ -798,11 +802,21 @@ def as_defined(root: Root, name: str) -> click.Command | None:
     return trek.commands.get(name)
 
 
+def _day(root: Root) -> click.Command:
+    """`day`, its `end` offering every ruleset's rest modes, built when first asked for."""
+    from cli.options import extended, regrouped
+
+    def end() -> click.Command:
+        rests = [(name, line.rest_modes) for name, line in root.lines() if line.rest_modes]
+        return extended(day_end, changed={"rests": _rest_modes(rests)})
+    return regrouped(day, later={"end": end})
+
+
 def mounted(root: Root) -> dict[str, click.Command]:
     """The commands of this module (as the group holds them) for `root`: those a ruleset
     extends built anew from its `CommandLine`, and each ruleset's own commands beside them (a
     campaign under another ruleset refuses them with a sentence)."""
-    from cli.ruleset_line import extended, regrouped
+    from cli.options import extended, regrouped
 
     lines = root.lines()
     commands = {name: command for name, command in trek.commands.items()
@@ -820,7 +834,6 @@ def mounted(root: Root) -> dict[str, click.Command]:
     seen_options: set[str] = set()
     character: list[click.Option] = []
     moves: dict[str, list[str]] = {"mount": [], "vehicle": []}
-    rests: list[tuple[str, Sequence[str]]] = []
     for ruleset_name, line in lines:
         for option in line.character_options:
             if option.name not in seen_options:
@@ -830,13 +843,11 @@ def mounted(root: Root) -> dict[str, click.Command]:
         for kind, words in (("mount", line.mount_move), ("vehicle", line.vehicle_move)):
             if words is not None:
                 moves[kind].append(f"{ruleset_name}: {words}")
-        if line.rest_modes:
-            rests.append((ruleset_name, line.rest_modes))
     commands["roster"] = regrouped(roster, [
         extended(add_character, character),
         extended(add_mount, changed={"move": _move_help(moves["mount"])}),
         extended(add_vehicle, changed={"move": _move_help(moves["vehicle"])})])
-    commands["day"] = regrouped(day, [extended(day_end, changed={"rests": _rest_modes(rests)})])
+    commands["day"] = _day(root)
     seen: set[str] = set()
     for _, line in lines:
         for command in line.commands:

@@ -24,12 +24,13 @@ from cli.options import (
     WordTerrain,
     character_from,
     character_options,
+    extended,
     given_extras,
     reads,
     recording_options,
+    regrouped,
     store_options,
 )
-from cli.ruleset_line import extended, regrouped
 from domain.errors import MapError, TrackerError
 from tracker.points import Point
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -97,10 +97,58 @@ class TrekSubgroup(click.Group):
 
     command_class = TrekCommand
     group_class = type
+    # Subcommands built with the rulesets' parts the first time each is asked for, by name
+    # (cli/ruleset_line.py's `regrouped`): the group's other commands load none of them.
+    later: Mapping[str, Callable[[], click.Command]] = {}
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        build = self.later.get(cmd_name)
+        if build is not None:
+            self.commands[cmd_name] = build()
+            self.later = {name: made for name, made in self.later.items() if name != cmd_name}
+        return super().get_command(ctx, cmd_name)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         refuse_repeated(self, ctx, args)
         return super().parse_args(ctx, args)
+
+
+def extended(command: click.Command, options: Sequence[click.Option] = (), *,
+             at: int | None = None,
+             changed: Mapping[str, Callable[[click.Parameter], click.Parameter]] | None = None
+             ) -> click.Command:
+    """A new command like `command` with `options` added (at position `at`, else last) and
+    the parameters named in `changed` replaced by what each function makes of them: the
+    command given, and every parameter of it, are left as they are."""
+    import copy
+
+    params = [changed[p.name](p) if changed and p.name in changed else p
+              for p in command.params]
+    if at is None:
+        params.extend(options)
+    else:
+        params[at:at] = options
+    made = copy.copy(command)
+    made.params = params
+    return made
+
+
+def regrouped(group: click.Group, commands: Sequence[click.Command] = (), *,
+              later: Mapping[str, Callable[[], click.Command]] | None = None) -> click.Group:
+    """A new group like `group` whose commands are its own with `commands` put in (a command
+    of the same name replaced), and those of `later` made by their functions when first asked
+    for (a `TrekSubgroup`'s); `group` is left as it is."""
+    import copy
+
+    made = copy.copy(group)
+    made.commands = dict(group.commands)
+    for command in commands:
+        assert command.name is not None
+        made.commands[command.name] = command
+    if later:
+        assert hasattr(made, "later")
+        made.later = dict(later)
+    return made
 
 
 def store_options(func: F) -> F:

@@ -15,8 +15,7 @@ import click
 
 from cli import render
 from cli.context import open_store, root, settings
-from cli.options import PointType, SquareType, TrekCommand, party_option, store_options
-from cli.ruleset_line import extended
+from cli.options import PointType, SquareType, TrekCommand, extended, party_option, store_options
 from domain.bounds import MAX_SEED
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square

@@ -3,9 +3,9 @@ object, `CommandLine`, that each ruleset's command-line module declares as `COMM
 
 The registry's entry for the ruleset holds a function returning it (cli/registry.py); the
 composition root (cli/bootstrap.py) loads it from there and hands it to what mounts it: the
-commands each ruleset extends are built anew from it (`extended`, `regrouped`), never edited
-in place. Every field has a default meaning "this ruleset adds nothing here", so a ruleset
-names only what it has, and mypy refuses a misspelt field.
+commands each ruleset extends are built anew from it (cli/options.py's `extended` and
+`regrouped`), never edited in place. Every field has a default meaning "this ruleset adds
+nothing here", so a ruleset names only what it has, and mypy refuses a misspelt field.
 """
 
 from __future__ import annotations
@@ -75,36 +75,3 @@ class CommandLine:
     stop_word: str = "stopped"
     token_marks: Callable[[dict[str, Any]], list[str]] | None = None
     ruler: Ruler | None = None
-
-
-def extended(command: click.Command, options: Sequence[click.Option] = (), *,
-             at: int | None = None,
-             changed: Mapping[str, Callable[[click.Parameter], click.Parameter]] | None = None
-             ) -> click.Command:
-    """A new command like `command` with `options` added (at position `at`, else last) and
-    the parameters named in `changed` replaced by what each function makes of them: the
-    command given, and every parameter of it, are left as they are."""
-    import copy
-
-    params = [changed[p.name](p) if changed and p.name in changed else p
-              for p in command.params]
-    if at is None:
-        params.extend(options)
-    else:
-        params[at:at] = options
-    made = copy.copy(command)
-    made.params = params
-    return made
-
-
-def regrouped(group: click.Group, commands: Sequence[click.Command]) -> click.Group:
-    """A new group like `group` whose commands are its own with `commands` put in (a command
-    of the same name replaced); `group` is left as it is."""
-    import copy
-
-    made = copy.copy(group)
-    made.commands = dict(group.commands)
-    for command in commands:
-        assert command.name is not None
-        made.commands[command.name] = command
-    return made

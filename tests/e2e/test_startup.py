@@ -82,11 +82,22 @@ def test_a_command_found_without_mounting_is_the_one_mounting_gives() -> None:
     root = bootstrap()
     every = mounted(root)
     found = {name: as_defined(root, name) for name in every}
-    assert {name for name, command in found.items() if command is None} >= EXTENDED
-    plain = {name for name, command in found.items() if command is not None}
+    assert {name for name, command in found.items() if command is None} >= EXTENDED - {"day"}
+    plain = {name for name, command in found.items() if command is not None} - {"day"}
     assert {"supplies", "move", "undo", "redo", "harm", "session"} <= plain
     for name in plain:
         assert found[name] is every[name], name
+    # `day` is found built: its `end`, which takes every ruleset's rest modes, is made when
+    # first asked for, as mounting makes it (BESM's "camp", Trek's own "none").
+    ctx = click.Context(trek)
+    for made in (found["day"], every["day"]):
+        assert isinstance(made, click.Group)
+        assert made.get_command(ctx, "start") is trek.commands["day"].commands["start"]
+        end = made.get_command(ctx, "end")
+        assert end is not None
+        assert end is not trek.commands["day"].commands["end"]
+        rests = next(param for param in end.params if param.name == "rests")
+        assert {"camp", "none"} <= set(getattr(rests.type, "choices", ()))
     for name in EXTENDED:
         assert every[name] is not trek.commands[name], name
     rulesets_own = {own for own, _ in root.command_summaries()}
@@ -194,6 +205,23 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # the move it cancels by the move's own line) load BESM's log lines, not its commands.
         assert ("cli.besm_lines" in modules) is (words[0] != "supplies"), words
         assert not {"cli.besm", "cli.ruleset_line", "cli.ruler", "cli.drawing"} & modules, words
+
+
+def test_day_start_loads_no_rulesets_command_line(tmp_path: Path) -> None:
+    """`day start` is found without the rulesets' command-line parts: only `day end` takes
+    what they add (their rest modes), and it is built when asked for."""
+    db = str(tmp_path / "store.db")
+    play_all(tmp_path, db, [("init", "Road", "--ruleset", "besm", "--seed", "3"),
+                            *RECORDING["besm"], ("day", "end")])
+    stdout, modules = run_traced(tmp_path, db, "day", "start")
+    # Kira, on foot with no movement attribute, makes 1 square a day (RULES.md §3).
+    assert stdout == "#5 day 2 starts with 1 square(s)\n"
+    lines = {f"cli.{name}" for name in RULESETS.names} | {"cli.ruleset_line"}
+    assert not lines & modules
+    # `day end` takes BESM's rest modes (and loads the command-line parts to know them).
+    stdout, modules = run_traced(tmp_path, db, "day", "end", "--rest", "Kira=camp")
+    assert stdout.startswith("#6 day 2 ended; Kira rested (camp)")
+    assert lines <= modules
 
 
 # A `trek` process run as the program, with a hook that says at exit, after the command, whether

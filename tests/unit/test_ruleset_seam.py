@@ -168,7 +168,8 @@ def test_an_entrys_own_log_lines_are_its_command_lines() -> None:
     apart = {entry.name: entry for entry in ENTRIES if entry.log_lines is not None}
     assert set(apart) == {"besm", "cypher"}  # the overland rulesets: a move's line
     for entry in apart.values():
-        assert entry.log_lines is not None and entry.command_line is not None
+        assert entry.log_lines is not None
+        assert entry.command_line is not None
         assert entry.log_lines() is entry.command_line().summaries, entry.name
 
 
