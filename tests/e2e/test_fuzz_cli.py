@@ -75,9 +75,13 @@ def value_for(param: click.Parameter) -> st.SearchStrategy[str]:
 def commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...],
                                                                            click.Command]]:
     found: list[tuple[tuple[str, ...], click.Command]] = []
-    for name, command in group.commands.items():
+    # As click finds them (a group may build a subcommand when first asked for: `day end`).
+    ctx = click.Context(group)
+    for name in group.list_commands(ctx):
         if name in ("demo", "watch", "serve"):
             continue  # the demo makes its own store; watch and serve run until stopped
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         if isinstance(command, click.Group):
             found += commands(command, (*prefix, name))
         else:
