@@ -98,7 +98,7 @@ class TrekSubgroup(click.Group):
     command_class = TrekCommand
     group_class = type
     # Subcommands built with the rulesets' parts the first time each is asked for, by name
-    # (cli/ruleset_line.py's `regrouped`): the group's other commands load none of them.
+    # (`regrouped`, below): the group's other commands load none of them.
     later: Mapping[str, Callable[[], click.Command]] = {}
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
