@@ -6,6 +6,7 @@ classes: a command that is not one of them (`supplies add`, `move`) loads none o
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -25,11 +26,12 @@ def _given(label: str, roll: int | None) -> dict[str, int]:
 
 
 @dataclass(frozen=True)
-class BesmCommand(Command):
+class BesmCommand(Command, ABC):
     """One of BESM's own commands: it names the rule that decides it."""
 
+    @abstractmethod
     def decide_by(self, rules: Besm, situation: Situation, dice: Dice) -> Decision:
-        raise NotImplementedError
+        """The decision of BESM's `rules` on this command."""
 
 
 @dataclass(frozen=True)
