@@ -71,6 +71,7 @@ class Root:
         self.entries = entries
         self._registry = registry
         self._lines: dict[str, CommandLine | None] = {}
+        self._log_lines: dict[str, Mapping[str, Describe]] = {}
         self._reader: Trek | None = None
         # The click commands with the rulesets' parts built in, by name, made when first asked
         # for (cli/main.py's `TrekGroup`).
@@ -90,28 +91,36 @@ class Root:
         """The registry the tracker plays (built on first use; no ruleset loaded by it)."""
         return self._registry()
 
+    def _entry(self, ruleset: str) -> Entry | None:
+        return next((entry for entry in self.entries if entry.name == ruleset), None)
+
     def line(self, ruleset: str) -> CommandLine | None:
         """One ruleset's command-line part, loading only it; None when it adds nothing (or
         is not one of these)."""
         if ruleset not in self._lines:
-            entry = next((e for e in self.entries if e.name == ruleset), None)
+            entry = self._entry(ruleset)
             self._lines[ruleset] = (entry.command_line() if entry is not None
                                     and entry.command_line is not None else None)
         return self._lines[ruleset]
 
     def log_lines(self, ruleset: str) -> Mapping[str, Describe]:
         """How `ruleset` words its events' log lines, by event type: from the entry's own
-        module where it names one (loading no command), else its command-line part's."""
-        entry = next((e for e in self.entries if e.name == ruleset), None)
-        if entry is not None and entry.log_lines is not None and ruleset not in self._lines:
-            return entry.log_lines()
-        line = self.line(ruleset)
-        return line.summaries if line is not None else {}
+        module where it names one (loading no command), else its command-line part's. Kept
+        once found: a log asks for every line it prints."""
+        if ruleset not in self._log_lines:
+            entry = self._entry(ruleset)
+            if entry is not None and entry.log_lines is not None:
+                self._log_lines[ruleset] = entry.log_lines()
+            else:
+                line = self.line(ruleset)
+                self._log_lines[ruleset] = line.summaries if line is not None else {}
+        return self._log_lines[ruleset]
 
     def rewords(self, ruleset: str, kind: str) -> bool:
         """Whether `ruleset`'s command-line part words the log line of the shared event
         `kind` itself (known without loading it)."""
-        return any(entry.name == ruleset and kind in entry.rewords for entry in self.entries)
+        entry = self._entry(ruleset)
+        return entry is not None and kind in entry.rewords
 
     def lines(self) -> list[tuple[str, CommandLine]]:
         """Every ruleset's command-line part (those that have one), in order."""
