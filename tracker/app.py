@@ -35,16 +35,11 @@ from domain.ruleset import (
 from domain.state import MAIN_PARTY, Game
 from domain.values import check_name
 from projections import readmodels
-from projections.compare import changes
 from projections.db import Database, SQLiteDatabase, mark_schema
 from projections.projector import ChainBroken, Progress, Projector
 from projections.stored_status import IN_USE_KEY
 from projections.views import EncounterDocument, encounter_of, event_document
-from tracker import pictures
 from tracker.application import TrekApplication
-from tracker.branching import branched
-from tracker.chain import damaged, short
-from tracker.chain_reader import HEAD_MISSING, ChainReader, ParallelLinks, RebuildLinks
 from tracker.mapper import page_events, row_pages
 from tracker.opening import MemoryStores, open_store, opening_errors
 from tracker.reading import NAMED_BY, StoreReader
@@ -61,6 +56,7 @@ from tracker.turns import campaign_turn
 
 if TYPE_CHECKING:
     from domain.commands.history import Redo, Undo
+    from tracker.chain_reader import ChainReader, RebuildLinks
     from tracker.mapformats.picture import Picture
     from tracker.queries import Queries
 
@@ -269,6 +265,8 @@ class Trek:
         if picture is None or self.preview:
             yield
             return
+        from tracker import pictures
+
         self._require_writable()
         with self.reader.store_errors(), self.views.transaction() as cursor:
             added = pictures.put(cursor, picture.sha256, picture.media_type, picture.data)
@@ -353,6 +351,8 @@ class Trek:
             # which must never pass for a fresh start (the next append would bless an edit).
             if not self.projector.head_missing(str(campaign.id)):
                 return self._check_snapshot_link(campaign)
+            from tracker.chain_reader import HEAD_MISSING
+
             seq, damage = last, HEAD_MISSING
         else:
             seq, digest = head
@@ -364,6 +364,8 @@ class Trek:
                 damage = f"event {seq} was changed after it was recorded"
             else:
                 return self._check_snapshot_link(campaign)
+        from tracker.chain import damaged
+
         raise TamperedLog(damaged(campaign.slug, seq, damage, recording=True))
 
     def _check_snapshot_link(self, campaign: Campaign) -> None:
@@ -384,9 +386,13 @@ class Trek:
                             data)
             if now == recorded:
                 return
+            from tracker.chain import short
+
             damage = (f"event {version} hashes to {short(now)}, but the snapshot taken at it "
                       f"recorded {short(recorded)}: event {version} was changed after it was "
                       "recorded")
+        from tracker.chain import damaged
+
         raise TamperedLog(damaged(campaign.slug, version, damage, recording=True))
 
     def _load_to_record(self, name: str) -> Campaign:
@@ -400,6 +406,8 @@ class Trek:
             found = self._chain_reader().check(campaign_id(name))
             if found.intact or found.broken_at is None or found.problem is None:
                 raise
+            from tracker.chain import damaged
+
             raise TamperedLog(damaged(name, found.broken_at, found.problem, recording=True)
                               ) from None
 
@@ -466,6 +474,8 @@ class Trek:
             return
         except Exception as error:
             failed = f"the read models could not be brought up to date ({self._describe(error)})"
+        from tracker.chain_reader import RebuildLinks
+
         try:
             self._rebuild(None, RebuildLinks(self._chain_reader()))
         except Exception:
@@ -850,6 +860,8 @@ class Trek:
     def _rebuild_links(self) -> RebuildLinks:
         """How a replay checks the hash chains as it folds: in a process of its own beside the
         fold on a long SQLite log with a second processor to run on, else in this one."""
+        from tracker.chain_reader import ParallelLinks, RebuildLinks
+
         reader = self._chain_reader()
         table = self.projector.events_table()
         if (self.location.kind is StoreKind.SQLITE and table is not None
@@ -859,6 +871,8 @@ class Trek:
         return RebuildLinks(reader)
 
     def _chain_reader(self) -> ChainReader:
+        from tracker.chain_reader import ChainReader
+
         return ChainReader(self.app, self.projector, self.location)
 
     def verify_views(self, progress: Progress | None = None) -> dict[str, Any]:
@@ -882,6 +896,8 @@ class Trek:
         in_use = self.campaign_in_use()
         before = (in_use if in_use in taken
                   else next(iter(taken)) if len(taken) == 1 else None)
+        from tracker.branching import branched
+
         campaign = branched(self.app.events, origin, name, cut, self._stamp(), taken)
         first = campaign.pending_events[0]
         if self.preview:
@@ -920,6 +936,8 @@ class Trek:
         snapshot and the events since, as recording loads it): the status they show and the
         kept status document. Comparing every read model with a fold of the whole log is
         `trek replay --verify`'s work."""
+        from tracker import pictures
+
         self._check_file()
         kinds: dict[str, list[str]] = {}
         result = self.verify_chain(slug, kinds)
@@ -948,6 +966,8 @@ class Trek:
 
     def _read_model_differences(self, name: str) -> list[str]:
         """How the read models of campaign `name` differ from its log, a sentence each."""
+        from projections.compare import changes
+
         cid = str(campaign_id(name))
         if self.projector.stored_view(cid) is None:
             return []  # nothing stored for it (yet, or still in an older release's tables)

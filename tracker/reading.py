@@ -17,7 +17,6 @@ from projections.db import Database
 from projections.projector import Progress, Projector
 from projections.views import event_document
 from tracker.application import TrekApplication
-from tracker.chain import damaged
 from tracker.reversals import Row, StoredCancellations, events_table, reversal_rows
 from tracker.stores import Location, store_errors
 
@@ -71,9 +70,7 @@ class StoreReader:
         if campaign.needs_cancellations:
             upto, slug = campaign.kept_at, campaign.slug
             campaign.keep(StoredCancellations(
-                upto, lambda: self._reversals(cid, upto),
-                lambda seq: TamperedLog(damaged(slug, seq, "the undo or redo stored there "
-                                                "cannot be read any more"))))
+                upto, lambda: self._reversals(cid, upto), lambda seq: _unreadable(slug, seq)))
         return campaign
 
     def _reversals(self, cid: UUID, upto: int) -> list[Row]:
@@ -121,3 +118,11 @@ def _project(campaign: Campaign | None, events: Iterable[Any]) -> Campaign | Non
     for event in events:
         campaign = event.mutate(campaign)
     return campaign
+
+
+def _unreadable(slug: str, seq: int) -> TamperedLog:
+    """The refusal for a stored undo or redo a campaign's cancellations cannot read."""
+    from tracker.chain import damaged
+
+    return TamperedLog(damaged(slug, seq, "the undo or redo stored there cannot be read any "
+                                          "more"))

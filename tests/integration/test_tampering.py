@@ -314,7 +314,7 @@ def beside(monkeypatch: pytest.MonkeyPatch) -> list[_Beside]:
     """Every replay walks the chains in a process of its own, however short its log; the
     walks made, in order."""
     monkeypatch.setattr(tracker.app, "PARALLEL_CHAIN_FROM", 0)
-    monkeypatch.setattr(tracker.app, "ParallelLinks", _Beside)
+    monkeypatch.setattr(tracker.chain_reader, "ParallelLinks", _Beside)
     _Beside.made = []
     return _Beside.made
 
