@@ -7,10 +7,9 @@ import os
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
 from itertools import islice
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from cli.output import json_text as json_text
 from domain.grid import GRIDS
@@ -182,8 +181,7 @@ _SUMMARIES.update({
 })
 
 
-@dataclass(frozen=True)
-class AuditSection:
+class AuditSection(NamedTuple):
     """How one audit section a ruleset names is shown: its label in `trek audit`, an entry's
     text there (after its #seq), and an entry's cells in `trek audit --csv` (its `line`,
     `subject`, `amount`, ...; the seq and day are added)."""

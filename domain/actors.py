@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from domain.values import check_name
 
 
-@dataclass(frozen=True)
-class Actor:
+class Actor(NamedTuple):
     """Who a command is recorded for, stamped on the event it records.
 
     `name` is the GM whose word records the command: the GM's own command, or, for a request a

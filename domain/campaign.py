@@ -5,10 +5,9 @@ import re
 import uuid
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache, partial, singledispatch
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, Self
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol, Self
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -138,8 +137,7 @@ def overlay(cancelled: dict[int, int], changes: Iterable[tuple[int, int | None]]
 CANCELLATION_WINDOW = 4096
 
 
-@dataclass(frozen=True)
-class Stamp:
+class Stamp(NamedTuple):
     """Who records the next events and when, given by the application: the GM the store was
     opened by (`--gm`, TREK_GM, the server's GM) and the actor whose command it is (None: that
     GM's own)."""
@@ -536,7 +534,7 @@ class Campaign:
             raise NotOffered(
                 f"{option_flag(foreign[0])} is not an option of a {self.ruleset_name} move "
                 f"(its options: {offered}); nothing was recorded")
-        situation = replace(self.situation(), dice=self._dice())
+        situation = self.situation()._replace(dice=self._dice())
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
 
     def decide_change_door(self, command: "ChangeDoor") -> TrekEvent:

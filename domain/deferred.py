@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from domain.ruleset import Ruleset
 
 
-@dataclass(frozen=True)
-class Deferred:
+class Deferred(NamedTuple):
     """A ruleset whose package is imported the first time a campaign of it is played, so a
     command loads its campaign's ruleset and no other.
 

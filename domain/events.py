@@ -2,9 +2,8 @@
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,8 +30,7 @@ if TYPE_CHECKING:
     from domain.campaign import Campaign
 
 
-@dataclass(frozen=True)
-class RouteMark:
+class RouteMark(NamedTuple):
     """Something an event did on the journey that a route picture marks.
 
     `kind` is a slug the picture looks up for a symbol and colour (an unknown one is drawn

@@ -5,7 +5,7 @@ import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
 from pydantic import BaseModel, ConfigDict, create_model
 
@@ -29,8 +29,7 @@ if TYPE_CHECKING:
 Decision = TrekEvent
 
 
-@dataclass(frozen=True)
-class Situation:
+class Situation(NamedTuple):
     """What a rule may look at: the game state and the map (None: an open, edgeless plain)."""
 
     game: Game

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from projections.db import Row
 
@@ -58,8 +57,7 @@ def kind_of(topic: str) -> str:
     return topic.rpartition(":")[2]
 
 
-@dataclass(frozen=True)
-class LogFilter:
+class LogFilter(NamedTuple):
     """Which log entries to show; every filter given must hold (they combine with AND).
 
     `since`: seq >= since. `day`: entries of that day. `session`: entries stamped with that

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import quote
 
 from eventsourcing.persistence import PersistenceError
@@ -46,8 +47,7 @@ class MemoryStores:
         return name in self.stores
 
 
-@dataclass(frozen=True)
-class OpenedStore:
+class OpenedStore(NamedTuple):
     """What `open_store` found or made at a location."""
 
     app: TrekApplication
@@ -126,8 +126,7 @@ def _open_memory(location: Location, rulesets: Registry, *, create: bool,
 SQLITE_SIDECARS = ("-wal", "-shm", "-journal")
 
 
-@dataclass(frozen=True)
-class NewFiles:
+class NewFiles(NamedTuple):
     """The files of an SQLite store that were not there before a command made the store: what
     that command may take away again if it fails before anything is recorded."""
 

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
 from functools import cache, cached_property, singledispatch
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pydantic import BaseModel
 
@@ -189,8 +188,7 @@ def conveyance_rate(conveyance: Conveyance) -> int:
     return max(1, attribute_rate(conveyance.attribute or "", conveyance.level))
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     """What travels: a character or conveyance, its movement rate, and whether it flies."""
 
     name: str
