@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from html import escape
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from domain.labels import labels_of
 
@@ -70,8 +69,7 @@ def path_style(kind: str) -> tuple[str, str]:
     return PATH_COLOUR, 'stroke-width="3" stroke-dasharray="1 6"'
 
 
-@dataclass(frozen=True)
-class MarkStyle:
+class MarkStyle(NamedTuple):
     """How a marker kind is drawn: a symbol on a coloured disc, and its words in the key."""
 
     symbol: str

@@ -11,8 +11,7 @@ again records exactly those words, so what it shows is what gets recorded.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 Notes = Callable[[dict[str, Any]], list[str]]
 Budget = Callable[[dict[str, Any]], Any]
@@ -26,8 +25,7 @@ def no_budget(event: dict[str, Any]) -> Any:
     return None
 
 
-@dataclass(frozen=True)
-class Band:
+class Band(NamedTuple):
     """One kind of move: its name on the ruler and the options that choose it."""
 
     label: str
@@ -36,15 +34,14 @@ class Band:
     by_steps: bool = False
 
 
-@dataclass(frozen=True)
-class Ruler:
+class Ruler(NamedTuple):
     """How a ruleset's moves are measured on the battle map."""
 
     bands: tuple[Band, ...] = (Band("move"),)
     # The unit of an event's `cost` (singular, plural).
     unit: tuple[str, str] = ("square", "squares")
     # What the move's cost is out of, read from its event (None: not told).
-    budget: Budget = field(default=no_budget)
+    budget: Budget = no_budget
     # Whether a combatant may move again after it, so what it leaves is told, and of what
     # ("this pass"); a ruleset of one move a round leaves nothing worth telling.
     leaves: bool = True
@@ -53,7 +50,7 @@ class Ruler:
     takes_to: bool = True
     # The band whose refusal is told when every band refuses (its index; -1 the broadest).
     refusal_from: int = -1
-    notes: Notes = field(default=no_notes)
+    notes: Notes = no_notes
 
 
 class RulerRefused(Exception):

@@ -11,9 +11,8 @@ now, by name.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.geometry import Square
 
@@ -45,8 +44,7 @@ def door_name(door: Mapping[str, Any]) -> str:
     return f"door at {x},{y}"
 
 
-@dataclass(frozen=True)
-class EdgeMap:
+class EdgeMap(NamedTuple):
     """The walled edges of a battle map and, for each door's edges, the door's name (a door in
     a wall's run stands in place of the wall there)."""
 

@@ -9,9 +9,8 @@ its ruleset's reader and refuses every table nobody declared, each refusal with 
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol, Self
+from typing import Any, NamedTuple, Protocol, Self
 
 from pydantic import (
     BaseModel,
@@ -275,8 +274,7 @@ class MapTable:
 SectionReader = Callable[[object, MapTable], Any]
 
 
-@dataclass(frozen=True)
-class NamedPath:
+class NamedPath(NamedTuple):
     """Something a ruleset's table puts on the map that is shown as a named line of squares:
     pictures draw it and `trek map show` lists it, knowing nothing of what it means."""
 
@@ -297,8 +295,7 @@ def _as_stored(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True)
-class MapSection:
+class MapSection(NamedTuple):
     """A table a ruleset adds to its map files: the `GameMap.extras` key (and stored JSON key)
     its reading is kept under, and the reader. Given the stored JSON value (as a map read back
     from an event holds it, its keys sorted), `paths` gives what of it is shown as named paths

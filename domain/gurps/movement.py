@@ -5,7 +5,7 @@ obstructions; turning; the one hex always allowed; the free end facing; step; po
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
@@ -175,8 +175,7 @@ def passing_refusal(encounter: Encounter, mover: Combatant, here: Square, cell: 
     return step_refusal(encounter, mover, here, cell)
 
 
-@dataclass
-class Walk:
+class Walk(NamedTuple):
     """A move worked out token by token."""
 
     path: list[Square]
