@@ -11,8 +11,7 @@ test's), and builds the registry.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from cli.render import Describe
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from domain.ruleset import Registry, Ruleset
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     """One ruleset as the release offers it: its rules and its command-line part, each made
     by a function the first time a command needs it."""
 

@@ -7,9 +7,9 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from eventsourcing.persistence import IntegrityError, OperationalError, RecordConflictError
@@ -63,13 +63,16 @@ class StoreKind(StrEnum):
     MEMORY = "memory"
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """Where a store is: its kind, its target (a path or URL) and the password apart."""
 
     kind: StoreKind
     target: str
     password: str | None = None
+
+    def __repr__(self) -> str:
+        # The password never reaches a log or a traceback through a location shown whole.
+        return f"Location({self.kind.value}, {self.display!r})"
 
     @classmethod
     def parse(cls, text: str) -> Location:

@@ -58,6 +58,16 @@ def test_only_the_password_field_of_the_url_is_masked(
     assert f"{quote(user, safe='')}:***@{host}:{port}/trek" in scrubbed
 
 
+
+@given(user=USERS, password=PASSWORDS, host=HOSTS, port=PORTS)
+def test_a_location_shown_whole_shows_no_password(
+        user: str, password: str, host: str, port: int) -> None:
+    """A location in a traceback or a log line (its repr) reads as its display does."""
+    location = Location.parse(_url(user, password, host, port))
+    assert location.password == password
+    assert repr(location) == f"Location(postgres, {location.display!r})"
+    assert f":{quote(password, safe='')}@" not in repr(location)
+
 @given(before=AROUND, after=AROUND, user=USERS, password=PASSWORDS, host=HOSTS, port=PORTS)
 def test_a_userinfo_repeated_without_the_rest_of_the_url_is_masked(
         before: str, after: str, user: str, password: str, host: str, port: int) -> None:
