@@ -142,11 +142,23 @@ def build_registry(entries: Iterable[Entry]) -> Registry:
     """The registry of these rulesets, none of them loaded yet. Only the composition root
     (`cli/bootstrap.py`'s `bootstrap`) calls this; it hands the registry to every store and
     page it opens."""
-    from domain.events import CORE_EVENTS
+    from domain.events import CORE_EVENTS, SHARED_MODULE
     from domain.ruleset import Registry
 
-    return Registry(shared=CORE_EVENTS, shared_parts={"domain.encounter": _encounter_events},
+    return Registry(shared=CORE_EVENTS,
+                    shared_parts={"domain.encounter": _encounter_events,
+                                  SHARED_MODULE: _shared_events_apart},
                     rulesets=[entry.deferred() for entry in entries])
+
+
+def _shared_events_apart() -> tuple[type[TrekEvent], ...]:
+    """The shared events kept apart from `domain.events` and stored under its topics (the
+    roster's beyond its first characters, and the parties'), loaded when a campaign's log
+    first holds one."""
+    from domain.parties import EVENTS as PARTY_EVENTS
+    from domain.roster_events import EVENTS as ROSTER_EVENTS
+
+    return ROSTER_EVENTS + PARTY_EVENTS
 
 
 def _encounter_events() -> tuple[type[TrekEvent], ...]:

@@ -12,7 +12,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from domain import parties, roster
+from domain import roster
 from domain.actors import Actor
 from domain.bounds import MAX_CAMPAIGN_NAME, MAX_NAME, MAX_SEED
 from domain.dice import KeyedDice
@@ -451,12 +451,16 @@ class Campaign:
             lambda: roster.set_rule(self.ruleset, self.situation(), command.key, command.value))
 
     def decide_split_party(self, command: "SplitParty") -> TrekEvent:
+        from domain import parties
+
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.split(
             self.situation(), command.name, command.members, command.supplies or {}))
 
     def decide_merge_parties(self, command: "MergeParties") -> TrekEvent:
+        from domain import parties
+
         self._check_overland(command)
         self._check_parties()
         return self._record(lambda: parties.merge(self.situation(), command.name))
@@ -656,9 +660,7 @@ class Campaign:
             # Told from the side of the party it acted on (refused when that party does not
             # exist in the history being checked).
             situation.game.focus(event.party)
-        decision = parties.redecide(situation, event)
-        if decision is None:
-            decision = roster.redecide(ruleset, situation, event)
+        decision = event.redecided(ruleset, situation)
         if decision is None:
             decision = _encounter_redecide()(ruleset, situation, event)
         if decision is not None:

@@ -18,16 +18,14 @@ from domain.patch import Correction, apply
 from domain.state import (
     Character,
     Conveyance,
-    ConveyanceKind,
-    Day,
     Game,
-    Role,
     flat_stats,
 )
-from domain.values import Amount, CampaignName, Level, Miles, Name, Points, Seed, SignedAmount, Text
+from domain.values import Amount, CampaignName, Level, Name, Points, Seed, Text
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign
+    from domain.ruleset import Decision, Ruleset, Situation
 
 
 class RouteMark(NamedTuple):
@@ -56,9 +54,18 @@ def canonical_bytes(state: dict[str, Any]) -> bytes:
 CHAIN_FORMAT = 2
 
 
+# The modules that keep shared events of their own, loaded only by the campaigns and commands
+# that meet one: their events are stored under this module's name all the same, as every
+# earlier release stored them, so a store reads alike whichever release wrote it.
+SHARED_MODULE = "domain.events"
+SHARED_ELSEWHERE = frozenset({"domain.roster_events", "domain.parties"})
+
+
 def topic_of(cls: type[object]) -> str:
-    """The topic an event class is stored under: its module and name."""
-    return f"{cls.__module__}:{cls.__qualname__}"
+    """The topic an event class is stored under: its module and name (`SHARED_MODULE` for a
+    shared event kept in a module of its own)."""
+    module = SHARED_MODULE if cls.__module__ in SHARED_ELSEWHERE else cls.__module__
+    return f"{module}:{cls.__qualname__}"
 
 
 # What every event carries besides what it says: its place in the log, who recorded it and
@@ -98,6 +105,9 @@ class TrekEvent(BaseModel):
     # before; a `stops_mover` event's path is where a move was cut short, not a move.
     opens_phase: ClassVar[bool] = False
     stops_mover: ClassVar[bool] = False
+    # An event after which the party named by its `name` is gone (a merge): commands that used
+    # that party act on the one it joined.
+    ends_party: ClassVar[bool] = False
 
     # A rule decides an event without these (see `domain.ruleset.Decision`); the campaign
     # fills them in when it records the event.
@@ -224,6 +234,12 @@ class TrekEvent(BaseModel):
     def apply_to(self, game: Game) -> None:
         """The event's effect on the game state; bookkeeping events have none."""
 
+    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision | None":
+        """The event decided again from its own inputs in `situation` (re-checking history,
+        `domain.history.replan`), by the shared rules that decided it; None for an event
+        they do not decide (the encounter's and the ruleset's own are asked next)."""
+        return None
+
 
 def _focusing(apply_to: Any) -> Any:
     """An event class's own `apply_to`, first holding the event's party at the top level."""
@@ -279,17 +295,6 @@ class CampaignStarted(TrekEvent):
         game.position = self.start
 
 
-class HouseRuleChanged(TrekEvent):
-    undo_kinds: ClassVar[tuple[str, ...]] = ("rule",)
-
-    key: str
-    value: SignedAmount
-    previous: SignedAmount
-
-    def apply_to(self, game: Game) -> None:
-        game.rules[self.key.replace("-", "_")] = self.value
-
-
 # -- the roster ------------------------------------------------------------------------------
 
 
@@ -314,6 +319,17 @@ class CharacterAdded(TrekEvent):
             energy=self.energy_max, energy_max=self.energy_max,
         )
 
+    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
+        from domain import roster
+        from domain.ruleset import CharacterOptions
+
+        options = CharacterOptions(
+            name=self.name, skills=self.skills, attributes=self.attributes,
+            health_max=self.health_max or None, energy_max=self.energy_max or None,
+            extra=self.stats,
+        )
+        return roster.add_character(ruleset, situation, options)
+
     @classmethod
     def upcast_v1_v2(cls, state: dict[str, Any]) -> None:
         # Version 1 held the first two rulesets' stats as fields of their own; they are now
@@ -321,129 +337,6 @@ class CharacterAdded(TrekEvent):
         old = {k: state.pop(k) for k in [k for k in state if k not in cls.model_fields]}
         state["stats"] = {**state.get("stats", {}),
                           **{k: v for k, v in flat_stats(old).items() if v not in (0, None)}}
-
-
-def _board(game: Game, character: str, conveyance: str, role: Role) -> None:
-    member = game.characters[character]
-    member.conveyance = conveyance
-    member.role = role
-
-
-class MountAdded(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("add-mount",)
-
-    name: Name
-    attribute: Name | None = None
-    level: Level = 0
-    rider: str | None = None
-
-    def apply_to(self, game: Game) -> None:
-        game.conveyances[self.name] = Conveyance(
-            name=self.name, kind=ConveyanceKind.MOUNT, attribute=self.attribute,
-            base_level=self.level, level=self.level,
-        )
-        if self.rider is not None:
-            _board(game, self.rider, self.name, Role.RIDER)
-
-
-class VehicleAdded(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("add-vehicle",)
-
-    name: Name
-    attribute: Name | None = None
-    level: Level = 0
-    miles: Miles | None = None
-    driver: str | None = None
-    passengers: list[str] = Field(default_factory=list)
-
-    def apply_to(self, game: Game) -> None:
-        game.conveyances[self.name] = Conveyance(
-            name=self.name, kind=ConveyanceKind.VEHICLE, attribute=self.attribute,
-            base_level=self.level, level=self.level, miles=self.miles,
-        )
-        if self.driver is not None:
-            _board(game, self.driver, self.name, Role.DRIVER)
-        for passenger in self.passengers:
-            _board(game, passenger, self.name, Role.PASSENGER)
-
-
-class MemberAssigned(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("assign",)
-
-    character: str
-    conveyance: str
-    role: Role
-
-    def apply_to(self, game: Game) -> None:
-        _board(game, self.character, self.conveyance, self.role)
-
-
-class MemberDismounted(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("dismount",)
-
-    character: str
-    conveyance: str
-
-    def apply_to(self, game: Game) -> None:
-        member = game.characters[self.character]
-        member.conveyance = None
-        member.role = None
-
-
-class MemberLeftBehind(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("leave",)
-
-    name: str
-    at: Square
-    # Whoever was aboard a conveyance left behind (or the character itself) goes on foot.
-    on_foot: list[str] = Field(default_factory=list)
-
-    def route_marks(self) -> list[RouteMark]:
-        return [RouteMark("left-behind", f"{self.name} left behind", self.at)]
-
-    def apply_to(self, game: Game) -> None:
-        member = game.member(self.name)
-        assert member is not None, "the roster decision checked the name"
-        member.with_party = False
-        member.left_at = self.at
-        for name in self.on_foot:
-            game.characters[name].conveyance = None
-            game.characters[name].role = None
-
-
-class MemberRejoined(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("rejoin",)
-
-    name: str
-
-    def route_marks(self) -> list[RouteMark]:
-        return [RouteMark("rejoined", f"{self.name} rejoined")]
-
-    def apply_to(self, game: Game) -> None:
-        member = game.member(self.name)
-        assert member is not None, "the roster decision checked the name"
-        member.with_party = True
-        member.left_at = None
-
-
-class Harmed(TrekEvent):
-    undo_kinds: ClassVar[tuple[str, ...]] = ("harm",)
-
-    character: str
-    health: Points = 0
-    energy: Points = 0
-    reason: Text | None = None
-
-    def apply_to(self, game: Game) -> None:
-        member = game.characters[self.character]
-        member.health = max(0, member.health - self.health)
-        member.energy = max(0, member.energy - self.energy)
 
 
 # -- supplies --------------------------------------------------------------------------------
@@ -458,6 +351,11 @@ class SuppliesSet(TrekEvent):
     def apply_to(self, game: Game) -> None:
         game.supplies.update(self.values)
 
+    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
+        from domain import roster
+
+        return roster.set_supplies(situation, self.values)
+
 
 class SuppliesAdded(TrekEvent):
     party_scoped: ClassVar[bool] = True
@@ -468,6 +366,11 @@ class SuppliesAdded(TrekEvent):
     def apply_to(self, game: Game) -> None:
         for kind, amount in self.amounts.items():
             game.supplies[kind] += amount
+
+    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
+        from domain import roster
+
+        return roster.add_supplies(situation, self.amounts)
 
 
 class SuppliesSpent(TrekEvent):
@@ -480,66 +383,10 @@ class SuppliesSpent(TrekEvent):
         for kind, amount in self.amounts.items():
             game.supplies[kind] = max(0, game.supplies[kind] - amount)
 
+    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
+        from domain import roster
 
-# -- parties (RULES.md §15) ------------------------------------------------------------------
-
-
-class PartySplit(TrekEvent):
-    """Members leave the party (`party`) and form party `name` on its square, with the
-    supplies given; the new party's day count starts at its parent's."""
-
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
-
-    name: Name
-    members: list[str]
-    supplies: dict[str, Amount] = Field(default_factory=dict)
-    at: Square
-    day: int
-
-    def apply_to(self, game: Game) -> None:
-        from domain.state import Party
-
-        for name in self.members:
-            member = game.member(name)
-            assert member is not None, "the split checked its members"
-            member.with_party = False
-        for kind, amount in self.supplies.items():
-            game.supplies[kind] -= amount
-        supplies = dict.fromkeys(game.supplies, 0)
-        supplies.update(self.supplies)
-        game.parties[self.name] = Party(position=self.at, day=Day(number=self.day),
-                                        supplies=supplies,
-                                        members=dict.fromkeys(self.members, True))
-
-
-class PartiesMerged(TrekEvent):
-    """Party `name` joins the party (`party`) on its square: the union of members, the sum of
-    supplies and the later day count; `waited` is how many days the party whose count was
-    lower waited."""
-
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
-
-    name: Name
-    members: dict[str, bool]
-    supplies: dict[str, Amount]
-    at: Square
-    days: dict[str, int]
-    day: int
-    waited: int
-
-    def apply_to(self, game: Game) -> None:
-        gone = game.parties.pop(self.name)
-        for name, travelling in gone.members.items():
-            member = game.member(name)
-            assert member is not None, "the merge checked its members"
-            member.with_party = travelling
-        for kind, amount in self.supplies.items():
-            game.supplies[kind] = game.supplies.get(kind, 0) + amount
-        game.day.number = self.day
+        return roster.spend_supplies(situation, self.amounts)
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
@@ -580,10 +427,11 @@ class EventsRestored(_Reversal):
     reason: Text | None = None
 
 
-# The events every ruleset shares; each ruleset package lists its own (its EVENTS).
+# The events every ruleset shares that nearly every campaign's log holds, loaded by every
+# command; the rest of the roster's (`domain.roster_events`), the parties' (`domain.parties`) and
+# the encounter's (`domain.encounter`) load when first met. Each ruleset package lists its own
+# (its EVENTS).
 CORE_EVENTS: tuple[type[TrekEvent], ...] = (
-    CampaignStarted, HouseRuleChanged, CharacterAdded, MountAdded, VehicleAdded,
-    MemberAssigned, MemberDismounted, MemberLeftBehind, MemberRejoined, Harmed,
-    SuppliesSet, SuppliesAdded, SuppliesSpent, SessionStarted, SessionEnded, EventsCancelled,
-    EventsRestored, PartySplit, PartiesMerged,
+    CampaignStarted, CharacterAdded, SuppliesSet, SuppliesAdded, SuppliesSpent,
+    SessionStarted, SessionEnded, EventsCancelled, EventsRestored,
 )

@@ -1,15 +1,23 @@
-"""Splitting the party and merging parties (RULES.md §15): the rules (the commands are in
-`domain/commands/parties.py`)."""
+"""Splitting the party and merging parties (RULES.md §15): the rules and their events (the
+commands are in `domain/commands/parties.py`).
+
+Loaded by the commands that split or merge and by a campaign's log when it first meets a split
+or a merge; the events are stored under `domain.events`' topics, as every release before stored
+them (`domain.events.topic_of`)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
+
+from pydantic import Field
 
 from domain.errors import NotFound, RuleViolation
-from domain.events import PartiesMerged, PartySplit, TrekEvent
-from domain.ruleset import Decision, Situation
-from domain.state import Game
-from domain.values import check_name
+from domain.events import TrekEvent
+from domain.geometry import Square
+from domain.ruleset import Decision, Ruleset, Situation
+from domain.state import Day, Game, Party
+from domain.values import Amount, Name, check_name
 
 
 def _transit(game: Game) -> str | None:
@@ -117,10 +125,70 @@ def merge(situation: Situation, name: str) -> Decision:
         waited=abs(days[into] - days[name]))
 
 
-def redecide(situation: Situation, event: TrekEvent) -> Decision | None:
-    """A recorded split or merge decided again from its inputs; None for any other event."""
-    if isinstance(event, PartySplit):
-        return split(situation, event.name, tuple(event.members), event.supplies)
-    if isinstance(event, PartiesMerged):
-        return merge(situation, event.name)
-    return None
+# -- the events -------------------------------------------------------------------------------
+
+
+class PartySplit(TrekEvent):
+    """Members leave the party (`party`) and form party `name` on its square, with the
+    supplies given; the new party's day count starts at its parent's."""
+
+    party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
+
+    name: Name
+    members: list[str]
+    supplies: dict[str, Amount] = Field(default_factory=dict)
+    at: Square
+    day: int
+
+    def apply_to(self, game: Game) -> None:
+        for name in self.members:
+            member = game.member(name)
+            assert member is not None, "the split checked its members"
+            member.with_party = False
+        for kind, amount in self.supplies.items():
+            game.supplies[kind] -= amount
+        supplies = dict.fromkeys(game.supplies, 0)
+        supplies.update(self.supplies)
+        game.parties[self.name] = Party(position=self.at, day=Day(number=self.day),
+                                        supplies=supplies,
+                                        members=dict.fromkeys(self.members, True))
+
+    def redecided(self, ruleset: Ruleset, situation: Situation) -> Decision:
+        return split(situation, self.name, tuple(self.members), self.supplies)
+
+
+class PartiesMerged(TrekEvent):
+    """Party `name` joins the party (`party`) on its square: the union of members, the sum of
+    supplies and the later day count; `waited` is how many days the party whose count was
+    lower waited."""
+
+    party_scoped: ClassVar[bool] = True
+    overland: ClassVar[bool] = True
+    ends_party: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("party",)
+
+    name: Name
+    members: dict[str, bool]
+    supplies: dict[str, Amount]
+    at: Square
+    days: dict[str, int]
+    day: int
+    waited: int
+
+    def apply_to(self, game: Game) -> None:
+        gone = game.parties.pop(self.name)
+        for name, travelling in gone.members.items():
+            member = game.member(name)
+            assert member is not None, "the merge checked its members"
+            member.with_party = travelling
+        for kind, amount in self.supplies.items():
+            game.supplies[kind] = game.supplies.get(kind, 0) + amount
+        game.day.number = self.day
+
+    def redecided(self, ruleset: Ruleset, situation: Situation) -> Decision:
+        return merge(situation, self.name)
+
+
+EVENTS: tuple[type[TrekEvent], ...] = (PartySplit, PartiesMerged)

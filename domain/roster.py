@@ -1,30 +1,20 @@
-"""Decisions every ruleset shares: the roster, supplies, harm and house rules."""
+"""Decisions every ruleset shares: the roster, supplies, harm and house rules.
+
+Each event decided here is decided again, re-checking history, by its own `redecided`. The
+events beyond a campaign's first characters and supplies are in `domain/roster_events.py`,
+loaded by the decisions that make one: the rulesets look members up here on every command.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache, singledispatch
 from typing import Any
 
 from pydantic.fields import FieldInfo
 
 from domain.bounds import MAX_AMOUNT
 from domain.errors import NotFound, NotOffered, RuleViolation
-from domain.events import (
-    CharacterAdded,
-    Harmed,
-    HouseRuleChanged,
-    MemberAssigned,
-    MemberDismounted,
-    MemberLeftBehind,
-    MemberRejoined,
-    MountAdded,
-    SuppliesAdded,
-    SuppliesSet,
-    SuppliesSpent,
-    TrekEvent,
-    VehicleAdded,
-)
+from domain.events import CharacterAdded, SuppliesAdded, SuppliesSet, SuppliesSpent
 from domain.ruleset import (
     CharacterOptions,
     Decision,
@@ -77,6 +67,8 @@ def add_character(ruleset: Ruleset, situation: Situation, options: CharacterOpti
 
 def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
               rider: str | None) -> Decision:
+    from domain.roster_events import MountAdded
+
     check_new_name(situation.game, name)
     movement = ruleset.mount(situation, name, move, rider)
     if rider is not None:
@@ -86,6 +78,8 @@ def add_mount(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str
 
 def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[str, int] | None,
                 driver: str | None, passengers: list[str]) -> Decision:
+    from domain.roster_events import VehicleAdded
+
     game = situation.game
     check_new_name(game, name)
     movement = ruleset.vehicle(situation, name, move)
@@ -103,6 +97,8 @@ def add_vehicle(ruleset: Ruleset, situation: Situation, name: str, move: tuple[s
 
 
 def assign(situation: Situation, name: str, conveyance_name: str, role: Role) -> Decision:
+    from domain.roster_events import MemberAssigned
+
     game = situation.game
     conveyance = game.conveyances.get(conveyance_name)
     if conveyance is None:
@@ -132,6 +128,8 @@ def assign(situation: Situation, name: str, conveyance_name: str, role: Role) ->
 
 
 def dismount(situation: Situation, name: str) -> Decision:
+    from domain.roster_events import MemberDismounted
+
     member = character(situation.game, name)
     _own(situation.game, name)
     if member.conveyance is None:
@@ -148,6 +146,8 @@ def _own(game: Game, name: str) -> None:
 
 
 def leave(situation: Situation, name: str) -> Decision:
+    from domain.roster_events import MemberLeftBehind
+
     game = situation.game
     if name in game.characters:
         member = game.characters[name]
@@ -166,6 +166,8 @@ def leave(situation: Situation, name: str) -> Decision:
 
 
 def rejoin(situation: Situation, name: str) -> Decision:
+    from domain.roster_events import MemberRejoined
+
     game = situation.game
     member = game.member(name)
     if member is None:
@@ -218,6 +220,8 @@ def check_harm_pools(situation: Situation, name: str, health: int, energy: int) 
 
 def harm(situation: Situation, name: str, health: int, energy: int,
          reason: str | None) -> Decision:
+    from domain.roster_events import Harmed
+
     character(situation.game, name)
     if health == 0 and energy == 0:
         raise RuleViolation("say how much harm: --health N and/or --energy N")
@@ -249,92 +253,9 @@ def set_rule(ruleset: Ruleset, situation: Situation, key: str, value: int) -> De
     if low == 0 and value < 0:
         raise RuleViolation(f"{key} is 0 or more, not {value}")
     check_number(value, key, low, high)
+    from domain.roster_events import HouseRuleChanged
+
     previous = rules[key]
     if previous == value:
         raise RuleViolation(f"{key} is already {value}")
     return HouseRuleChanged(key=key, value=value, previous=previous)
-
-
-def redecide(ruleset: Ruleset, situation: Situation, event: TrekEvent) -> Decision | None:
-    """Decide a recorded roster, supplies, harm or house-rule event again from its inputs;
-    None for any other event."""
-    return _redo_of(type(event))(event, ruleset, situation)
-
-
-@singledispatch
-def _redo(event: TrekEvent, ruleset: Ruleset, situation: Situation) -> Decision | None:
-    return None
-
-
-@_redo.register
-def _(event: CharacterAdded, ruleset: Ruleset, situation: Situation) -> Decision:
-    options = CharacterOptions(
-        name=event.name, skills=event.skills, attributes=event.attributes,
-        health_max=event.health_max or None, energy_max=event.energy_max or None,
-        extra=event.stats,
-    )
-    return add_character(ruleset, situation, options)
-
-
-@_redo.register
-def _(event: MountAdded, ruleset: Ruleset, situation: Situation) -> Decision:
-    move = (event.attribute, event.level) if event.attribute else None
-    return add_mount(ruleset, situation, event.name, move, event.rider)
-
-
-@_redo.register
-def _(event: VehicleAdded, ruleset: Ruleset, situation: Situation) -> Decision:
-    move = ((event.attribute, event.level) if event.attribute
-            else ("miles", event.miles) if event.miles is not None else None)
-    return add_vehicle(ruleset, situation, event.name, move, event.driver,
-                       list(event.passengers))
-
-
-@_redo.register
-def _(event: MemberAssigned, ruleset: Ruleset, situation: Situation) -> Decision:
-    return assign(situation, event.character, event.conveyance, event.role)
-
-
-@_redo.register
-def _(event: MemberDismounted, ruleset: Ruleset, situation: Situation) -> Decision:
-    return dismount(situation, event.character)
-
-
-@_redo.register
-def _(event: MemberLeftBehind, ruleset: Ruleset, situation: Situation) -> Decision:
-    return leave(situation, event.name)
-
-
-@_redo.register
-def _(event: MemberRejoined, ruleset: Ruleset, situation: Situation) -> Decision:
-    return rejoin(situation, event.name)
-
-
-@_redo.register
-def _(event: SuppliesSet, ruleset: Ruleset, situation: Situation) -> Decision:
-    return set_supplies(situation, event.values)
-
-
-@_redo.register
-def _(event: SuppliesAdded, ruleset: Ruleset, situation: Situation) -> Decision:
-    return add_supplies(situation, event.amounts)
-
-
-@_redo.register
-def _(event: SuppliesSpent, ruleset: Ruleset, situation: Situation) -> Decision:
-    return spend_supplies(situation, event.amounts)
-
-
-@_redo.register
-def _(event: Harmed, ruleset: Ruleset, situation: Situation) -> Decision:
-    return harm(situation, event.character, event.health, event.energy, event.reason)
-
-
-@_redo.register
-def _(event: HouseRuleChanged, ruleset: Ruleset, situation: Situation) -> Decision:
-    return set_rule(ruleset, situation, event.key, event.value)
-
-
-# Each event class's rule as singledispatch finds it, asked once per class: re-checking history
-# asks for every later event.
-_redo_of = cache(_redo.dispatch)

@@ -16,10 +16,10 @@ from domain.events import (
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
-    PartySplit,
     TrekEvent,
 )
 from domain.geometry import Square
+from domain.parties import PartySplit
 from domain.state import Game
 
 

@@ -19,12 +19,11 @@ from typing import Any, TypedDict
 from domain.events import (
     EventsCancelled,
     EventsRestored,
-    PartiesMerged,
-    PartySplit,
     SessionEnded,
     SessionStarted,
     TrekEvent,
 )
+from domain.parties import PartiesMerged, PartySplit
 from domain.state import SUPPLY_KINDS, Conveyance, Game
 
 

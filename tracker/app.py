@@ -23,7 +23,7 @@ from eventsourcing.persistence import (
 from domain.actors import Actor
 from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slugify
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
-from domain.events import EventsCancelled, PartiesMerged, TrekEvent
+from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
 from domain.links import link_hash, stored_bytes, stored_link
@@ -526,7 +526,7 @@ class Trek:
                 continue
             if self.unfolded:
                 self._finish([event])
-            if isinstance(event, PartiesMerged):
+            if type(event).ends_party:
                 self._follow_merge(name, event)
             return [event_document(event)]
         raise ConcurrentChange(
@@ -552,9 +552,12 @@ class Trek:
                 self.catch_up()
         return campaign
 
-    def _follow_merge(self, slug: str, merged: PartiesMerged) -> None:
+    def _follow_merge(self, slug: str, merged: TrekEvent) -> None:
         """The party in use merged into another no longer exists: commands act on the party
         it joined."""
+        from domain.parties import PartiesMerged
+
+        assert isinstance(merged, PartiesMerged)
         if merged.party is not None and self.party_in_use(slug) == merged.name:
             with self.reader.store_errors(), self.views.transaction() as cursor:
                 readmodels.save_setting(cursor, party_key(slug), merged.party)
@@ -700,7 +703,7 @@ class Trek:
                 if self.unfolded:
                     self._finish(events)
                 for event in events:
-                    if isinstance(event, PartiesMerged):
+                    if type(event).ends_party:
                         self._follow_merge(name, event)
                 return [[event_document(outcome)] if isinstance(outcome, TrekEvent)
                         else outcome for outcome in outcomes]

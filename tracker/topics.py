@@ -1,8 +1,10 @@
 """Which event class a stored topic names: an allow-list, never an import of whatever a row says.
 
-New events are stored under their class's module path. Release 0.1 stored every event under
-`domain.events:NAME`; those topics still resolve: to the one class of that name, or, for the
-day-clock events each ruleset now has its own of, to the class of the campaign's ruleset.
+New events are stored under their class's module path, but for the shared events kept apart
+from `domain.events`, stored under its name as before (`domain.events.topic_of`). Release 0.1
+stored every event under `domain.events:NAME`; those topics still resolve: to the one class of
+that name, or, for the day-clock events each ruleset now has its own of, to the class of the
+campaign's ruleset.
 """
 
 from __future__ import annotations
@@ -93,6 +95,10 @@ class Topics:
         if cls is not None:
             return cls
         module, _, name = topic.partition(":")
+        # A part of play not loaded yet, its events stored under its module's name or, for
+        # the shared events kept apart from `domain.events`, under that module's.
+        if self._add_part(module):
+            return self.resolve(topic, originator_id, ruleset_of)
         # The campaign's ruleset, met for the first time (or, for a release 0.1 topic, every
         # ruleset: that release stored them all under one module).
         news = (list(self.rulesets) if module == LEGACY_MODULE
@@ -100,11 +106,10 @@ class Topics:
         if any(ruleset.name not in self.added for ruleset in news):
             self._add(news)
             return self.resolve(topic, originator_id, ruleset_of)
-        # A part of play not loaded yet (every part, for a release 0.1 topic).
+        # Every part of play, for a release 0.1 topic (that release stored them all under
+        # one module too).
         if module == LEGACY_MODULE and self.parts:
             self._add_every_part()
-            return self.resolve(topic, originator_id, ruleset_of)
-        if self._add_part(module):
             return self.resolve(topic, originator_id, ruleset_of)
         choices = self.legacy.get(name) if module == LEGACY_MODULE else None
         if choices:

@@ -200,6 +200,9 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:
         # none is used overland.
         assert not {"domain.besm.combat", "domain.encounter", "domain.battlemap"} & modules, words
+        # Nor the shared events its log does not hold: the roster's beyond its first
+        # characters and supplies, and the parties'.
+        assert not {"domain.roster_events", "domain.parties"} & modules, words
         # A shared event's line needs nothing of the ruleset's command line: `supplies add`
         # loads none of BESM's; `move` (its event is BESM's own) and `undo` (its line names
         # the move it cancels by the move's own line) load BESM's log lines, not its commands.

@@ -22,8 +22,9 @@ from domain.campaign import campaign_id
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, Harm
 from domain.errors import RuleViolation
-from domain.events import EventsCancelled, EventsRestored, Harmed, TrekEvent
+from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.history import fold_live
+from domain.roster_events import Harmed
 from domain.ruleset import CharacterOptions
 from tracker.app import Trek
 

@@ -21,9 +21,10 @@ from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Leave, Re
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
-from domain.events import PartiesMerged, TrekEvent
+from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
+from domain.parties import PartiesMerged
 from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map

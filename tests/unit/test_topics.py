@@ -121,6 +121,27 @@ def test_a_parts_topic_met_first_loads_its_ruleset_and_the_part() -> None:
     assert [ruleset.name for ruleset in registry.loaded()] == ["besm"]
 
 
+def test_a_shared_event_kept_apart_is_stored_and_found_under_the_shared_module() -> None:
+    """The roster's events beyond the first characters and the parties' are kept in modules
+    of their own but stored as every release stored them, under `domain.events`: a topic of
+    theirs loads them (and no ruleset), and one this release never had is still refused."""
+    from domain.events import topic_of
+    from domain.parties import PartiesMerged, PartySplit
+    from domain.roster_events import Harmed, MountAdded
+
+    assert [topic_of(cls) for cls in (MountAdded, Harmed, PartySplit, PartiesMerged)] == [
+        "domain.events:MountAdded", "domain.events:Harmed", "domain.events:PartySplit",
+        "domain.events:PartiesMerged"]
+    registry = fresh_registry()
+    topics = Topics(registry)
+    assert "domain.events:MountAdded" not in topics.by_topic
+    assert resolve_in(topics, "domain.events:MountAdded") is MountAdded
+    assert topics.by_topic["domain.events:PartiesMerged"] is PartiesMerged
+    assert registry.loaded() == []
+    with pytest.raises(UnknownTopic, match="newer Trek"):
+        resolve_in(topics, "domain.events:MountLost", "besm")
+
+
 def test_the_words_undo_takes_include_every_parts_events() -> None:
     """`trek undo --last KIND` reads the kinds off every event class, parts loaded."""
     kinds = fresh_registry().undo_kinds
