@@ -5,8 +5,6 @@ Loaded by the commands that split or merge and by a campaign's log when it first
 or a merge; the events are stored under `domain.events`' topics, as every release before stored
 them (`domain.events.topic_of`)."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import ClassVar
 
