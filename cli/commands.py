@@ -49,7 +49,6 @@ from domain.bounds import MAX_POINTS
 from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
 from domain.supplies import SUPPLY_KINDS
-from tracker.points import Point
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
     from domain.geometry import Square
     from tracker.app import Trek
     from tracker.mapformats import Grid
+    from tracker.points import Point
 
 # The queries of the read commands below (cli/reads.py), loaded when one is first made: a
 # recording command makes none.

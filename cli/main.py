@@ -16,7 +16,7 @@ import gc
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,7 +32,9 @@ from cli.options import (
 )
 from cli.output import json_text
 from domain.errors import TrackerError
-from tracker.points import Point
+
+if TYPE_CHECKING:
+    from tracker.points import Point
 
 
 def _commands(root: Root) -> dict[str, click.Command]:

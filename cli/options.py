@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from domain.bounds import MAX_SEQ
-from tracker.points import Point
 
 if TYPE_CHECKING:  # imported where used, so `trek --help` and `trek status` start quickly
     from domain.geometry import Square
     from domain.ruleset import CharacterOptions
+    from tracker.points import Point
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -406,7 +406,7 @@ ROLL = Whole(2, 12, what="the 2d6 total")
 ROLL_HELP = "Total the GM rolled on 2d6 (2-12); left out, Trek rolls from the campaign seed."
 
 
-class PointType(click.ParamType[Point]):
+class PointType(click.ParamType["Point"]):
     """A point in a campaign's history: SEQ, day:N or now (SLUG@ before it where allowed)."""
 
     name = "POINT"
@@ -416,6 +416,8 @@ class PointType(click.ParamType[Point]):
 
     def convert(self, value: Any, param: click.Parameter | None,
                 ctx: click.Context | None) -> Point:
+        from tracker.points import Point
+
         if isinstance(value, Point):
             return value
         try:

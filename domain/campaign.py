@@ -29,7 +29,6 @@ from domain.events import (
 )
 from domain.geometry import Square
 from domain.grid import GRIDS
-from domain.history import Replan, describe_dropped, replan
 from domain.maps import GameMap, Terrain
 from domain.partial import WithoutOverland
 from domain.patch import diff
@@ -71,6 +70,7 @@ if TYPE_CHECKING:
     from domain.commands.sessions import EndSession, StartSession
     from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
     from domain.commands.travel import EndDay, Move, StartDay
+    from domain.history import Replan
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")
 _SLUG_RE = re.compile(r"[^a-z0-9]+")
@@ -671,7 +671,9 @@ class Campaign:
         raise RuleViolation(f"event {event.seq} ({type(event).__name__}) cannot be checked again")
 
     def _replan(self, before: Game, later: Iterable[TrekEvent], gone: set[int],
-                back: set[int]) -> Replan:
+                back: set[int]) -> "Replan":
+        from domain.history import replan
+
         situation = Situation(game=before, map=self.map, ruleset=self.ruleset_name)
         # The ruleset is looked up once for the whole walk, not once per later event.
         ruleset = self.ruleset
@@ -709,6 +711,8 @@ class Campaign:
         if unseen:
             raise NotFound(f"there is no event {min(unseen)}; the log runs to {self._version}")
         if plan.dropped and not cascade:
+            from domain.history import describe_dropped
+
             raise RuleViolation(
                 "undoing it would leave later events breaking the rules: "
                 + describe_dropped(plan.dropped, plan.types)
@@ -730,6 +734,8 @@ class Campaign:
         self.check_restorable(targets)
         plan = self._replan(before, later, set(), set(targets))
         if plan.dropped:
+            from domain.history import describe_dropped
+
             raise RuleViolation(
                 "restoring it would break the rules: " + describe_dropped(plan.dropped, plan.types)
             )

@@ -25,7 +25,6 @@ from domain.campaign import Campaign, CampaignSnapshot, Stamp, campaign_id, slug
 from domain.errors import NewerStore, NotFound, RuleViolation, TamperedLog, TrackerError
 from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
-from domain.history import fold_live
 from domain.links import link_hash, stored_bytes, stored_link
 from domain.maps import GameMap
 from domain.ruleset import (
@@ -799,6 +798,8 @@ class Trek:
         if first <= 1:
             # Nothing comes before the campaign's start (and the store has no version 0).
             return Game()
+        from domain.history import fold_live
+
         start = first
         for _ in range(GAME_BEFORE_STEPS):
             past = self.reader.get(campaign.id, version=start - 1)
