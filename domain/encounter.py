@@ -7,12 +7,11 @@ ruleset's decision (see `EncounterRules`).
 """
 
 from functools import cache, singledispatch
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import Field
 
 from domain.cells import Cell
-from domain.commands.encounter import EnterCombatant
 from domain.edges import door_name, doors_of, edge_refusal
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
@@ -23,6 +22,9 @@ from domain.maps import extent
 from domain.ruleset import Decision, EncounterRules, Situation, check_character_options
 from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import CampaignName, Name
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant
 
 
 def open_encounter(game: Game) -> Encounter:
@@ -279,7 +281,7 @@ def start(situation: Situation, name: str, battle_map: dict[str, Any] | None,
     return EncounterStarted(name=name, grid=grid, map=battle_map)
 
 
-def enter(rules: EncounterRules, situation: Situation, command: EnterCombatant,
+def enter(rules: EncounterRules, situation: Situation, command: "EnterCombatant",
           recorded: tuple[dict[str, Any], dict[str, Any]] | None = None) -> Decision:
     """`recorded`: the stats and state an earlier decision gave, when deciding it again."""
     encounter = open_encounter(situation.game)
@@ -387,6 +389,8 @@ def _(event: EncounterStarted, rules: EncounterRules, situation: Situation) -> D
 @_redo.register
 def _(event: CombatantEntered, rules: EncounterRules, situation: Situation) -> Decision:
     # The stats were given at the time; the place and the name are what may now clash.
+    from domain.commands.encounter import EnterCombatant
+
     return enter(rules, situation, EnterCombatant(
         name=event.name, at=event.at, side=event.side, facing=event.facing,
         from_roster=event.from_roster), recorded=(event.stats, event.state))

@@ -4,14 +4,13 @@ stealthy movement, and the ranged penalty after moving (unless Gun Bunny)."""
 
 from collections.abc import Callable, Mapping
 from functools import cache, singledispatch
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.besm.state import stat
-from domain.commands.encounter import MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -31,6 +30,9 @@ from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, Situation
 from domain.state import Character, Combatant, Encounter, Game, friends
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import MoveCombatant, StartRound
 
 DEFENSE_PENALTY = 2
 RANGED_PENALTY = 2
@@ -215,7 +217,7 @@ class CombatRules:
             return {"body": stat(character, "body"), "attributes": character.attributes}
         return stats
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
         encounter = open_encounter(situation.game)
         if command.options:
             raise RuleViolation("a BESM round takes no options")
@@ -233,7 +235,7 @@ class CombatRules:
             ).model_dump()
         return RoundStarted(number=number, states=states)
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
         encounter = open_encounter(situation.game)
         require_round(encounter)
         mover = encounter.combatant(command.name)
@@ -425,6 +427,8 @@ def _redo(event: TrekEvent, rules: CombatRules, situation: Situation) -> Decisio
 
 @_redo.register
 def _(event: RoundStarted, rules: CombatRules, situation: Situation) -> Decision:
+    from domain.commands.encounter import StartRound
+
     return rules.start_round(situation, StartRound())
 
 

@@ -3,14 +3,13 @@ terrain and gravity, zero-gravity pushes and drift, and one-roll or extended cha
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
-from domain.commands.encounter import MoveCombatant, StartRound
 from domain.dice import Dice, Roll
 from domain.edges import edge_beside, edge_refusal
 from domain.encounter import (
@@ -29,6 +28,9 @@ from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
 from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import MoveCombatant, StartRound
 
 DEFAULT_CELL_FEET = 5
 MAX_DIFFICULTY = 10
@@ -412,7 +414,7 @@ class CypherCombat:
 
     # -- rounds ---------------------------------------------------------------------------
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
         encounter = open_encounter(situation.game)
         if command.options:
             raise RuleViolation("a Cypher round takes no options")
@@ -444,7 +446,7 @@ class CypherCombat:
 
     # -- moves ----------------------------------------------------------------------------
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
         encounter = open_encounter(situation.game)
         require_round(encounter)
         mover = encounter.combatant(command.name)

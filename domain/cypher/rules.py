@@ -12,7 +12,6 @@ from pydantic import BaseModel
 
 from domain import pathfinding
 from domain.bounds import MAX_LEVEL
-from domain.commands.encounter import EnterCombatant, StartRound
 from domain.cypher.combat import (
     COMBAT_EVENTS,
     COMMANDS,
@@ -51,6 +50,7 @@ from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
 from domain.values import check_number
 
 if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant
     from domain.plan import PlanRules
 
 ROAD_MILES = 20
@@ -421,6 +421,8 @@ def _redo(event: TrekEvent, rules: Cypher, situation: Situation) -> Decision | N
 
 @_redo.register
 def _(event: RoundStarted, rules: Cypher, situation: Situation) -> Decision:
+    from domain.commands.encounter import StartRound
+
     return rules.start_round(situation, StartRound())
 
 

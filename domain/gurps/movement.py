@@ -5,12 +5,11 @@ obstructions; turning; the one hex always allowed; the free end facing; step; po
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
 from domain.battlemap import LegendSpec, one_of, whole_number
-from domain.commands.encounter import MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -28,6 +27,9 @@ from domain.gurps import POSTURES
 from domain.gurps.stats import air_move, exact, ground_move, number, water_move
 from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter, friends
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import MoveCombatant, StartRound
 
 DIRECTIONS = HEXES.directions  # N NE SE S SW NW, clockwise
 TURNS = {"L": -1, "R": 1}
@@ -261,14 +263,14 @@ class HexRules:
     def enter_state(self, stats: Mapping[str, Any]) -> dict[str, Any]:
         return HexState().model_dump()
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
         encounter = open_encounter(situation.game)
         if command.options:
             raise RuleViolation("a GURPS turn takes no round options; nothing was recorded")
         # Each fighter's turn is fresh because its state names an earlier round.
         return RoundStarted(number=encounter.round + 1, states={})
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
         if command.to is not None:
             raise RuleViolation("a GURPS move is given step by step (hex directions and L / R "
                                 "turns), not with --to: its costs depend on the facing")

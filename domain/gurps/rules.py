@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 from functools import cache, singledispatch, singledispatchmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from domain.commands.encounter import EnterCombatant, StartRound
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.events import TrekEvent
@@ -23,6 +22,9 @@ from domain.ruleset import (
     not_offered,
 )
 from domain.state import Character
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant
 
 
 class Gurps(WithoutOverland, HexRules, NothingOnEntry):
@@ -64,6 +66,8 @@ def _redo(event: TrekEvent, rules: Gurps, situation: Situation) -> Decision | No
 
 @_redo.register
 def _(event: RoundStarted, rules: Gurps, situation: Situation) -> Decision:
+    from domain.commands.encounter import StartRound
+
     return rules.start_round(situation, StartRound())
 
 

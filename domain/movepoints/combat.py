@@ -13,7 +13,7 @@ MP come in exact halves: the arithmetic here is on `Fraction`s, and documents ho
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
@@ -21,7 +21,6 @@ from domain import pathfinding
 from domain.battlemap import LegendSpec, flag, whole_number
 from domain.bounds import MAX_LEVEL
 from domain.cells import Cell
-from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -39,6 +38,9 @@ from domain.grid import SQUARES
 from domain.ruleset import Decision, Situation
 from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import check_number
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
 
 # The movement types a Full Move is given for, in the order documents list them.
 TYPES = ("land", "swim", "fly")
@@ -363,7 +365,7 @@ class MoveRules:
 
     # -- rounds ---------------------------------------------------------------------------
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
         encounter = open_encounter(situation.game)
         if command.options:
             raise RuleViolation("a Move-Points round takes no options; `trek encounter round` "
@@ -538,7 +540,7 @@ class MoveRules:
 
     # -- moving -----------------------------------------------------------------------------
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
         encounter = open_encounter(situation.game)
         require_round(encounter)
         mover = encounter.combatant(command.name)
@@ -780,7 +782,7 @@ class MoveRules:
             others[loss.name] = state.model_dump(mode="json")
         return broken, others
 
-    def entering(self, situation: Situation, command: EnterCombatant
+    def entering(self, situation: Situation, command: "EnterCombatant"
                  ) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
         """An enemy put on a tile someone is paying toward ends that transit at once (RULES
         §10: progress is lost when an enemy occupies the tile)."""

@@ -4,9 +4,9 @@ Move-Point movement in encounters (`domain.movepoints.combat`)."""
 from __future__ import annotations
 
 from functools import cache, singledispatch, singledispatchmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from domain.commands.encounter import Act, EnterCombatant, StartRound
+from domain.commands.encounter import Act
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
@@ -32,6 +32,9 @@ from domain.ruleset import (
     not_offered,
 )
 from domain.state import Character
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant
 
 
 def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:
@@ -100,6 +103,8 @@ def _redo(event: TrekEvent, rules: Movepoints, situation: Situation) -> Decision
 
 @_redo.register
 def _(event: RoundStarted, rules: Movepoints, situation: Situation) -> Decision:
+    from domain.commands.encounter import StartRound
+
     return rules.start_round(situation, StartRound())
 
 

@@ -3,14 +3,13 @@ per-pass limit and the per-turn cap, the target-number modifier of moving, the A
 (Running) sprint, and the free attack an opponent gets on someone passing close by."""
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
-from domain.commands.encounter import MoveCombatant, StartRound
 from domain.dice import Dice, Roll
 from domain.encounter import (
     CombatantChanged,
@@ -30,6 +29,9 @@ from domain.grid import SQUARES
 from domain.ruleset import Decision, Situation
 from domain.shadowrun.commands import SPRINT_ROLL
 from domain.state import Combatant, Encounter, Game, friends
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import MoveCombatant, StartRound
 
 # The running modifier of each metatype: run rate = Quickness × this.
 RUNNING_MODIFIER: dict[str, int] = {"human": 3, "dwarf": 2, "elf": 3, "ork": 3, "troll": 3}
@@ -248,7 +250,7 @@ class PassRules:
     default_facing: str | None = None
     battle_legend = BATTLE_LEGEND
 
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
         encounter = open_encounter(situation.game)
         other = sorted(set(command.options) - {"passes"})
         if other:
@@ -275,6 +277,8 @@ class PassRules:
     def redo_round(self, situation: Situation, event: RoundStarted) -> Decision:
         given: dict[str, int] = event.clock.get("initiative", {})
         options = {"passes": list(given.items())} if given else {}
+        from domain.commands.encounter import StartRound
+
         return self.start_round(situation, StartRound(options=options))
 
     def next_pass(self, situation: Situation) -> Decision:
@@ -296,7 +300,7 @@ class PassRules:
             bonuses=bonuses,
         )
 
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
         encounter = open_encounter(situation.game)
         require_round(encounter)
         mover = encounter.combatant(command.name)

@@ -4,9 +4,8 @@ tactical movement by Initiative Pass in encounters."""
 from __future__ import annotations
 
 from functools import cache, singledispatch, singledispatchmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from domain.commands.encounter import EnterCombatant
 from domain.dice import Dice, RecordedDice
 from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
@@ -35,6 +34,9 @@ from domain.shadowrun.movement import (
     Sprinted,
 )
 from domain.state import Character
+
+if TYPE_CHECKING:
+    from domain.commands.encounter import EnterCombatant
 
 
 def whole(value: object) -> int | None:

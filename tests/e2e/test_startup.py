@@ -141,6 +141,8 @@ def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path
     assert others == set()
     assert f"domain.{ruleset}.rules" in modules  # the campaign's own ruleset did load
     assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}
+    # Nor the encounter's commands, though the GURPS campaign's log holds an encounter.
+    assert "domain.commands.encounter" not in modules
 
 
 def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
