@@ -32,13 +32,13 @@ from cli.options import (
     store_options,
 )
 from domain.errors import MapError, TrackerError
-from tracker.points import Point
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
     from cli.reads import Query
     from domain.geometry import Square
     from tracker.app import Trek
+    from tracker.points import Point
 
 DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 

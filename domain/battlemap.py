@@ -5,12 +5,12 @@ lines are read by tracker/mapformats/tomlfile.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain.bounds import MAX_CAMPAIGN_NAME
 from domain.errors import MapError
 from domain.maps import MapPositions, is_whole_number, listing
+from domain.values import NOTHING
 
 GRIDS = ("square", "hex")
 # What a legend key's value must be: a problem sentence, or None when it is fine.
@@ -39,16 +39,15 @@ def text(value: object) -> str | None:
     return None if isinstance(value, str) and value.strip() else "must be text in quotes"
 
 
-@dataclass(frozen=True)
-class LegendSpec:
+class LegendSpec(NamedTuple):
     """The legend a ruleset's battle maps may use: its terrain words, the extra keys an entry
     may carry (`wall` is always allowed), and the extra keys of the [map] table."""
 
     words: frozenset[str]
-    keys: Mapping[str, Check] = field(default_factory=dict)
-    map_keys: Mapping[str, Check] = field(default_factory=dict)
+    keys: Mapping[str, Check] = NOTHING
+    map_keys: Mapping[str, Check] = NOTHING
     # Extra keys allowed only on some words (e.g. a cost only on some ground).
-    only_on: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    only_on: Mapping[str, frozenset[str]] = NOTHING
 
 
 def read_battle_map(doc: Mapping[str, Any], src: MapPositions, spec: LegendSpec

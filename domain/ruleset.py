@@ -3,7 +3,7 @@
 import dataclasses
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
@@ -16,6 +16,7 @@ from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game
+from domain.values import NOTHING
 
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
@@ -40,22 +41,20 @@ class Situation(NamedTuple):
     dice: Dice | None = None
 
 
-@dataclass(frozen=True)
-class CharacterOptions:
+class CharacterOptions(NamedTuple):
     """Everything `roster add-character` may be given; a ruleset takes what it uses."""
 
     name: str
-    skills: Mapping[str, int] = field(default_factory=dict)
-    attributes: Mapping[str, int] = field(default_factory=dict)
+    skills: Mapping[str, int] = NOTHING
+    attributes: Mapping[str, int] = NOTHING
     health_max: int | None = None
     energy_max: int | None = None
     # The ruleset's own stat options, by option name; its `character` decides the `stats` a
     # character keeps, and `options_of` gives them back from a recorded character.
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = NOTHING
 
 
-@dataclass(frozen=True)
-class MoveOptions:
+class MoveOptions(NamedTuple):
     """A move as given: compass steps, or a destination to reach by the cheapest legal path."""
 
     steps: tuple[str, ...] = ()
@@ -63,11 +62,10 @@ class MoveOptions:
     through_hazard: bool = False
 
 
-@dataclass(frozen=True)
-class DayEndOptions:
+class DayEndOptions(NamedTuple):
     """`day end`'s options: how each character rests, and hours slept."""
 
-    rests: Mapping[str, str] = field(default_factory=dict)
+    rests: Mapping[str, str] = NOTHING
     # Hours slept; None when not given (a ruleset that sleeps takes its own default).
     hours: int | None = None
 

@@ -10,7 +10,9 @@ shown.
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Annotated, Any
 
 from pydantic import AfterValidator, Field, ValidationError
 
@@ -27,6 +29,9 @@ from domain.bounds import (
 )
 from domain.errors import RuleViolation
 from domain.geometry import Square
+
+# The empty mapping a record's mapping field defaults to: one, shared, which nothing can change.
+NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 def _shown(text: str) -> str:
