@@ -11,11 +11,10 @@ nothing here", so a ruleset names only what it has, and mypy refuses a misspelt 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import click
-
-from domain.values import NOTHING
 
 if TYPE_CHECKING:
     from cli.render import AuditSection, Describe
@@ -23,6 +22,10 @@ if TYPE_CHECKING:
     from tracker.app import Trek
 
 Column = tuple[str, Callable[[dict[str, Any]], str]]
+
+# What a ruleset that adds nothing to a table of the command line leaves there (the command
+# line loads no models, so not `domain.values.NOTHING`).
+_NOTHING: Mapping[str, Any] = MappingProxyType({})
 
 
 class CommandLine(NamedTuple):
@@ -50,7 +53,7 @@ class CommandLine(NamedTuple):
     vehicle_move: str | None = None
     # `trek plan`'s policy options, and the words naming each chosen one.
     plan_options: Sequence[click.Option] = ()
-    plan_policy_words: Mapping[str, Callable[[Any], str]] = NOTHING
+    plan_policy_words: Mapping[str, Callable[[Any], str]] = _NOTHING
     # Words that open a refusal of its own (kept unchanged by the command line's wording).
     opening_words: frozenset[str] = frozenset()
     # `trek demo`: records its sample campaign in an empty store.
@@ -58,16 +61,16 @@ class CommandLine(NamedTuple):
 
     # -- how its events and state are shown ------------------------------------------------
     # An event's line, by event type.
-    summaries: Mapping[str, Describe] = NOTHING
+    summaries: Mapping[str, Describe] = _NOTHING
     # `trek status`: the party's movement fields it words itself, its conveyance and
     # character columns, and whether it travels overland at all.
-    status_movement: Mapping[str, Callable[[Any], str]] = NOTHING
+    status_movement: Mapping[str, Callable[[Any], str]] = _NOTHING
     status_conveyance_columns: Sequence[Column] = ()
     status_character_columns: Sequence[Column] = ()
     status_overland: bool = True
     # Audit sections it names, and route-picture marker styles, by kind.
-    audit_sections: Mapping[str, AuditSection] = NOTHING
-    route_marks: Mapping[str, Any] = NOTHING
+    audit_sections: Mapping[str, AuditSection] = _NOTHING
+    route_marks: Mapping[str, Any] = _NOTHING
     # Battle map: extra SVG layers, what a phase of a round and a move cut short are called,
     # the words a token wears, and how the GM's page measures a move.
     battle_map_layers: Sequence[Callable[[Any, Mapping[str, Any]], list[str]]] = ()
