@@ -200,8 +200,10 @@ class Ruleset(Protocol):
     grid: str
     # Whether this release has the ruleset's encounter rules.
     encounters: bool
-    # The options `encounter move` takes under this ruleset (e.g. "shift").
-    move_options: frozenset[str]
+    @property
+    def move_options(self) -> frozenset[str]:
+        """The options `encounter move` takes under this ruleset (e.g. "shift"); a ruleset
+        whose fight loads late reads them off it."""
     # The facing a combatant gets when none is given (None: facing is not tracked).
     default_facing: str | None
 

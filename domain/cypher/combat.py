@@ -3,6 +3,7 @@ terrain and gravity, zero-gravity pushes and drift, and one-roll or extended cha
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache, singledispatch, singledispatchmethod
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict
@@ -403,12 +404,9 @@ def kind_of(options: Mapping[str, Any]) -> str:
 
 
 class CypherCombat:
-    """The encounter half of the Cypher ruleset."""
+    """The encounter half of the Cypher ruleset (`domain.cypher.rules.Cypher.fight`)."""
 
-    grid = "square"
-    encounters = True
     move_options = MOVE_OPTIONS
-    default_facing: str | None = None
     battle_legend = LegendSpec(words=LEGEND_WORDS,
                                map_keys={"cell_feet": whole_number(1)})
 
@@ -736,6 +734,25 @@ class CypherCombat:
                                                     hinder=event.hinder),
                                None, (event.roll, event.dice))
 
+    # -- its own commands -----------------------------------------------------------------
+
+    @singledispatchmethod
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision | None:
+        """A push, a chase or a chase's roll decided; None for a command of no one's here."""
+        return None
+
+    @decide.register
+    def _(self, command: Push, situation: Situation, dice: Dice) -> Decision:
+        return self.push(situation, command, dice)
+
+    @decide.register
+    def _(self, command: StartChase, situation: Situation, dice: Dice) -> Decision:
+        return self.chase(situation, command, dice)
+
+    @decide.register
+    def _(self, command: RollChase, situation: Situation, dice: Dice) -> Decision:
+        return self.chase_roll(situation, command, dice)
+
     # -- status ---------------------------------------------------------------------------
 
     def encounter_fields(self, situation: Situation) -> dict[str, Any]:
@@ -760,3 +777,39 @@ def chase_outcome(level: int, successes: int, failures: int) -> str | None:
         return "succeeded"
     return None
 
+
+@singledispatch
+def _redo(event: Any, rules: CypherCombat, situation: Situation) -> Decision | None:
+    """Decide a Cypher fight's event again from what it recorded; None when it is not one."""
+    return None
+
+
+@_redo.register
+def _(event: RoundStarted, rules: CypherCombat, situation: Situation) -> Decision:
+    from domain.commands.encounter import StartRound
+
+    return rules.start_round(situation, StartRound())
+
+
+@_redo.register
+def _(event: CypherMoved, rules: CypherCombat, situation: Situation) -> Decision:
+    return rules.redo_combatant_move(situation, event)
+
+
+@_redo.register
+def _(event: PushedOff, rules: CypherCombat, situation: Situation) -> Decision:
+    return rules.redo_push(situation, event)
+
+
+@_redo.register
+def _(event: ChaseStarted, rules: CypherCombat, situation: Situation) -> Decision:
+    return rules.redo_chase(situation, event)
+
+
+@_redo.register
+def _(event: ChaseRolled, rules: CypherCombat, situation: Situation) -> Decision:
+    return rules.redo_chase_roll(situation, event)
+
+
+# Each event class's rule as singledispatch finds it, asked once per class.
+redo_of = cache(_redo.dispatch)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from functools import cache, singledispatch, singledispatchmethod
+from functools import cache, cached_property, singledispatch
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -12,23 +12,9 @@ from pydantic import BaseModel
 
 from domain import pathfinding
 from domain.bounds import MAX_LEVEL
-from domain.cypher.combat import (
-    COMBAT_EVENTS,
-    COMMANDS,
-    ChaseRolled,
-    ChaseStarted,
-    CypherCombat,
-    CypherMoved,
-    CypherState,
-    PushedOff,
-    RollChase,
-    StartChase,
-)
-from domain.cypher.combat import Push as PushOff
 from domain.cypher.events import EVENTS, DayEnded, DayStarted, Travelled
 from domain.cypher.state import journey
 from domain.dice import Dice
-from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -50,8 +36,12 @@ from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
 from domain.values import check_number
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import EnterCombatant
+    from domain.battlemap import LegendSpec
+    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
+    from domain.cypher.combat import CypherCombat
     from domain.plan import PlanRules
+    from domain.ruleset import EventsLoader
+    from domain.state import Combatant
 
 ROAD_MILES = 20
 OVERLAND_MILES = 12
@@ -209,17 +199,69 @@ def cheapest_route(situation: Situation, goal: Square) -> list[Square] | None:
     return found[0][1:] if found is not None else None
 
 
-class Cypher(CypherCombat, NothingOnEntry):
-    """The Cypher System's long-term travel, and its rounds and chases in encounters."""
+def _fight_events() -> tuple[type[TrekEvent], ...]:
+    """The fight's events (rounds, moves, pushes and chases), loaded when a campaign's log
+    first holds one."""
+    from domain.cypher.combat import COMBAT_EVENTS
+
+    return COMBAT_EVENTS
+
+
+class Cypher(NothingOnEntry):
+    """The Cypher System's long-term travel, and its rounds and chases in encounters.
+
+    Its fight (domain/cypher/combat.py: the rules, their commands and events) loads when an
+    encounter first needs it, so an overland command loads none of it.
+    """
 
     name = "cypher"
     terrains: frozenset[Terrain] = TERRAINS
     map_sections: Mapping[str, MapSection] = MappingProxyType({})
-    commands: frozenset[type[Command]] = COMMANDS
-    events = EVENTS + COMBAT_EVENTS
+    events = EVENTS
+    event_parts: Mapping[str, EventsLoader] = {"domain.cypher.combat": _fight_events}
     character_options: frozenset[str] = frozenset(POOLS)
     house_rules: type[BaseModel] = NoHouseRules
     audit_sections: tuple[str, ...] = ()
+    grid = "square"
+    encounters = True
+    default_facing: str | None = None
+
+    # -- the fight, handed to its own rules ------------------------------------------------
+
+    @cached_property
+    def fight(self) -> CypherCombat:
+        """The fight's rules, made the first time an encounter needs them."""
+        from domain.cypher.combat import CypherCombat
+
+        return CypherCombat()
+
+    @cached_property
+    def commands(self) -> frozenset[type[Command]]:
+        """Its own commands (the fight's pushes and chases), loaded when a campaign is first
+        asked whether it offers one."""
+        from domain.cypher.combat import COMMANDS
+
+        return COMMANDS
+
+    @property
+    def move_options(self) -> frozenset[str]:
+        return self.fight.move_options
+
+    @property
+    def battle_legend(self) -> LegendSpec:
+        return self.fight.battle_legend
+
+    def start_round(self, situation: Situation, command: StartRound) -> Decision:
+        return self.fight.start_round(situation, command)
+
+    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
+        return self.fight.move_combatant(situation, command)
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        return self.fight.combatant_status(situation, combatant)
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return self.fight.encounter_fields(situation)
 
     @property
     def plan_rules(self) -> PlanRules:
@@ -235,6 +277,8 @@ class Cypher(CypherCombat, NothingOnEntry):
         if character is None:
             options = command.options or CharacterOptions(name=command.name)
             stats = self.character(situation, options)
+        from domain.cypher.combat import CypherState
+
         return stats, CypherState().model_dump()
 
     def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
@@ -392,58 +436,28 @@ class Cypher(CypherCombat, NothingOnEntry):
             dropped=dropped.model_dump() if dropped is not None else None,
         )
 
-    @singledispatchmethod
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
-        raise not_offered(self.name, command.what)
-
-    @decide.register
-    def _(self, command: PushOff, situation: Situation, dice: Dice) -> Decision:
-        return self.push(situation, command, dice)
-
-    @decide.register
-    def _(self, command: StartChase, situation: Situation, dice: Dice) -> Decision:
-        return self.chase(situation, command, dice)
-
-    @decide.register
-    def _(self, command: RollChase, situation: Situation, dice: Dice) -> Decision:
-        return self.chase_roll(situation, command, dice)
+        """Its own commands are the fight's (a push, a chase, a chase's roll)."""
+        decided = self.fight.decide(command, situation, dice)
+        if decided is None:
+            raise not_offered(self.name, command.what)
+        return decided
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
-        return _redo_of(type(event))(event, self, situation)
+        decided = _redo_of(type(event))(event, self, situation)
+        if decided is None:
+            # Every overland event of Cypher's has its rule below: any other is the fight's.
+            from domain.cypher.combat import redo_of
+
+            decided = redo_of(type(event))(event, self.fight, situation)
+        return decided
 
 
 @singledispatch
 def _redo(event: TrekEvent, rules: Cypher, situation: Situation) -> Decision | None:
-    """Decide a Cypher event again from what it recorded; None when it is not one of the
-    ruleset's."""
+    """Decide a Cypher overland event again from what it recorded; None when it is not one
+    (the fight's are decided again by `domain.cypher.combat.redo_of`)."""
     return None
-
-
-@_redo.register
-def _(event: RoundStarted, rules: Cypher, situation: Situation) -> Decision:
-    from domain.commands.encounter import StartRound
-
-    return rules.start_round(situation, StartRound())
-
-
-@_redo.register
-def _(event: CypherMoved, rules: Cypher, situation: Situation) -> Decision:
-    return rules.redo_combatant_move(situation, event)
-
-
-@_redo.register
-def _(event: PushedOff, rules: Cypher, situation: Situation) -> Decision:
-    return rules.redo_push(situation, event)
-
-
-@_redo.register
-def _(event: ChaseStarted, rules: Cypher, situation: Situation) -> Decision:
-    return rules.redo_chase(situation, event)
-
-
-@_redo.register
-def _(event: ChaseRolled, rules: Cypher, situation: Situation) -> Decision:
-    return rules.redo_chase_roll(situation, event)
 
 
 @_redo.register

@@ -143,6 +143,9 @@ def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path
     assert not {m for m in modules if m.startswith(PICTURES_AND_READERS)}
     # Nor the encounter's commands, though the GURPS campaign's log holds an encounter.
     assert "domain.commands.encounter" not in modules
+    # Nor the ruleset's fight, where the campaign's log holds no encounter.
+    if ruleset != "gurps":
+        assert not {f"domain.{ruleset}.combat", "domain.encounter"} & modules
 
 
 def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
