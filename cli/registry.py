@@ -153,8 +153,8 @@ def build_registry(entries: Iterable[Entry]) -> Registry:
 
 def _shared_events_apart() -> tuple[type[TrekEvent], ...]:
     """The shared events kept apart from `domain.events` and stored under its topics (the
-    roster's beyond its first characters, and the parties'), loaded when a campaign's log
-    first holds one."""
+    roster's beyond its first characters and supplies, and the parties'), loaded when a
+    campaign's log first holds one."""
     from domain.parties import EVENTS as PARTY_EVENTS
     from domain.roster_events import EVENTS as ROSTER_EVENTS
 

@@ -339,22 +339,7 @@ class CharacterAdded(TrekEvent):
                           **{k: v for k, v in flat_stats(old).items() if v not in (0, None)}}
 
 
-# -- supplies --------------------------------------------------------------------------------
-
-
-class SuppliesSet(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
-
-    values: dict[str, Amount]
-
-    def apply_to(self, game: Game) -> None:
-        game.supplies.update(self.values)
-
-    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
-        from domain import roster
-
-        return roster.set_supplies(situation, self.values)
+# -- supplies (set and spent: domain.roster_events) ---------------------------------------------
 
 
 class SuppliesAdded(TrekEvent):
@@ -371,22 +356,6 @@ class SuppliesAdded(TrekEvent):
         from domain import roster
 
         return roster.add_supplies(situation, self.amounts)
-
-
-class SuppliesSpent(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
-
-    amounts: dict[str, Amount]
-
-    def apply_to(self, game: Game) -> None:
-        for kind, amount in self.amounts.items():
-            game.supplies[kind] = max(0, game.supplies[kind] - amount)
-
-    def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
-        from domain import roster
-
-        return roster.spend_supplies(situation, self.amounts)
 
 
 # -- bookkeeping -----------------------------------------------------------------------------
@@ -432,6 +401,6 @@ class EventsRestored(_Reversal):
 # the encounter's (`domain.encounter`) load when first met. Each ruleset package lists its own
 # (its EVENTS).
 CORE_EVENTS: tuple[type[TrekEvent], ...] = (
-    CampaignStarted, CharacterAdded, SuppliesSet, SuppliesAdded, SuppliesSpent,
-    SessionStarted, SessionEnded, EventsCancelled, EventsRestored,
+    CampaignStarted, CharacterAdded, SuppliesAdded, SessionStarted, SessionEnded,
+    EventsCancelled, EventsRestored,
 )

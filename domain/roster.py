@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from domain.bounds import MAX_AMOUNT
 from domain.errors import NotFound, NotOffered, RuleViolation
-from domain.events import CharacterAdded, SuppliesAdded, SuppliesSet, SuppliesSpent
+from domain.events import CharacterAdded, SuppliesAdded
 from domain.ruleset import (
     CharacterOptions,
     Decision,
@@ -184,6 +184,8 @@ def rejoin(situation: Situation, name: str) -> Decision:
 
 
 def set_supplies(situation: Situation, values: Mapping[str, int]) -> Decision:
+    from domain.roster_events import SuppliesSet
+
     return SuppliesSet(values=dict(values))
 
 
@@ -197,6 +199,8 @@ def add_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
 
 
 def spend_supplies(situation: Situation, amounts: Mapping[str, int]) -> Decision:
+    from domain.roster_events import SuppliesSpent
+
     supplies = situation.game.supplies
     for kind, amount in amounts.items():
         if amount > supplies[kind]:

@@ -1,6 +1,6 @@
-"""The roster's events beyond a campaign's first characters: mounts and vehicles, who rides
-what, who is left behind and rejoins, harm, and house rules (the decisions are in
-`domain/roster.py`).
+"""The roster's events beyond a campaign's first characters and supplies: mounts and vehicles,
+who rides what, who is left behind and rejoins, harm, house rules, and supplies set or spent
+(the decisions are in `domain/roster.py`).
 
 Kept apart from `domain/events.py` so a command whose campaign holds none of them loads none of
 them: the campaign's log loads them when it first meets one (`cli/registry.py`), and the roster's
@@ -17,7 +17,7 @@ from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
 from domain.ruleset import Decision, Ruleset, Situation
 from domain.state import Conveyance, ConveyanceKind, Game, Role
-from domain.values import Level, Miles, Name, Points, SignedAmount, Text
+from domain.values import Amount, Level, Miles, Name, Points, SignedAmount, Text
 
 
 class HouseRuleChanged(TrekEvent):
@@ -182,7 +182,37 @@ class Harmed(TrekEvent):
         return roster.harm(situation, self.character, self.health, self.energy, self.reason)
 
 
+# -- supplies set and spent (added: domain.events.SuppliesAdded) ------------------------------
+
+
+class SuppliesSet(TrekEvent):
+    party_scoped: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
+
+    values: dict[str, Amount]
+
+    def apply_to(self, game: Game) -> None:
+        game.supplies.update(self.values)
+
+    def redecided(self, ruleset: Ruleset, situation: Situation) -> Decision:
+        return roster.set_supplies(situation, self.values)
+
+
+class SuppliesSpent(TrekEvent):
+    party_scoped: ClassVar[bool] = True
+    undo_kinds: ClassVar[tuple[str, ...]] = ("supplies",)
+
+    amounts: dict[str, Amount]
+
+    def apply_to(self, game: Game) -> None:
+        for kind, amount in self.amounts.items():
+            game.supplies[kind] = max(0, game.supplies[kind] - amount)
+
+    def redecided(self, ruleset: Ruleset, situation: Situation) -> Decision:
+        return roster.spend_supplies(situation, self.amounts)
+
+
 EVENTS: tuple[type[TrekEvent], ...] = (
     HouseRuleChanged, MountAdded, VehicleAdded, MemberAssigned, MemberDismounted,
-    MemberLeftBehind, MemberRejoined, Harmed,
+    MemberLeftBehind, MemberRejoined, Harmed, SuppliesSet, SuppliesSpent,
 )

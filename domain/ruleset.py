@@ -3,7 +3,7 @@
 import dataclasses
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
@@ -16,7 +16,6 @@ from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game
-from domain.values import NOTHING
 
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
@@ -41,20 +40,22 @@ class Situation(NamedTuple):
     dice: Dice | None = None
 
 
-class CharacterOptions(NamedTuple):
+@dataclass(frozen=True)
+class CharacterOptions:
     """Everything `roster add-character` may be given; a ruleset takes what it uses."""
 
     name: str
-    skills: Mapping[str, int] = NOTHING
-    attributes: Mapping[str, int] = NOTHING
+    skills: Mapping[str, int] = field(default_factory=dict)
+    attributes: Mapping[str, int] = field(default_factory=dict)
     health_max: int | None = None
     energy_max: int | None = None
     # The ruleset's own stat options, by option name; its `character` decides the `stats` a
     # character keeps, and `options_of` gives them back from a recorded character.
-    extra: Mapping[str, Any] = NOTHING
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-class MoveOptions(NamedTuple):
+@dataclass(frozen=True)
+class MoveOptions:
     """A move as given: compass steps, or a destination to reach by the cheapest legal path."""
 
     steps: tuple[str, ...] = ()
@@ -62,10 +63,11 @@ class MoveOptions(NamedTuple):
     through_hazard: bool = False
 
 
-class DayEndOptions(NamedTuple):
+@dataclass(frozen=True)
+class DayEndOptions:
     """`day end`'s options: how each character rests, and hours slept."""
 
-    rests: Mapping[str, str] = NOTHING
+    rests: Mapping[str, str] = field(default_factory=dict)
     # Hours slept; None when not given (a ruleset that sleeps takes its own default).
     hours: int | None = None
 

@@ -15,7 +15,8 @@ from functools import cache, singledispatch
 from typing import Any, TypedDict
 
 from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
-from domain.events import SuppliesSet, TrekEvent
+from domain.events import TrekEvent
+from domain.roster_events import SuppliesSet
 from domain.state import Conveyance
 from projections.audit import Auditor, SessionAudit, session_of
 
