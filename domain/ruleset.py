@@ -133,6 +133,48 @@ class NothingOnEntry:
         return [], {}
 
 
+class FightRules(Protocol):
+    """A ruleset's fight kept as a part of play of its own (BESM's, Cypher's): what an
+    encounter asks of the ruleset, answered there."""
+
+    @property
+    def battle_legend(self) -> "LegendSpec": ...
+
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision: ...
+
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision: ...
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        ...
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]: ...
+
+
+class FightApart:
+    """A ruleset that hands an encounter's questions to its fight (`fight`: its rules, made the
+    first time an encounter needs them, so an overland command loads none of them)."""
+
+    @property
+    def fight(self) -> FightRules:
+        raise NotImplementedError
+
+    @property
+    def battle_legend(self) -> "LegendSpec":
+        return self.fight.battle_legend
+
+    def start_round(self, situation: Situation, command: "StartRound") -> Decision:
+        return self.fight.start_round(situation, command)
+
+    def move_combatant(self, situation: Situation, command: "MoveCombatant") -> Decision:
+        return self.fight.move_combatant(situation, command)
+
+    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
+        return self.fight.combatant_status(situation, combatant)
+
+    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
+        return self.fight.encounter_fields(situation)
+
+
 class NoHouseRules(BaseModel):
     """The house rules of a ruleset that has none."""
 

@@ -56,6 +56,7 @@ from domain.ruleset import (
     DayEndOptions,
     Decision,
     EventsLoader,
+    FightApart,
     MoveOptions,
     NothingOnEntry,
     Situation,
@@ -63,7 +64,6 @@ from domain.ruleset import (
 )
 from domain.state import (
     Character,
-    Combatant,
     Conveyance,
     ConveyanceKind,
     ConveyanceState,
@@ -72,9 +72,8 @@ from domain.state import (
 )
 
 if TYPE_CHECKING:
-    from domain.battlemap import LegendSpec
     from domain.besm.combat import CombatRules
-    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
+    from domain.commands.encounter import EnterCombatant
     from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
@@ -370,7 +369,7 @@ def _fight_events() -> tuple[type[TrekEvent], ...]:
     return COMBAT_EVENTS
 
 
-class Besm(NothingOnEntry):
+class Besm(FightApart, NothingOnEntry):
     """The BESM ruleset: overland travel, and combat movement in encounters.
 
     Its fight (domain/besm/combat.py: the rules, their events, the encounter's) loads when an
@@ -398,22 +397,6 @@ class Besm(NothingOnEntry):
         from domain.besm.combat import CombatRules
 
         return CombatRules()
-
-    @property
-    def battle_legend(self) -> LegendSpec:
-        return self.fight.battle_legend
-
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
-        return self.fight.start_round(situation, command)
-
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
-        return self.fight.move_combatant(situation, command)
-
-    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
-        return self.fight.combatant_status(situation, combatant)
-
-    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
-        return self.fight.encounter_fields(situation)
 
     @property
     def plan_rules(self) -> PlanRules:

@@ -25,6 +25,7 @@ from domain.ruleset import (
     Command,
     DayEndOptions,
     Decision,
+    FightApart,
     MoveOptions,
     NoHouseRules,
     NothingOnEntry,
@@ -36,12 +37,10 @@ from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
 from domain.values import check_number
 
 if TYPE_CHECKING:
-    from domain.battlemap import LegendSpec
-    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
+    from domain.commands.encounter import EnterCombatant
     from domain.cypher.combat import CypherCombat
     from domain.plan import PlanRules
     from domain.ruleset import EventsLoader
-    from domain.state import Combatant
 
 ROAD_MILES = 20
 OVERLAND_MILES = 12
@@ -207,7 +206,7 @@ def _fight_events() -> tuple[type[TrekEvent], ...]:
     return COMBAT_EVENTS
 
 
-class Cypher(NothingOnEntry):
+class Cypher(FightApart, NothingOnEntry):
     """The Cypher System's long-term travel, and its rounds and chases in encounters.
 
     Its fight (domain/cypher/combat.py: the rules, their commands and events) loads when an
@@ -246,22 +245,6 @@ class Cypher(NothingOnEntry):
     @property
     def move_options(self) -> frozenset[str]:
         return self.fight.move_options
-
-    @property
-    def battle_legend(self) -> LegendSpec:
-        return self.fight.battle_legend
-
-    def start_round(self, situation: Situation, command: StartRound) -> Decision:
-        return self.fight.start_round(situation, command)
-
-    def move_combatant(self, situation: Situation, command: MoveCombatant) -> Decision:
-        return self.fight.move_combatant(situation, command)
-
-    def combatant_status(self, situation: Situation, combatant: Combatant) -> dict[str, Any]:
-        return self.fight.combatant_status(situation, combatant)
-
-    def encounter_fields(self, situation: Situation) -> dict[str, Any]:
-        return self.fight.encounter_fields(situation)
 
     @property
     def plan_rules(self) -> PlanRules:
