@@ -2,6 +2,7 @@
 
 import dataclasses
 import typing
+from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -134,8 +135,8 @@ class NothingOnEntry:
 
 
 class FightRules(Protocol):
-    """A ruleset's fight kept as a part of play of its own (BESM's, Cypher's): what an
-    encounter asks of the ruleset, answered there."""
+    """A ruleset's fight kept as a part of play of its own: what an encounter asks of the
+    ruleset, answered there."""
 
     @property
     def battle_legend(self) -> "LegendSpec": ...
@@ -155,8 +156,9 @@ class FightApart:
     first time an encounter needs them, so an overland command loads none of them)."""
 
     @property
+    @abstractmethod
     def fight(self) -> FightRules:
-        raise NotImplementedError
+        """The fight's rules (each ruleset's own `cached_property`, importing its module)."""
 
     @property
     def battle_legend(self) -> "LegendSpec":
