@@ -46,7 +46,7 @@ from domain.commands.supplies import AddSupplies, SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek

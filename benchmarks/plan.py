@@ -37,7 +37,7 @@ from replay import byte_compiled, median, run, trek
 
 from cli.bootstrap import bootstrap
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 RULESETS = bootstrap().registry

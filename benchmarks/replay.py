@@ -52,7 +52,7 @@ from long_campaign import GM, MAP_TEXT, NAME, UNDO_OLD_TARGET, build
 
 from cli.bootstrap import bootstrap
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 RULESETS = bootstrap().registry

@@ -93,12 +93,6 @@ def repair(conveyance: str, by: str, roll: int | None) -> None:
     record(Repair(conveyance=conveyance, by=by, roll=roll))
 
 
-CHARACTER_OPTIONS = [
-    click.Option(["--body"], type=int, help="BESM Body (1-12)."),
-    click.Option(["--mind"], type=int, help="BESM Mind (1-12)."),
-    click.Option(["--soul"], type=int, help="BESM Soul (1-12)."),
-]
-
 # `trek plan`'s policy (RULES §13): what the party tries each day, each off unless given, and
 # how the plan's first line names each one chosen.
 PLAN_OPTIONS = [
@@ -121,13 +115,6 @@ PLAN_POLICY_WORDS: dict[str, Callable[[Any], str]] = {
 
 
 # -- encounters ----------------------------------------------------------------------------------
-
-ENCOUNTER_MOVE_OPTIONS = [
-    click.Option(["--shift"], is_flag=True, default=False,
-                 help="BESM: a shift of exactly one square, never a defence penalty."),
-    click.Option(["--stealthy"], is_flag=True, default=False,
-                 help="BESM: a stealthy move (half Speed plus stealth); the round's first."),
-]
 
 
 @click.command(cls=TrekCommand, name="prone")
@@ -161,11 +148,6 @@ ROUTE_MARKS = {
     "shortcut": MarkStyle("S", PATH_COLOUR, "shortcut attempt"),
     "death": MarkStyle("×", "#212121", "a death (a mount or vehicle lost)"),
 }
-
-ENCOUNTER_ACT_OPTIONS = [
-    click.Option(["--ranged"], is_flag=True, default=False,
-                 help="BESM: a ranged attack (after moving: -2 unless Gun Bunny)."),
-]
 
 
 # -- status --------------------------------------------------------------------------------------
@@ -277,10 +259,6 @@ COMMAND_LINE = CommandLine(
     title="BESM",
     commands=[shortcut, forced_march, night_travel, forage, repair],
     encounter_commands=ENCOUNTER_COMMANDS,
-    character_options=CHARACTER_OPTIONS,
-    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
-    encounter_act_options=ENCOUNTER_ACT_OPTIONS,
-    act_help="the round's one action, no KIND; --ranged for a ranged attack.",
     rest_modes=("camp", "saddle", "vehicle", "none"),
     mount_move=MOUNT_MOVE,
     vehicle_move=VEHICLE_MOVE,

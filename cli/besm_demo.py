@@ -9,7 +9,7 @@ from domain.commands.roster import AddCharacter, AddMount
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 # docs/examples/ashen-reach.toml, the README's map (a test keeps the two the same).

@@ -25,6 +25,7 @@ from cli.registry import ENTRIES, Entry, build_registry
 if TYPE_CHECKING:
     from cli.render import AuditSection, Describe
     from cli.ruleset_line import CommandLine
+    from cli.ruleset_options import RulesetOptions
     from domain.maps import MapSection
     from domain.ruleset import Registry
     from tracker.app import Trek
@@ -126,6 +127,13 @@ class Root:
         """Every ruleset's command-line part (those that have one), in order."""
         return [(entry.name, line) for entry in self.entries
                 if (line := self.line(entry.name)) is not None]
+
+    @cached_property
+    def options(self) -> list[tuple[str, RulesetOptions]]:
+        """Every ruleset's options on the shared commands (those that have some), in order,
+        loading no ruleset's command line."""
+        return [(entry.name, entry.options()) for entry in self.entries
+                if entry.options is not None]
 
     def command_summaries(self) -> Iterable[tuple[str, str]]:
         """The rulesets' own top-level commands and their one-line help, read off the entries

@@ -524,7 +524,7 @@ def day_start() -> None:
 def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
     """Close the day: the party rests, and the ruleset settles what the day cost."""
     from domain.commands.travel import EndDay
-    from domain.ruleset import DayEndOptions
+    from domain.options import DayEndOptions
 
     record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
 
@@ -550,7 +550,7 @@ class Direction(click.Choice[str]):
 def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
     """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
     from domain.commands.travel import Move
-    from domain.ruleset import MoveOptions
+    from domain.options import MoveOptions
 
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
@@ -834,12 +834,13 @@ def mounted(root: Root) -> dict[str, click.Command]:
     seen_options: set[str] = set()
     character: list[click.Option] = []
     moves: dict[str, list[str]] = {"mount": [], "vehicle": []}
-    for ruleset_name, line in lines:
-        for option in line.character_options:
+    for _, options in root.options:
+        for option in options.character:
             if option.name not in seen_options:
                 assert option.name is not None
                 seen_options.add(option.name)
                 character.append(option)
+    for ruleset_name, line in lines:
         for kind, words in (("mount", line.mount_move), ("vehicle", line.vehicle_move)):
             if words is not None:
                 moves[kind].append(f"{ruleset_name}: {words}")

@@ -9,8 +9,9 @@ import click
 
 from cli.context import record
 from cli.cypher_lines import SUMMARIES
+from cli.cypher_options import D20, D20_HELP, STEPS
 from cli.drawing import MarkStyle
-from cli.options import SquareType, TrekCommand, Whole, recording_options
+from cli.options import TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -19,33 +20,6 @@ ROUTE_MARKS = {
     "under-way": MarkStyle("~", "#00838f", "under way, a square not yet reached"),
     "turned-aside": MarkStyle("T", "#00838f", "a way under way given up"),
 }
-
-CHARACTER_OPTIONS = [
-    click.Option(["--might"], type=int, help="Cypher Might pool (optional)."),
-    click.Option(["--speed"], type=int, help="Cypher Speed pool (optional)."),
-    click.Option(["--intellect"], type=int, help="Cypher Intellect pool (optional)."),
-]
-
-D20 = Whole(1, 20, what="the d20 face")
-D20_HELP = "Cypher: the d20 face the GM rolled (1-20); left out, Trek rolls from the seed."
-STEPS = Whole(0, what="the number of steps")
-
-ENCOUNTER_MOVE_OPTIONS = [
-    click.Option(["--immediate"], is_flag=True, default=False,
-                 help="Cypher: an immediate move (up to 10 ft) as part of another action."),
-    click.Option(["--short"], is_flag=True, default=False,
-                 help="Cypher: a short move (up to 50 ft), the round's action (the default)."),
-    click.Option(["--long"], is_flag=True, default=False,
-                 help="Cypher: a long move (up to 100 ft), a Speed task of difficulty 4."),
-    click.Option(["--with-action"], is_flag=True, default=False,
-                 help="Cypher: a short move and a simple action, a Speed task of difficulty 4."),
-    click.Option(["--ease"], type=STEPS,
-                 help="Cypher: steps the task is eased (skills, assets, Effort)."),
-    click.Option(["--hinder"], type=STEPS, help="Cypher: steps the task is hindered."),
-    click.Option(["--roll"], type=D20, help=D20_HELP),
-    click.Option(["--stop-at"], type=SquareType(),
-                 help="Cypher: where a failed move stops, X,Y on its path."),
-]
 
 
 @click.command(cls=TrekCommand, name="push")
@@ -144,8 +118,6 @@ COMMAND_LINE = CommandLine(
     title="Cypher",
     encounter_commands=ENCOUNTER_COMMANDS,
     route_marks=ROUTE_MARKS,
-    character_options=CHARACTER_OPTIONS,
-    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     summaries=SUMMARIES,
     status_movement=STATUS_MOVEMENT,
     status_conveyance_columns=STATUS_CONVEYANCE_COLUMNS,

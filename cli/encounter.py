@@ -1,12 +1,14 @@
 """`trek encounter`: round-by-round movement on a battle map, every ruleset's shared commands.
 
-A ruleset's own options for `encounter move`, `round`, `add` and `act`, and its own
-subcommands, come from its `CommandLine`: `mounted` builds the group for a composition root.
+A ruleset's own options for `encounter move`, `round`, `add` and `act` come from its options
+module (`RulesetOptions`), its own subcommands from its `CommandLine`: `mounted` builds the
+group for a composition root.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,22 +47,24 @@ DIRECTIONS_HELP = "N NE E SE S SW W NW on squares; N NE SE S SW NW on hexes"
 
 class ByRulesetHelp(TrekCommand):
     """A command whose `--help` lists the options every campaign has first, then each
-    ruleset's own in a section of its own (`ruleset_options`: a title and the options' names,
-    in the registry's order). Nothing is read from a store, so the help is as quick as ever."""
+    ruleset's own in a section of its own (`ruleset_options` gives a title and the options'
+    names, in the registry's order, when the help is written). Nothing is read from a store,
+    so the help is as quick as ever."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.ruleset_options: dict[str, list[str]] = {}
+        self.ruleset_options: Callable[[], Mapping[str, list[str]]] = dict
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         params = [p for p in self.get_params(ctx) if not isinstance(p, click.Argument)]
         named = {param.name: param for param in params}
-        theirs = {name for names in self.ruleset_options.values() for name in names}
+        sections = self.ruleset_options()
+        theirs = {name for names in sections.values() for name in names}
         shared = [record for param in params if param.name not in theirs
                   if (record := param.get_help_record(ctx)) is not None]
         with formatter.section("Options"):
             formatter.write_dl(shared)
-        for title, names in self.ruleset_options.items():
+        for title, names in sections.items():
             records = [record for name in names
                        if (record := named[name].get_help_record(ctx)) is not None]
             if records:
@@ -180,7 +184,7 @@ def door(door: str, state: str) -> None:
 @recording_options
 def round_(**options: Any) -> None:
     """Start the next round: every combatant's movement is fresh."""
-    from domain.commands.encounter import StartRound
+    from domain.commands.rounds import StartRound
 
     given = {k: v for k, v in options.items() if v not in (None, False, ())}
     record(StartRound(options=given))
@@ -196,7 +200,7 @@ def move(name: str, directions: tuple[str, ...], to: Square | None, **options: A
 
     Each ruleset's own options are listed under its name; a campaign refuses another
     ruleset's."""
-    from domain.commands.encounter import MoveCombatant
+    from domain.commands.rounds import MoveCombatant
 
     if directions and to is not None:
         raise click.UsageError("give directions or --to X,Y, not both")
@@ -280,7 +284,7 @@ def show(svg_file: Path, as_of: Point | None, round_number: int | None) -> None:
 def act(name: str, kind: str | None, **given: Any) -> None:
     """Record a combatant's action, as the campaign's ruleset reads it; what each ruleset
     takes follows (a ruleset without actions refuses the command)."""
-    from domain.commands.encounter import Act
+    from domain.commands.rounds import Act
 
     command = Act(name=name, kind=kind.lower() if kind is not None else None,
                   options=given_extras(given))
@@ -297,39 +301,44 @@ def end() -> None:
 
 
 def mounted(root: Root) -> click.Group:
-    """`trek encounter` for `root`: `move`, `round`, `add` and `act` built anew with each
-    ruleset's options, and each ruleset's own subcommands beside them (a campaign under another
-    ruleset refuses them with a sentence)."""
-    seen: set[str] = set()
-    acts: list[str] = []
-    options: dict[str, list[click.Option]] = {"move": [], "round": [], "add": [], "act": []}
-    by_ruleset: dict[str, list[str]] = {}
-    own: list[click.Command] = []
-    for ruleset_name, line in root.lines():
-        for option in line.encounter_move_options:
-            assert option.name is not None
-            if option.name not in seen:
-                seen.add(option.name)
-                options["move"].append(option)
-            # An option two rulesets share (--fly) is listed under each.
-            by_ruleset.setdefault(line.title, []).append(option.name)
-        for kind, given in (("round", line.encounter_round_options),
-                            ("add", line.character_options),
-                            ("act", line.encounter_act_options)):
-            for option in given:
-                if option.name not in seen:
-                    assert option.name is not None
-                    seen.add(option.name)
-                    options[kind].append(option)
-        if line.act_help is not None:
-            acts.append(f"{ruleset_name}: {line.act_help}")
-        own.extend(command for command in line.encounter_commands
-                   if command.name not in encounter.commands
-                   and command.name not in {c.name for c in own})
-    moving = extended(move, options["move"])
-    assert isinstance(moving, ByRulesetHelp)
-    moving.ruleset_options = by_ruleset
-    acting = extended(act, options["act"])
-    acting.help = inspect.cleandoc(act.help or "") + "".join(f"\n\n{line}" for line in acts)
-    return regrouped(encounter, [moving, extended(round_, options["round"]),
-                                 extended(add, options["add"]), acting, *own])
+    """`trek encounter` for `root`: `move`, `round`, `add` and `act` built anew with every
+    ruleset's options the first time each is asked for (from the rulesets' options modules:
+    no ruleset's command line is loaded to parse them), and each ruleset's own subcommands put
+    beside them when a name the group does not hold is asked for, or its commands are listed
+    (a campaign under another ruleset refuses them with a sentence)."""
+
+    def taking(kind: str) -> list[click.Option]:
+        """The options every ruleset adds to a command, in order; an option two rulesets
+        share (--fly) once, as the first declares it."""
+        seen: dict[str, click.Option] = {}
+        for _, options in root.options:
+            for option in getattr(options, kind):
+                assert option.name is not None
+                seen.setdefault(option.name, option)
+        return list(seen.values())
+
+    def moving() -> click.Command:
+        made = extended(move, taking("encounter_move"))
+        assert isinstance(made, ByRulesetHelp)
+        made.ruleset_options = lambda: {
+            line.title: [option.name for option in options.encounter_move if option.name]
+            for (_, options), (_, line) in zip(root.options, root.lines(), strict=True)
+            if options.encounter_move}
+        return made
+
+    def acting() -> click.Command:
+        made = extended(act, taking("encounter_act"))
+        made.help = inspect.cleandoc(act.help or "") + "".join(
+            f"\n\n{name}: {options.act_help}" for name, options in root.options
+            if options.act_help is not None)
+        return made
+
+    def own() -> list[click.Command]:
+        return [command for _, line in root.lines() for command in line.encounter_commands]
+
+    return regrouped(encounter, later={
+        "move": moving,
+        "round": lambda: extended(round_, taking("encounter_round")),
+        "add": lambda: extended(add, taking("character")),
+        "act": acting,
+    }, others=own)

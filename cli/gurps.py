@@ -15,31 +15,6 @@ from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
 from domain.gurps import POSTURES
 
-CHARACTER_OPTIONS = [
-    click.Option(["--basic-move"], type=int, help="GURPS Basic Move (0-100)."),
-    click.Option(["--basic-speed"], type=float,
-                 help="GURPS Basic Speed, in quarters (e.g. 5.75)."),
-    click.Option(["--trait"], multiple=True,
-                 help="GURPS trait: amphibious, aquatic, flight or walk-on-air (repeatable)."),
-    click.Option(["--water-move-bonus"], type=int,
-                 help="GURPS water Move bonus (needs swimming unless amphibious or aquatic; "
-                      "at most +2 for land-dwellers)."),
-    click.Option(["--air-move-bonus"], type=int,
-                 help="GURPS air Move bonus (with the flight trait)."),
-]
-
-ENCOUNTER_MOVE_OPTIONS = [
-    click.Option(["--swim"], is_flag=True, default=False,
-                 help="GURPS: swim with the water Move (shallow and deep water only)."),
-    click.Option(["--fly"], is_flag=True, default=False,
-                 help="fly (GURPS: air Move; Move-Points: the fly Full Move)"),
-    click.Option(["--end-facing"], metavar="DIR",
-                 help="GURPS: the facing at the end of the move (free; any direction within "
-                      "half the MP, else one hex-side)."),
-    click.Option(["--step"], is_flag=True, default=False,
-                 help="GURPS: a step of one hex in any direction (maneuvers other than Move)."),
-]
-
 
 @click.command(cls=TrekCommand, name="posture")
 @click.argument("name")
@@ -48,7 +23,7 @@ ENCOUNTER_MOVE_OPTIONS = [
 def posture(name: str, posture: str) -> None:
     """GURPS: change a fighter's posture (standing, crouching, kneeling, crawling, lying,
     sitting); no MP cost here."""
-    from domain.gurps.movement import ChangePosture
+    from domain.gurps.commands import ChangePosture
 
     record(ChangePosture(name=name, posture=posture))
 
@@ -101,8 +76,6 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 COMMAND_LINE = CommandLine(
     title="GURPS",
     encounter_commands=ENCOUNTER_COMMANDS,
-    character_options=CHARACTER_OPTIONS,
-    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     summaries=SUMMARIES,
     status_overland=False,
     token_marks=token_marks,

@@ -10,7 +10,7 @@ import click
 
 from cli.context import record
 from cli.drawing import text as _t
-from cli.options import NamedValue, TrekCommand, recording_options
+from cli.options import TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -19,41 +19,6 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from cli.svg import Layout
-
-
-class FullMove(NamedValue):
-    """`N` (the land Full Move) or `TYPE=N` (swim, fly); the ruleset checks the type. Each
-    type once."""
-
-    name = "N|TYPE=N"
-
-    def __init__(self) -> None:
-        super().__init__("type")
-
-    def parse(self, value: str, param: click.Parameter | None,
-              ctx: click.Context | None) -> tuple[str, int]:
-        kind, sep, amount = value.partition("=")
-        if not sep:
-            kind, amount = "land", kind
-        kind = kind.strip().lower()
-        if not kind:
-            self.fail(f"{value!r} should be N or TYPE=N, for example 6 or swim=4", param, ctx)
-        try:
-            return kind, int(amount)
-        except ValueError:
-            self.fail(f"{value!r}: {amount.strip()!r} is not a whole number", param, ctx)
-
-
-CHARACTER_OPTIONS = [
-    click.Option(["--full-move", "full_move"], type=FullMove(), multiple=True,
-                 help="Move-Points: a Full Move, N (land) or TYPE=N with TYPE swim or fly "
-                      "(at least one; repeatable, one per type)."),
-]
-
-ENCOUNTER_MOVE_OPTIONS = [
-    click.Option(["--fly"], is_flag=True, default=False,
-                 help="Fly: Move-Points spends the fly Full Move; GURPS moves by air."),
-]
 
 
 @click.command(cls=TrekCommand, name="step")
@@ -195,10 +160,7 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 COMMAND_LINE = CommandLine(
     title="Move-Points",
     encounter_commands=ENCOUNTER_COMMANDS,
-    character_options=CHARACTER_OPTIONS,
-    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     battle_map_layers=[transit_arrows],
-    act_help="KIND `move` (half the Full Move in MP) or `full` (the Full Move).",
     summaries=SUMMARIES,
     status_overland=False,
     token_marks=token_marks,

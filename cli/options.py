@@ -14,7 +14,7 @@ from domain.bounds import MAX_SEQ
 
 if TYPE_CHECKING:  # imported where used, so `trek --help` and `trek status` start quickly
     from domain.geometry import Square
-    from domain.ruleset import CharacterOptions
+    from domain.options import CharacterOptions
     from tracker.points import Point
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -100,13 +100,29 @@ class TrekSubgroup(click.Group):
     # Subcommands built with the rulesets' parts the first time each is asked for, by name
     # (`regrouped`, below): the group's other commands load none of them.
     later: Mapping[str, Callable[[], click.Command]] = {}
+    # Subcommands of the rulesets' own, made the first time a name the group does not hold is
+    # asked for, or its commands are listed (its help).
+    others: Callable[[], Sequence[click.Command]] | None = None
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         build = self.later.get(cmd_name)
         if build is not None:
             self.commands[cmd_name] = build()
             self.later = {name: made for name, made in self.later.items() if name != cmd_name}
+        elif cmd_name not in self.commands:
+            self._add_others()
         return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_others()
+        return super().list_commands(ctx)
+
+    def _add_others(self) -> None:
+        if self.others is not None:
+            made, self.others = self.others(), None
+            for command in made:
+                assert command.name is not None
+                self.commands.setdefault(command.name, command)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         refuse_repeated(self, ctx, args)
@@ -134,10 +150,13 @@ def extended(command: click.Command, options: Sequence[click.Option] = (), *,
 
 
 def regrouped(group: click.Group, commands: Sequence[click.Command] = (), *,
-              later: Mapping[str, Callable[[], click.Command]] | None = None) -> click.Group:
+              later: Mapping[str, Callable[[], click.Command]] | None = None,
+              others: Callable[[], Sequence[click.Command]] | None = None) -> click.Group:
     """A new group like `group` whose commands are its own with `commands` put in (a command
-    of the same name replaced), and those of `later` made by their functions when first asked
-    for (a `TrekSubgroup`'s); `group` is left as it is."""
+    of the same name replaced), those of `later` made by their functions when first asked
+    for, and those `others` makes put beside them (none replacing one the group holds) when
+    a name it does not hold is asked for or its commands are listed (a `TrekSubgroup`'s);
+    `group` is left as it is."""
     import copy
 
     made = copy.copy(group)
@@ -145,9 +164,10 @@ def regrouped(group: click.Group, commands: Sequence[click.Command] = (), *,
     for command in commands:
         assert command.name is not None
         made.commands[command.name] = command
-    if later:
-        assert hasattr(made, "later")
-        made.later = dict(later)
+    if later or others:
+        assert isinstance(made, TrekSubgroup)
+        made.later = dict(later or {})
+        made.others = others
     return made
 
 
@@ -244,7 +264,7 @@ _STATS = ("health_max", "energy_max")
 def character_from(name: str, given: dict[str, Any]) -> CharacterOptions:
     """The CharacterOptions of a command's options: the shared stats by name, the rest as the
     ruleset's own."""
-    from domain.ruleset import CharacterOptions
+    from domain.options import CharacterOptions
 
     rest = dict(given)
     stats = {key: rest.pop(key) for key in _STATS if key in rest}

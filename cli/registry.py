@@ -1,11 +1,11 @@
 """The rulesets this release plays, one line each: the only module that names them all.
 
 Each line holds loaders, functions whose bodies import the ruleset's rules, its command-line
-part and, where it keeps them apart, its events' log lines (plain imports, typed, never a module
-or attribute name looked up at run time), so a command loads its campaign's ruleset and no
-other. Reading `ENTRIES` imports nothing of Trek's (`trek --help` lists the rulesets' commands
-from it). The composition root (`cli/bootstrap.py`) is handed these entries, or others (a
-test's), and builds the registry.
+part and, where it keeps them apart, its events' log lines and its options on the shared
+commands (plain imports, typed, never a module or attribute name looked up at run time), so a
+command loads its campaign's ruleset and no other. Reading `ENTRIES` imports nothing of Trek's
+(`trek --help` lists the rulesets' commands from it). The composition root (`cli/bootstrap.py`)
+is handed these entries, or others (a test's), and builds the registry.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from cli.render import Describe
     from cli.ruleset_line import CommandLine
+    from cli.ruleset_options import RulesetOptions
     from domain.deferred import Deferred
     from domain.events import TrekEvent
     from domain.ruleset import Registry, Ruleset
@@ -41,6 +42,9 @@ class Entry(NamedTuple):
     # Its events' log lines (its command line's `summaries`) from a module of their own, so a
     # recorded event's line loads none of its commands; None: read off the command line.
     log_lines: Callable[[], Mapping[str, Describe]] | None = None
+    # Its options on the shared commands (`roster add-character`, `encounter move`, ...), from
+    # a module of their own: parsing those commands loads no ruleset's command line.
+    options: Callable[[], RulesetOptions] | None = None
 
     def deferred(self) -> Deferred:
         from domain.deferred import Deferred
@@ -58,6 +62,12 @@ def _besm_line() -> CommandLine:
     from cli.besm import COMMAND_LINE
 
     return COMMAND_LINE
+
+
+def _besm_options() -> RulesetOptions:
+    from cli.besm_options import OPTIONS
+
+    return OPTIONS
 
 
 def _besm_log_lines() -> Mapping[str, Describe]:
@@ -78,6 +88,12 @@ def _cypher_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _cypher_options() -> RulesetOptions:
+    from cli.cypher_options import OPTIONS
+
+    return OPTIONS
+
+
 def _cypher_log_lines() -> Mapping[str, Describe]:
     from cli.cypher_lines import SUMMARIES
 
@@ -96,6 +112,12 @@ def _gurps_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _gurps_options() -> RulesetOptions:
+    from cli.gurps_options import OPTIONS
+
+    return OPTIONS
+
+
 def _shadowrun() -> Ruleset:
     from domain.shadowrun.rules import Shadowrun
 
@@ -106,6 +128,12 @@ def _shadowrun_line() -> CommandLine:
     from cli.shadowrun import COMMAND_LINE
 
     return COMMAND_LINE
+
+
+def _shadowrun_options() -> RulesetOptions:
+    from cli.shadowrun_options import OPTIONS
+
+    return OPTIONS
 
 
 def _movepoints() -> Ruleset:
@@ -120,6 +148,12 @@ def _movepoints_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _movepoints_options() -> RulesetOptions:
+    from cli.movepoints_options import OPTIONS
+
+    return OPTIONS
+
+
 # The first is the default of `trek init --ruleset` and `trek map import --ruleset`.
 ENTRIES = (
     Entry("besm", "domain.besm", _besm, _besm_line, commands=(
@@ -129,12 +163,14 @@ ENTRIES = (
         ("night-travel", "Travel on after dark (once a day)."),
         ("repair", "Spend the day restoring the levels a mount or vehicle lost to strain."),
         ("shortcut", "Try a shortcut from the map (one attempt per shortcut per day)."),
-    ), log_lines=_besm_log_lines),
-    Entry("cypher", "domain.cypher", _cypher, _cypher_line, log_lines=_cypher_log_lines),
-    Entry("gurps", "domain.gurps", _gurps, _gurps_line),
-    Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line),
+    ), log_lines=_besm_log_lines, options=_besm_options),
+    Entry("cypher", "domain.cypher", _cypher, _cypher_line, log_lines=_cypher_log_lines,
+          options=_cypher_options),
+    Entry("gurps", "domain.gurps", _gurps, _gurps_line, options=_gurps_options),
+    Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line,
+          options=_shadowrun_options),
     Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line,
-          rewords=frozenset({"CombatantEntered"})),
+          rewords=frozenset({"CombatantEntered"}), options=_movepoints_options),
 )
 
 

@@ -37,15 +37,8 @@ class CommandLine(NamedTuple):
     # -- commands and options it adds ------------------------------------------------------
     # Its own top-level commands and `trek encounter` subcommands.
     commands: Sequence[click.Command] = ()
+    # (Its options on the shared commands are apart: cli/ruleset_options.py.)
     encounter_commands: Sequence[click.Command] = ()
-    # Its stat options on `roster add-character` and `encounter add`.
-    character_options: Sequence[click.Option] = ()
-    # Its options on `encounter move`, `encounter round` and `encounter act`.
-    encounter_move_options: Sequence[click.Option] = ()
-    encounter_round_options: Sequence[click.Option] = ()
-    encounter_act_options: Sequence[click.Option] = ()
-    # What `encounter act` takes under it, added to the command's help.
-    act_help: str | None = None
     # The words `day end --rest NAME=MODE` takes (none: it has no rest modes).
     rest_modes: Sequence[str] = ()
     # How `roster add-mount --move` and `add-vehicle --move` are given under it.

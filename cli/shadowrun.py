@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from cli.context import record
-from cli.options import KeyValue, SquareType, TrekCommand, recording_options
+from cli.options import SquareType, TrekCommand, recording_options
 from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
@@ -16,28 +16,6 @@ from domain.shadowrun import DEFAULT_SPRINT_TN
 
 if TYPE_CHECKING:
     from domain.geometry import Square
-
-
-CHARACTER_OPTIONS = [
-    click.Option(["--quickness"], type=int,
-                 help="Shadowrun Quickness (1-30): walking metres a Combat Turn."),
-    click.Option(["--metatype"],
-                 help="Shadowrun metatype: human, dwarf, elf, ork or troll (default human); "
-                      "a dwarf runs ×2, the others ×3."),
-]
-
-ENCOUNTER_ROUND_OPTIONS = [
-    click.Option(["--passes"], type=KeyValue(noun="combatant"), multiple=True,
-                 help="Shadowrun: a combatant's Initiative Passes this Combat Turn, NAME=N "
-                      "(repeatable; default 1 each)."),
-]
-
-ENCOUNTER_MOVE_OPTIONS = [
-    click.Option(["--walk"], is_flag=True, default=False,
-                 help="Shadowrun: walk (the default gait; the turn's first move declares it)."),
-    click.Option(["--run"], is_flag=True, default=False,
-                 help="Shadowrun: run this Combat Turn (declared by the turn's first move)."),
-]
 
 
 @click.command(cls=TrekCommand, name="pass")
@@ -129,9 +107,6 @@ def token_marks(combatant: dict[str, Any]) -> list[str]:
 COMMAND_LINE = CommandLine(
     title="Shadowrun",
     encounter_commands=ENCOUNTER_COMMANDS,
-    character_options=CHARACTER_OPTIONS,
-    encounter_round_options=ENCOUNTER_ROUND_OPTIONS,
-    encounter_move_options=ENCOUNTER_MOVE_OPTIONS,
     phase_word="pass",
     stop_word="intercepted",
     summaries=SUMMARIES,

@@ -50,10 +50,8 @@ if TYPE_CHECKING:
         ChangeDoor,
         EndEncounter,
         EnterCombatant,
-        MoveCombatant,
         RemoveCombatant,
         StartEncounter,
-        StartRound,
     )
     from domain.commands.parties import MergeParties, SplitParty
     from domain.commands.roster import (
@@ -67,6 +65,7 @@ if TYPE_CHECKING:
         Rejoin,
         SetRule,
     )
+    from domain.commands.rounds import MoveCombatant, StartRound
     from domain.commands.sessions import EndSession, StartSession
     from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
     from domain.commands.travel import EndDay, Move, StartDay

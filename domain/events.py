@@ -321,7 +321,7 @@ class CharacterAdded(TrekEvent):
 
     def redecided(self, ruleset: "Ruleset", situation: "Situation") -> "Decision":
         from domain import roster
-        from domain.ruleset import CharacterOptions
+        from domain.options import CharacterOptions
 
         options = CharacterOptions(
             name=self.name, skills=self.skills, attributes=self.attributes,

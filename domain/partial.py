@@ -12,16 +12,11 @@ from pydantic import BaseModel
 
 from domain.errors import NotOffered
 from domain.maps import MapSection, Terrain
-from domain.ruleset import (
-    DayEndOptions,
-    Decision,
-    MoveOptions,
-    NoHouseRules,
-    Situation,
-)
+from domain.ruleset import Decision, NoHouseRules, Situation
 from domain.state import Conveyance
 
 if TYPE_CHECKING:
+    from domain.options import DayEndOptions, MoveOptions
     from domain.plan import PlanRules
 
 

@@ -31,7 +31,8 @@ from pydantic import BaseModel
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
 from domain.maps import GameMap
-from domain.ruleset import DayEndOptions, Decision, MoveOptions, Ruleset, Situation
+from domain.options import DayEndOptions, MoveOptions
+from domain.ruleset import Decision, Ruleset, Situation
 from domain.state import ConveyanceKind, ConveyanceState, Game
 
 SUPPLIES_SHOWN = ("provisions", "fuel", "ammo")

@@ -8,22 +8,19 @@ loaded by the decisions that make one: the rulesets look members up here on ever
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic.fields import FieldInfo
 
 from domain.bounds import MAX_AMOUNT
 from domain.errors import NotFound, NotOffered, RuleViolation
 from domain.events import CharacterAdded, SuppliesAdded
-from domain.ruleset import (
-    CharacterOptions,
-    Decision,
-    Ruleset,
-    Situation,
-    check_character_options,
-)
+from domain.ruleset import Decision, Ruleset, Situation, check_character_options
 from domain.state import Character, ConveyanceKind, Game, Role
 from domain.values import check_number
+
+if TYPE_CHECKING:
+    from domain.options import CharacterOptions
 
 
 def known(names: Mapping[str, Any], what: str) -> str:

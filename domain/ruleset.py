@@ -4,7 +4,7 @@ import dataclasses
 import typing
 from abc import abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple, Protocol
 
@@ -14,14 +14,15 @@ from domain.deferred import Deferred
 from domain.dice import Dice
 from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
-from domain.geometry import Square
 from domain.maps import GameMap, MapSection, Terrain
 from domain.state import Character, Combatant, Conveyance, Game
 
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
     from domain.campaign import Campaign
-    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
+    from domain.commands.encounter import EnterCombatant
+    from domain.commands.rounds import MoveCombatant, StartRound
+    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
     from domain.plan import PlanRules
 
 # A decision is the event to record, its outcome in full, built (and so checked) by the rule
@@ -39,38 +40,6 @@ class Situation(NamedTuple):
     # Seeded dice for a decision that may roll outside a ruleset command (a long move,
     # say); None when re-deciding, where the event's recorded roll is used instead.
     dice: Dice | None = None
-
-
-@dataclass(frozen=True)
-class CharacterOptions:
-    """Everything `roster add-character` may be given; a ruleset takes what it uses."""
-
-    name: str
-    skills: Mapping[str, int] = field(default_factory=dict)
-    attributes: Mapping[str, int] = field(default_factory=dict)
-    health_max: int | None = None
-    energy_max: int | None = None
-    # The ruleset's own stat options, by option name; its `character` decides the `stats` a
-    # character keeps, and `options_of` gives them back from a recorded character.
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class MoveOptions:
-    """A move as given: compass steps, or a destination to reach by the cheapest legal path."""
-
-    steps: tuple[str, ...] = ()
-    to: Square | None = None
-    through_hazard: bool = False
-
-
-@dataclass(frozen=True)
-class DayEndOptions:
-    """`day end`'s options: how each character rests, and hours slept."""
-
-    rests: Mapping[str, str] = field(default_factory=dict)
-    # Hours slept; None when not given (a ruleset that sleeps takes its own default).
-    hours: int | None = None
 
 
 # Each command class's validator, by class: built by pydantic from the class's fields the first
@@ -207,7 +176,7 @@ class Ruleset(Protocol):
     # (`Field(ge=..., le=...)`) and its default; `NoHouseRules` when it has none.
     house_rules: type[BaseModel]
 
-    def character(self, situation: Situation, options: CharacterOptions) -> dict[str, Any]:
+    def character(self, situation: Situation, options: "CharacterOptions") -> dict[str, Any]:
         """The CharacterAdded payload for these options, or a refusal."""
 
     def mount(
@@ -222,9 +191,9 @@ class Ruleset(Protocol):
 
     def start_day(self, situation: Situation) -> Decision: ...
 
-    def move(self, situation: Situation, options: MoveOptions) -> Decision: ...
+    def move(self, situation: Situation, options: "MoveOptions") -> Decision: ...
 
-    def end_day(self, situation: Situation, options: DayEndOptions) -> Decision: ...
+    def end_day(self, situation: Situation, options: "DayEndOptions") -> Decision: ...
 
     def movement_status(self, situation: Situation) -> dict[str, Any]: ...
 
@@ -399,7 +368,7 @@ class Registry:
 SHARED_STATS = ("health_max", "energy_max")
 
 
-def given_stat_flags(options: CharacterOptions,
+def given_stat_flags(options: "CharacterOptions",
                      fields: tuple[str, ...] = SHARED_STATS) -> list[str]:
     """The flags of those shared stat options (of `fields`) that were given, and
     `--attribute` if any attribute was: for a ruleset to refuse the ones it does not take."""
@@ -413,7 +382,7 @@ def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-def check_character_options(ruleset: Ruleset, options: CharacterOptions) -> None:
+def check_character_options(ruleset: Ruleset, options: "CharacterOptions") -> None:
     """Refuse another ruleset's own stat options, naming them."""
     foreign = sorted(set(options.extra) - ruleset.character_options)
     if foreign:

@@ -10,7 +10,8 @@ from domain.commands.roster import AddCharacter, AddMount, Harm
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, Command, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.ruleset import Command
 from tracker.app import Trek
 
 # The Ashen Reach of the README without its rough squares, so every square has penalty 0

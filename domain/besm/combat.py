@@ -32,7 +32,7 @@ from domain.ruleset import Decision, Situation
 from domain.state import Character, Combatant, Encounter, Game, friends
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import MoveCombatant, StartRound
+    from domain.commands.rounds import MoveCombatant, StartRound
 
 DEFENSE_PENALTY = 2
 RANGED_PENALTY = 2
@@ -427,7 +427,7 @@ def _redo(event: TrekEvent, rules: CombatRules, situation: Situation) -> Decisio
 
 @_redo.register
 def _(event: RoundStarted, rules: CombatRules, situation: Situation) -> Decision:
-    from domain.commands.encounter import StartRound
+    from domain.commands.rounds import StartRound
 
     return rules.start_round(situation, StartRound())
 

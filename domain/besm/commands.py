@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from domain.besm.events import FORAGE_ROLL, NIGHT_TRAVEL_ROLL, REPAIR_ROLL, SHORTCUT_ROLL
-from domain.commands.encounter import Act
+from domain.commands.rounds import Act
 from domain.ruleset import Command
 
 if TYPE_CHECKING:

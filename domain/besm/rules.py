@@ -51,13 +51,10 @@ from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import MapSection, Terrain, extent
 from domain.ruleset import (
-    CharacterOptions,
     Command,
-    DayEndOptions,
     Decision,
     EventsLoader,
     FightApart,
-    MoveOptions,
     NothingOnEntry,
     Situation,
     not_offered,
@@ -74,6 +71,7 @@ from domain.state import (
 if TYPE_CHECKING:
     from domain.besm.combat import CombatRules
     from domain.commands.encounter import EnterCombatant
+    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
     from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
@@ -410,6 +408,8 @@ class Besm(FightApart, NothingOnEntry):
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         stats: dict[str, Any] = {}
         if character is None:
+            from domain.options import CharacterOptions
+
             options = command.options or CharacterOptions(name=command.name)
             sheet = self.character(situation, options)
             stats = {**sheet["stats"], "skills": sheet["skills"],
@@ -616,7 +616,7 @@ class Besm(FightApart, NothingOnEntry):
         # The campaign hands over only the commands above: each of BESM's own names its rule
         # (`BesmCommand.decide_by`); the shared `encounter act` is the fight's.
         from domain.besm.commands import BesmCommand
-        from domain.commands.encounter import Act
+        from domain.commands.rounds import Act
 
         if isinstance(command, BesmCommand):
             return command.decide_by(self, situation, dice)
@@ -639,6 +639,8 @@ class Besm(FightApart, NothingOnEntry):
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
         # Only the modes the GM chose are given again; the defaults are worked out anew.
         chosen = event.chosen if event.chosen is not None else list(event.recovery)
+        from domain.options import DayEndOptions
+
         decided = self.end_day(situation, DayEndOptions(
             rests={name: rest.mode for name, rest in event.recovery.items()
                    if name in chosen},

@@ -2,14 +2,11 @@
 commands it takes); a command line or a campaign loads only the part of play it uses."""
 
 from domain.commands.encounter import (
-    Act,
     ChangeDoor,
     EndEncounter,
     EnterCombatant,
-    MoveCombatant,
     RemoveCombatant,
     StartEncounter,
-    StartRound,
 )
 from domain.commands.history import Redo, Undo
 from domain.commands.parties import MergeParties, SplitParty
@@ -24,6 +21,7 @@ from domain.commands.roster import (
     Rejoin,
     SetRule,
 )
+from domain.commands.rounds import Act, MoveCombatant, StartRound
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.commands.travel import EndDay, Move, StartDay

@@ -1,24 +1,30 @@
-"""An encounter's shared commands: it opens, combatants enter and leave, a round starts, a
-combatant moves or acts, a door changes, it ends. Each ruleset decides the entries, rounds, moves
-and actions by its own rules (`Ruleset.enter`, `start_round`, `move_combatant`, `decide`); the
-ruleset's own further commands are in its package. They load with the first encounter command,
-so an overland command loads none of them."""
+"""An encounter's shared commands: it opens, combatants enter and leave, a door changes, it
+ends. Each ruleset decides the entries by its own rules (`Ruleset.enter`); the ruleset's own
+further commands are in its package. They load with the first encounter command that sets a
+fight up, so an overland command loads none of them, and nor does a round's move or action:
+the round's commands (`StartRound`, `MoveCombatant`, `Act`) are in `domain.commands.rounds`,
+named here as well so that the encounter's commands can be taken from one place."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from domain.bounds import MAX_CAMPAIGN_NAME
+from domain.commands.rounds import Act, MoveCombatant, StartRound
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, Command
+from domain.options import CharacterOptions
+from domain.ruleset import Command
 from domain.state import Side
 from domain.values import placed, texted
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign
     from domain.events import TrekEvent
+
+__all__ = ["Act", "ChangeDoor", "EndEncounter", "EnterCombatant", "MoveCombatant",
+           "RemoveCombatant", "StartEncounter", "StartRound"]
 
 
 @dataclass(frozen=True)
@@ -70,18 +76,6 @@ class EndEncounter(Command):
 
 
 @dataclass(frozen=True)
-class Act(Command):
-    """`encounter act NAME [KIND] [options]`: a combatant's action, as its ruleset reads it;
-    the kinds and options are the ruleset's own."""
-
-    what: ClassVar[str] = "encounter act"
-
-    name: str
-    kind: str | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
 class EnterCombatant(Command):
     """`encounter join` (a roster character, side party) or `encounter add` (anyone else)."""
 
@@ -97,30 +91,3 @@ class EnterCombatant(Command):
 
     def decide_in(self, campaign: Campaign) -> TrekEvent:
         return campaign.decide_enter_combatant(self)
-
-
-@dataclass(frozen=True)
-class MoveCombatant(Command):
-    """`encounter move NAME DIR... | --to X,Y` with the ruleset's own options."""
-
-    what: ClassVar[str] = "encounter move"
-
-    name: str
-    steps: tuple[str, ...] = ()
-    to: Square | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def decide_in(self, campaign: Campaign) -> TrekEvent:
-        return campaign.decide_move_combatant(self)
-
-
-@dataclass(frozen=True)
-class StartRound(Command):
-    """`encounter round` with the ruleset's own options (e.g. how the round is split)."""
-
-    what: ClassVar[str] = "encounter round"
-
-    options: Mapping[str, Any] = field(default_factory=dict)
-
-    def decide_in(self, campaign: Campaign) -> TrekEvent:
-        return campaign.decide_start_round(self)

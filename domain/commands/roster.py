@@ -11,7 +11,8 @@ from pydantic import AfterValidator
 from domain.bounds import MAX_LEVEL, MAX_MILES, MAX_POINTS
 from domain.commands import Reason
 from domain.errors import RuleViolation
-from domain.ruleset import CharacterOptions, Command
+from domain.options import CharacterOptions
+from domain.ruleset import Command
 from domain.state import Role
 from domain.values import check_name, check_number
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from domain.ruleset import Command, DayEndOptions, MoveOptions
+from domain.options import DayEndOptions, MoveOptions
+from domain.ruleset import Command
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign

@@ -31,7 +31,7 @@ from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import MoveCombatant, StartRound
+    from domain.commands.rounds import MoveCombatant, StartRound
 
 DEFAULT_CELL_FEET = 5
 MAX_DIFFICULTY = 10
@@ -786,7 +786,7 @@ def _redo(event: Any, rules: CypherCombat, situation: Situation) -> Decision | N
 
 @_redo.register
 def _(event: RoundStarted, rules: CypherCombat, situation: Situation) -> Decision:
-    from domain.commands.encounter import StartRound
+    from domain.commands.rounds import StartRound
 
     return rules.start_round(situation, StartRound())
 

@@ -21,12 +21,9 @@ from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.maps import MapSection, Terrain, extent
 from domain.ruleset import (
-    CharacterOptions,
     Command,
-    DayEndOptions,
     Decision,
     FightApart,
-    MoveOptions,
     NoHouseRules,
     NothingOnEntry,
     Situation,
@@ -39,6 +36,7 @@ from domain.values import check_number
 if TYPE_CHECKING:
     from domain.commands.encounter import EnterCombatant
     from domain.cypher.combat import CypherCombat
+    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
     from domain.plan import PlanRules
     from domain.ruleset import EventsLoader
 
@@ -258,6 +256,8 @@ class Cypher(FightApart, NothingOnEntry):
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         stats: dict[str, Any] = {}
         if character is None:
+            from domain.options import CharacterOptions
+
             options = command.options or CharacterOptions(name=command.name)
             stats = self.character(situation, options)
         from domain.cypher.combat import CypherState
@@ -456,6 +456,8 @@ def _(event: DayStarted, rules: Cypher, situation: Situation) -> Decision:
 @_redo.register
 def _(event: DayEnded, rules: Cypher, situation: Situation) -> Decision:
     # The hours a day end of an earlier release recorded (always unused) stay as recorded.
+    from domain.options import DayEndOptions
+
     return rules.end_day(situation, DayEndOptions()).model_copy(update={"hours": event.hours})
 
 

@@ -3,7 +3,6 @@ the cost of each hex from the direction against the facing, the posture, the foo
 obstructions; turning; the one hex always allowed; the free end facing; step; posture."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
@@ -25,11 +24,11 @@ from domain.geometry import Square
 from domain.grid import HEXES
 from domain.gurps import POSTURES
 from domain.gurps.stats import air_move, exact, ground_move, number, water_move
-from domain.ruleset import Command, Decision, Situation
+from domain.ruleset import Decision, Situation
 from domain.state import Combatant, Encounter, friends
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import MoveCombatant, StartRound
+    from domain.commands.rounds import MoveCombatant, StartRound
 
 DIRECTIONS = HEXES.directions  # N NE SE S SW NW, clockwise
 TURNS = {"L": -1, "R": 1}
@@ -110,16 +109,6 @@ class PostureChanged(CombatantChanged):
 
 
 EVENTS: tuple[type[CombatantChanged], ...] = (HexMoved, PostureChanged)
-
-
-@dataclass(frozen=True)
-class ChangePosture(Command):
-    """`encounter posture NAME POSTURE`."""
-
-    what: ClassVar[str] = "encounter posture"
-
-    name: str
-    posture: str
 
 
 # -- the numbers --------------------------------------------------------------------------------

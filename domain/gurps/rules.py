@@ -3,33 +3,26 @@
 
 from __future__ import annotations
 
-from functools import cache, singledispatch, singledispatchmethod
+from functools import cache, singledispatch
 from typing import TYPE_CHECKING, Any
 
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.events import TrekEvent
 from domain.gurps.movement import EVENTS as MOVEMENT_EVENTS
-from domain.gurps.movement import ChangePosture, HexMoved, HexRules, PostureChanged, stats_of
+from domain.gurps.movement import HexMoved, HexRules, PostureChanged, stats_of
 from domain.gurps.stats import STAT_OPTIONS, movement_stats
 from domain.partial import WithoutOverland
-from domain.ruleset import (
-    CharacterOptions,
-    Command,
-    Decision,
-    NothingOnEntry,
-    Situation,
-    not_offered,
-)
+from domain.ruleset import Command, Decision, NothingOnEntry, Situation, not_offered
 from domain.state import Character
 
 if TYPE_CHECKING:
     from domain.commands.encounter import EnterCombatant
+    from domain.options import CharacterOptions
 
 
 class Gurps(WithoutOverland, HexRules, NothingOnEntry):
     name = "gurps"
-    commands: frozenset[type[Command]] = frozenset({ChangePosture})
     events: tuple[type[TrekEvent], ...] = MOVEMENT_EVENTS
     character_options: frozenset[str] = STAT_OPTIONS
     audit_sections: tuple[str, ...] = ()
@@ -41,16 +34,24 @@ class Gurps(WithoutOverland, HexRules, NothingOnEntry):
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         if character is not None:
             return {}, self.enter_state(character.stats)
+        from domain.options import CharacterOptions
+
         options = command.options or CharacterOptions(name=command.name)
         stats = movement_stats(options)
         return stats, self.enter_state(stats)
 
-    @singledispatchmethod
-    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
-        raise not_offered(self.name, command.what)
+    @property
+    def commands(self) -> frozenset[type[Command]]:
+        """GURPS's own command, loaded when a campaign is first asked whether it offers one."""
+        from domain.gurps.commands import COMMANDS
 
-    @decide.register
-    def _(self, command: ChangePosture, situation: Situation, dice: Dice) -> Decision:
+        return COMMANDS
+
+    def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        from domain.gurps.commands import ChangePosture
+
+        if not isinstance(command, ChangePosture):
+            raise not_offered(self.name, command.what)
         return self.change_posture(situation, command.name, command.posture)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
@@ -66,7 +67,7 @@ def _redo(event: TrekEvent, rules: Gurps, situation: Situation) -> Decision | No
 
 @_redo.register
 def _(event: RoundStarted, rules: Gurps, situation: Situation) -> Decision:
-    from domain.commands.encounter import StartRound
+    from domain.commands.rounds import StartRound
 
     return rules.start_round(situation, StartRound())
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from domain.errors import NotOffered, RuleViolation
-from domain.ruleset import CharacterOptions, given_stat_flags
+from domain.ruleset import given_stat_flags
+
+if TYPE_CHECKING:
+    from domain.options import CharacterOptions
 
 TRAITS = ("amphibious", "aquatic", "flight", "walk-on-air")
 # The stat options a gurps character takes (CharacterOptions.extra keys).

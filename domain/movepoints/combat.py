@@ -40,7 +40,8 @@ from domain.state import Combatant, Encounter, Game, Side, friends
 from domain.values import check_number
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import EnterCombatant, MoveCombatant, StartRound
+    from domain.commands.encounter import EnterCombatant
+    from domain.commands.rounds import MoveCombatant, StartRound
 
 # The movement types a Full Move is given for, in the order documents list them.
 TYPES = ("land", "swim", "fly")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from domain.commands.encounter import Act
+from domain.commands.rounds import Act
 from domain.ruleset import Command
 
 

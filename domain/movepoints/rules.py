@@ -3,10 +3,9 @@ Move-Point movement in encounters (`domain.movepoints.combat`)."""
 
 from __future__ import annotations
 
-from functools import cache, singledispatch, singledispatchmethod
+from functools import cache, singledispatch
 from typing import TYPE_CHECKING, Any
 
-from domain.commands.encounter import Act
 from domain.dice import Dice
 from domain.encounter import RoundStarted
 from domain.errors import NotOffered, RuleViolation
@@ -21,20 +20,13 @@ from domain.movepoints.combat import (
     fresh_round,
     full_moves,
 )
-from domain.movepoints.commands import COMMANDS, SetCondition, Step
 from domain.partial import WithoutOverland
-from domain.ruleset import (
-    CharacterOptions,
-    Command,
-    Decision,
-    Situation,
-    given_stat_flags,
-    not_offered,
-)
+from domain.ruleset import Command, Decision, Situation, given_stat_flags, not_offered
 from domain.state import Character
 
 if TYPE_CHECKING:
     from domain.commands.encounter import EnterCombatant
+    from domain.options import CharacterOptions
 
 
 def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:
@@ -49,7 +41,6 @@ def refuse_other_options(ruleset: str, options: CharacterOptions) -> None:
 
 class Movepoints(WithoutOverland, MoveRules):
     name = "movepoints"
-    commands: frozenset[type[Command]] = COMMANDS
     events: tuple[type[TrekEvent], ...] = COMBAT_EVENTS
     character_options: frozenset[str] = frozenset({"full_move"})
     audit_sections: tuple[str, ...] = ()
@@ -68,27 +59,33 @@ class Movepoints(WithoutOverland, MoveRules):
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         stats: dict[str, Any] = {}
         if character is None:
+            from domain.options import CharacterOptions
+
             options = command.options or CharacterOptions(name=command.name)
             stats = dict(self.character(situation, options)["stats"])
         encounter = situation.game.encounter
         round_number = encounter.round if encounter is not None else 0
         return stats, fresh_round(round_number, None).model_dump(mode="json")
 
-    @singledispatchmethod
+    @property
+    def commands(self) -> frozenset[type[Command]]:
+        """Its own commands and `encounter act`, loaded when a campaign is first asked whether
+        it offers one."""
+        from domain.movepoints.commands import COMMANDS
+
+        return COMMANDS
+
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        from domain.commands.rounds import Act
+        from domain.movepoints.commands import SetCondition, Step
+
+        if isinstance(command, Act):
+            return self.act(situation, command.name, command.kind, command.options)
+        if isinstance(command, Step):
+            return self.step(situation, command.name, command.direction)
+        if isinstance(command, SetCondition):
+            return self.set_condition(situation, command.name, command.condition)
         raise not_offered(self.name, command.what)
-
-    @decide.register
-    def _(self, command: Act, situation: Situation, dice: Dice) -> Decision:
-        return self.act(situation, command.name, command.kind, command.options)
-
-    @decide.register
-    def _(self, command: Step, situation: Situation, dice: Dice) -> Decision:
-        return self.step(situation, command.name, command.direction)
-
-    @decide.register
-    def _(self, command: SetCondition, situation: Situation, dice: Dice) -> Decision:
-        return self.set_condition(situation, command.name, command.condition)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         return _redo_of(type(event))(event, self, situation)
@@ -103,7 +100,7 @@ def _redo(event: TrekEvent, rules: Movepoints, situation: Situation) -> Decision
 
 @_redo.register
 def _(event: RoundStarted, rules: Movepoints, situation: Situation) -> Decision:
-    from domain.commands.encounter import StartRound
+    from domain.commands.rounds import StartRound
 
     return rules.start_round(situation, StartRound())
 

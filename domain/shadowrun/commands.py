@@ -12,9 +12,8 @@ from domain.errors import RuleViolation
 from domain.geometry import Square
 from domain.ruleset import Command
 from domain.shadowrun import DEFAULT_SPRINT_TN as DEFAULT_SPRINT_TN
+from domain.shadowrun import SPRINT_ROLL as SPRINT_ROLL
 
-# The label a sprint's dice are rolled (and recorded) under.
-SPRINT_ROLL = "athletics (running)"
 MIN_TN, MAX_TN = 2, 30
 # The successes a GM may give for a sprint (Athletics dice, Combat Pool dice added).
 MAX_SUCCESSES = 30

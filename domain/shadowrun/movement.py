@@ -27,11 +27,11 @@ from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
 from domain.ruleset import Decision, Situation
-from domain.shadowrun.commands import SPRINT_ROLL
+from domain.shadowrun import SPRINT_ROLL
 from domain.state import Combatant, Encounter, Game, friends
 
 if TYPE_CHECKING:
-    from domain.commands.encounter import MoveCombatant, StartRound
+    from domain.commands.rounds import MoveCombatant, StartRound
 
 # The running modifier of each metatype: run rate = Quickness × this.
 RUNNING_MODIFIER: dict[str, int] = {"human": 3, "dwarf": 2, "elf": 3, "ork": 3, "troll": 3}
@@ -277,7 +277,7 @@ class PassRules:
     def redo_round(self, situation: Situation, event: RoundStarted) -> Decision:
         given: dict[str, int] = event.clock.get("initiative", {})
         options = {"passes": list(given.items())} if given else {}
-        from domain.commands.encounter import StartRound
+        from domain.commands.rounds import StartRound
 
         return self.start_round(situation, StartRound(options=options))
 

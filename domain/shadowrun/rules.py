@@ -3,7 +3,7 @@ tactical movement by Initiative Pass in encounters."""
 
 from __future__ import annotations
 
-from functools import cache, singledispatch, singledispatchmethod
+from functools import cache, singledispatch
 from typing import TYPE_CHECKING, Any
 
 from domain.dice import Dice, RecordedDice
@@ -12,7 +12,6 @@ from domain.errors import NotOffered, RuleViolation
 from domain.events import TrekEvent
 from domain.partial import WithoutOverland
 from domain.ruleset import (
-    CharacterOptions,
     Command,
     Decision,
     NothingOnEntry,
@@ -20,7 +19,7 @@ from domain.ruleset import (
     given_stat_flags,
     not_offered,
 )
-from domain.shadowrun.commands import COMMANDS, SPRINT_ROLL, Intercept, NextPass, Sprint
+from domain.shadowrun import SPRINT_ROLL
 from domain.shadowrun.movement import (
     EVENTS,
     MAX_ATHLETICS,
@@ -37,6 +36,7 @@ from domain.state import Character
 
 if TYPE_CHECKING:
     from domain.commands.encounter import EnterCombatant
+    from domain.options import CharacterOptions
 
 
 def whole(value: object) -> int | None:
@@ -45,7 +45,6 @@ def whole(value: object) -> int | None:
 
 class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
     name = "shadowrun"
-    commands: frozenset[type[Command]] = COMMANDS
     events: tuple[type[TrekEvent], ...] = EVENTS
     character_options: frozenset[str] = frozenset({"quickness", "metatype"})
     audit_sections: tuple[str, ...] = ()
@@ -80,6 +79,8 @@ class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
               character: Character | None) -> tuple[dict[str, Any], dict[str, Any]]:
         stats: dict[str, Any] = {}
         if character is None:
+            from domain.options import CharacterOptions
+
             sheet = self.character(situation,
                                    command.options or CharacterOptions(name=command.name))
             stats = {**sheet["stats"], "skills": sheet["skills"]}
@@ -87,21 +88,23 @@ class Shadowrun(WithoutOverland, PassRules, NothingOnEntry):
 
     # -- commands only this ruleset has ----------------------------------------------------
 
-    @singledispatchmethod
+    @property
+    def commands(self) -> frozenset[type[Command]]:
+        """Its own commands, loaded when a campaign is first asked whether it offers one."""
+        from domain.shadowrun.commands import COMMANDS
+
+        return COMMANDS
+
     def decide(self, command: Command, situation: Situation, dice: Dice) -> Decision:
+        from domain.shadowrun.commands import Intercept, NextPass, Sprint
+
+        if isinstance(command, NextPass):
+            return self.next_pass(situation)
+        if isinstance(command, Sprint):
+            return self.sprint(situation, command.name, command.tn, command.successes, dice)
+        if isinstance(command, Intercept):
+            return self.intercept(situation, command.name, command.by, command.at)
         raise not_offered(self.name, command.what)
-
-    @decide.register
-    def _(self, command: NextPass, situation: Situation, dice: Dice) -> Decision:
-        return self.next_pass(situation)
-
-    @decide.register
-    def _(self, command: Sprint, situation: Situation, dice: Dice) -> Decision:
-        return self.sprint(situation, command.name, command.tn, command.successes, dice)
-
-    @decide.register
-    def _(self, command: Intercept, situation: Situation, dice: Dice) -> Decision:
-        return self.intercept(situation, command.name, command.by, command.at)
 
     def redecide(self, situation: Situation, event: TrekEvent) -> Decision | None:
         return _redo_of(type(event))(event, self, situation)

@@ -148,6 +148,49 @@ def test_a_recording_command_loads_its_ruleset_only(ruleset: str, tmp_path: Path
         assert not {f"domain.{ruleset}.combat", "domain.encounter"} & modules
 
 
+# A fight under each ruleset that plays only round by round, in its first round: Kira's stats,
+# a Bandit's, what she does before she moves, how she moves one square (GURPS: a step north,
+# by its facing) and where she ends.
+FIGHTS = {
+    "gurps": (("--basic-move", "5", "--basic-speed", "5.75"),
+              ("--basic-move", "6", "--basic-speed", "6"), (), ("N",), "0,-1"),
+    "shadowrun": (("--quickness", "5", "--metatype", "elf"),
+                  ("--quickness", "4", "--metatype", "ork"), (), ("--to", "0,1"), "0,1"),
+    "movepoints": (("--full-move", "13"), ("--full-move", "6"),
+                   (("encounter", "act", "Kira", "move"),), ("--to", "0,1"), "0,1"),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(FIGHTS))
+def test_a_move_in_a_fight_loads_no_other_rulesets_command_line(
+        ruleset: str, tmp_path: Path) -> None:
+    """`encounter move` takes every ruleset's options (its words are parsed before the
+    campaign is known) from their options modules: of the rulesets' command lines it loads its
+    campaign's own alone, and of the commands those of a round alone."""
+    db = str(tmp_path / "store.db")
+    kira, bandit, before, words, end = FIGHTS[ruleset]
+    play_all(tmp_path, db, [("init", "Ambush", "--ruleset", ruleset, "--seed", "3"),
+                            ("roster", "add-character", "Kira", *kira),
+                            ("encounter", "start", "Ambush"),
+                            ("encounter", "join", "Kira", "--at", "0,0"),
+                            ("encounter", "add", "Bandit", "--side", "enemy", "--at", "4,0",
+                             *bandit),
+                            ("encounter", "round"), *before])
+    stdout, modules = run_traced(tmp_path, db, "encounter", "move", "Kira", *words)
+    assert stdout.startswith(f"#{7 + len(before)} Kira ")
+    assert f"0,0 → {end}" in stdout
+    others = {m for m in modules for name in RULESETS.names
+              if name != ruleset and (m.startswith(f"domain.{name}") or m == f"cli.{name}")}
+    assert others == set()
+    assert {f"cli.{name}_options" for name in RULESETS.names} <= modules
+    assert "domain.commands.rounds" in modules
+    assert "domain.commands.encounter" not in modules
+    # Nor the ruleset's own commands (a posture, a pass, a step), nor the options other
+    # shared commands hand a ruleset (a character's stats, an overland move, a day's end).
+    assert f"domain.{ruleset}.rules" in modules
+    assert not {f"domain.{ruleset}.commands", "domain.options"} & modules
+
+
 def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
         tmp_path: Path) -> None:
     db = str(tmp_path / "store.db")

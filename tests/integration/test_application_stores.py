@@ -22,7 +22,7 @@ from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.opening import MemoryStores
 from tracker.stores import StoreError

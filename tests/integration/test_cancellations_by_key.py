@@ -24,8 +24,8 @@ from domain.commands.roster import AddCharacter, Harm
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.history import fold_live
+from domain.options import CharacterOptions
 from domain.roster_events import Harmed
-from domain.ruleset import CharacterOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -19,7 +19,7 @@ from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, Harm
 from domain.commands.supplies import AddSupplies
 from domain.errors import RuleViolation
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.reversals import INDEX_NAME
 from tracker.stores import StoreKind

@@ -17,7 +17,7 @@ from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -22,7 +22,7 @@ from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
-from domain.ruleset import DayEndOptions, MoveOptions
+from domain.options import DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.points import Point
 

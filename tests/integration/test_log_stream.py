@@ -20,7 +20,7 @@ from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies
 from domain.commands.travel import EndDay, StartDay
-from domain.ruleset import DayEndOptions
+from domain.options import DayEndOptions
 from projections.logpages import LogFilter
 from tracker.app import Trek
 

@@ -26,7 +26,7 @@ from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent, canonical_bytes
 from domain.history import fold_live
-from domain.ruleset import DayEndOptions, MoveOptions
+from domain.options import DayEndOptions, MoveOptions
 from domain.state import Game
 from projections.views import correct, event_document, log_entries
 from tracker.app import Trek

@@ -18,7 +18,7 @@ from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound, RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 from tracker.points import Point
 

@@ -15,7 +15,7 @@ from domain.commands.roster import AddCharacter
 from domain.commands.supplies import AddSupplies, SetSupplies
 from domain.commands.travel import StartDay
 from domain.errors import RuleViolation
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 from tracker.stores import StoreError
 

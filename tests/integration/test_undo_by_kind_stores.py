@@ -11,7 +11,7 @@ from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter, Harm
 from domain.commands.supplies import AddSupplies, SpendSupplies
 from domain.errors import RuleViolation
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

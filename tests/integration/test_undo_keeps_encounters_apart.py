@@ -14,7 +14,7 @@ from domain.commands.roster import AddCharacter
 from domain.commands.travel import Move, StartDay
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, MoveOptions
+from domain.options import CharacterOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

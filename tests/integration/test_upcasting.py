@@ -26,7 +26,7 @@ from domain.campaign import Campaign, campaign_id
 from domain.commands.roster import AddCharacter
 from domain.errors import NewerStore
 from domain.events import CharacterAdded, TrekEvent, canonical_bytes
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 from tracker.mapper import CanonicalJSONTranscoder, PydanticMapper
 from tracker.topics import Topics

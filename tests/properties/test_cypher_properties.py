@@ -36,7 +36,7 @@ from domain.encounter import RoundStarted, cell_terrain
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

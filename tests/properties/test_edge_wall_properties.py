@@ -21,7 +21,7 @@ from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncoun
 from domain.commands.roster import AddCharacter
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.mapformats.tomlfile import load_battle_map
 
 SIZE = 5

@@ -32,8 +32,9 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import HEXES
-from domain.gurps.movement import ChangePosture, HexMoved
-from domain.ruleset import CharacterOptions
+from domain.gurps.commands import ChangePosture
+from domain.gurps.movement import HexMoved
+from domain.options import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

@@ -32,7 +32,7 @@ from domain.geometry import DIRECTIONS, Square
 from domain.movepoints.combat import MoveState
 from domain.movepoints.commands import SetCondition
 from domain.movepoints.commands import Step as StepCommand
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from tracker.mapformats.tomlfile import load_battle_map
 

@@ -24,8 +24,8 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.parties import PartiesMerged
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map
 

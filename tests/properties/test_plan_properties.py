@@ -27,8 +27,8 @@ from domain.commands.roster import AddCharacter, AddMount, SetRule
 from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.geometry import Square
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.plan import Planner, Step
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 from tracker.opening import MemoryStores
 

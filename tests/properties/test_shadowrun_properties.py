@@ -29,7 +29,7 @@ from domain.commands.roster import AddCharacter
 from domain.encounter import cell_terrain
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.shadowrun.movement import MovedInPass, PassStarted
 from domain.state import Side

@@ -34,7 +34,7 @@ from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import SUPPLY_KINDS, Game, Role
 from tracker.mapformats.tomlfile import load_map
 

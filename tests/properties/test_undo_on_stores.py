@@ -24,7 +24,7 @@ from domain.commands.supplies import AddSupplies, SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

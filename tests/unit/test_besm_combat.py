@@ -30,7 +30,7 @@ from domain.commands.travel import StartDay
 from domain.encounter import EncounterOpen, NoEncounter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

@@ -49,7 +49,7 @@ from domain.errors import NotFound
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Character, ConveyanceState, Role
 from tracker.mapformats.tomlfile import load_map
 

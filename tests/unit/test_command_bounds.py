@@ -25,7 +25,7 @@ from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
 from domain.cypher.combat import RollChase, StartChase
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.shadowrun.commands import Sprint
 
 REFUSED: list[tuple[Callable[[], Any], str]] = [

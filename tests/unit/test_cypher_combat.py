@@ -34,7 +34,7 @@ from domain.encounter import RoundStarted
 from domain.errors import MapError, NotFound, NotOffered, RuleViolation
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

@@ -20,7 +20,7 @@ from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.mapformats.tomlfile import load_map
 
 MAP = """\

@@ -22,9 +22,9 @@ from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotOffered, RuleViolation
 from domain.events import EventsCancelled, TrekEvent
 from domain.geometry import Square
-from domain.gurps.movement import ChangePosture
+from domain.gurps.commands import ChangePosture
 from domain.history import fold_live
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

@@ -21,8 +21,8 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from domain.patch import Correction, apply, diff
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map
 

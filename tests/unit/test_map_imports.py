@@ -30,7 +30,7 @@ from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncoun
 from domain.commands.roster import AddCharacter
 from domain.errors import MapError, RuleViolation
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from tracker.mapformats import Target, convert, format_of, parse
 from tracker.mapformats.tomlfile import load_battle_map, load_map
 from tracker.mapformats.uvtt import edges_along

@@ -22,7 +22,7 @@ from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotOffered, RuleViolation
 from domain.geometry import Square
 from domain.movepoints.commands import SetCondition, Step
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from projections.views import encounter_of
 from tracker.mapformats.tomlfile import load_battle_map

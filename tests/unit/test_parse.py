@@ -16,7 +16,7 @@ from domain.commands.roster import Harm
 from domain.commands.travel import Move, StartDay
 from domain.errors import TrackerError
 from domain.geometry import Square
-from domain.ruleset import MoveOptions
+from domain.options import MoveOptions
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,8 @@ from rulesets import RULESETS
 from domain.commands.roster import AddCharacter, AddMount, SetRule
 from domain.commands.supplies import SetSupplies
 from domain.geometry import Square
+from domain.options import CharacterOptions, DayEndOptions
 from domain.plan import Planner, copied, seeded_draw
-from domain.ruleset import CharacterOptions, DayEndOptions
 from tracker.app import Trek
 from tracker.mapformats.tomlfile import load_map
 from tracker.opening import MemoryStores

@@ -16,7 +16,7 @@ from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.sessions import EndSession, StartSession
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.state import Side
 from projections.audit import AuditDocument
 from projections.compare import Change

@@ -32,7 +32,7 @@ from domain.commands.sessions import EndSession, StartSession
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import NotFound
 from domain.geometry import Square
-from domain.ruleset import DayEndOptions, MoveOptions
+from domain.options import DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -27,7 +27,7 @@ from domain.commands.supplies import SetSupplies
 from domain.commands.travel import EndDay, Move, StartDay
 from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
-from domain.ruleset import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions, DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 ORIGIN = Square(0, 0)

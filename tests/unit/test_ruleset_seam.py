@@ -31,6 +31,7 @@ from cli.main import trek
 from cli.options import Settings
 from cli.registry import ENTRIES, Entry
 from cli.ruleset_line import CommandLine
+from cli.ruleset_options import RulesetOptions
 from cli.shell import Shell
 from cli.web.app import ServeConfig, create_app
 from domain.battlemap import LegendSpec
@@ -55,9 +56,9 @@ from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
+from domain.options import CharacterOptions
 from domain.partial import WithoutOverland
 from domain.ruleset import (
-    CharacterOptions,
     Command,
     Decision,
     NoHouseRules,
@@ -383,21 +384,25 @@ def stride_chart() -> None:
 
 
 def stride_line() -> CommandLine:
-    """Stride's part of the front-ends: its stat option, its event's line, the word its own
-    refusals open with, and a command of its own."""
+    """Stride's part of the front-ends: its event's line, the word its own refusals open
+    with, and a command of its own."""
     return CommandLine(
         title="Stride",
-        character_options=[click.Option(["--stride"], type=int,
-                                         help="Squares a round (1 to 9).")],
         summaries={"Strode": lambda d: f"{d['name']} strides {len(d['path']) - 1} square(s)"},
         opening_words=frozenset({"stride"}),
         commands=[stride_chart],
     )
 
 
+def stride_options() -> RulesetOptions:
+    """Its stat option, on `roster add-character` and `encounter add`."""
+    return RulesetOptions(character=[click.Option(["--stride"], type=int,
+                                                  help="Squares a round (1 to 9).")])
+
+
 STRIDE = Entry("stride", __name__, stride_rules, stride_line,
                commands=(("stride-chart", "How far a character of each stride walks in a "
-                                          "round."),))
+                                          "round."),), options=stride_options)
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from domain.commands.encounter import EnterCombatant, MoveCombatant, StartEncoun
 from domain.commands.roster import AddCharacter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square
-from domain.ruleset import CharacterOptions
+from domain.options import CharacterOptions
 from domain.shadowrun.commands import Intercept, NextPass, Sprint
 from domain.state import Side
 from projections.views import encounter_of
