@@ -31,6 +31,7 @@ from cli.bootstrap import bootstrap
 from domain.besm.commands import Forage, ForcedMarch, Repair, TravelByNight
 from domain.besm.state import remaining
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.encounter import (
     EndEncounter,
     EnterCombatant,
@@ -43,10 +44,10 @@ from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, AddMount, Harm
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies, SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.ruleset import Command as RulesetCommand
 from domain.state import Game, Side
 from tracker.app import Trek

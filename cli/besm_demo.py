@@ -4,12 +4,13 @@ to `trek demo` as `cli.besm.demo`)."""
 from __future__ import annotations
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter, AddMount
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 # docs/examples/ashen-reach.toml, the README's map (a test keeps the two the same).

@@ -8,10 +8,8 @@ is made anew from the rulesets' `CommandLine`s (the ones below are never edited)
 from __future__ import annotations
 
 import copy
-import inspect
 import tempfile
-import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,11 +25,9 @@ from cli.options import (
     SEQ,
     TERRAIN_HELP,
     EventNumber,
-    KeyChoice,
     KeyValue,
     PointType,
     SquareType,
-    TrekCommand,
     Whole,
     WordTerrain,
     _merge,
@@ -46,9 +42,7 @@ from cli.options import (
     store_recording_options,
 )
 from domain.bounds import MAX_POINTS
-from domain.compass import DIRECTIONS
 from domain.errors import MapError, TrackerError
-from domain.supplies import SUPPLY_KINDS
 
 if TYPE_CHECKING:
     from cli.bootstrap import Root
@@ -431,26 +425,6 @@ def rejoin(name: str) -> None:
 
 
 @trek.command()
-@click.argument("mode", type=click.Choice(["set", "add", "spend"]))
-@click.argument("amounts", nargs=-1, required=True,
-                type=KeyValue(noun="supply", example="provisions=2"))
-@party_option
-@recording_options
-def supplies(mode: str, amounts: tuple[tuple[str, int], ...]) -> None:
-    """Set, add or spend supplies: KIND=N... (provisions, fuel, ammo, wealth)."""
-    from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-
-    values: dict[str, int] = {}
-    for kind, amount in amounts:
-        if kind not in SUPPLY_KINDS:
-            raise click.BadParameter(f"{kind!r} is not a supply; use {', '.join(SUPPLY_KINDS)}",
-                                     param_hint="KIND=N")
-        values[kind] = amount
-    kinds = {"set": SetSupplies, "add": AddSupplies, "spend": SpendSupplies}
-    record(kinds[mode](values))
-
-
-@trek.command()
 @click.argument("character")
 @click.option("--health", type=Whole(0, MAX_POINTS, what="the Health taken"), default=0,
               help="Health to take away.")
@@ -499,67 +473,6 @@ def rules_set(setting: tuple[str, int]) -> None:
 # -- the day ----------------------------------------------------------------------------------
 
 
-@trek.group()
-def day() -> None:
-    """Open and close travel days."""
-
-
-@day.command("start")
-@party_option
-@recording_options
-def day_start() -> None:
-    """Open the next day with a budget of the group's base movement."""
-    from domain.commands.travel import StartDay
-
-    record(StartDay())
-
-
-@day.command("end")
-@click.option("--rest", "rests", multiple=True, type=KeyChoice((), noun="character"),
-              help="How a character spends the night, CHAR=MODE")
-@click.option("--hours", type=Whole(0, 24, what="the hours slept"),
-              help="Hours slept (default 8; Energy is regained per hour).")
-@party_option
-@recording_options
-def day_end(rests: tuple[tuple[str, str], ...], hours: int | None) -> None:
-    """Close the day: the party rests, and the ruleset settles what the day cost."""
-    from domain.commands.travel import EndDay
-    from domain.options import DayEndOptions
-
-    record(EndDay(DayEndOptions(rests=dict(rests), hours=hours)))
-
-
-class Direction(click.Choice[str]):
-    """A compass step in either case, refused with the eight directions rather than sixteen."""
-
-    def __init__(self) -> None:
-        super().__init__([*DIRECTIONS, *(d.lower() for d in DIRECTIONS)])
-
-    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
-        *first, last = DIRECTIONS
-        return (f"{value!r} is not a compass direction; give {', '.join(first)} or {last} "
-                "(either case)")
-
-
-@trek.command()
-@click.argument("directions", nargs=-1, type=Direction(), metavar="[N|NE|E|SE|S|SW|W|NW]...")
-@click.option("--to", "to", type=SquareType(), help="Go to X,Y by the cheapest legal path.")
-@click.option("--through-hazard", is_flag=True, help="Allow steps into hazards.")
-@party_option
-@recording_options
-def move(directions: tuple[str, ...], to: Square | None, through_hazard: bool) -> None:
-    """Move the party: compass steps (N NE E SE S SW W NW) or --to X,Y."""
-    from domain.commands.travel import Move
-    from domain.options import MoveOptions
-
-    if directions and to is not None:
-        raise click.UsageError("give directions or --to X,Y, not both")
-    if not directions and to is None:
-        raise click.UsageError("give directions (N NE E SE S SW W NW) or --to X,Y")
-    record(Move(MoveOptions(steps=tuple(d.upper() for d in directions), to=to,
-                            through_hazard=through_hazard)))
-
-
 # -- reading ----------------------------------------------------------------------------------
 
 def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None,
@@ -577,57 +490,6 @@ def show_status(as_of: Point | None, document: Mapping[str, Any] | None = None,
 
 
 # -- history ----------------------------------------------------------------------------------
-
-
-def _kinds_listed() -> str:
-    """The words `undo --last` takes, kept whole on their lines (click would break them at
-    their hyphens)."""
-
-    lines = textwrap.wrap(", ".join(rulesets().undo_kinds) + ".", 76, break_on_hyphens=False)
-    return "\b\nKIND, for --last:\n" + "\n".join(f"  {line}" for line in lines)
-
-
-class _KindsListed(TrekCommand):
-    """`trek undo`, whose help ends with the words `--last` takes: read off the events of the
-    command's rulesets, so worked out only when the help is shown (and kept on no command)."""
-
-    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
-        # As click writes an epilog.
-        formatter.write_paragraph()
-        with formatter.indentation():
-            formatter.write_text(inspect.cleandoc(_kinds_listed()))
-
-
-# `trek undo -1` reads -1 as SEQ (refused in words), not as an unknown option.
-@trek.command(cls=_KindsListed, context_settings={"ignore_unknown_options": True})
-@click.argument("seq", required=False, type=SEQ)
-@click.option("--last", "kind", metavar="KIND",
-              help="Instead of SEQ, the newest live event of this kind (listed below).")
-@click.option("--cascade", is_flag=True, help="Also cancel later events that depend on it.")
-@click.option("--reason", help="Why, for the audit.")
-@recording_options
-def undo(seq: int | None, kind: str | None, cascade: bool, reason: str | None) -> None:
-    """Cancel event SEQ (default: the newest live event) by recording a reversal.
-
-    `trek undo --last supplies` takes back the newest supplies change still standing, no seq
-    looked up. The line printed says what was cancelled, as the log words it.
-    """
-    from domain.commands.history import Undo
-
-    if seq is not None and kind is not None:
-        raise click.UsageError("give SEQ or --last KIND, not both")
-    record(Undo(seq, cascade=cascade, reason=reason, last=kind))
-
-
-@trek.command(context_settings={"ignore_unknown_options": True})
-@click.argument("seq", type=SEQ)
-@click.option("--reason", help="Why, for the audit.")
-@recording_options
-def redo(seq: int, reason: str | None) -> None:
-    """Restore cancelled event SEQ (or everything reversal SEQ cancelled)."""
-    from domain.commands.history import Redo
-
-    record(Redo(seq, reason=reason))
 
 
 @trek.command()
@@ -784,32 +646,19 @@ def demo(keep: Path | None) -> None:
 
 
 # The commands of this module `mounted` builds anew with the rulesets' parts.
-EXTENDED = frozenset({"init", "map", "roster", "day"})
+EXTENDED = frozenset({"init", "map", "roster"})
 
 
 def as_defined(root: Root, name: str) -> click.Command | None:
     """Command `name` of this module when it is found without loading the rulesets'
     command-line parts: one no ruleset extends and none adds a command of that name (read off
-    the registry's entries, nothing loaded), or `day`, whose one extended subcommand (`day
-    end`) loads them when first asked for. None otherwise: the caller mounts them all
+    the registry's entries, nothing loaded). None otherwise: the caller mounts them all
     (`mounted`)."""
-    if name == "day":
-        return _day(root)
     if name in EXTENDED or name in OWN_COMMANDS:
         return None
     if any(own == name for own, _ in root.command_summaries()):
         return None
     return trek.commands.get(name)
-
-
-def _day(root: Root) -> click.Command:
-    """`day`, its `end` offering every ruleset's rest modes, built when first asked for."""
-    from cli.options import extended, regrouped
-
-    def end() -> click.Command:
-        rests = [(name, line.rest_modes) for name, line in root.lines() if line.rest_modes]
-        return extended(day_end, changed={"rests": _rest_modes(rests)})
-    return regrouped(day, later={"end": end})
 
 
 def mounted(root: Root) -> dict[str, click.Command]:
@@ -848,7 +697,6 @@ def mounted(root: Root) -> dict[str, click.Command]:
         extended(add_character, character),
         extended(add_mount, changed={"move": _move_help(moves["mount"])}),
         extended(add_vehicle, changed={"move": _move_help(moves["vehicle"])})])
-    commands["day"] = _day(root)
     seen: set[str] = set()
     for _, line in lines:
         for command in line.commands:
@@ -856,22 +704,6 @@ def mounted(root: Root) -> dict[str, click.Command]:
                 seen.add(command.name)
                 commands[command.name] = command
     return commands
-
-
-def _rest_modes(rests: Sequence[tuple[str, Sequence[str]]]
-                ) -> Callable[[click.Parameter], click.Parameter]:
-    """`day end --rest CHAR=MODE` offering the rulesets' ways to spend the night."""
-    def change(param: click.Parameter) -> click.Parameter:
-        made = copy.copy(param)
-        assert isinstance(made, click.Option)
-        assert isinstance(param.type, KeyChoice)
-        choices = param.type.choices
-        for ruleset, modes in rests:
-            choices = (*choices, *modes)
-            made.help = f"{made.help} ({ruleset}: {'|'.join(modes)})."
-        made.type = KeyChoice(choices, noun=param.type.noun)
-        return made
-    return change
 
 
 def _move_help(offers: list[str]) -> Callable[[click.Parameter], click.Parameter]:

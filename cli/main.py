@@ -65,6 +65,36 @@ def _plan(root: Root) -> click.Command:
     return mounted(root)
 
 
+def _day(root: Root) -> click.Command:
+    from cli.recording import day_for
+
+    return day_for(root)
+
+
+def _move(root: Root) -> click.Command:
+    from cli.recording import move
+
+    return move
+
+
+def _supplies(root: Root) -> click.Command:
+    from cli.recording import supplies
+
+    return supplies
+
+
+def _undo(root: Root) -> click.Command:
+    from cli.recording import undo
+
+    return undo
+
+
+def _redo(root: Root) -> click.Command:
+    from cli.recording import redo
+
+    return redo
+
+
 def _log(root: Root) -> click.Command:
     from cli.log import log
 
@@ -123,16 +153,21 @@ def _watch(root: Root) -> click.Command:
 # (typed; no module or attribute name) and builds it for the root. Every other command but
 # `status` comes from `_commands`.
 LAZY_COMMANDS: dict[str, Callable[[Root], click.Command]] = {
+    "day": _day,
     "encounter": _encounter,
     "log": _log,
+    "move": _move,
     "party": _party,
     "plan": _plan,
     "recap": _recap,
+    "redo": _redo,
     "replay": _replay,
     "requests": _requests,
     "seat": _seat,
     "serve": _serve,
     "shell": _shell,
+    "supplies": _supplies,
+    "undo": _undo,
     "watch": _watch,
 }
 

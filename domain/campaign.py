@@ -46,6 +46,7 @@ from domain.values import check_name, check_number, check_square, check_text, re
 if TYPE_CHECKING:
     # The shared commands, each decided by a method below that it names (`decide_in`): the
     # campaign imports none of them, so a command loads its own part of play and no other.
+    from domain.commands.days import EndDay, StartDay
     from domain.commands.encounter import (
         ChangeDoor,
         EndEncounter,
@@ -68,7 +69,7 @@ if TYPE_CHECKING:
     from domain.commands.rounds import MoveCombatant, StartRound
     from domain.commands.sessions import EndSession, StartSession
     from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-    from domain.commands.travel import EndDay, Move, StartDay
+    from domain.commands.travel import Move
     from domain.history import Replan
 
 _NAMESPACE = uuid.UUID("5b0c39a4-6f43-4c2a-9d55-2f7d1d3c7e11")

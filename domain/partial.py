@@ -16,7 +16,8 @@ from domain.ruleset import Decision, NoHouseRules, Situation
 from domain.state import Conveyance
 
 if TYPE_CHECKING:
-    from domain.options import DayEndOptions, MoveOptions
+    from domain.commands.days import DayEndOptions
+    from domain.commands.travel import MoveOptions
     from domain.plan import PlanRules
 
 

@@ -28,10 +28,11 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from domain.commands.days import DayEndOptions
+from domain.commands.travel import MoveOptions
 from domain.errors import RuleViolation, TrackerError
 from domain.geometry import Square
 from domain.maps import GameMap
-from domain.options import DayEndOptions, MoveOptions
 from domain.ruleset import Decision, Ruleset, Situation
 from domain.state import ConveyanceKind, ConveyanceState, Game
 

@@ -20,9 +20,11 @@ from domain.state import Character, Combatant, Conveyance, Game
 if TYPE_CHECKING:
     from domain.battlemap import LegendSpec
     from domain.campaign import Campaign
+    from domain.commands.days import DayEndOptions
     from domain.commands.encounter import EnterCombatant
     from domain.commands.rounds import MoveCombatant, StartRound
-    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+    from domain.commands.travel import MoveOptions
+    from domain.options import CharacterOptions
     from domain.plan import PlanRules
 
 # A decision is the event to record, its outcome in full, built (and so checked) by the rule

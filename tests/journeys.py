@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter, AddMount, Harm
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.ruleset import Command
 from tracker.app import Trek
 

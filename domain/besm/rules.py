@@ -70,8 +70,10 @@ from domain.state import (
 
 if TYPE_CHECKING:
     from domain.besm.combat import CombatRules
+    from domain.commands.days import DayEndOptions
     from domain.commands.encounter import EnterCombatant
-    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+    from domain.commands.travel import MoveOptions
+    from domain.options import CharacterOptions
     from domain.plan import PlanRules
 
 STATS = ("body", "mind", "soul")
@@ -639,7 +641,7 @@ class Besm(FightApart, NothingOnEntry):
     def _redo_day_end(self, situation: Situation, event: DayEnded) -> Decision:
         # Only the modes the GM chose are given again; the defaults are worked out anew.
         chosen = event.chosen if event.chosen is not None else list(event.recovery)
-        from domain.options import DayEndOptions
+        from domain.commands.days import DayEndOptions
 
         decided = self.end_day(situation, DayEndOptions(
             rests={name: rest.mode for name, rest in event.recovery.items()

@@ -1,7 +1,8 @@
 """Every write shared by all rulesets, as data: one frozen command per use case, in a module
-for each part of play (`roster`, `supplies`, `travel`, `parties`, `encounter` and its `rounds`,
-`sessions`, `history`), so a command loads its own part and no other; `catalogue` names them
-all.
+for each part of play (`roster`, `supplies`, the day's clock in `days`, `travel`, `parties`,
+`encounter` and its `rounds`, `sessions`, `history`), so a command loads its own part and no
+other; `catalogue` names them all. What a character's, a move's or a night's options hand the
+ruleset is declared beside the commands that hold them (`domain.options` for a character's).
 
 A front-end (the command line, the table's API, the shell) builds one of these from what the
 GM typed and hands it to `Trek.handle`; the campaign decides it in `Campaign.handle`, where the

@@ -1,6 +1,7 @@
 """Every shared command class at once, for what names them all (the table's list of the
 commands it takes); a command line or a campaign loads only the part of play it uses."""
 
+from domain.commands.days import EndDay, StartDay
 from domain.commands.encounter import (
     ChangeDoor,
     EndEncounter,
@@ -24,7 +25,7 @@ from domain.commands.roster import (
 from domain.commands.rounds import Act, MoveCombatant, StartRound
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move
 from domain.ruleset import Command
 
 # The commands every ruleset's campaign takes (a ruleset's own are in its `commands`).

@@ -1,11 +1,12 @@
-"""Overland travel: the day opens, the party moves, the day closes with a night."""
+"""Overland travel: the party moves. The day's clock that a move goes within is apart
+(`domain.commands.days`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from domain.options import DayEndOptions, MoveOptions
+from domain.geometry import Square
 from domain.ruleset import Command
 
 if TYPE_CHECKING:
@@ -14,15 +15,12 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
-class StartDay(Command):
-    """`day start`: the party's next travel day opens."""
+class MoveOptions:
+    """A move as given: compass steps, or a destination to reach by the cheapest legal path."""
 
-    what: ClassVar[str] = "day start"
-    overland: ClassVar[bool] = True
-    acts_on_party: ClassVar[bool] = True
-
-    def decide_in(self, campaign: Campaign) -> TrekEvent:
-        return campaign.decide_start_day(self)
+    steps: tuple[str, ...] = ()
+    to: Square | None = None
+    through_hazard: bool = False
 
 
 @dataclass(frozen=True)
@@ -37,17 +35,3 @@ class Move(Command):
 
     def decide_in(self, campaign: Campaign) -> TrekEvent:
         return campaign.decide_move(self)
-
-
-@dataclass(frozen=True)
-class EndDay(Command):
-    """`day end [--rest CHAR=MODE]... [--hours N]`: the travel day closes with a night."""
-
-    what: ClassVar[str] = "day end"
-    overland: ClassVar[bool] = True
-    acts_on_party: ClassVar[bool] = True
-
-    options: DayEndOptions = field(default_factory=DayEndOptions)
-
-    def decide_in(self, campaign: Campaign) -> TrekEvent:
-        return campaign.decide_end_day(self)

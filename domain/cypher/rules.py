@@ -34,9 +34,11 @@ from domain.state import Character, Conveyance, ConveyanceKind, Game, Role
 from domain.values import check_number
 
 if TYPE_CHECKING:
+    from domain.commands.days import DayEndOptions
     from domain.commands.encounter import EnterCombatant
+    from domain.commands.travel import MoveOptions
     from domain.cypher.combat import CypherCombat
-    from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+    from domain.options import CharacterOptions
     from domain.plan import PlanRules
     from domain.ruleset import EventsLoader
 
@@ -456,7 +458,7 @@ def _(event: DayStarted, rules: Cypher, situation: Situation) -> Decision:
 @_redo.register
 def _(event: DayEnded, rules: Cypher, situation: Situation) -> Decision:
     # The hours a day end of an earlier release recorded (always unused) stay as recorded.
-    from domain.options import DayEndOptions
+    from domain.commands.days import DayEndOptions
 
     return rules.end_day(situation, DayEndOptions()).model_copy(update={"hours": event.hours})
 

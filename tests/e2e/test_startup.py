@@ -16,6 +16,7 @@ from conftest import trek_env
 from rulesets import RULESETS
 
 from cli.main import command_summaries, trek
+from cli.options import Settings
 
 
 def _two_events(folder: Path, db: str) -> None:
@@ -82,27 +83,43 @@ def test_a_command_found_without_mounting_is_the_one_mounting_gives() -> None:
     root = bootstrap()
     every = mounted(root)
     found = {name: as_defined(root, name) for name in every}
-    assert {name for name, command in found.items() if command is None} >= EXTENDED - {"day"}
-    plain = {name for name, command in found.items() if command is not None} - {"day"}
-    assert {"supplies", "move", "undo", "redo", "harm", "session"} <= plain
+    assert {name for name, command in found.items() if command is None} >= EXTENDED
+    plain = {name for name, command in found.items() if command is not None}
+    assert {"harm", "session", "verify"} <= plain
     for name in plain:
         assert found[name] is every[name], name
-    # `day` is found built: its `end`, which takes every ruleset's rest modes, is made when
-    # first asked for, as mounting makes it (BESM's "camp", Trek's own "none").
-    ctx = click.Context(trek)
-    for made in (found["day"], every["day"]):
-        assert isinstance(made, click.Group)
-        assert made.get_command(ctx, "start") is trek.commands["day"].commands["start"]
-        end = made.get_command(ctx, "end")
-        assert end is not None
-        assert end is not trek.commands["day"].commands["end"]
-        rests = next(param for param in end.params if param.name == "rests")
-        assert {"camp", "none"} <= set(getattr(rests.type, "choices", ()))
     for name in EXTENDED:
         assert every[name] is not trek.commands[name], name
     rulesets_own = {own for own, _ in root.command_summaries()}
     assert rulesets_own
     assert not rulesets_own & plain
+
+
+def test_the_commands_recorded_most_are_found_apart_and_day_end_takes_every_rest_mode(
+) -> None:
+    """`move`, `day`, `supplies`, `undo` and `redo` come from their own module, none of them
+    among the commands mounting builds; `day` is found built, its `end`, which takes every
+    ruleset's rest modes, made when first asked for (BESM's "camp", Trek's own "none")."""
+    from cli.bootstrap import bootstrap
+    from cli.commands import mounted
+    from cli.recording import day
+
+    root = bootstrap()
+    ctx = click.Context(trek, obj=Settings(root=root))
+    assert not {"move", "day", "supplies", "undo", "redo"} & set(mounted(root))
+    for name in ("move", "supplies", "undo", "redo"):
+        command = trek.get_command(ctx, name)
+        assert command is not None
+        assert command.name == name
+    made = trek.get_command(ctx, "day")
+    assert isinstance(made, click.Group)
+    assert made is not day
+    assert made.get_command(ctx, "start") is day.commands["start"]
+    end = made.get_command(ctx, "end")
+    assert end is not None
+    assert end is not day.commands["end"]
+    rests = next(param for param in end.params if param.name == "rests")
+    assert {"camp", "none"} <= set(getattr(rests.type, "choices", ()))
 
 
 def test_trek_help_loads_no_command(tmp_path: Path) -> None:
@@ -243,6 +260,9 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         assert not {"domain.commands.encounter", "domain.besm.commands"} & modules, words
         # Undo and redo load with undo alone.
         assert ("domain.commands.history" in modules) is (words[0] == "undo"), words
+        # Nor Trek's other commands (cli/commands.py): these are apart (cli/recording.py).
+        assert "cli.recording" in modules, words
+        assert "cli.commands" not in modules, words
         # Nor the subprocess a replay walks the hash chains in.
         assert "subprocess" not in modules, words
         # Nor BESM's fight, the encounter's events and rules, or the battle map's reader:

@@ -254,9 +254,10 @@ def test_the_players_secret_records_nothing_as_json(api: Api) -> None:
 
 def test_the_command_types_and_their_schemas_are_described(api: Api) -> None:
     from cli.web.commands import command_types
+    from domain.commands.days import StartDay
     from domain.commands.encounter import MoveCombatant
     from domain.commands.history import Undo
-    from domain.commands.travel import Move, StartDay
+    from domain.commands.travel import Move
 
     described = api.client.get("/api/openapi.json",
                                headers={"Authorization": f"Bearer {GM_KEY}"}).json()

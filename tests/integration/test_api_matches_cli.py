@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from rulesets import RULESETS
 
 from cli.web.app import ServeConfig, create_app
-from domain.commands.travel import StartDay
+from domain.commands.days import StartDay
 from tracker.app import Trek
 
 GM_KEY = "gm-secret-0123456789abcdef"

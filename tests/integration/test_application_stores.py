@@ -15,14 +15,15 @@ from journeys import MAP, record_full_day
 
 from domain.besm.commands import ForcedMarch, Repair, TakeShortcut
 from domain.campaign import Campaign, campaign_id
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, AddMount
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import NotFound, RuleViolation, TrackerError
 from domain.events import TrekEvent
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.opening import MemoryStores
 from tracker.stores import StoreError

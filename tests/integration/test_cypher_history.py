@@ -13,11 +13,12 @@ from typing import Any
 
 import pytest
 
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

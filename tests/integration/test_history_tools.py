@@ -16,13 +16,13 @@ from journeys import record_full_day
 
 from domain.besm.commands import Forage, Repair
 from domain.campaign import campaign_id
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Undo
 from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import NotFound, RuleViolation
-from domain.options import DayEndOptions, MoveOptions
 from tracker.app import SNAPSHOT_EVERY, Trek
 from tracker.points import Point
 

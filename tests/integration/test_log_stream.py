@@ -15,12 +15,11 @@ from hypothesis import strategies as st
 from journeys import record_full_day
 
 import tracker.app
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import AddSupplies
-from domain.commands.travel import EndDay, StartDay
-from domain.options import DayEndOptions
 from projections.logpages import LogFilter
 from tracker.app import Trek
 

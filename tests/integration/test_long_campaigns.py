@@ -19,14 +19,14 @@ from rulesets import RULESETS
 import tracker.app
 from domain.besm.commands import Repair, TravelByNight
 from domain.campaign import Campaign, campaign_id
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent, canonical_bytes
 from domain.history import fold_live
-from domain.options import DayEndOptions, MoveOptions
 from domain.state import Game
 from projections.views import correct, event_document, log_entries
 from tracker.app import Trek

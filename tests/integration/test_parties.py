@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 
 from domain.besm.commands import ForcedMarch
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import NotFound, RuleViolation
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 from tracker.points import Point
 

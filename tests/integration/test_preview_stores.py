@@ -10,10 +10,10 @@ import pytest
 
 import tracker.app
 from domain.campaign import campaign_id
+from domain.commands.days import StartDay
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter
 from domain.commands.supplies import AddSupplies, SetSupplies
-from domain.commands.travel import StartDay
 from domain.errors import RuleViolation
 from domain.options import CharacterOptions
 from tracker.app import Trek

@@ -8,13 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
+from domain.commands.days import StartDay
 from domain.commands.encounter import EndEncounter, EnterCombatant, StartEncounter
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter
-from domain.commands.travel import Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.options import CharacterOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -16,15 +16,16 @@ from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.parties import MergeParties, SplitParty
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Leave, Rejoin
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.parties import PartiesMerged
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map

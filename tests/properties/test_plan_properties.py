@@ -23,11 +23,12 @@ from domain.besm.commands import (
     TakeShortcut,
     TravelByNight,
 )
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import AddCharacter, AddMount, SetRule
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.plan import Planner, Step
 from tracker.app import Trek
 from tracker.opening import MemoryStores

@@ -17,6 +17,7 @@ from domain.besm.events import DayEnded, Repaired
 from domain.besm.rules import Besm
 from domain.besm.state import remaining, today
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import (
     AddCharacter,
     AddMount,
@@ -29,12 +30,12 @@ from domain.commands.roster import (
     SetRule,
 )
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import DIRECTIONS, Square
 from domain.history import fold_live
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.state import SUPPLY_KINDS, Game, Role
 from tracker.mapformats.tomlfile import load_map
 

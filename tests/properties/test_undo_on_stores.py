@@ -18,13 +18,14 @@ from hypothesis import strategies as st
 from journeys import MAP
 
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter, AddMount, Harm
 from domain.commands.supplies import AddSupplies, SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import RuleViolation
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

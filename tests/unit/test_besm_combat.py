@@ -16,6 +16,7 @@ from rulesets import RULESETS
 
 from domain.besm.commands import Act, GoProne, StandUp
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import StartDay
 from domain.commands.encounter import (
     EndEncounter,
     EnterCombatant,
@@ -26,7 +27,6 @@ from domain.commands.encounter import (
 )
 from domain.commands.roster import AddCharacter, Harm
 from domain.commands.supplies import AddSupplies
-from domain.commands.travel import StartDay
 from domain.encounter import EncounterOpen, NoEncounter
 from domain.errors import MapError, NotFound, NotOffered
 from domain.geometry import Square

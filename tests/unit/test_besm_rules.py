@@ -31,6 +31,7 @@ from domain.besm.events import (
 from domain.besm.rules import Besm, attribute_rate, stat_value
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import (
     AddCharacter,
     AddMount,
@@ -43,13 +44,13 @@ from domain.commands.roster import (
     SetRule,
 )
 from domain.commands.supplies import AddSupplies, SetSupplies, SpendSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.dice import KeyedDice, check
 from domain.errors import NotFound
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.maps import GameMap
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.state import Character, ConveyanceState, Role
 from tracker.mapformats.tomlfile import load_map
 

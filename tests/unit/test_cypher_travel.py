@@ -13,14 +13,15 @@ from rulesets import RULESETS
 
 from domain.besm.commands import ForcedMarch
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import AddCharacter, AddMount, AddVehicle, Harm
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.cypher.state import journey
 from domain.errors import RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.mapformats.tomlfile import load_map
 
 MAP = """\

@@ -14,14 +14,15 @@ from rulesets import RULESETS
 from domain.besm.commands import Forage, ForcedMarch, TakeShortcut, TravelByNight
 from domain.besm.state import pending_strain, today
 from domain.campaign import Campaign, Stamp
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import AddCharacter, AddMount, Dismount, Harm
 from domain.commands.supplies import SetSupplies, SpendSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import NotFound, RuleViolation
 from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.geometry import Square
 from domain.history import fold_live
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from domain.patch import Correction, apply, diff
 from domain.state import Game
 from tracker.mapformats.tomlfile import load_map

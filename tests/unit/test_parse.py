@@ -10,13 +10,13 @@ import pytest
 
 from cli.parse import NotATableCommand, ParseError, parse, read
 from cli.reads import EncounterStatus, Log, Status
+from domain.commands.days import StartDay
 from domain.commands.encounter import MoveCombatant, StartEncounter
 from domain.commands.history import Undo
 from domain.commands.roster import Harm
-from domain.commands.travel import Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import TrackerError
 from domain.geometry import Square
-from domain.options import MoveOptions
 
 
 @pytest.fixture(autouse=True)

@@ -6,10 +6,11 @@ import random
 
 from rulesets import RULESETS
 
+from domain.commands.days import DayEndOptions
 from domain.commands.roster import AddCharacter, AddMount, SetRule
 from domain.commands.supplies import SetSupplies
 from domain.geometry import Square
-from domain.options import CharacterOptions, DayEndOptions
+from domain.options import CharacterOptions
 from domain.plan import Planner, copied, seeded_draw
 from tracker.app import Trek
 from tracker.mapformats.tomlfile import load_map

@@ -19,6 +19,7 @@ from markdown_it import MarkdownIt
 
 from cli.recap import html_page, markdown, md_escape
 from domain.besm.commands import Forage, ForcedMarch
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.encounter import (
     EndEncounter,
     EnterCombatant,
@@ -29,10 +30,9 @@ from domain.commands.encounter import (
 from domain.commands.history import Undo
 from domain.commands.roster import Harm
 from domain.commands.sessions import EndSession, StartSession
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import NotFound
 from domain.geometry import Square
-from domain.options import DayEndOptions, MoveOptions
 from tracker.app import Trek
 
 OpenTrek = Callable[..., Trek]

@@ -20,14 +20,15 @@ from rulesets import RULESETS
 from cli.besm_demo import play
 from cli.route import MARKS, mark_style, route_html, route_svg
 from domain.besm.commands import Forage, ForcedMarch, TravelByNight
+from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.history import Redo, Undo
 from domain.commands.roster import AddCharacter, AddMount
 from domain.commands.sessions import EndSession, StartSession
 from domain.commands.supplies import SetSupplies
-from domain.commands.travel import EndDay, Move, StartDay
+from domain.commands.travel import Move, MoveOptions
 from domain.errors import TrackerError
 from domain.geometry import DIRECTIONS, Square
-from domain.options import CharacterOptions, DayEndOptions, MoveOptions
+from domain.options import CharacterOptions
 from tracker.app import Trek
 
 ORIGIN = Square(0, 0)

@@ -35,6 +35,7 @@ from cli.ruleset_options import RulesetOptions
 from cli.shell import Shell
 from cli.web.app import ServeConfig, create_app
 from domain.battlemap import LegendSpec
+from domain.commands.days import StartDay
 from domain.commands.encounter import (
     EndEncounter,
     EnterCombatant,
@@ -44,7 +45,6 @@ from domain.commands.encounter import (
 )
 from domain.commands.history import Undo
 from domain.commands.roster import AddCharacter
-from domain.commands.travel import StartDay
 from domain.dice import Dice
 from domain.encounter import (
     ENCOUNTER_EVENTS,
