@@ -9,8 +9,8 @@ from typing import Any
 import click
 
 from cli.context import record
+from cli.gurps_lines import SUMMARIES
 from cli.options import TrekCommand, recording_options
-from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
 from domain.gurps import POSTURES
@@ -29,25 +29,6 @@ def posture(name: str, posture: str) -> None:
 
 
 ENCOUNTER_COMMANDS = [posture]
-
-
-def _moved(d: dict[str, object]) -> str:
-    path = d["path"]
-    assert isinstance(path, list)
-    if d.get("step"):
-        return f"{d['name']} steps {square_text(path[0])} → {square_text(path[-1])}"
-    how = {"water": "swims", "air": "flies"}.get(str(d.get("mode")), "moves")
-    where = (f"{square_text(path[0])} → {square_text(path[-1])}" if len(path) > 1
-             else f"in place at {square_text(path[0])}")
-    single = ", the one hex always allowed" if d.get("single") else ""
-    return (f"{d['name']} {how} {where} ({d['cost']} of {d['mp']} MP{single}), "
-            f"facing {d['facing']}")
-
-
-SUMMARIES = {
-    "HexMoved": _moved,
-    "PostureChanged": lambda d: f"{d['name']} goes from {d['previous']} to {d['posture']}",
-}
 
 
 def _ruler_notes(event: dict[str, Any]) -> list[str]:

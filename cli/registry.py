@@ -112,6 +112,12 @@ def _gurps_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _gurps_log_lines() -> Mapping[str, Describe]:
+    from cli.gurps_lines import SUMMARIES
+
+    return SUMMARIES
+
+
 def _gurps_options() -> RulesetOptions:
     from cli.gurps_options import OPTIONS
 
@@ -128,6 +134,12 @@ def _shadowrun_line() -> CommandLine:
     from cli.shadowrun import COMMAND_LINE
 
     return COMMAND_LINE
+
+
+def _shadowrun_log_lines() -> Mapping[str, Describe]:
+    from cli.shadowrun_lines import SUMMARIES
+
+    return SUMMARIES
 
 
 def _shadowrun_options() -> RulesetOptions:
@@ -148,6 +160,12 @@ def _movepoints_line() -> CommandLine:
     return COMMAND_LINE
 
 
+def _movepoints_log_lines() -> Mapping[str, Describe]:
+    from cli.movepoints_lines import SUMMARIES
+
+    return SUMMARIES
+
+
 def _movepoints_options() -> RulesetOptions:
     from cli.movepoints_options import OPTIONS
 
@@ -166,11 +184,13 @@ ENTRIES = (
     ), log_lines=_besm_log_lines, options=_besm_options),
     Entry("cypher", "domain.cypher", _cypher, _cypher_line, log_lines=_cypher_log_lines,
           options=_cypher_options),
-    Entry("gurps", "domain.gurps", _gurps, _gurps_line, options=_gurps_options),
+    Entry("gurps", "domain.gurps", _gurps, _gurps_line, log_lines=_gurps_log_lines,
+          options=_gurps_options),
     Entry("shadowrun", "domain.shadowrun", _shadowrun, _shadowrun_line,
-          options=_shadowrun_options),
+          log_lines=_shadowrun_log_lines, options=_shadowrun_options),
     Entry("movepoints", "domain.movepoints", _movepoints, _movepoints_line,
-          rewords=frozenset({"CombatantEntered"}), options=_movepoints_options),
+          rewords=frozenset({"CombatantEntered"}), log_lines=_movepoints_log_lines,
+          options=_movepoints_options),
 )
 
 

@@ -9,9 +9,9 @@ import click
 
 from cli.context import record
 from cli.options import SquareType, TrekCommand, recording_options
-from cli.render import square_text
 from cli.ruler import Band, Ruler
 from cli.ruleset_line import CommandLine
+from cli.shadowrun_lines import SUMMARIES
 from domain.shadowrun import DEFAULT_SPRINT_TN
 
 if TYPE_CHECKING:
@@ -55,32 +55,6 @@ def intercept(name: str, by: str, at: Square) -> None:
 
 
 ENCOUNTER_COMMANDS = [next_pass, sprint, intercept]
-
-
-def _moved(d: dict[str, Any]) -> str:
-    path = d["path"]
-    attacks = d.get("free_attacks") or []
-    free = f"; free attack{'s' if len(attacks) > 1 else ''}: {', '.join(attacks)}" \
-        if attacks else ""
-    return (f"{d['name']} {'runs' if d['gait'] == 'run' else 'walks'} {square_text(path[0])} "
-            f"→ {square_text(path[-1])} ({d['cost']} m, TN +{d['tn_modifier']}{free})")
-
-
-def _sprinted(d: dict[str, Any]) -> str:
-    lost = " (lost: the turn's last pass)" if d.get("bonus_lost") else " next pass"
-    dice = d.get("dice")
-    faces = (f"dice {' '.join(map(str, dice))}" if dice else "counted by the GM")
-    return (f"{d['name']} sprints: {d['successes']} success(es) ({faces}, TN {d['target']}), "
-            f"Quickness +{d['successes']}{lost}")
-
-
-SUMMARIES = {
-    "MovedInPass": _moved,
-    "PassStarted": lambda d: f"Initiative Pass {d['number']} begins",
-    "Sprinted": _sprinted,
-    "Intercepted": lambda d: f"{d['name']} is intercepted by {d['by']} at "
-                             f"{square_text(d['at'])} and moves no more this turn",
-}
 
 
 def _ruler_notes(event: dict[str, Any]) -> list[str]:

@@ -182,8 +182,9 @@ FIGHTS = {
 def test_a_move_in_a_fight_loads_no_other_rulesets_command_line(
         ruleset: str, tmp_path: Path) -> None:
     """`encounter move` takes every ruleset's options (its words are parsed before the
-    campaign is known) from their options modules: of the rulesets' command lines it loads its
-    campaign's own alone, and of the commands those of a round alone."""
+    campaign is known) from their options modules: it loads no ruleset's command line (its
+    answer is worded by its campaign's log lines alone), and of the commands those of a round
+    alone."""
     db = str(tmp_path / "store.db")
     kira, bandit, before, words, end = FIGHTS[ruleset]
     play_all(tmp_path, db, [("init", "Ambush", "--ruleset", ruleset, "--seed", "3"),
@@ -206,6 +207,9 @@ def test_a_move_in_a_fight_loads_no_other_rulesets_command_line(
     # shared commands hand a ruleset (a character's stats, an overland move, a day's end).
     assert f"domain.{ruleset}.rules" in modules
     assert not {f"domain.{ruleset}.commands", "domain.options"} & modules
+    # Its line is worded by its log lines' module: none of its command line is loaded.
+    assert f"cli.{ruleset}_lines" in modules
+    assert not {f"cli.{ruleset}", "cli.ruleset_line", "cli.ruler"} & modules
 
 
 def test_encounter_status_from_the_kept_document_loads_no_tracker_and_no_model(
