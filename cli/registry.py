@@ -198,27 +198,41 @@ def build_registry(entries: Iterable[Entry]) -> Registry:
     """The registry of these rulesets, none of them loaded yet. Only the composition root
     (`cli/bootstrap.py`'s `bootstrap`) calls this; it hands the registry to every store and
     page it opens."""
-    from domain.events import CORE_EVENTS, SHARED_MODULE
+    from domain.events import CORE_EVENTS
     from domain.ruleset import Registry
 
     return Registry(shared=CORE_EVENTS,
                     shared_parts={"domain.encounter": _encounter_events,
-                                  SHARED_MODULE: _shared_events_apart},
+                                  "domain.encounter_changes": _encounter_changes,
+                                  "domain.roster_events": _roster_events,
+                                  "domain.parties": _party_events},
                     rulesets=[entry.deferred() for entry in entries])
 
 
-def _shared_events_apart() -> tuple[type[TrekEvent], ...]:
-    """The shared events kept apart from `domain.events` and stored under its topics (the
-    roster's beyond its first characters and supplies, and the parties'), loaded when a
-    campaign's log first holds one."""
-    from domain.parties import EVENTS as PARTY_EVENTS
-    from domain.roster_events import EVENTS as ROSTER_EVENTS
+# The shared events kept apart from `domain.events`, each part loaded when a campaign's log
+# first holds one of its events: the roster's beyond its first characters and supplies, the
+# parties', and the encounter's (its changes apart from its opening, entries and rounds).
 
-    return ROSTER_EVENTS + PARTY_EVENTS
+
+def _roster_events() -> tuple[type[TrekEvent], ...]:
+    from domain.roster_events import EVENTS
+
+    return EVENTS
+
+
+def _party_events() -> tuple[type[TrekEvent], ...]:
+    from domain.parties import EVENTS
+
+    return EVENTS
 
 
 def _encounter_events() -> tuple[type[TrekEvent], ...]:
-    """The encounter's shared events, loaded when a campaign's log first holds one."""
     from domain.encounter import ENCOUNTER_EVENTS
 
     return ENCOUNTER_EVENTS
+
+
+def _encounter_changes() -> tuple[type[TrekEvent], ...]:
+    from domain.encounter_changes import EVENTS
+
+    return EVENTS

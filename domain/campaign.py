@@ -517,9 +517,9 @@ class Campaign:
         return self._record(lambda: encounter.enter(self.ruleset, self.situation(), command))
 
     def decide_remove_combatant(self, command: "RemoveCombatant") -> TrekEvent:
-        from domain import encounter
+        from domain import encounter_changes
 
-        return self._record(lambda: encounter.remove(self.situation(), command.name))
+        return self._record(lambda: encounter_changes.remove(self.situation(), command.name))
 
     def decide_start_round(self, command: "StartRound") -> TrekEvent:
         from domain import encounter
@@ -542,15 +542,15 @@ class Campaign:
         return self._record(lambda: self.ruleset.move_combatant(situation, command))
 
     def decide_change_door(self, command: "ChangeDoor") -> TrekEvent:
-        from domain import encounter
+        from domain import encounter_changes
 
-        return self._record(lambda: encounter.door(self.situation(), command.door,
-                                                   command.closed))
+        return self._record(lambda: encounter_changes.door(self.situation(), command.door,
+                                                           command.closed))
 
     def decide_end_encounter(self, command: "EndEncounter") -> TrekEvent:
-        from domain import encounter
+        from domain import encounter_changes
 
-        return self._record(lambda: encounter.end(self.situation()))
+        return self._record(lambda: encounter_changes.end(self.situation()))
 
     # -- sessions ------------------------------------------------------------------------------
 

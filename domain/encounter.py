@@ -88,17 +88,6 @@ class CombatantEntered(TrekEvent):
             other.state = {**other.state, **changed}
 
 
-class CombatantRemoved(TrekEvent):
-    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-remove",)
-
-    name: str
-
-    def apply_to(self, game: Game) -> None:
-        encounter = game.encounter
-        assert encounter is not None, "decided with an open encounter"
-        encounter.combatants.pop(self.name, None)
-
-
 class RoundStarted(TrekEvent):
     """The next round: every combatant's state for it, worked out by the ruleset."""
     undo_kinds: ClassVar[tuple[str, ...]] = ("round",)
@@ -120,29 +109,6 @@ class RoundStarted(TrekEvent):
                 encounter.combatants[name].at = path[-1]
         for name, state in self.states.items():
             encounter.combatants[name].state = dict(state)
-
-
-class EncounterEnded(TrekEvent):
-    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-end",)
-
-    name: str
-    rounds: int
-
-    def apply_to(self, game: Game) -> None:
-        game.encounter = None
-
-
-class DoorChanged(TrekEvent):
-    """A door of the battle map opened or closed (free: nobody spends movement on it)."""
-    undo_kinds: ClassVar[tuple[str, ...]] = ("encounter-door",)
-
-    door: str
-    closed: bool
-
-    def apply_to(self, game: Game) -> None:
-        encounter = game.encounter
-        assert encounter is not None, "decided with an open encounter"
-        encounter.doors = {**encounter.doors, self.door: self.closed}
 
 
 class CombatantChanged(TrekEvent):
@@ -178,8 +144,7 @@ class CombatantChanged(TrekEvent):
 
 
 ENCOUNTER_EVENTS: tuple[type[TrekEvent], ...] = (
-    EncounterStarted, CombatantEntered, CombatantRemoved, RoundStarted, EncounterEnded,
-    DoorChanged,
+    EncounterStarted, CombatantEntered, RoundStarted,
 )
 
 
@@ -318,26 +283,6 @@ def enter(rules: EncounterRules, situation: Situation, command: "EnterCombatant"
     )
 
 
-def remove(situation: Situation, name: str) -> Decision:
-    encounter = open_encounter(situation.game)
-    encounter.combatant(name)
-    return CombatantRemoved(name=name)
-
-
-def end(situation: Situation) -> Decision:
-    encounter = open_encounter(situation.game)
-    return EncounterEnded(name=encounter.name, rounds=encounter.round)
-
-
-def door(situation: Situation, named: str, closed: bool) -> Decision:
-    """`encounter door NAME|X,Y open|close`: the door's new state (RULES §16)."""
-    encounter = open_encounter(situation.game)
-    found = find_door(encounter, named)
-    if encounter.doors.get(found, True) == closed:
-        raise RuleViolation(f"the {found} is already {'closed' if closed else 'open'}")
-    return DoorChanged(door=found, closed=closed)
-
-
 def find_door(encounter: Encounter, named: str) -> str:
     """The name of the door called `named`, or of the door at grid point X,Y (the one that
     starts there, else one that runs through it)."""
@@ -394,21 +339,6 @@ def _(event: CombatantEntered, rules: EncounterRules, situation: Situation) -> D
     return enter(rules, situation, EnterCombatant(
         name=event.name, at=event.at, side=event.side, facing=event.facing,
         from_roster=event.from_roster), recorded=(event.stats, event.state))
-
-
-@_redo.register
-def _(event: CombatantRemoved, rules: EncounterRules, situation: Situation) -> Decision:
-    return remove(situation, event.name)
-
-
-@_redo.register
-def _(event: DoorChanged, rules: EncounterRules, situation: Situation) -> Decision:
-    return door(situation, event.door, event.closed)
-
-
-@_redo.register
-def _(event: EncounterEnded, rules: EncounterRules, situation: Situation) -> Decision:
-    return end(situation)
 
 
 # Each event class's rule as singledispatch finds it, asked once per class: re-checking history

@@ -3,6 +3,7 @@
 import json
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 from uuid import UUID
 
@@ -55,16 +56,23 @@ CHAIN_FORMAT = 2
 
 
 # The modules that keep shared events of their own, loaded only by the campaigns and commands
-# that meet one: their events are stored under this module's name all the same, as every
-# earlier release stored them, so a store reads alike whichever release wrote it.
+# that meet one: their events are stored under the module that held them before (this one's
+# name, or the encounter's) all the same, as every earlier release stored them, so a store
+# reads alike whichever release wrote it.
 SHARED_MODULE = "domain.events"
-SHARED_ELSEWHERE = frozenset({"domain.roster_events", "domain.parties"})
+# Shared events kept in a module of their own, by that module: the module their topics name,
+# where every earlier release stored them.
+STORED_UNDER: Mapping[str, str] = MappingProxyType({
+    "domain.roster_events": SHARED_MODULE,
+    "domain.parties": SHARED_MODULE,
+    "domain.encounter_changes": "domain.encounter",
+})
 
 
 def topic_of(cls: type[object]) -> str:
-    """The topic an event class is stored under: its module and name (`SHARED_MODULE` for a
-    shared event kept in a module of its own)."""
-    module = SHARED_MODULE if cls.__module__ in SHARED_ELSEWHERE else cls.__module__
+    """The topic an event class is stored under: its module and name (for a shared event kept
+    in a module of its own, the module it was stored under before: `STORED_UNDER`)."""
+    module = STORED_UNDER.get(cls.__module__, cls.__module__)
     return f"{module}:{cls.__qualname__}"
 
 

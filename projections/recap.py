@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from functools import cache, singledispatch
 from typing import Any, TypedDict
 
-from domain.encounter import EncounterEnded, EncounterStarted, RoundStarted
+from domain.encounter import EncounterStarted, RoundStarted
+from domain.encounter_changes import EncounterEnded
 from domain.events import TrekEvent
 from domain.roster_events import SuppliesSet
 from domain.state import Conveyance

@@ -15,7 +15,7 @@ from uuid import UUID
 from pydantic import BaseModel
 
 from domain.errors import TrackerError
-from domain.events import TrekEvent, topic_of
+from domain.events import STORED_UNDER, TrekEvent, topic_of
 from domain.ruleset import EventsLoader, Registry, Ruleset, event_parts
 
 LEGACY_MODULE = "domain.events"
@@ -96,8 +96,10 @@ class Topics:
             return cls
         module, _, name = topic.partition(":")
         # A part of play not loaded yet, its events stored under its module's name or, for
-        # the shared events kept apart from `domain.events`, under that module's.
-        if self._add_part(module):
+        # the shared events kept in a module of their own, under the module that held them
+        # before (`STORED_UNDER`): those parts are tried one by one until one holds it.
+        if self._add_part(module) or any(self._add_part(part) for part in list(self.parts)
+                                         if STORED_UNDER.get(part) == module):
             return self.resolve(topic, originator_id, ruleset_of)
         # The campaign's ruleset, met for the first time (or, for a release 0.1 topic, every
         # ruleset: that release stored them all under one module).

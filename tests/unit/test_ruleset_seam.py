@@ -52,6 +52,7 @@ from domain.encounter import (
     RoundStarted,
     open_encounter,
 )
+from domain.encounter_changes import EVENTS as ENCOUNTER_CHANGES
 from domain.errors import NotOffered, RuleViolation
 from domain.events import CORE_EVENTS, TrekEvent
 from domain.geometry import DIRECTIONS, Square
@@ -305,7 +306,8 @@ def direction(a: Square, b: Square) -> str:
     return next(d for d, (dx, dy) in DIRECTIONS.items() if (a.x + dx, a.y + dy) == (b.x, b.y))
 
 
-PLAYED = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS, rulesets=[*RULESETS, Stride()])
+PLAYED = Registry(shared=CORE_EVENTS + ENCOUNTER_EVENTS + ENCOUNTER_CHANGES,
+                  rulesets=[*RULESETS, Stride()])
 
 
 @pytest.fixture

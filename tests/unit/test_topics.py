@@ -124,7 +124,8 @@ def test_a_parts_topic_met_first_loads_its_ruleset_and_the_part() -> None:
 def test_a_shared_event_kept_apart_is_stored_and_found_under_the_shared_module() -> None:
     """The roster's events beyond the first characters and the parties' are kept in modules
     of their own but stored as every release stored them, under `domain.events`: a topic of
-    theirs loads them (and no ruleset), and one this release never had is still refused."""
+    theirs loads its own part (and no ruleset, and not the other part), and one this release
+    never had is still refused."""
     from domain.events import topic_of
     from domain.parties import PartiesMerged, PartySplit
     from domain.roster_events import Harmed, MountAdded
@@ -136,10 +137,35 @@ def test_a_shared_event_kept_apart_is_stored_and_found_under_the_shared_module()
     topics = Topics(registry)
     assert "domain.events:MountAdded" not in topics.by_topic
     assert resolve_in(topics, "domain.events:MountAdded") is MountAdded
+    assert topics.by_topic["domain.events:Harmed"] is Harmed
+    assert "domain.events:PartiesMerged" not in topics.by_topic
+    assert resolve_in(topics, "domain.events:PartySplit") is PartySplit
     assert topics.by_topic["domain.events:PartiesMerged"] is PartiesMerged
     assert registry.loaded() == []
     with pytest.raises(UnknownTopic, match="newer Trek"):
         resolve_in(topics, "domain.events:MountLost", "besm")
+
+
+def test_an_encounters_changes_are_stored_under_the_encounter_and_load_when_met() -> None:
+    """A combatant leaving, a door changed and the end of a fight are kept apart from the
+    encounter's opening, entries and rounds, and stored under `domain.encounter` as every
+    release stored them: a round's topic loads the encounter's part alone, a door's its own."""
+    from domain.encounter import RoundStarted
+    from domain.encounter_changes import CombatantRemoved, DoorChanged, EncounterEnded
+    from domain.events import topic_of
+
+    assert [topic_of(cls) for cls in (CombatantRemoved, DoorChanged, EncounterEnded)] == [
+        "domain.encounter:CombatantRemoved", "domain.encounter:DoorChanged",
+        "domain.encounter:EncounterEnded"]
+    registry = fresh_registry()
+    topics = Topics(registry)
+    assert resolve_in(topics, "domain.encounter:RoundStarted") is RoundStarted
+    assert "domain.encounter:DoorChanged" not in topics.by_topic
+    assert resolve_in(topics, "domain.encounter:DoorChanged") is DoorChanged
+    assert topics.by_topic["domain.encounter:EncounterEnded"] is EncounterEnded
+    assert registry.loaded() == []
+    with pytest.raises(UnknownTopic, match="newer Trek"):
+        resolve_in(topics, "domain.encounter:WallRaised", "besm")
 
 
 def test_the_words_undo_takes_include_every_parts_events() -> None:
