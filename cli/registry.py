@@ -204,14 +204,22 @@ def build_registry(entries: Iterable[Entry]) -> Registry:
     return Registry(shared=CORE_EVENTS,
                     shared_parts={"domain.encounter": _encounter_events,
                                   "domain.encounter_changes": _encounter_changes,
+                                  "domain.sessions": _session_events,
                                   "domain.roster_events": _roster_events,
                                   "domain.parties": _party_events},
                     rulesets=[entry.deferred() for entry in entries])
 
 
 # The shared events kept apart from `domain.events`, each part loaded when a campaign's log
-# first holds one of its events: the roster's beyond its first characters and supplies, the
-# parties', and the encounter's (its changes apart from its opening, entries and rounds).
+# first holds one of its events: the sessions', the roster's beyond its first characters and
+# supplies, the parties', and the encounter's (its changes apart from its opening, entries and
+# rounds). A topic under `domain.events` not yet held tries them in this order.
+
+
+def _session_events() -> tuple[type[TrekEvent], ...]:
+    from domain.sessions import EVENTS
+
+    return EVENTS
 
 
 def _roster_events() -> tuple[type[TrekEvent], ...]:

@@ -22,8 +22,6 @@ from domain.events import (
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
-    SessionEnded,
-    SessionStarted,
     TrekEvent,
     canonical_bytes,
 )
@@ -560,11 +558,15 @@ class Campaign:
             raise RuleViolation(
                 f"session {self.session} is still open; `trek session end` it first"
             )
+        from domain.sessions import SessionStarted
+
         return self._record(lambda: SessionStarted(number=self.sessions + 1, title=title))
 
     def decide_end_session(self, command: "EndSession") -> TrekEvent:
         if self.session is None:
             raise RuleViolation("no session is open; `trek session start` begins one")
+        from domain.sessions import SessionEnded
+
         return self._record(lambda: SessionEnded(number=self.session))
 
     # -- history -------------------------------------------------------------------------------
@@ -813,20 +815,18 @@ def _(event: EventsRestored, campaign: Campaign) -> None:
         campaign._changes[seq] = None
 
 
-@_absorb.register
-def _(event: SessionStarted, campaign: Campaign) -> None:
-    campaign.session = event.number
-    campaign.sessions = event.number
+def _absorb_session(event: TrekEvent, campaign: Campaign) -> None:
+    """A session's start or end: the session open after it."""
+    campaign.session, campaign.sessions = event.sessions_after(campaign.session,
+                                                               campaign.sessions)
 
 
-@_absorb.register
-def _(event: SessionEnded, campaign: Campaign) -> None:
-    campaign.session = None
-
-
-# Each event class's fold as singledispatch finds it, asked once per class: loading a campaign
-# folds every event since its snapshot.
-_absorb_of = cache(_absorb.dispatch)
+@cache
+def _absorb_of(kind: type[TrekEvent]) -> Callable[[TrekEvent, Campaign], None]:
+    """Each event class's fold, asked once per class (loading a campaign folds every event
+    since its snapshot): a session's start or end by what it says (its module loads only when
+    a log holds one), the others as singledispatch finds them."""
+    return _absorb_session if kind.changes_session else _absorb.dispatch(kind)
 
 
 @singledispatch

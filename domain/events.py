@@ -65,6 +65,7 @@ SHARED_MODULE = "domain.events"
 STORED_UNDER: Mapping[str, str] = MappingProxyType({
     "domain.roster_events": SHARED_MODULE,
     "domain.parties": SHARED_MODULE,
+    "domain.sessions": SHARED_MODULE,
     "domain.encounter_changes": "domain.encounter",
 })
 
@@ -204,6 +205,8 @@ class TrekEvent(BaseModel):
     # An event of overland travel (the day's clock, a move, a ruleset's travel): RULES §4 and
     # §6 allow none while an encounter is open, and re-checking history asks the same.
     overland: ClassVar[bool] = False
+    # A session's start or end: folding it changes which session is open (`sessions_after`).
+    changes_session: ClassVar[bool] = False
 
     def rolls(self) -> list[Roll]:
         return []
@@ -221,6 +224,11 @@ class TrekEvent(BaseModel):
         event, `game` the state after it, so an event may report what it did to them.
         """
         return []
+
+    def sessions_after(self, session: int | None, sessions: int) -> tuple[int | None, int]:
+        """The session open after this event and how many were opened, from those before it:
+        unchanged but by a session's start or end (`changes_session`)."""
+        return session, sessions
 
     def route_path(self) -> list[Square]:
         """The squares the party walked in this event, the first being where it set out.
@@ -369,19 +377,6 @@ class SuppliesAdded(TrekEvent):
 # -- bookkeeping -----------------------------------------------------------------------------
 
 
-class SessionStarted(TrekEvent):
-    undoable: ClassVar[bool] = False
-
-    number: int
-    title: Text | None = None
-
-
-class SessionEnded(TrekEvent):
-    undoable: ClassVar[bool] = False
-
-    number: int
-
-
 class _Reversal(TrekEvent):
     undoable: ClassVar[bool] = False
 
@@ -409,6 +404,5 @@ class EventsRestored(_Reversal):
 # the encounter's (`domain.encounter`) load when first met. Each ruleset package lists its own
 # (its EVENTS).
 CORE_EVENTS: tuple[type[TrekEvent], ...] = (
-    CampaignStarted, CharacterAdded, SuppliesAdded, SessionStarted, SessionEnded,
-    EventsCancelled, EventsRestored,
+    CampaignStarted, CharacterAdded, SuppliesAdded, EventsCancelled, EventsRestored,
 )

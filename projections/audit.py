@@ -16,14 +16,9 @@ from dataclasses import dataclass, field
 from functools import cache, singledispatch
 from typing import Any, TypedDict
 
-from domain.events import (
-    EventsCancelled,
-    EventsRestored,
-    SessionEnded,
-    SessionStarted,
-    TrekEvent,
-)
+from domain.events import EventsCancelled, EventsRestored, TrekEvent
 from domain.parties import PartiesMerged, PartySplit
+from domain.sessions import SessionEnded, SessionStarted
 from domain.state import SUPPLY_KINDS, Conveyance, Game
 
 

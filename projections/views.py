@@ -18,8 +18,6 @@ from domain.events import (
     CampaignStarted,
     EventsCancelled,
     EventsRestored,
-    SessionEnded,
-    SessionStarted,
     TrekEvent,
 )
 from domain.geometry import Square
@@ -307,22 +305,19 @@ def _(event: EventsRestored, view: CampaignView) -> None:
         view.marks[target] = None
 
 
-@_fold.register
-def _(event: SessionStarted, view: CampaignView) -> None:
+def _fold_session(event: TrekEvent, view: CampaignView) -> None:
+    """A session's start or end: the game as it says, and the session open after it."""
     event.apply_to(view.game)
-    view.session = event.number
-    view.sessions = event.number
+    view.session, view.sessions = event.sessions_after(view.session, view.sessions)
 
 
-@_fold.register
-def _(event: SessionEnded, view: CampaignView) -> None:
-    event.apply_to(view.game)
-    view.session = None
-
-
-# The fold of each event class as singledispatch finds it, asked once per class: a replay
-# folds every event, and asking per event costs more than folding a small one.
-_fold_of = cache(_fold.dispatch)
+@cache
+def _fold_of(kind: type[TrekEvent]) -> Callable[[Any, Any], None]:
+    """The fold of each event class, asked once per class (a replay folds every event, and
+    asking per event costs more than folding a small one): a session's start or end by what it
+    says (its module loads only when a log holds one), the others as singledispatch finds
+    them."""
+    return _fold_session if kind.changes_session else _fold.dispatch(kind)
 # What `fold_indexed` hands an event class's fold (see `_fold_for`).
 _VIEW, _GAME, _FOCUSED = "view", "game", "focused"
 _folds: dict[type[TrekEvent], tuple[Callable[[Any, Any], None], str]] = {}

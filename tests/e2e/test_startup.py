@@ -207,6 +207,9 @@ def test_a_move_in_a_fight_loads_no_other_rulesets_command_line(
     # shared commands hand a ruleset (a character's stats, an overland move, a day's end).
     assert f"domain.{ruleset}.rules" in modules
     assert not {f"domain.{ruleset}.commands", "domain.options"} & modules
+    # Nor the events its log does not hold: an encounter's changes (leaving, doors, its end)
+    # and the sessions'.
+    assert not {"domain.encounter_changes", "domain.sessions"} & modules
     # Its line is worded by its log lines' module: none of its command line is loaded.
     assert f"cli.{ruleset}_lines" in modules
     assert not {f"cli.{ruleset}", "cli.ruleset_line", "cli.ruler"} & modules
@@ -273,8 +276,8 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # none is used overland.
         assert not {"domain.besm.combat", "domain.encounter", "domain.battlemap"} & modules, words
         # Nor the shared events its log does not hold: the roster's beyond its first
-        # characters and supplies, and the parties'.
-        assert not {"domain.roster_events", "domain.parties"} & modules, words
+        # characters and supplies, the parties' and the sessions'.
+        assert not {"domain.roster_events", "domain.parties", "domain.sessions"} & modules, words
         # A shared event's line needs nothing of the ruleset's command line: `supplies add`
         # loads none of BESM's; `move` (its event is BESM's own) and `undo` (its line names
         # the move it cancels by the move's own line) load BESM's log lines, not its commands.

@@ -146,6 +146,23 @@ def test_a_shared_event_kept_apart_is_stored_and_found_under_the_shared_module()
         resolve_in(topics, "domain.events:MountLost", "besm")
 
 
+def test_sessions_are_stored_under_the_shared_module_and_load_when_met() -> None:
+    """A session's start and end are kept apart and stored under `domain.events` as every
+    release stored them: a session's topic loads them (tried first) and nothing of the roster."""
+    from domain.events import topic_of
+    from domain.sessions import SessionEnded, SessionStarted
+
+    assert [topic_of(SessionStarted), topic_of(SessionEnded)] == [
+        "domain.events:SessionStarted", "domain.events:SessionEnded"]
+    registry = fresh_registry()
+    topics = Topics(registry)
+    assert "domain.events:SessionStarted" not in topics.by_topic
+    assert resolve_in(topics, "domain.events:SessionStarted") is SessionStarted
+    assert topics.by_topic["domain.events:SessionEnded"] is SessionEnded
+    assert "domain.events:MountAdded" not in topics.by_topic
+    assert registry.loaded() == []
+
+
 def test_an_encounters_changes_are_stored_under_the_encounter_and_load_when_met() -> None:
     """A combatant leaving, a door changed and the end of a fight are kept apart from the
     encounter's opening, entries and rounds, and stored under `domain.encounter` as every
