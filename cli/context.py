@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import click
@@ -37,17 +36,17 @@ def rulesets() -> Registry:
     return root().registry
 
 
-@dataclass
 class KeptStores:
     """The stores `trek shell` keeps open from one line to the next (each opened once, the
     way its first command asked: writable or not, previewing or not, by which GM), closed when
     the shell ends."""
 
-    treks: dict[tuple[str, bool, str, bool], Trek] = field(default_factory=dict)
-    # A `memory:` store lasts as long as the shell.
-    memory: MemoryStores = field(default_factory=lambda: _memory_stores())
-    # The composition root every line plays with (the shell's or the server's).
-    root: Root | None = None
+    def __init__(self, root: Root | None = None) -> None:
+        self.treks: dict[tuple[str, bool, str, bool], Trek] = {}
+        # A `memory:` store lasts as long as the shell.
+        self.memory: MemoryStores = _memory_stores()
+        # The composition root every line plays with (the shell's or the server's).
+        self.root = root
 
     def open(self, db: str, *, create: bool, writes: bool, gm: str,
              preview: bool = False) -> Trek:

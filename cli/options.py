@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -20,31 +19,38 @@ if TYPE_CHECKING:  # imported where used, so `trek --help` and `trek status` sta
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-@dataclass
 class Settings:
-    """What the group-level options said; a command's own options override them."""
+    """What the group-level options said; a command's own options override them. (A plain
+    class: every command makes one, and a dataclass costs more to define than it gives.)"""
 
-    db: str = "trek.db"
-    campaign: str | None = None
-    gm: str | None = None
-    json: bool = False
-    # `--preview`: decide the event a recording command would record, show it, store nothing.
-    preview: bool = False
-    # `--party NAME`: the party an overland command acts on (None: the party in use).
-    party: str | None = None
-    # Settings given on the command line, which an environment variable must not override.
-    explicit: set[str] = field(default_factory=set)
-    # The stores this command opened (tracker.app.Trek), to tell truly what a failure left.
-    opened: list[Any] = field(default_factory=list)
-    # The stores a front-end keeps open from one command to the next (`trek shell`): a
-    # cli.context.KeptStores.
-    kept: Any = None
-    # Words read into a command and nothing else (cli/parse.py): `record` hands the command
-    # back instead of opening a store.
-    parsing: bool = False
-    # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
-    # shell, the server or a test, else made when first needed.
-    root: Any = None
+    def __init__(self, db: str = "trek.db", campaign: str | None = None, gm: str | None = None,
+                 json: bool = False, preview: bool = False, party: str | None = None,
+                 explicit: set[str] | None = None, opened: list[Any] | None = None,
+                 kept: Any = None, parsing: bool = False, root: Any = None) -> None:
+        self.db = db
+        self.campaign = campaign
+        self.gm = gm
+        self.json = json
+        # `--preview`: decide the event a recording command would record, show it, store
+        # nothing.
+        self.preview = preview
+        # `--party NAME`: the party an overland command acts on (None: the party in use).
+        self.party = party
+        # Settings given on the command line, which an environment variable must not
+        # override.
+        self.explicit: set[str] = explicit if explicit is not None else set()
+        # The stores this command opened (tracker.app.Trek), to tell truly what a failure
+        # left.
+        self.opened: list[Any] = opened if opened is not None else []
+        # The stores a front-end keeps open from one command to the next (`trek shell`): a
+        # cli.context.KeptStores.
+        self.kept = kept
+        # Words read into a command and nothing else (cli/parse.py): `record` hands the
+        # command back instead of opening a store.
+        self.parsing = parsing
+        # The composition root (cli.bootstrap.Root) the command plays with: handed in by the
+        # shell, the server or a test, else made when first needed.
+        self.root = root
 
 
 def _merge(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import quote
@@ -37,11 +36,11 @@ from tracker.stores import (
 )
 
 
-@dataclass
 class MemoryStores:
     """In-process stores by name, for as long as this holder is kept."""
 
-    stores: dict[str, tuple[TrekApplication, Database]] = field(default_factory=dict)
+    def __init__(self) -> None:
+        self.stores: dict[str, tuple[TrekApplication, Database]] = {}
 
     def __contains__(self, name: str) -> bool:
         return name in self.stores
