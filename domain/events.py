@@ -71,9 +71,11 @@ STORED_UNDER: Mapping[str, str] = MappingProxyType({
 
 
 def topic_of(cls: type[object]) -> str:
-    """The topic an event class is stored under: its module and name (for a shared event kept
-    in a module of its own, the module it was stored under before: `STORED_UNDER`)."""
-    module = STORED_UNDER.get(cls.__module__, cls.__module__)
+    """The topic an event class is stored under: its module and name (for an event kept in a
+    module of its own, the module it was stored under before: a shared one's in
+    `STORED_UNDER`, a ruleset's in its class's `stored_under`)."""
+    module = (getattr(cls, "stored_under", None)
+              or STORED_UNDER.get(cls.__module__, cls.__module__))
     return f"{module}:{cls.__qualname__}"
 
 
@@ -207,6 +209,9 @@ class TrekEvent(BaseModel):
     overland: ClassVar[bool] = False
     # A session's start or end: folding it changes which session is open (`sessions_after`).
     changes_session: ClassVar[bool] = False
+    # The module a ruleset's event kept apart from its events' module is stored under (its
+    # topic, `topic_of`); None: its own module.
+    stored_under: ClassVar[str | None] = None
 
     def rolls(self) -> list[Roll]:
         return []

@@ -1,4 +1,6 @@
-"""BESM overland travel's events: each one a fact holding its full outcome."""
+"""BESM overland travel's events: each one a fact holding its full outcome. The day's clock
+and its moves are here; what a day may hold besides (a shortcut, a forced march, night travel,
+foraging, a repair) is in `domain/besm/undertakings.py`, stored under this module's topics."""
 
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -6,7 +8,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from domain.besm.state import Strain, TravelDay, pending_strain
-from domain.dice import Roll
 from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
 from domain.state import Conveyance, ConveyanceState, Day, Game
@@ -56,31 +57,6 @@ class Moved(TrekEvent):
             day.used += self.cost
 
 
-class ShortcutAttempted(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("shortcut",)
-
-    name: str
-    roll: Roll
-    bonus: int
-    opened: list[Square] = Field(default_factory=list)
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def route_marks(self) -> list[RouteMark]:
-        outcome = f"+{self.bonus} squares" if self.roll.success else "failed"
-        return [RouteMark("shortcut", f"shortcut {self.name}: {outcome}")]
-
-    def apply_to(self, game: Game) -> None:
-        with TravelDay.edit(game) as day:
-            day.shortcuts_tried.append(self.name)
-            if self.roll.success:
-                day.budget += self.bonus
-                day.opened.extend(self.opened)
-
-
 # The audit sections of BESM travel: strain taken, conveyances lost to it, repairs.
 AUDIT_SECTIONS = ("strain", "deaths", "repairs")
 
@@ -102,114 +78,6 @@ def strain_entries(before: Mapping[str, Conveyance],
         if now.state != was.state and now.state != ConveyanceState.OK:
             entries.append(("deaths", {"conveyance": name, "state": now.state.value}))
     return entries
-
-
-class ForcedMarched(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("forced-march",)
-
-    base: int
-    provisions: int
-    fuel: int
-    strain_rolls: list[Roll]
-    # Conveyance name -> pending strain added by this march.
-    strain: dict[str, int] = Field(default_factory=dict)
-
-    def rolls(self) -> list[Roll]:
-        return list(self.strain_rolls)
-
-    def audit_entries(self, before: Mapping[str, Conveyance],
-                      game: Game) -> list[tuple[str, dict[str, Any]]]:
-        return strain_entries(before, game)
-
-    def route_marks(self) -> list[RouteMark]:
-        strained = "".join(f", {name} strained" for name, points in self.strain.items()
-                           if points)
-        return [RouteMark("forced-march", f"forced march: +{self.base} squares{strained}")]
-
-    def apply_to(self, game: Game) -> None:
-        game.supplies["provisions"] -= self.provisions
-        game.supplies["fuel"] -= self.fuel
-        with TravelDay.edit(game) as day:
-            day.budget += self.base
-        for name, points in self.strain.items():
-            with Strain.edit(game.conveyances[name]) as strain:
-                strain.pending_strain += points
-
-
-class NightTravelled(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("night-travel",)
-
-    roll: Roll
-    base: int
-    gained: int
-    # How each character in the party travelled tonight: decides the default rest mode.
-    rest_defaults: dict[str, str] = Field(default_factory=dict)
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def route_marks(self) -> list[RouteMark]:
-        return [RouteMark("night-travel", f"night travel: +{self.gained} squares")]
-
-    def apply_to(self, game: Game) -> None:
-        with TravelDay.edit(game) as day:
-            day.budget += self.gained
-            day.night_travelled = True
-            day.night_roles = dict(self.rest_defaults)
-
-
-class Foraged(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("forage",)
-
-    roll: Roll
-    take: str
-    gained: int
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def route_marks(self) -> list[RouteMark]:
-        found = f"+{self.gained} {self.take}" if self.roll.success else "found nothing"
-        return [RouteMark("forage", f"forage: {found}")]
-
-    def apply_to(self, game: Game) -> None:
-        with TravelDay.edit(game) as day:
-            day.used += 1
-            day.forages += 1
-        game.supplies[self.take] += self.gained
-
-
-class Repaired(TrekEvent):
-    party_scoped: ClassVar[bool] = True
-    overland: ClassVar[bool] = True
-    undo_kinds: ClassVar[tuple[str, ...]] = ("repair",)
-
-    conveyance: str
-    roll: Roll
-    restored: int
-
-    def audit_entries(self, before: Mapping[str, Conveyance],
-                      game: Game) -> list[tuple[str, dict[str, Any]]]:
-        return [("repairs", {"conveyance": self.conveyance, "by": self.roll.by,
-                             "success": self.roll.success, "levels_restored": self.restored})]
-
-    def route_marks(self) -> list[RouteMark]:
-        done = (f"{self.restored} level(s) restored" if self.roll.success else "failed")
-        return [RouteMark("repair", f"repair {self.conveyance}: {done}", audited=True)]
-
-    def rolls(self) -> list[Roll]:
-        return [self.roll]
-
-    def apply_to(self, game: Game) -> None:
-        with TravelDay.edit(game) as day:
-            day.repaired = True
-        game.conveyances[self.conveyance].level += self.restored
 
 
 class StrainLanded(BaseModel):
@@ -281,7 +149,4 @@ class DayEnded(TrekEvent):
         game.day.open = False
 
 
-EVENTS: tuple[type[TrekEvent], ...] = (
-    DayStarted, Moved, ShortcutAttempted, ForcedMarched, NightTravelled, Foraged, Repaired,
-    DayEnded,
-)
+EVENTS: tuple[type[TrekEvent], ...] = (DayStarted, Moved, DayEnded)

@@ -18,13 +18,8 @@ from domain.besm.events import (
     SHORTCUT_ROLL,
     DayEnded,
     DayStarted,
-    Foraged,
-    ForcedMarched,
     Moved,
-    NightTravelled,
     Recovery,
-    Repaired,
-    ShortcutAttempted,
     StrainLanded,
     Upkeep,
 )
@@ -44,7 +39,7 @@ from domain.besm.state import (
     stat,
     today,
 )
-from domain.dice import Dice, RecordedDice, Roll, check
+from domain.dice import Dice, Roll, check
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -363,6 +358,12 @@ def require_budget_unspent_on_repair(situation: Situation, what: str) -> TravelD
     return day
 
 
+def _undertakings() -> tuple[type[TrekEvent], ...]:
+    from domain.besm.undertakings import EVENTS as UNDERTAKINGS
+
+    return UNDERTAKINGS
+
+
 def _fight_events() -> tuple[type[TrekEvent], ...]:
     from domain.besm.combat import COMBAT_EVENTS
 
@@ -380,7 +381,10 @@ class Besm(FightApart, NothingOnEntry):
     terrains: frozenset[Terrain] = TERRAINS
     map_sections: Mapping[str, MapSection] = MAP_SECTIONS
     events = EVENTS
-    event_parts: Mapping[str, EventsLoader] = {"domain.besm.combat": _fight_events}
+    # Its fight, and what a day may hold besides its clock and moves (stored under its events'
+    # topics), each loaded when a campaign's log first holds one of its events.
+    event_parts: Mapping[str, EventsLoader] = {"domain.besm.combat": _fight_events,
+                                               "domain.besm.events": _undertakings}
     character_options: frozenset[str] = frozenset(STATS)
     house_rules: type[BaseModel] = HouseRules
     audit_sections: tuple[str, ...] = AUDIT_SECTIONS
@@ -652,10 +656,6 @@ class Besm(FightApart, NothingOnEntry):
             decided = decided.model_copy(update={"chosen": None})
         return decided
 
-    @staticmethod
-    def _recorded(event: TrekEvent) -> RecordedDice:
-        return RecordedDice({roll.label: roll for roll in event.rolls()})
-
     def shortcut(self, situation: Situation, dice: Dice, *, name: str) -> Decision:
         require_open_day(situation)
         require_budget_unspent_on_repair(situation, "shortcut")
@@ -684,6 +684,8 @@ class Besm(FightApart, NothingOnEntry):
         navigator = roller(situation, None, lambda c: navigation_target(c, penalty),
                            "the shortcut")
         roll = check(SHORTCUT_ROLL, navigation_target(navigator, penalty), dice, by=navigator.name)
+        from domain.besm.undertakings import ShortcutAttempted
+
         return ShortcutAttempted(
             name=shortcut.name,
             roll=roll,
@@ -725,6 +727,8 @@ class Besm(FightApart, NothingOnEntry):
                  for _conveyance, member, target in crew]
         strain = {conveyance.name: 1 for (conveyance, _m, _t), roll in zip(crew, rolls, strict=True)
                   if not roll.success}
+        from domain.besm.undertakings import ForcedMarched
+
         return ForcedMarched(
             base=base_movement(game),
             provisions=provisions,
@@ -746,6 +750,8 @@ class Besm(FightApart, NothingOnEntry):
                      by=navigator.name)
         base = base_movement(game)
         defaults = {c.name: night_rest_default(game, c) for c in party_characters(game)}
+        from domain.besm.undertakings import NightTravelled
+
         return NightTravelled(
             roll=roll,
             base=base,
@@ -767,6 +773,8 @@ class Besm(FightApart, NothingOnEntry):
         forager = roller(situation, by, lambda c: forage_target(c, penalty), "foraging")
         roll = check(FORAGE_ROLL, forage_target(forager, penalty), dice, by=forager.name)
         gained = forage_gain(roll.points, take) if roll.success else 0
+        from domain.besm.undertakings import Foraged
+
         return Foraged(roll=roll, take=take, gained=gained)
 
     def repair(self, situation: Situation, dice: Dice, *, conveyance: str,
@@ -801,6 +809,8 @@ class Besm(FightApart, NothingOnEntry):
                           "the repair")
         roll = check(REPAIR_ROLL, repair_target(mechanic, target_conveyance, penalty), dice,
                      by=mechanic.name)
+        from domain.besm.undertakings import Repaired
+
         return Repaired(
             conveyance=conveyance,
             roll=roll,
@@ -827,32 +837,6 @@ def _(event: DayStarted, rules: Besm, situation: Situation) -> Decision:
 @_redo.register
 def _(event: DayEnded, rules: Besm, situation: Situation) -> Decision:
     return rules._redo_day_end(situation, event)
-
-
-@_redo.register
-def _(event: ShortcutAttempted, rules: Besm, situation: Situation) -> Decision:
-    return rules.shortcut(situation, Besm._recorded(event), name=event.name)
-
-
-@_redo.register
-def _(event: ForcedMarched, rules: Besm, situation: Situation) -> Decision:
-    return rules.forced_march(situation, Besm._recorded(event))
-
-
-@_redo.register
-def _(event: NightTravelled, rules: Besm, situation: Situation) -> Decision:
-    return rules.night_travel(situation, Besm._recorded(event), by=event.roll.by)
-
-
-@_redo.register
-def _(event: Foraged, rules: Besm, situation: Situation) -> Decision:
-    return rules.forage(situation, Besm._recorded(event), by=event.roll.by, take=event.take)
-
-
-@_redo.register
-def _(event: Repaired, rules: Besm, situation: Situation) -> Decision:
-    return rules.repair(situation, Besm._recorded(event), conveyance=event.conveyance,
-                        by=event.roll.by)
 
 
 # Each event class's rule as singledispatch finds it, asked once per class: re-checking history

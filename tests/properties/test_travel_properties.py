@@ -13,9 +13,10 @@ from hypothesis import strategies as st
 from journeys import besm_command
 from rulesets import RULESETS
 
-from domain.besm.events import DayEnded, Repaired
+from domain.besm.events import DayEnded
 from domain.besm.rules import Besm
 from domain.besm.state import remaining, today
+from domain.besm.undertakings import Repaired
 from domain.campaign import Campaign, Stamp
 from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import (

@@ -16,20 +16,16 @@ from refusals import refused
 from rulesets import RULESETS
 
 from domain.besm.commands import Forage, ForcedMarch, Repair, TakeShortcut, TravelByNight
-from domain.besm.events import (
-    DayEnded,
-    Foraged,
-    ForcedMarched,
-    Moved,
-    NightTravelled,
-    Recovery,
-    Repaired,
-    ShortcutAttempted,
-    StrainLanded,
-    Upkeep,
-)
+from domain.besm.events import DayEnded, Moved, Recovery, StrainLanded, Upkeep
 from domain.besm.rules import Besm, attribute_rate, stat_value
 from domain.besm.state import pending_strain, today
+from domain.besm.undertakings import (
+    Foraged,
+    ForcedMarched,
+    NightTravelled,
+    Repaired,
+    ShortcutAttempted,
+)
 from domain.campaign import Campaign, Stamp
 from domain.commands.days import DayEndOptions, EndDay, StartDay
 from domain.commands.roster import (

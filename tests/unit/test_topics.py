@@ -10,6 +10,7 @@ from rulesets import RULESETS
 
 from cli.bootstrap import bootstrap
 from domain.besm import events as besm_events
+from domain.besm import undertakings
 from domain.cypher import events as cypher_events
 from domain.events import CharacterAdded
 from domain.ruleset import Registry
@@ -40,12 +41,12 @@ def test_topics_outside_the_list_are_refused(topic: str) -> None:
 
 def test_current_topics_name_their_classes() -> None:
     assert resolve("domain.events:CharacterAdded") is CharacterAdded
-    assert resolve("domain.besm.events:ForcedMarched") is besm_events.ForcedMarched
+    assert resolve("domain.besm.events:ForcedMarched") is undertakings.ForcedMarched
     assert resolve("domain.cypher.events:Travelled") is cypher_events.Travelled
 
 
 def test_release_0_1_topics_of_one_ruleset_resolve_whatever_the_campaign() -> None:
-    assert resolve("domain.events:ForcedMarched", None) is besm_events.ForcedMarched
+    assert resolve("domain.events:ForcedMarched", None) is undertakings.ForcedMarched
     assert resolve("domain.events:Travelled", None) is cypher_events.Travelled
 
 
@@ -183,6 +184,25 @@ def test_an_encounters_changes_are_stored_under_the_encounter_and_load_when_met(
     assert registry.loaded() == []
     with pytest.raises(UnknownTopic, match="newer Trek"):
         resolve_in(topics, "domain.encounter:WallRaised", "besm")
+
+
+def test_besms_undertakings_are_stored_under_its_events_and_load_when_met() -> None:
+    """A shortcut, a forced march, night travel, foraging and a repair are kept apart from
+    BESM's day clock and moves, stored under `domain.besm.events` as every release stored
+    them: a move's topic loads BESM without them, a forage's loads them."""
+    from domain.events import topic_of
+
+    assert [topic_of(cls) for cls in undertakings.EVENTS] == [
+        "domain.besm.events:ShortcutAttempted", "domain.besm.events:ForcedMarched",
+        "domain.besm.events:NightTravelled", "domain.besm.events:Foraged",
+        "domain.besm.events:Repaired"]
+    topics = Topics(fresh_registry())
+    assert resolve_in(topics, "domain.besm.events:Moved") is besm_events.Moved
+    assert "domain.besm.events:Foraged" not in topics.by_topic
+    assert resolve_in(topics, "domain.besm.events:Foraged") is undertakings.Foraged
+    assert topics.by_topic["domain.besm.events:Repaired"] is undertakings.Repaired
+    with pytest.raises(UnknownTopic, match="newer Trek"):
+        resolve_in(topics, "domain.besm.events:Swam", "besm")
 
 
 def test_the_words_undo_takes_include_every_parts_events() -> None:
