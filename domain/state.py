@@ -1,6 +1,5 @@
 """The game state a campaign's live events fold into: party, roster, supplies and the day."""
 
-import shlex
 from enum import StrEnum
 from typing import Any, Generic, Protocol, Self, TypeVar
 
@@ -304,6 +303,8 @@ class Game(_Mutable):
         the party told and how to open that party's day."""
         if not self.parties:
             return RuleViolation("no day is open; run `trek day start` first")
+        import shlex
+
         return RuleViolation(f"no day is open for party {self.party}; run "
                              f"`trek day start --party {shlex.quote(self.party)}` first")
 

@@ -3,7 +3,6 @@ checks, over the eventsourcing library's store; the reads are in `tracker/querie
 
 from __future__ import annotations
 
-import getpass
 import json
 import os
 import secrets
@@ -112,6 +111,9 @@ def recorded_but_warning(events: list[TrekEvent], what: str) -> str:
 
 
 def default_gm() -> str:
+    """The GM a command records for when none is given: the system's user."""
+    import getpass
+
     try:
         return getpass.getuser()
     except (KeyError, OSError):

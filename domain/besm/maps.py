@@ -8,10 +8,11 @@ also where stored maps have always held them.
 
 import re
 from collections.abc import Mapping
+from functools import cache
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field
 
 from domain.errors import MapError
 from domain.geometry import Square
@@ -24,6 +25,9 @@ from domain.maps import (
     check_keys,
     is_whole_number,
 )
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 TERRAINS: frozenset[Terrain] = frozenset({Terrain.OPEN, Terrain.FEATURE, Terrain.HAZARD})
 
@@ -44,13 +48,19 @@ class Shortcut(BaseModel):
     penalty: int = Field(default=0, ge=0)
 
 
-_STORED = TypeAdapter(tuple[Shortcut, ...])
+@cache
+def _stored() -> "TypeAdapter[tuple[Shortcut, ...]]":
+    """The shortcuts as a map stores them, built the first time a command reads them (a move
+    or a day's clock does not)."""
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(tuple[Shortcut, ...])
 
 
 def shortcuts(game_map: GameMap) -> tuple[Shortcut, ...]:
     """The map's shortcuts, read back from its extras (a map from any source: its file, an
     event, a snapshot); one that could not be taken on this map is refused."""
-    found = _STORED.validate_python(game_map.extras.get(SHORTCUTS, ()))
+    found = _stored().validate_python(game_map.extras.get(SHORTCUTS, ()))
     problem = _shape_problem(found, game_map.width, game_map.height)
     if problem is not None:
         raise ValueError(problem)
@@ -196,13 +206,14 @@ def shortcut_paths(stored: Any) -> tuple[NamedPath, ...]:
             key=f"shortcut {s.name} (+{s.bonus} squares)",
             listing=f"shortcut {s.name}: bonus {s.bonus}, penalty {s.penalty}",
         )
-        for s in _STORED.validate_python(stored)
+        for s in _stored().validate_python(stored)
     )
 
 
 def shown(stored: Any) -> Any:
     """The stored shortcuts as JSON with each one's fields in their own order."""
-    return _STORED.dump_python(_STORED.validate_python(stored), mode="json")
+    adapter = _stored()
+    return adapter.dump_python(adapter.validate_python(stored), mode="json")
 
 
 # The tables BESM adds to a map file, by table name.
