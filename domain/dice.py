@@ -1,33 +1,14 @@
-"""2d6 roll-under checks, and dice keyed by campaign seed and event position."""
+"""2d6 roll-under checks, and dice keyed by campaign seed and event position. A roll as an
+event records it is `domain.rolls.Roll`, loaded the first time a command rolls."""
 
 import random
 from collections.abc import Mapping
-from typing import Protocol
-
-from pydantic import BaseModel, ConfigDict
+from typing import TYPE_CHECKING, Protocol
 
 from domain.errors import RuleViolation
 
-
-class Roll(BaseModel):
-    """One check as it happened: who rolled, the dice, the target and the outcome."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
-
-    label: str
-    by: str | None = None
-    total: int
-    dice: tuple[int, ...] | None = None
-    target: int
-    success: bool
-    margin: int
-
-    @property
-    def points(self) -> int:
-        """Points of success (a spot-on roll still counts one) or of failure."""
-        if self.success:
-            return max(1, self.margin)
-        return -self.margin
+if TYPE_CHECKING:
+    from domain.rolls import Roll
 
 
 class Dice(Protocol):
@@ -40,8 +21,10 @@ class Dice(Protocol):
         ...
 
 
-def check(label: str, target: int, dice: Dice, by: str | None = None) -> Roll:
+def check(label: str, target: int, dice: Dice, by: str | None = None) -> "Roll":
     """Roll 2d6 under `target`: success when the total does not exceed it."""
+    from domain.rolls import Roll
+
     total, faces = dice.roll(label)
     return Roll(
         label=label,
@@ -98,7 +81,7 @@ class KeyedDice:
 class RecordedDice:
     """The dice an event already recorded, for re-checking it without rolling again."""
 
-    def __init__(self, rolls: Mapping[str, Roll]) -> None:
+    def __init__(self, rolls: Mapping[str, "Roll"]) -> None:
         self.rolls = dict(rolls)
 
     def roll(self, label: str, count: int = 2, sides: int = 6

@@ -11,7 +11,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from domain.actors import Actor
 from domain.bounds import MAX_NAME
-from domain.dice import Roll
 from domain.geometry import Square
 from domain.links import link_hash
 from domain.maps import GameMap
@@ -26,6 +25,7 @@ from domain.values import Amount, CampaignName, Level, Name, Points, Seed, Text
 
 if TYPE_CHECKING:
     from domain.campaign import Campaign
+    from domain.rolls import Roll
     from domain.ruleset import Decision, Ruleset, Situation
 
 
@@ -213,7 +213,7 @@ class TrekEvent(BaseModel):
     # topic, `topic_of`); None: its own module.
     stored_under: ClassVar[str | None] = None
 
-    def rolls(self) -> list[Roll]:
+    def rolls(self) -> "list[Roll]":
         return []
 
     def distance(self) -> tuple[int, int]:

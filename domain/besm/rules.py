@@ -39,7 +39,7 @@ from domain.besm.state import (
     stat,
     today,
 )
-from domain.dice import Dice, Roll, check
+from domain.dice import Dice, check
 from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from domain.commands.travel import MoveOptions
     from domain.options import CharacterOptions
     from domain.plan import PlanRules
+    from domain.rolls import Roll
 
 STATS = ("body", "mind", "soul")
 MOVEMENT_ATTRIBUTES = ("speed", "ground-speed", "flight")

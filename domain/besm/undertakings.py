@@ -15,9 +15,10 @@ from pydantic import Field
 
 from domain.besm.events import strain_entries
 from domain.besm.state import Strain, TravelDay
-from domain.dice import RecordedDice, Roll
+from domain.dice import RecordedDice
 from domain.events import RouteMark, TrekEvent
 from domain.geometry import Square
+from domain.rolls import Roll
 from domain.ruleset import Decision, Ruleset, Situation
 from domain.state import Conveyance, Game
 

@@ -11,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
-from domain.dice import Dice, Roll
+from domain.dice import Dice
 from domain.edges import edge_beside, edge_refusal
 from domain.encounter import (
     CombatantChanged,
@@ -27,6 +27,7 @@ from domain.encounter import cell_terrain as terrain_of
 from domain.errors import RuleViolation
 from domain.geometry import DIRECTIONS, Square
 from domain.grid import SQUARES
+from domain.rolls import Roll
 from domain.ruleset import Command, Decision, Situation
 from domain.state import Combatant, Encounter
 

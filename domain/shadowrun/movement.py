@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from domain import pathfinding
 from domain.battlemap import LegendSpec, whole_number
 from domain.cells import Cell
-from domain.dice import Dice, Roll
+from domain.dice import Dice
 from domain.encounter import (
     CombatantChanged,
     RoundStarted,
@@ -26,6 +26,7 @@ from domain.errors import NotFound, RuleViolation
 from domain.events import TrekEvent
 from domain.geometry import Square
 from domain.grid import SQUARES
+from domain.rolls import Roll
 from domain.ruleset import Decision, Situation
 from domain.shadowrun import SPRINT_ROLL
 from domain.state import Combatant, Encounter, Game, friends

@@ -281,6 +281,8 @@ def test_a_recording_commands_one_line_answer_loads_no_rich(tmp_path: Path) -> N
         # Nor what a BESM day may hold besides its clock and moves (shortcuts, forced
         # marches, night travel, foraging, repairs).
         assert "domain.besm.undertakings" not in modules, words
+        # Nor a roll's record: none of these rolls.
+        assert "domain.rolls" not in modules, words
         # A shared event's line needs nothing of the ruleset's command line: `supplies add`
         # loads none of BESM's; `move` (its event is BESM's own) and `undo` (its line names
         # the move it cancels by the move's own line) load BESM's log lines, not its commands.
