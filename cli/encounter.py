@@ -300,6 +300,15 @@ def end() -> None:
     record(EndEncounter())
 
 
+def _sections(root: Root) -> dict[str, list[str]]:
+    """`encounter move --help`'s section of each ruleset that adds move options: its title
+    (its command line's, else its name) and the options' names."""
+    titles = {name: line.title for name, line in root.lines()}
+    return {titles.get(name, name): [option.name for option in options.encounter_move
+                                     if option.name]
+            for name, options in root.options if options.encounter_move}
+
+
 def mounted(root: Root) -> click.Group:
     """`trek encounter` for `root`: `move`, `round`, `add` and `act` built anew with every
     ruleset's options the first time each is asked for (from the rulesets' options modules:
@@ -320,10 +329,7 @@ def mounted(root: Root) -> click.Group:
     def moving() -> click.Command:
         made = extended(move, taking("encounter_move"))
         assert isinstance(made, ByRulesetHelp)
-        made.ruleset_options = lambda: {
-            line.title: [option.name for option in options.encounter_move if option.name]
-            for (_, options), (_, line) in zip(root.options, root.lines(), strict=True)
-            if options.encounter_move}
+        made.ruleset_options = lambda: _sections(root)
         return made
 
     def acting() -> click.Command:
