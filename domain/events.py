@@ -1,7 +1,7 @@
 """The campaign's immutable events: each one a fact holding its full outcome."""
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -14,7 +14,7 @@ from domain.bounds import MAX_NAME
 from domain.geometry import Square
 from domain.links import link_hash
 from domain.maps import GameMap
-from domain.patch import Correction, apply
+from domain.patch import Correction, apply, patched
 from domain.state import (
     Character,
     Conveyance,
@@ -389,9 +389,26 @@ class _Reversal(TrekEvent):
     corrections: list[Correction] = Field(default_factory=list)
 
     def apply_to(self, game: Game) -> None:
-        corrected = Game.model_validate(apply(game.dump(), self.corrections))
-        for field in Game.model_fields:
+        """Correct the game's top-level fields the corrections name, and `travel` (where a
+        correction stored by an old release may move a ruleset's fields): a field not named
+        dumps and validates back to an equal value, so it is left as it is. A correction of
+        the whole game, or of no field it has, patches and validates the whole of it."""
+        corrections = self.corrections
+        if not corrections:
+            return
+        touched = {c.path[0] for c in corrections if c.path}
+        if any(not c.path for c in corrections) or not touched <= _GAME_FIELDS:
+            fields: Iterable[str] = Game.model_fields
+            corrected = Game.model_validate(apply(game.dump(), corrections))
+        else:
+            fields = touched | {"travel"}
+            corrected = Game.model_validate(
+                patched(game.model_dump(mode="json", include=set(fields)), corrections))
+        for field in fields:
             setattr(game, field, getattr(corrected, field))
+
+
+_GAME_FIELDS = frozenset(Game.model_fields)
 
 
 class EventsCancelled(_Reversal):

@@ -39,7 +39,13 @@ def diff(before: Any, after: Any, path: tuple[str, ...] = ()) -> list[Correction
 
 def apply(document: dict[str, Any], corrections: list[Correction]) -> dict[str, Any]:
     """Apply corrections to a copy of `document` and return it."""
-    doc: dict[str, Any] = copy.deepcopy(document)
+    return patched(copy.deepcopy(document), corrections)
+
+
+def patched(document: dict[str, Any], corrections: list[Correction]) -> dict[str, Any]:
+    """Apply corrections to `document` itself, a fresh dump nothing else holds, and return it
+    (a whole-document correction replaces it). Each value set is a copy of the correction's."""
+    doc = document
     for correction in corrections:
         if not correction.path:
             if not isinstance(correction.value, dict):

@@ -6,7 +6,6 @@ persisted to its own table; reversals carry their corrections, so nothing here d
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cache, singledispatch
@@ -288,7 +287,7 @@ def _fold(event: TrekEvent, view: CampaignView) -> None:
 @_fold.register
 def _(event: EventsCancelled, view: CampaignView) -> None:
     view.reversals.append(event)
-    correct(view.game, event)
+    event.apply_to(view.game)
     cancelled = view.cancelled
     for target in event.cancels:
         cancelled[target] = event.seq
@@ -298,7 +297,7 @@ def _(event: EventsCancelled, view: CampaignView) -> None:
 @_fold.register
 def _(event: EventsRestored, view: CampaignView) -> None:
     view.reversals.append(event)
-    correct(view.game, event)
+    event.apply_to(view.game)
     cancelled = view.cancelled
     for target in event.restores:
         cancelled.pop(target, None)
@@ -340,37 +339,6 @@ def _fold_for(kind: type[TrekEvent]) -> tuple[Callable[[Any, Any], None], str]:
         fold = (apply_to, _GAME)
     _folds[kind] = fold
     return fold
-
-
-def correct(game: Game, reversal: EventsCancelled | EventsRestored) -> None:
-    """Apply a reversal's corrections, as `apply_to` does, to only the parts they touch.
-
-    `apply_to` dumps the whole game, patches it and validates it all again; patching just the
-    top-level fields the corrections name gives the same game (a field that is not named is
-    dumped and validated back to an equal value) for a fraction of the work.
-    """
-    corrections = reversal.corrections
-    touched = {c.path[0] for c in corrections if c.path}
-    if not touched or any(not c.path for c in corrections) or not touched <= _GAME_FIELDS:
-        # Nothing to correct, a whole-game correction, or one naming no field: as apply_to.
-        reversal.apply_to(game)
-        return
-    part = game.model_dump(mode="json", include=touched)
-    # As `domain.patch.apply` applies them, on the fresh dump itself (it needs no copy).
-    for correction in corrections:
-        parent: Any = part
-        for key in correction.path[:-1]:
-            parent = parent.setdefault(key, {})
-        if correction.delete:
-            parent.pop(correction.path[-1], None)
-        else:
-            parent[correction.path[-1]] = copy.deepcopy(correction.value)
-    corrected = Game.model_validate(part)
-    for name in touched:
-        setattr(game, name, getattr(corrected, name))
-
-
-_GAME_FIELDS = frozenset(Game.model_fields)
 
 
 def event_document(event: TrekEvent) -> dict[str, Any]:

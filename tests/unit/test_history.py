@@ -380,6 +380,53 @@ def test_a_document_needs_no_corrections_to_become_itself(document: dict[str, An
     assert diff(document, document) == []
 
 
+_NAMES = st.sampled_from(["Kira", "Bo"])
+_COUNTS = st.integers(0, 9)
+_CHARACTERS = st.dictionaries(_NAMES, st.builds(
+    lambda name, health, stats: {"name": name, "health": health, "stats": stats},
+    _NAMES, _COUNTS, st.dictionaries(st.sampled_from(["body", "ride"]), _COUNTS, max_size=2)),
+    max_size=2).map(lambda found: {name: {**c, "name": name} for name, c in found.items()})
+_GAMES = st.fixed_dictionaries({}, optional={
+    "position": st.tuples(_COUNTS, _COUNTS).map(list),
+    "day": st.fixed_dictionaries({"number": _COUNTS, "open": st.booleans()}),
+    "supplies": st.dictionaries(st.sampled_from(["provisions", "water"]), _COUNTS),
+    "characters": _CHARACTERS,
+    "rules": st.dictionaries(_KEYS, _COUNTS, max_size=2),
+    "travel": st.dictionaries(_KEYS, _JSON, max_size=2),
+}).map(Game.model_validate)
+
+
+def _reversal(corrections: list[Correction]) -> EventsCancelled:
+    return EventsCancelled.model_construct(cancels=[1], corrections=corrections)
+
+
+@settings(max_examples=200, deadline=None)
+@given(before=_GAMES, after=_GAMES)
+def test_a_reversal_turns_the_game_into_the_one_its_corrections_were_worked_out_for(
+        before: Game, after: Game) -> None:
+    # The corrections name only the fields that differ; the fields they do not name must come
+    # through as they were, and the result must be what patching the whole dump gives.
+    corrections = diff(before.dump(), after.dump())
+    whole = Game.model_validate(apply(before.dump(), corrections))
+    game = before.model_copy(deep=True)
+
+    _reversal(corrections).apply_to(game)
+
+    assert game.dump() == after.dump() == whole.dump()
+
+
+def test_a_correction_of_an_old_release_field_patches_the_whole_game() -> None:
+    # Release 0.2 kept a ruleset's fields beside the game's own; a stored correction may
+    # still name one, which belongs in the ruleset's travel document.
+    game = Game.model_validate({"supplies": {"provisions": 3}, "travel": {"pace": 1}})
+
+    _reversal([Correction(path=("strain",), value=2),
+               Correction(path=("supplies", "provisions"), value=5)]).apply_to(game)
+
+    assert game.travel == {"pace": 1, "strain": 2}
+    assert game.supplies["provisions"] == 5
+
+
 def night_then_day_end(**rests: str) -> tuple[Table, int, int]:
     """Day 1: a successful night travel (4 vs Kira's navigation target), then the day's end."""
     table = party()
