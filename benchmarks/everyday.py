@@ -1,6 +1,6 @@
 """The everyday commands, each a whole `trek` process, against a bare `python -c "import click"`.
 
-    python benchmarks/everyday.py                 # 7 rounds a row, every ruleset, a table
+    python benchmarks/everyday.py                 # 11 rounds a row, every ruleset, a table
     python benchmarks/everyday.py --json          # one JSON object
     python benchmarks/everyday.py --pairs 5 --rulesets besm,gurps
     python benchmarks/everyday.py --smoke         # one round, BESM and GURPS: a check (CI)
@@ -72,7 +72,7 @@ SMOKE_RULESETS = ("besm", "gurps")
 COMMANDS = ("status", "move", "undo", "log --last 10", "supplies add provisions=1",
             "encounter status", "day start", "--help")
 TARGET = 3.0
-PAIRS = 7
+PAIRS = 11
 PROVISIONS = 10
 YARDSTICK = "import click"
 # The floor under a recording command: the libraries it cannot do without, one model built.
