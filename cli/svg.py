@@ -329,28 +329,42 @@ def _marked(battle_map: Mapping[str, Any], marks: Mapping[str, str]) -> set[str]
     return marked
 
 
+def _rounds(doc: Mapping[str, Any]) -> list[int]:
+    """The rounds the drawn paths were moved in."""
+    return sorted({move.get("round", doc["round"]) for move in doc.get("paths", [])})
+
+
+def _phases(paths: list[dict[str, Any]]) -> list[int]:
+    """The phases (or passes) the drawn paths were moved in, where more than one is told."""
+    return sorted({move.get("phase") or 1 for move in paths
+                   if not move.get("stopped") and _phased(move, paths)})
+
+
 def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
-                  picture_href: PictureHref | None = None) -> str:
+                  picture_href: PictureHref | None = None, with_key: bool = True) -> str:
     """The encounter document (`encounter status --json` plus `paths`, each with its round)
     as SVG; an open plain is drawn `margin` cells beyond everyone and every path. A map's
-    picture is drawn under the grid where `picture_href` gives its address."""
+    picture is drawn under the grid where `picture_href` gives its address. Without its key
+    (`with_key=False`) the picture is the board alone: a page shows the key apart
+    (`encounter_key_html`), where zooming the map does not take it off the screen."""
     xs, ys = _extent(doc, margin)
     layout = Layout(doc["grid"], xs, ys)
     board_w, board_h = layout.size_of_board()
-    names = list(doc["combatants"])
-    width = max(board_w + 2 * MARGIN, 360)
-    rounds = sorted({move.get("round", doc["round"]) for move in doc.get("paths", [])})
+    names = list(doc["combatants"]) if with_key else []
+    width = max(board_w + 2 * MARGIN, 360) if with_key else board_w + 2 * MARGIN
+    rounds = _rounds(doc)
     # The ground's key: each mark the terminal picture draws, once, with what it stands for.
     battle_map = doc["map"]
     ground_marks = render.map_marks(battle_map) if battle_map is not None else {}
-    ground = _ground_key_rows(doc, max(board_w + 2 * MARGIN, 360) - 2 * MARGIN)
+    ground = _ground_key_rows(doc, width - 2 * MARGIN) if with_key else []
     paths = doc.get("paths", [])
-    phases = sorted({move.get("phase") or 1 for move in paths
-                     if not move.get("stopped") and _phased(move, paths)})
-    stops = [move for move in paths if move.get("stopped")]
-    height = board_h + 2 * MARGIN + 30 + LEGEND_ROW * (
-        len(names) + 1 + (1 if rounds else 0) + len(ground) + (1 if len(phases) > 1 else 0)
-        + (1 if stops else 0))
+    phases = _phases(paths) if with_key else []
+    stops = [move for move in paths if move.get("stopped")] if with_key else []
+    height = board_h + 2 * MARGIN
+    if with_key:
+        height += 30 + LEGEND_ROW * (
+            len(names) + 1 + (1 if rounds else 0) + len(ground)
+            + (1 if len(phases) > 1 else 0) + (1 if stops else 0))
     title = f"{doc['name']}, round {doc['round']}"
     under = picture_under(battle_map.get("image") if battle_map else None, picture_href,
                           (MARGIN, MARGIN), CELL, (board_w, board_h))
@@ -445,6 +459,9 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
                    f'{_token_marks(cx, cy, colour, worn[name])}'
                    f"<title>{_t(', '.join([name, *worn[name]]))}</title></g>")
     out.append("</g>")
+    if not with_key:
+        out.append("</svg>")
+        return "\n".join(out) + "\n"
     top = board_h + 2 * MARGIN + 12
     out.append(f'<text class="caption" x="{MARGIN}" y="{top:.0f}" font-weight="bold">'
                f"{_t(title)}</text>")
@@ -501,3 +518,46 @@ def encounter_svg(doc: Mapping[str, Any], *, margin: int = 1,
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+def encounter_key_html(doc: Mapping[str, Any]) -> str:
+    """The battle map's key as HTML, for a page (which folds it away on a phone): each mark of
+    the ground with what it stands for, the rounds and phases the paths are drawn in, and who
+    was stopped; empty where there is nothing to tell (an open plain, no paths). Who stands
+    where is the page's round panel; every text a GM typed is escaped."""
+    items = []
+    battle_map = doc["map"]
+    if battle_map is not None:
+        terrain_of = {mark: TERRAIN_FILL.get(str(battle_map["legend"][char]["terrain"]),
+                                             UNKNOWN_FILL)
+                      for char, mark in render.map_marks(battle_map).items()}
+        for mark, words in render.map_key(battle_map):
+            fill = terrain_of[mark]
+            items.append(("ground", f'<rect x="0" y="-11" width="14" height="14" fill="{fill}" '
+                          f'stroke="#999"/><text x="7" y="0" text-anchor="middle" '
+                          f'font-size="12" fill="{_ink_on(fill)}">{_t(mark)}</text>', words))
+    rounds = _rounds(doc)
+    for number in rounds:
+        colour, opacity = _round_style(number, rounds)
+        items.append(("round", f'<line x1="0" y1="-4" x2="20" y2="-4" stroke="{colour}" '
+                      f'stroke-width="3" opacity="{opacity}"/>', f"paths of round {number}"))
+    paths = doc.get("paths", [])
+    phases = _phases(paths)
+    phase_word, stop_word = render.battle_map_words(doc.get("ruleset", ""))
+    if len(phases) > 1:
+        for phase in phases:
+            items.append(("phase", f'<line x1="0" y1="-4" x2="20" y2="-4" '
+                          f'stroke="{LATEST_ROUND}" stroke-width="3" '
+                          f'stroke-dasharray="{PHASE_DASHES[(phase - 1) % 4]}"/>',
+                          f"{phase_word} {phase}"))
+    stops = [move for move in paths if move.get("stopped")]
+    if stops:
+        who = ", ".join(dict.fromkeys(str(move["name"]) for move in stops))
+        items.append(("stopped", f'<text x="7" y="0" text-anchor="middle" font-size="14" '
+                      f'font-weight="bold" fill="{STOPPED}">✕</text>', f"{stop_word}: {who}"))
+    if not items:
+        return ""
+    entries = "".join(
+        f'<li data-key="{kind}"><svg width="24" height="16" viewBox="-2 -12 24 16" '
+        f'aria-hidden="true">{swatch}</svg> {_t(words)}</li>' for kind, swatch, words in items)
+    return f'<ul class="key-entries">{entries}</ul>'

@@ -271,17 +271,20 @@ def page(read: PageDocuments, slug: str, *, view: str, fog: bool, part: bool = F
         # route_svg and key_html escape every text a GM typed.
         picture = Markup(route_svg(shown, picture_href=overland_href, with_key=False))
         key = Markup(key_html(shown))
-    fight = None
+    fight = fight_key = None
     if battle is not None:
-        from cli.svg import encounter_svg
+        from cli.svg import encounter_key_html, encounter_svg
 
-        # encounter_svg escapes every name it draws.
-        # An open plain has room around everyone for the ruler to point at.
+        # encounter_svg and encounter_key_html escape every name they draw.
+        # An open plain has room around everyone for the ruler to point at; the key goes
+        # under the map, where zooming the map on a phone leaves it on the screen.
         fight = Markup(encounter_svg(battle, margin=PLAIN_MARGIN,
-                                    picture_href=picture_href))
+                                    picture_href=picture_href, with_key=False))
+        fight_key = Markup(encounter_key_html(battle))
     encounter = status.get("encounter")
     actions, acts = fight_actions(ruleset) if encounter else (day_actions(ruleset), [])
-    context = {"view": view, "fight": fight, "encounter": encounter, "gm": gm,
+    context = {"view": view, "fight": fight, "fight_key": fight_key, "encounter": encounter,
+               "gm": gm,
                "status": status, "rows": rows, "picture": picture, "key": key,
                "slug": slug, "fog": fog, "ruleset": ruleset,
                "actions": actions if gm else [],

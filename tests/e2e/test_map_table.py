@@ -446,3 +446,62 @@ def test_a_drag_asks_each_cell_once_and_the_next_one_ahead(browser: Any, tmp_pat
         assert (3, 0) in asked
         assert errors == []
         context.close()
+
+
+PASS = """[map]
+name = "Kessel Pass"
+rows = [
+  "........",
+  "..##....",
+  "..#::...",
+  "........",
+]
+
+[legend]
+"." = { terrain = "open" }
+"#" = { terrain = "wall" }
+":" = { terrain = "difficult", name = "<b>scree</b>" }
+"""
+
+
+def test_a_battle_maps_key_stays_on_a_phones_screen_under_the_zoomed_map(
+        browser: Any, tmp_path: Path, trek_run: Callable[..., TrekRun]) -> None:
+    # On a phone the map opens zoomed so a cell is a finger's size; its key is the page's,
+    # under the map, folded until tapped, and every entry of it lies within the screen.
+    db = str(tmp_path / "pass.db")
+    (tmp_path / "pass.toml").write_text(PASS)
+    for words in (("init", "Pass", "--seed", "3"),
+                  ("roster", "add-character", "Ann", "--body", "6", "--mind", "4",
+                   "--soul", "4"),
+                  ("encounter", "start", "Pass", "--map", "pass.toml"),
+                  ("encounter", "join", "Ann", "--at", "1,1"),
+                  ("encounter", "round"),
+                  ("encounter", "move", "Ann", "--to", "1,3")):
+        ok(trek_run(*words, db=db))
+    with serve(tmp_path, db) as server:
+        for page_url in (f"/players?key={PLAYER_KEY}", f"/?key={GM_KEY}"):
+            context, page, errors = open_page(
+                browser, server.base + page_url, viewport={"width": 375, "height": 740},
+                has_touch=True, is_mobile=True)
+            # Zoomed in: the board is drawn wider than the screen.
+            board = page.locator("#fight .viewport svg").bounding_box()
+            assert board is not None
+            assert board["width"] > 375, page_url
+            assert page.locator("#fight .viewport svg .legend-row").count() == 0
+            key = page.locator("#fight details.key")
+            assert key.get_attribute("open") is None
+            key.locator("summary").tap()
+            entries = key.locator(".key-entries li")
+            # Each ground's mark and words (the scree's name as the GM typed it, as text), and
+            # round 1's path.
+            expect(entries).to_have_count(4)
+            words = [" ".join(entries.nth(i).inner_text().split()) for i in range(4)]
+            assert words == [". open", "# wall", ": <b>scree</b> (difficult)", "paths of round 1"]
+            for i in range(4):
+                box = entries.nth(i).bounding_box()
+                assert box is not None
+                assert box["x"] >= 0, (page_url, words[i])
+                assert box["x"] + box["width"] <= 375, (page_url, words[i])
+            assert page.evaluate("document.documentElement.scrollWidth") <= 375
+            assert errors == []
+            context.close()

@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from cli.render import encounter_axes, encounter_lines
-from cli.svg import encounter_svg
+from cli.svg import encounter_key_html, encounter_svg
 
 
 def hex_doc(**facing: str) -> dict[str, Any]:
@@ -120,3 +120,31 @@ def test_a_name_that_only_repeats_its_terrain_marks_no_square_but_a_named_scree_
     assert sorted((float(x), float(y) - 5) for x, y, _ in marks) == [(48.0, 88.0), (128.0, 48.0)]
     assert len({mark for _, _, mark in marks}) == 2
     assert svg.count('class="cell ') == 8
+
+
+def test_a_page_draws_the_board_alone_and_its_key_apart_every_name_escaped() -> None:
+    # hex_doc's map, squared: 3 × 2 squares of 40 px inside a 28 px margin, so the board alone
+    # is 176 × 136; its key is the page's, under the map.
+    doc = {**hex_doc(), "grid": "square", "round": 2,
+           "paths": [{"name": "Ana", "round": 1, "path": [{"x": 0, "y": 0}, {"x": 1, "y": 0}]},
+                     {"name": "Ana", "round": 2, "path": [{"x": 1, "y": 0}, {"x": 2, "y": 0}]},
+                     {"name": "<i>Bo</i>", "round": 2, "stopped": True,
+                      "path": [{"x": 2, "y": 1}]}]}
+    doc["map"]["legend"]["#"] = {"terrain": "wall", "name": "<b>rubble</b>"}
+    board = encounter_svg(doc, with_key=False)
+    assert re.search(r'<svg [^>]*width="176" height="136"', board)
+    assert "legend-" not in board
+    assert 'class="caption"' not in board
+    key = encounter_key_html(doc)
+    words = re.findall(r"</svg> ([^<]*)</li>", key)
+    assert words == ["open", "&lt;b&gt;rubble&lt;/b&gt; (wall)", "paths of round 1",
+                     "paths of round 2", "stopped: &lt;i&gt;Bo&lt;/i&gt;"]
+    assert "<b>" not in key
+    assert "<i>" not in key
+    # The picture a GM saves keeps its key within it.
+    assert encounter_svg(doc).count('class="legend-row"') == 1
+
+
+def test_an_open_plain_with_no_paths_has_no_key_to_show() -> None:
+    doc = {**hex_doc(), "grid": "square", "map": None, "paths": []}
+    assert encounter_key_html(doc) == ""
