@@ -295,20 +295,25 @@ def _ground_key_rows(doc: Mapping[str, Any], width: float
     battle_map = doc["map"]
     if battle_map is None:
         return []
-    terrain_of = {mark: TERRAIN_FILL.get(str(battle_map["legend"][char]["terrain"]),
-                                         UNKNOWN_FILL)
-                  for char, mark in render.map_marks(battle_map).items()}
     rows: list[list[tuple[float, str, str, str]]] = [[]]
     left = float(MARGIN)
-    for mark, words in render.map_key(battle_map):
+    for mark, words, fill in _ground_key(battle_map):
         # About 7 pixels a character at 12 pixels, after the swatch.
         span = 20 + 7 * len(words) + 16
         if rows[-1] and left + span > MARGIN + width:
             rows.append([])
             left = float(MARGIN)
-        rows[-1].append((left, mark, words, terrain_of[mark]))
+        rows[-1].append((left, mark, words, fill))
         left += span
     return rows
+
+
+def _ground_key(battle_map: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """Each mark the map's ground is drawn with, once: the mark, its words and its fill."""
+    terrain_of = {mark: TERRAIN_FILL.get(str(battle_map["legend"][char]["terrain"]),
+                                         UNKNOWN_FILL)
+                  for char, mark in render.map_marks(battle_map).items()}
+    return [(mark, words, terrain_of[mark]) for mark, words in render.map_key(battle_map)]
 
 
 def _marked(battle_map: Mapping[str, Any], marks: Mapping[str, str]) -> set[str]:
@@ -528,11 +533,7 @@ def encounter_key_html(doc: Mapping[str, Any]) -> str:
     items = []
     battle_map = doc["map"]
     if battle_map is not None:
-        terrain_of = {mark: TERRAIN_FILL.get(str(battle_map["legend"][char]["terrain"]),
-                                             UNKNOWN_FILL)
-                      for char, mark in render.map_marks(battle_map).items()}
-        for mark, words in render.map_key(battle_map):
-            fill = terrain_of[mark]
+        for mark, words, fill in _ground_key(battle_map):
             items.append(("ground", f'<rect x="0" y="-11" width="14" height="14" fill="{fill}" '
                           f'stroke="#999"/><text x="7" y="0" text-anchor="middle" '
                           f'font-size="12" fill="{_ink_on(fill)}">{_t(mark)}</text>', words))
