@@ -1,7 +1,7 @@
 """The campaign's immutable events: each one a fact holding its full outcome."""
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
@@ -398,12 +398,12 @@ class _Reversal(TrekEvent):
             return
         touched = {c.path[0] for c in corrections if c.path}
         if any(not c.path for c in corrections) or not touched <= _GAME_FIELDS:
-            fields: Iterable[str] = Game.model_fields
+            fields = set(_GAME_FIELDS)
             corrected = Game.model_validate(apply(game.dump(), corrections))
         else:
             fields = touched | {"travel"}
             corrected = Game.model_validate(
-                patched(game.model_dump(mode="json", include=set(fields)), corrections))
+                patched(game.model_dump(mode="json", include=fields), corrections))
         for field in fields:
             setattr(game, field, getattr(corrected, field))
 

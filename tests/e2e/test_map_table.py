@@ -448,20 +448,10 @@ def test_a_drag_asks_each_cell_once_and_the_next_one_ahead(browser: Any, tmp_pat
         context.close()
 
 
-PASS = """[map]
-name = "Kessel Pass"
-rows = [
-  "........",
-  "..##....",
-  "..#::...",
-  "........",
-]
-
-[legend]
-"." = { terrain = "open" }
-"#" = { terrain = "wall" }
-":" = { terrain = "difficult", name = "<b>scree</b>" }
-"""
+# The shipped Kessel Pass battle map, its difficult ground named by a GM in markup.
+KESSEL = Path(__file__).resolve().parents[2] / "docs" / "examples" / "kessel-pass-battle.toml"
+DIFFICULT = '":" = { terrain = "difficult" }'
+SCREE = '":" = { terrain = "difficult", name = "<b>scree</b>" }'
 
 
 def test_a_battle_maps_key_stays_on_a_phones_screen_under_the_zoomed_map(
@@ -469,7 +459,9 @@ def test_a_battle_maps_key_stays_on_a_phones_screen_under_the_zoomed_map(
     # On a phone the map opens zoomed so a cell is a finger's size; its key is the page's,
     # under the map, folded until tapped, and every entry of it lies within the screen.
     db = str(tmp_path / "pass.db")
-    (tmp_path / "pass.toml").write_text(PASS)
+    shipped = KESSEL.read_text()
+    assert DIFFICULT in shipped
+    (tmp_path / "pass.toml").write_text(shipped.replace(DIFFICULT, SCREE))
     for words in (("init", "Pass", "--seed", "3"),
                   ("roster", "add-character", "Ann", "--body", "6", "--mind", "4",
                    "--soul", "4"),
